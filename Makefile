@@ -1,0 +1,45 @@
+# Assay: `make run` starts the platform, `make test` runs the suite.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+
+.PHONY: run test setup lint fmt bench migrations-check clean
+
+setup: $(VENV)/.installed static/vendor/.copied
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+static/vendor/.copied: node_modules/.installed scripts/vendor_assets.py
+	$(PY) scripts/vendor_assets.py
+	touch $@
+
+run: setup
+	$(PY) manage.py assay_run
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: setup
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+migrations-check: setup
+	$(PY) manage.py makemigrations --check --dry-run
+
+bench: setup
+	@for script in bench/*_bench.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor var

@@ -1,0 +1,68 @@
+"""The shared API base: resolves the request's workspace and scopes every queryset to it."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from rest_framework import exceptions, viewsets
+
+from assay.models import ApiToken, Workspace
+from assay.selectors import membership_get, workspaces_for_user
+
+
+def resolve_workspace(request) -> Workspace | None:
+    """Token → its workspace; otherwise X-Assay-Workspace / ?workspace= / session / first one."""
+    if isinstance(request.auth, ApiToken):
+        return request.auth.workspace
+    slug = (
+        request.headers.get("X-Assay-Workspace")
+        or request.query_params.get("workspace")
+        or request.session.get("workspace_slug")
+    )
+    mine = workspaces_for_user(user=request.user)
+    if slug:
+        workspace = mine.filter(slug=slug).first()
+        if workspace is None:
+            raise Http404("No such workspace")
+        return workspace
+    return mine.order_by("created_at").first()
+
+
+class WorkspaceMixin:
+    """Sets request.workspace and request.membership before permissions run."""
+
+    def initial(self, request, *args, **kwargs):
+        self.perform_authentication(request)
+        request.workspace = None
+        request.membership = None
+        if request.user and request.user.is_authenticated:
+            request.workspace = resolve_workspace(request)
+            if request.workspace is not None:
+                request.membership = membership_get(workspace=request.workspace, user=request.user)
+        super().initial(request, *args, **kwargs)
+
+
+class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
+    """Objects are looked up by public_id inside the request's workspace; anything else is 404."""
+
+    lookup_field = "public_id"
+    lookup_url_kwarg = "id"
+
+    def scoped_queryset(self):
+        raise NotImplementedError
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.scoped_queryset_model().objects.none()
+        if self.request.workspace is None:
+            raise exceptions.NotFound("No workspace selected.")
+        return self.scoped_queryset()
+
+    def scoped_queryset_model(self):
+        return self.queryset.model
+
+    def get_object(self):
+        try:
+            return super().get_object()
+        except (ValidationError, ValueError):
+            raise Http404("Not found") from None

@@ -1,0 +1,77 @@
+"""Serializers for platform objects. Provider API keys are write-only and never serialised."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from assay.models import ApiToken, Membership, ModelProvider, Workspace
+
+
+class WorkspaceSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Workspace
+        fields = ["id", "slug", "name", "created_at", "role"]
+        read_only_fields = ["created_at"]
+        extra_kwargs = {"slug": {"required": False, "validators": []}}
+
+    def get_role(self, obj) -> str | None:
+        user = self.context["request"].user
+        membership = next((m for m in obj.memberships.all() if m.user_id == user.pk), None)
+        return membership.role if membership else None
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = Membership
+        fields = ["id", "username", "role", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+
+class MembershipUpdateSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class TokenSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "workspace", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = fields
+
+
+class TokenCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+
+
+class IssuedTokenSerializer(TokenSerializer):
+    key = serializers.CharField(read_only=True, help_text="Shown once; store it now.")
+
+    class Meta(TokenSerializer.Meta):
+        fields = TokenSerializer.Meta.fields + ["key"]
+
+
+class ProviderSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    api_key = serializers.CharField(
+        write_only=True, required=False, allow_blank=True, trim_whitespace=True,
+        help_text="Write-only. Omit or send empty to keep the stored key.",
+    )
+    has_api_key = serializers.BooleanField(read_only=True)
+    timeout_s = serializers.FloatField(min_value=1, max_value=600, required=False)
+    rpm_limit = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
+
+    class Meta:
+        model = ModelProvider
+        fields = [
+            "id", "name", "base_url", "api_key", "has_api_key", "default_model", "timeout_s",
+            "rpm_limit", "tpm_limit", "structured_mode", "max_retries", "created_at", "updated_at",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        validators = []

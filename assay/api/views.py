@@ -1,0 +1,128 @@
+"""API endpoints for workspaces, members, tokens and providers."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from assay import selectors, services
+from assay.models import ApiToken, Membership, ModelProvider, Workspace
+
+from . import serializers as s
+from .base import WorkspaceMixin, WorkspaceScopedViewSet
+
+
+class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
+    """Workspaces you belong to. Anyone signed in may create one and becomes its owner."""
+
+    serializer_class = s.WorkspaceSerializer
+    lookup_field = "slug"
+    workspace_optional = True
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_queryset(self):
+        return selectors.workspaces_for_user(user=self.request.user).prefetch_related(
+            Prefetch("memberships", queryset=Membership.objects.all())
+        )
+
+    def perform_create(self, serializer):
+        data = serializer.validated_data
+        serializer.instance = services.workspace_create(
+            name=data["name"], slug=data.get("slug", ""), owner=self.request.user
+        )
+
+    def perform_update(self, serializer):
+        membership = selectors.membership_get(workspace=serializer.instance, user=self.request.user)
+        if membership is None or membership.role != Membership.Role.OWNER:
+            self.permission_denied(self.request, message="Only owners can rename a workspace.")
+        serializer.instance.name = serializer.validated_data.get("name", serializer.instance.name)
+        serializer.instance.save(update_fields=["name"])
+
+
+class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.DestroyModelMixin):
+    """Members of the request's workspace; owners add, re-role and remove them."""
+
+    serializer_class = s.MembershipSerializer
+    queryset = Membership.objects.all()
+    lookup_field = "pk"
+    write_role = Membership.Role.OWNER
+
+    def scoped_queryset(self):
+        return selectors.members_list(workspace=self.request.workspace)
+
+    def create(self, request):
+        serializer = s.MembershipSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        membership = services.membership_add(
+            workspace=request.workspace,
+            username=serializer.validated_data["user"]["username"],
+            role=serializer.validated_data.get("role", Membership.Role.EDITOR),
+        )
+        return Response(s.MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.MembershipUpdateSerializer, responses=s.MembershipSerializer)
+    def partial_update(self, request, id=None):
+        serializer = s.MembershipUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        membership = services.membership_update(
+            membership=self.get_object(), role=serializer.validated_data["role"]
+        )
+        return Response(s.MembershipSerializer(membership).data)
+
+    def perform_destroy(self, instance):
+        services.membership_remove(membership=instance)
+
+
+class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """Your API tokens in the request's workspace. The key is returned once, at creation."""
+
+    serializer_class = s.TokenSerializer
+    queryset = ApiToken.objects.all()
+    write_role = Membership.Role.VIEWER
+
+    def scoped_queryset(self):
+        return selectors.tokens_list(workspace=self.request.workspace, user=self.request.user)
+
+    @extend_schema(request=s.TokenCreateSerializer, responses={201: s.IssuedTokenSerializer})
+    def create(self, request):
+        serializer = s.TokenCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        issued = services.token_issue(
+            workspace=request.workspace, user=request.user, name=serializer.validated_data["name"]
+        )
+        issued.token.key = issued.key
+        return Response(s.IssuedTokenSerializer(issued.token).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=s.TokenSerializer)
+    @action(detail=True, methods=["post"])
+    def revoke(self, request, id=None):
+        token = services.token_revoke(token=self.get_object())
+        return Response(s.TokenSerializer(token).data)
+
+
+class ProviderViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
+    """OpenAI-compatible model providers. `api_key` is write-only and never returned."""
+
+    serializer_class = s.ProviderSerializer
+    queryset = ModelProvider.objects.all()
+
+    def scoped_queryset(self):
+        return selectors.providers_list(workspace=self.request.workspace)
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        api_key = data.pop("api_key", None)
+        serializer.instance = services.provider_create(
+            workspace=self.request.workspace, api_key=api_key, **data
+        )
+
+    def perform_update(self, serializer):
+        data = dict(serializer.validated_data)
+        api_key = data.pop("api_key", None)
+        services.provider_update(provider=serializer.instance, api_key=api_key, **data)
+
+    def perform_destroy(self, instance):
+        services.provider_delete(provider=instance)

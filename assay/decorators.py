@@ -1,0 +1,32 @@
+"""`workspace_view`: resolve /w/<slug>/ for a signed-in member (404 otherwise) and check roles."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+
+from .api.permissions import role_allows
+from .models import Membership
+from .selectors import membership_get, workspace_get_for_user
+
+
+def workspace_view(role: str = Membership.Role.VIEWER, write_role: str = Membership.Role.EDITOR):
+    """Viewers may GET; POSTs need `write_role`. Outsiders get 404, not 403."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapper(request, ws: str, *args, **kwargs):
+            request.workspace = workspace_get_for_user(user=request.user, slug=ws)
+            request.membership = membership_get(workspace=request.workspace, user=request.user)
+            needed = write_role if request.method not in {"GET", "HEAD"} else role
+            if not role_allows(request.membership.role, needed):
+                raise PermissionDenied("Your role in this workspace does not allow this.")
+            request.session["workspace_slug"] = ws
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator

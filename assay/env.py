@@ -1,0 +1,89 @@
+"""Reading configuration from the environment: every variable Assay understands is listed here.
+
+The README's configuration table is generated from `VARIABLES`, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+VARIABLES: list[tuple[str, str, str]] = [
+    ("ASSAY_ENV", "development", "`production` turns on the strict checks (SECRET_KEY required, "
+     "DEBUG off, sandbox network namespace required)."),
+    ("DATABASE_URL", "SQLite (WAL) at `var/assay.sqlite3`", "Database URL, e.g. "
+     "`postgres://user:pass@host:5432/assay`."),
+    ("REDIS_URL", "unset: filesystem broker under `var/broker/`", "Redis URL for the Celery "
+     "broker, the result backend, the shared LLM rate limit and the response cache."),
+    ("SECRET_KEY", "generated once into `var/secret_key`", "Django's secret key; required in "
+     "production."),
+    ("ASSAY_SECRETS_KEY", "derived from SECRET_KEY", "Key material for encrypting provider API "
+     "keys at rest. Set it to rotate SECRET_KEY without losing stored secrets."),
+    ("DEBUG", "`1` in development, `0` in production", "Django debug mode."),
+    ("ALLOWED_HOSTS", "`127.0.0.1,localhost` (`*` in development)", "Comma-separated host names."),
+    ("CSRF_TRUSTED_ORIGINS", "empty", "Comma-separated origins, e.g. `https://assay.example.com`."),
+    ("ASSAY_DATA_DIR", "`var/`", "Where local state lives: SQLite file, broker folder, media, "
+     "the generated secret key."),
+    ("MEDIA_ROOT", "`var/media/`", "Where uploaded media (images, audio, imports) are stored."),
+    ("ASSAY_LOG_LEVEL", "`INFO`", "Log level of the `assay` loggers."),
+    ("ASSAY_TASK_TIME_LIMIT", "`1800`", "Hard time limit of one Celery task, in seconds."),
+    ("ASSAY_REQUIRE_SERVICES", "unset", "`1` makes tests fail instead of skip when PostgreSQL, "
+     "Redis or Chromium is missing (CI sets it)."),
+    ("ASSAY_REQUIRE_NETNS", "`0` (`1` in production)", "Refuse to run code evaluators when the "
+     "sandbox cannot enter its own network namespace."),
+    ("SESSION_COOKIE_SECURE", "`1` in production", "Send the session cookie over HTTPS only."),
+    ("CSRF_COOKIE_SECURE", "`1` in production", "Send the CSRF cookie over HTTPS only."),
+    ("ASSAY_CHROMIUM", "`/usr/bin/chromium`", "Chromium binary used by the browser tests."),
+]
+
+
+def env_str(name: str, default: str = "") -> str:
+    """Return the variable, or the default when unset or empty."""
+    return os.environ.get(name) or default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Parse 1/0, true/false, yes/no, on/off; anything else is an error that names the variable."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Split a comma-separated variable into a list, dropping blanks."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int) -> int:
+    """Parse an integer variable with an error that names it."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+
+
+def local_secret_key(data_dir: Path) -> str:
+    """Generate the development secret key once and keep it under the data directory."""
+    path = data_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key

@@ -1,0 +1,36 @@
+"""Forms for workspace settings pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .models import Membership, ModelProvider
+
+
+class WorkspaceForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    slug = forms.SlugField(label=_("Slug (optional)"), max_length=64, required=False)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(label=_("Role"), choices=Membership.Role.choices)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(label=_("Token name"), max_length=120)
+
+
+class ProviderForm(forms.ModelForm):
+    base_url = forms.URLField(label=_("Base URL"), max_length=500, assume_scheme="https",
+                              help_text=_("OpenAI-compatible endpoint, e.g. https://api.openai.com/v1"))
+    api_key = forms.CharField(
+        label=_("API key"), required=False, widget=forms.PasswordInput(render_value=False),
+        help_text=_("Write-only. Leave empty to keep the stored key."),
+    )
+
+    class Meta:
+        model = ModelProvider
+        fields = ["name", "base_url", "default_model", "timeout_s", "rpm_limit", "tpm_limit",
+                  "structured_mode", "max_retries"]

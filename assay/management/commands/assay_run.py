@@ -1,0 +1,46 @@
+"""Run the embedded platform: migrate, load the demo, start one worker and the web server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from assay.demo import DEMO_PASSWORD, DEMO_USERNAME
+
+
+class Command(BaseCommand):
+    help = "Start web and one worker together (the `make run` command)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument("--no-worker", action="store_true")
+        parser.add_argument("--no-demo", action="store_true")
+
+    def handle(self, *args, addr, no_worker, no_demo, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        if not no_demo:
+            call_command("load_demo")
+        worker = None if no_worker else self._start_worker()
+        self.stdout.write(
+            f"\nAssay is running: open http://{addr}/ and sign in as "
+            f"{DEMO_USERNAME} / {DEMO_PASSWORD}\n"
+        )
+        try:
+            call_command("runserver", addr, use_reloader=False, use_threading=True)
+        finally:
+            if worker is not None:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(timeout=20)
+
+    def _start_worker(self) -> subprocess.Popen:
+        queues = ",".join(settings.CELERY_TASK_QUEUES_NAMES)
+        command = [sys.executable, "-m", "celery", "-A", "assay", "worker", "-Q", queues,
+                   "--concurrency", "2", "--loglevel", "INFO", "-B",
+                   "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")]
+        return subprocess.Popen(command, env=os.environ.copy())

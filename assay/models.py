@@ -1,0 +1,141 @@
+"""Platform-wide models: workspaces, memberships, API tokens, encrypted secrets, providers."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Workspace(models.Model):
+    """The tenant: every object belongs to exactly one workspace."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user's role in a workspace."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner", _("Owner")
+        EDITOR = "editor", _("Editor")
+        VIEWER = "viewer", _("Viewer")
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.EDITOR)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="unique_membership")
+        ]
+        ordering = ["workspace", "user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+    @property
+    def can_edit(self) -> bool:
+        return self.role in {self.Role.OWNER, self.Role.EDITOR}
+
+
+class ApiToken(models.Model):
+    """A revocable API key acting as its user inside one workspace; only its hash is stored."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=120)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class Secret(models.Model):
+    """An encrypted value (a provider API key). Write-only: nothing ever returns the plaintext
+    except `assay.crypto.secret_reveal`, called only where the key is sent to its provider."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="secrets")
+    ciphertext = models.TextField()
+    hint = models.CharField(max_length=8, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Secret {self.public_id}"
+
+    def __repr__(self) -> str:
+        return f"<Secret {self.public_id}>"
+
+
+class ModelProvider(models.Model):
+    """An OpenAI-compatible endpoint that LLM judges and prompt targets call."""
+
+    class StructuredMode(models.TextChoices):
+        JSON_SCHEMA = "json_schema", _("Structured output (JSON schema)")
+        TOOL = "tool", _("Tool call")
+        JSON_OBJECT = "json_object", _("JSON mode")
+        TEXT = "text", _("Plain text with a JSON instruction")
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="providers")
+    name = models.CharField(max_length=120)
+    base_url = models.URLField(max_length=500)
+    api_key = models.OneToOneField(
+        Secret, null=True, blank=True, on_delete=models.SET_NULL, related_name="provider"
+    )
+    default_model = models.CharField(max_length=200)
+    timeout_s = models.FloatField(default=60.0)
+    rpm_limit = models.PositiveIntegerField(default=600)
+    tpm_limit = models.PositiveIntegerField(null=True, blank=True)
+    structured_mode = models.CharField(
+        max_length=16, choices=StructuredMode.choices, default=StructuredMode.JSON_OBJECT
+    )
+    max_retries = models.PositiveSmallIntegerField(default=4)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="unique_provider_name")
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_api_key(self) -> bool:
+        return self.api_key_id is not None

@@ -1,0 +1,51 @@
+"""Reads and workspace scoping for platform objects: the one place that decides who sees what."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from .models import ApiToken, Membership, ModelProvider, Workspace
+
+
+def workspaces_for_user(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
+    """Workspaces the user belongs to."""
+    if not user.is_authenticated:
+        return Workspace.objects.none()
+    return Workspace.objects.filter(memberships__user=user).distinct()
+
+
+def membership_get(*, workspace: Workspace, user: AbstractBaseUser) -> Membership | None:
+    """The user's membership, or None for an outsider."""
+    if not user.is_authenticated:
+        return None
+    return Membership.objects.filter(workspace=workspace, user=user).first()
+
+
+def workspace_get_for_user(*, user: AbstractBaseUser, slug: str) -> Workspace:
+    """A workspace by slug, or 404 for anyone who is not a member (never 403: no existence leak)."""
+    workspace = workspaces_for_user(user=user).filter(slug=slug).first()
+    if workspace is None:
+        raise Http404("No such workspace")
+    return workspace
+
+
+def members_list(*, workspace: Workspace) -> QuerySet[Membership]:
+    return workspace.memberships.select_related("user").order_by("user__username")
+
+
+def tokens_list(*, workspace: Workspace, user: AbstractBaseUser) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(workspace=workspace, user=user)
+
+
+def providers_list(*, workspace: Workspace) -> QuerySet[ModelProvider]:
+    return ModelProvider.objects.filter(workspace=workspace).select_related("api_key")
+
+
+def scoped_get(queryset: QuerySet, *, workspace: Workspace, **lookup):
+    """Fetch one object inside a workspace, or 404 whether it is missing or someone else's."""
+    obj = queryset.filter(workspace=workspace, **lookup).first()
+    if obj is None:
+        raise Http404("Not found")
+    return obj

@@ -1,0 +1,182 @@
+"""Business logic for workspaces, members, API tokens, secrets and model providers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from . import crypto
+from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
+
+User = get_user_model()
+
+
+def workspace_create(*, name: str, owner: AbstractBaseUser, slug: str = "") -> Workspace:
+    """Create a workspace with `owner` as its first owner."""
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A workspace needs a name."})
+    slug = slugify(slug or name)[:64]
+    if not slug:
+        raise ValidationError({"slug": "The slug must contain letters or digits."})
+    if Workspace.objects.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"The slug {slug!r} is taken."})
+    with transaction.atomic():
+        workspace = Workspace.objects.create(name=name, slug=slug, created_by=owner)
+        Membership.objects.create(workspace=workspace, user=owner, role=Membership.Role.OWNER)
+    return workspace
+
+
+def user_create(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+    """Create a user account; the username must be free."""
+    if User.objects.filter(username=username).exists():
+        raise ValidationError({"username": f"The username {username!r} is taken."})
+    return User.objects.create_user(username=username, password=password, email=email)
+
+
+def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:
+    """Add an existing user to a workspace with a role."""
+    if role not in Membership.Role.values:
+        raise ValidationError({"role": f"Unknown role {role!r}; use owner, editor or viewer."})
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise ValidationError({"username": f"No user named {username!r}."})
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(workspace=workspace, user=user, role=role)
+    except IntegrityError:
+        raise ValidationError({"username": f"{username!r} is already a member."}) from None
+
+
+def membership_update(*, membership: Membership, role: str) -> Membership:
+    """Change a member's role, keeping at least one owner."""
+    if role not in Membership.Role.values:
+        raise ValidationError({"role": f"Unknown role {role!r}; use owner, editor or viewer."})
+    _ensure_owner_remains(membership=membership, new_role=role)
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+def membership_remove(*, membership: Membership) -> None:
+    """Remove a member, keeping at least one owner."""
+    _ensure_owner_remains(membership=membership, new_role=None)
+    membership.delete()
+
+
+def _ensure_owner_remains(*, membership: Membership, new_role: str | None) -> None:
+    if membership.role != Membership.Role.OWNER or new_role == Membership.Role.OWNER:
+        return
+    owners = membership.workspace.memberships.filter(role=Membership.Role.OWNER)
+    if owners.count() <= 1:
+        raise ValidationError({"role": "A workspace must keep at least one owner."})
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: ApiToken
+    key: str  # shown once, never stored
+
+
+def token_issue(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> IssuedToken:
+    """Issue an API token; the plaintext key is returned once and only its hash is kept."""
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A token needs a name."})
+    key = crypto.new_token_key()
+    token = ApiToken.objects.create(
+        workspace=workspace, user=user, name=name[:120], prefix=key[:10],
+        key_hash=crypto.hash_token_key(key),
+    )
+    return IssuedToken(token=token, key=key)
+
+
+def token_revoke(*, token: ApiToken) -> ApiToken:
+    """Revoke a token; revoking twice is harmless."""
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def token_authenticate(*, key: str) -> ApiToken | None:
+    """Resolve a presented key to an active token whose user is still a member."""
+    token = (
+        ApiToken.objects.select_related("user", "workspace")
+        .filter(key_hash=crypto.hash_token_key(key), revoked_at__isnull=True)
+        .first()
+    )
+    if token is None or not token.user.is_active:
+        return None
+    if not Membership.objects.filter(workspace=token.workspace, user=token.user).exists():
+        return None
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token
+
+
+def secret_store(*, workspace: Workspace, value: str, secret: Secret | None = None) -> Secret:
+    """Encrypt and store a value (creating or replacing a secret)."""
+    if secret is None:
+        secret = Secret(workspace=workspace)
+    secret.ciphertext = crypto.encrypt(value)
+    secret.hint = value[-4:] if len(value) >= 12 else ""
+    secret.save()
+    return secret
+
+
+def secret_reveal(*, secret: Secret) -> str:
+    """The plaintext, for the one place that needs it: the request to the provider."""
+    return crypto.decrypt(secret.ciphertext)
+
+
+PROVIDER_FIELDS = ("name", "base_url", "default_model", "timeout_s", "rpm_limit", "tpm_limit",
+                   "structured_mode", "max_retries")
+
+
+def provider_create(*, workspace: Workspace, api_key: str | None = None, **fields) -> ModelProvider:
+    """Create a provider; the API key is encrypted into a Secret in the same transaction."""
+    provider = ModelProvider(workspace=workspace)
+    _provider_assign(provider=provider, fields=fields)
+    with transaction.atomic():
+        if api_key:
+            provider.api_key = secret_store(workspace=workspace, value=api_key)
+        provider.save()
+    return provider
+
+
+def provider_update(*, provider: ModelProvider, api_key: str | None = None, **fields) -> ModelProvider:
+    """Update fields; a non-empty api_key replaces the stored one, an empty one keeps it."""
+    _provider_assign(provider=provider, fields=fields)
+    with transaction.atomic():
+        if api_key:
+            provider.api_key = secret_store(
+                workspace=provider.workspace, value=api_key, secret=provider.api_key
+            )
+        provider.save()
+    return provider
+
+
+def provider_delete(*, provider: ModelProvider) -> None:
+    """Delete a provider and its stored key."""
+    with transaction.atomic():
+        if provider.api_key_id:
+            provider.api_key.delete()
+        provider.delete()
+
+
+def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
+    unknown = set(fields) - set(PROVIDER_FIELDS)
+    if unknown:
+        raise ValidationError({name: "Unknown field." for name in sorted(unknown)})
+    for name, value in fields.items():
+        setattr(provider, name, value)
+    provider.full_clean(exclude=["workspace", "api_key"], validate_unique=False)
+    clash = ModelProvider.objects.filter(workspace=provider.workspace, name=provider.name)
+    if clash.exclude(pk=provider.pk).exists():
+        raise ValidationError({"name": f"A provider named {provider.name!r} already exists."})

@@ -1,0 +1,204 @@
+"""Django settings for Assay, read from the environment (see assay/env.py and the README)."""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import BASE_DIR, env_bool, env_int, env_list, env_str, local_secret_key
+
+ASSAY_ENV = env_str("ASSAY_ENV", "development")
+if ASSAY_ENV not in {"development", "production"}:
+    raise ImproperlyConfigured(f"ASSAY_ENV must be 'development' or 'production', not {ASSAY_ENV!r}")
+PRODUCTION = ASSAY_ENV == "production"
+
+DATA_DIR = Path(env_str("ASSAY_DATA_DIR", str(BASE_DIR / "var")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY is required when ASSAY_ENV=production")
+    SECRET_KEY = local_secret_key(DATA_DIR)
+ASSAY_SECRETS_KEY = env_str("ASSAY_SECRETS_KEY", SECRET_KEY)
+
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if PRODUCTION else ["*"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_htmx",
+    "assay",
+    "evaluators",
+    "evalsets",
+    "experiments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "assay.urls"
+WSGI_APPLICATION = "assay.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "assay.context_processors.workspace",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "assay.sqlite3",
+            # WAL lets the worker write while the web process reads; a busy timeout rather than
+            # "database is locked" errors when both write at once.
+            "OPTIONS": {
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+            },
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "assay.api.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["assay.api.permissions.WorkspaceRolePermission"],
+    "DEFAULT_PAGINATION_CLASS": "assay.api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "assay.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Assay API",
+    "DESCRIPTION": "Build, debug and run evaluators for LLM applications.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Celery. Without REDIS_URL the broker is kombu's filesystem transport: no server needed.
+REDIS_URL = env_str("REDIS_URL")
+BROKER_DIR = DATA_DIR / "broker"
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+else:
+    BROKER_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+    CELERY_RESULT_BACKEND = None
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_QUEUES_NAMES = ["default", "code", "llm"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = env_int("ASSAY_TASK_TIME_LIMIT", 1800)
+CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 30, 30)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ROUTES = {"assay.tasks.ping": {"queue": "default"}}
+CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact": {"()": "assay.logging.RedactSecretsFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+    },
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "assay": {"level": LOG_LEVEL},
+        "evaluators": {"level": LOG_LEVEL},
+        "evalsets": {"level": LOG_LEVEL},
+        "experiments": {"level": LOG_LEVEL},
+    },
+}
+
+ASSAY_REQUIRE_NETNS = env_bool("ASSAY_REQUIRE_NETNS", PRODUCTION)
+ASSAY_CHROMIUM = env_str("ASSAY_CHROMIUM", "/usr/bin/chromium")

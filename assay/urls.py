@@ -1,0 +1,48 @@
+"""URL configuration: pages under /w/<workspace>/, the API under /api/v1/."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import TemplateView
+from drf_spectacular.views import SpectacularAPIView
+
+from . import views
+from .api.urls import router
+from .health import healthz
+
+handler404 = "assay.api.errors.json_not_found"
+
+settings_urls = [
+    path("", views.settings_home, name="settings"),
+    path("members/", views.settings_members, name="settings_members"),
+    path("members/<int:member_id>/", views.settings_member_change, name="settings_member_change"),
+    path("providers/", views.settings_providers, name="settings_providers"),
+    path("providers/new/", views.settings_provider_edit, name="settings_provider_new"),
+    path("providers/<uuid:provider_id>/", views.settings_provider_edit, name="settings_provider"),
+    path("providers/<uuid:provider_id>/delete/", views.settings_provider_delete,
+         name="settings_provider_delete"),
+    path("tokens/", views.settings_tokens, name="settings_tokens"),
+    path("tokens/<uuid:token_id>/revoke/", views.settings_token_revoke,
+         name="settings_token_revoke"),
+]
+
+workspace_urls = [
+    path("settings/", include(settings_urls)),
+    path("evaluators/", include("evaluators.urls")),
+    path("evalsets/", include("evalsets.urls")),
+    path("experiments/", include("experiments.urls")),
+]
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True),
+         name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("workspaces/new/", views.workspace_new, name="workspace_new"),
+    path("w/<slug:ws>/", include(workspace_urls)),
+    path("api/v1/", include(router.urls)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", TemplateView.as_view(template_name="assay/api_docs.html"), name="api-docs"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,154 @@
+"""Pages: home, workspaces, settings (members, providers, API tokens)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from . import selectors, services
+from .decorators import workspace_view
+from .forms import MemberAddForm, ProviderForm, TokenForm, WorkspaceForm
+from .models import ApiToken, Membership, ModelProvider
+
+
+def add_errors(form, exc: ValidationError) -> None:
+    """Attach a service's ValidationError to the form, field by field."""
+    for field, errors in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
+        form.add_error(field if field in form.fields else None, errors)
+
+
+@login_required
+def home(request):
+    """Send the user to their current (or first) workspace, or to create one."""
+    mine = selectors.workspaces_for_user(user=request.user)
+    current = mine.filter(slug=request.session.get("workspace_slug", "")).first()
+    current = current or mine.order_by("created_at").first()
+    if current is None:
+        return redirect("workspace_new")
+    return redirect("evaluators:list", ws=current.slug)
+
+
+@login_required
+def workspace_new(request):
+    form = WorkspaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            workspace = services.workspace_create(owner=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(request, _("Workspace created."))
+            return redirect("evaluators:list", ws=workspace.slug)
+    return render(request, "assay/workspace_new.html", {"form": form})
+
+
+@workspace_view()
+def settings_home(request):
+    return redirect("settings_providers", ws=request.workspace.slug)
+
+
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_members(request):
+    form = MemberAddForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.membership_add(workspace=request.workspace, **form.cleaned_data)
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(request, _("Member added."))
+            return redirect("settings_members", ws=request.workspace.slug)
+    members = selectors.members_list(workspace=request.workspace)
+    return render(request, "assay/settings_members.html", {"form": form, "members": members,
+                                                           "roles": Membership.Role.choices})
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_member_change(request, member_id: int):
+    membership = selectors.scoped_get(Membership.objects, workspace=request.workspace, pk=member_id)
+    try:
+        if request.POST.get("action") == "remove":
+            services.membership_remove(membership=membership)
+        else:
+            services.membership_update(membership=membership, role=request.POST.get("role", ""))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("settings_members", ws=request.workspace.slug)
+
+
+@workspace_view()
+def settings_providers(request):
+    providers = selectors.providers_list(workspace=request.workspace)
+    return render(request, "assay/settings_providers.html", {"providers": providers})
+
+
+@workspace_view()
+def settings_provider_edit(request, provider_id=None):
+    provider = None
+    if provider_id is not None:
+        provider = selectors.scoped_get(
+            ModelProvider.objects, workspace=request.workspace, public_id=provider_id
+        )
+    form = ProviderForm(request.POST or None, instance=provider)
+    if request.method == "POST" and form.is_valid():
+        if _save_provider(request, form, provider):
+            messages.success(request, _("Provider saved."))
+            return redirect("settings_providers", ws=request.workspace.slug)
+    return render(request, "assay/settings_provider_form.html", {"form": form, "provider": provider})
+
+
+def _save_provider(request, form, provider) -> bool:
+    data = dict(form.cleaned_data)
+    api_key = data.pop("api_key", "") or None
+    try:
+        if provider is None:
+            services.provider_create(workspace=request.workspace, api_key=api_key, **data)
+        else:
+            services.provider_update(provider=provider, api_key=api_key, **data)
+    except ValidationError as exc:
+        add_errors(form, exc)
+        return False
+    return True
+
+
+@require_POST
+@workspace_view()
+def settings_provider_delete(request, provider_id):
+    provider = selectors.scoped_get(
+        ModelProvider.objects, workspace=request.workspace, public_id=provider_id
+    )
+    services.provider_delete(provider=provider)
+    messages.success(request, _("Provider deleted."))
+    return redirect("settings_providers", ws=request.workspace.slug)
+
+
+@workspace_view(write_role=Membership.Role.VIEWER)
+def settings_tokens(request):
+    form = TokenForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        issued = services.token_issue(
+            workspace=request.workspace, user=request.user, name=form.cleaned_data["name"]
+        )
+        new_key = issued.key
+        form = TokenForm()
+    tokens = selectors.tokens_list(workspace=request.workspace, user=request.user)
+    return render(request, "assay/settings_tokens.html",
+                  {"form": form, "tokens": tokens, "new_key": new_key})
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.VIEWER)
+def settings_token_revoke(request, token_id):
+    token = selectors.scoped_get(
+        ApiToken.objects.filter(user=request.user), workspace=request.workspace, public_id=token_id
+    )
+    services.token_revoke(token=token)
+    messages.success(request, _("Token revoked."))
+    return redirect(reverse("settings_tokens", kwargs={"ws": request.workspace.slug}))

@@ -1,0 +1,10 @@
+"""Pages of the experiments app."""
+
+from django.shortcuts import render
+
+from assay.decorators import workspace_view
+
+
+@workspace_view()
+def index(request):
+    return render(request, "experiments/list.html", {})

@@ -1,0 +1,47 @@
+"""`manage.py assay_run` (what `make run` calls) serves the sign-in page with embedded defaults."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url: str, deadline: float) -> tuple[int, str]:
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return response.status, response.read().decode()
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"{url} did not answer in time")
+
+
+def test_embedded_run_serves_sign_in(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env["ASSAY_DATA_DIR"] = str(tmp_path)
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "assay_run", "--addr", f"127.0.0.1:{port}"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        status, body = wait_for(f"http://127.0.0.1:{port}/accounts/login/", time.monotonic() + 120)
+        assert status == 200 and "Sign in to Assay" in body
+        assert (tmp_path / "assay.sqlite3").exists()
+        health = wait_for(f"http://127.0.0.1:{port}/healthz?sandbox=0", time.monotonic() + 30)
+        assert '"status": "ok"' in health[1]
+    finally:
+        os.killpg(process.pid, 15)
+        output = process.communicate(timeout=30)[0].decode(errors="replace")
+    assert "sign in as demo" in output

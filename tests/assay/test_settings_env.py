@@ -1,0 +1,76 @@
+"""Settings come from the environment; production refuses to start without a SECRET_KEY."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = (
+    "import django, json; from django.conf import settings; django.setup();"
+    "db = settings.DATABASES['default'];"
+    "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'debug': settings.DEBUG,"
+    "'hosts': settings.ALLOWED_HOSTS, 'broker': settings.CELERY_BROKER_URL,"
+    "'secret_len': len(settings.SECRET_KEY)}))"
+)
+
+
+def run_settings(tmp_path, **env) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL",
+                                                              "SECRET_KEY", "ASSAY_ENV", "DEBUG"}}
+    base.update({"DJANGO_SETTINGS_MODULE": "assay.settings", "ASSAY_DATA_DIR": str(tmp_path)})
+    base.update(env)
+    return subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=base,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_embedded_defaults(tmp_path):
+    result = run_settings(tmp_path)
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["engine"] == "django.db.backends.sqlite3"
+    assert values["name"] == str(tmp_path / "assay.sqlite3")
+    assert values["broker"] == "filesystem://"
+    assert values["debug"] is True
+    # the generated key is kept and reused
+    assert (tmp_path / "secret_key").read_text().strip()
+    assert json.loads(run_settings(tmp_path).stdout)["secret_len"] == values["secret_len"]
+
+
+def test_database_and_redis_urls(tmp_path):
+    result = run_settings(tmp_path, DATABASE_URL="postgres://u:p@db.internal:5433/assaydb",
+                          REDIS_URL="redis://cache.internal:6380/2", ALLOWED_HOSTS="a.test, b.test")
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["engine"] == "django.db.backends.postgresql"
+    assert values["name"] == "assaydb"
+    assert values["broker"] == "redis://cache.internal:6380/2"
+    assert values["hosts"] == ["a.test", "b.test"]
+
+
+def test_production_requires_secret_key(tmp_path):
+    result = run_settings(tmp_path, ASSAY_ENV="production")
+    assert result.returncode != 0
+    assert "SECRET_KEY is required" in result.stderr
+
+
+def test_production_with_secret_key_turns_debug_off(tmp_path):
+    result = run_settings(tmp_path, ASSAY_ENV="production", SECRET_KEY="x" * 60)
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["debug"] is False and values["hosts"] == ["127.0.0.1", "localhost"]
+
+
+def test_bad_boolean_names_the_variable(tmp_path):
+    result = run_settings(tmp_path, DEBUG="maybe")
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
+
+
+def test_readme_documents_every_variable():
+    from assay.env import VARIABLES
+
+    readme = (ROOT / "README.md").read_text()
+    missing = [name for name, _, _ in VARIABLES if f"`{name}`" not in readme]
+    assert missing == []

@@ -1,0 +1,114 @@
+"""Shared fixtures: users, workspaces, API clients, a real Celery worker, headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from rest_framework.test import APIClient
+
+from assay import services
+from assay.models import Membership
+
+pytest_plugins = ["tests.support.fixtures"]
+
+PASSWORD = "correct-horse-battery"
+
+
+def require_service(name: str, available: bool, why: str = "") -> None:
+    """Skip when a service is missing, or fail when ASSAY_REQUIRE_SERVICES=1 (CI)."""
+    if available:
+        return
+    message = f"{name} unavailable{': ' + why if why else ''}"
+    if os.environ.get("ASSAY_REQUIRE_SERVICES") == "1":
+        pytest.fail(message + " (ASSAY_REQUIRE_SERVICES=1 forbids skipping)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str = "alice"):
+        return services.user_create(username=username, password=PASSWORD)
+
+    return make
+
+
+@pytest.fixture
+def user(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def workspace(user):
+    return services.workspace_create(name="Acme", slug="acme", owner=user)
+
+
+@pytest.fixture
+def outsider(make_user):
+    """A user with a workspace of their own, who must never see Acme's objects."""
+    mallory = make_user("mallory")
+    services.workspace_create(name="Other", slug="other", owner=mallory)
+    return mallory
+
+
+@pytest.fixture
+def member(make_user, workspace):
+    def make(username: str, role: str = Membership.Role.EDITOR):
+        account = make_user(username)
+        services.membership_add(workspace=workspace, username=username, role=role)
+        return account
+
+    return make
+
+
+@pytest.fixture
+def web(client, user, workspace):
+    """A browser-less client signed in as the workspace owner."""
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def api(user, workspace):
+    """An API client authenticated with a real token of the owner in Acme."""
+    issued = services.token_issue(workspace=workspace, user=user, name="tests")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issued.key}")
+    client.token_key = issued.key
+    return client
+
+
+@pytest.fixture
+def outsider_api(outsider):
+    from assay.models import Workspace
+
+    issued = services.token_issue(
+        workspace=Workspace.objects.get(slug="other"), user=outsider, name="outsider"
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issued.key}")
+    return client
+
+
+@pytest.fixture
+def api_client_for():
+    """An API client with a fresh token for any (workspace, user)."""
+
+    def make(workspace, account):
+        issued = services.token_issue(workspace=workspace, user=account, name="t")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {issued.key}")
+        return client
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def chromium_path():
+    from django.conf import settings
+
+    path = settings.ASSAY_CHROMIUM
+    found = os.path.exists(path) or shutil.which(path) is not None
+    require_service("Chromium", found, f"{path} not found (apt-get install chromium)")
+    return path

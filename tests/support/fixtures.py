@@ -1,0 +1,84 @@
+"""Fixtures with moving parts: a real Celery worker and a headless browser."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "artifacts" / "screenshots"
+
+
+@pytest.fixture
+def celery_worker_inproc(transactional_db):
+    """A real worker consuming from the configured broker (Redis in CI, in-memory locally).
+
+    With no REDIS_URL the in-memory transport is used so the worker thread and the test share
+    one broker; tasks still cross a real broker, serialisation and a real worker loop.
+    """
+    from celery.contrib.testing.worker import start_worker
+
+    from assay.celery import app
+
+    saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "broker_transport_options")}
+    if not os.environ.get("REDIS_URL"):
+        app.conf.update(
+            broker_url="memory://", result_backend="cache+memory://", broker_transport_options={}
+        )
+    try:
+        with start_worker(
+            app,
+            pool="solo",
+            perform_ping_check=False,
+            shutdown_timeout=30,
+            queues=["default", "code", "llm"],
+        ) as worker:
+            yield worker
+    finally:
+        app.conf.update(saved)
+
+
+@pytest.fixture
+def browser(chromium_path):
+    """Headless Chromium driven by Playwright, launched from the system binary."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop running in this thread; the test's own ORM
+    # calls are still synchronous, so Django's async-safety guard must stand down here.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(
+            executable_path=chromium_path,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+            ],
+        )
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.console_errors = []
+    page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Keep a screenshot as a CI artefact under artifacts/screenshots/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
