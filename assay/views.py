@@ -19,7 +19,11 @@ from .models import ApiToken, Membership, ModelProvider
 def add_errors(form, exc: ValidationError) -> None:
     """Attach a service's ValidationError to the form, field by field."""
     for field, errors in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
-        form.add_error(field if field in form.fields else None, errors)
+        if field in form.fields:
+            form.add_error(field, errors)
+        else:  # a nested path (config.messages[0]...) is named in the message itself
+            prefix = "" if field in ("__all__", None) else f"{field}: "
+            form.add_error(None, [prefix + message for message in errors])
 
 
 @login_required

@@ -1,1 +1,157 @@
-"""Models of the evaluators app."""
+"""Evaluators: a mutable draft plus immutable submitted versions that experiments pin."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from assay.models import Workspace
+
+
+def default_policy() -> dict:
+    return {"kind": "threshold", "threshold": 0.5}
+
+
+class EvaluatorKind(models.TextChoices):
+    LLM = "llm", _("LLM judge")
+    CODE = "code", _("Code")
+
+
+class ScoreMeaning(models.TextChoices):
+    QUALITY = "quality", _("Quality (1.0 is best)")
+    RISK = "risk", _("Risk (1.0 means harm detected)")
+
+
+class EvaluatorTemplate(models.Model):
+    """A preset from the catalogue in evaluators/presets/, synced into the database on migrate."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    description = models.TextField()
+    inputs = models.TextField(blank=True)
+    score_meaning = models.CharField(max_length=8, choices=ScoreMeaning.choices)
+    default_policy = models.JSONField(default=default_policy)
+    tags = models.JSONField(default=list)
+    configs = models.JSONField(help_text="config per language for code; {'llm': config} for LLM")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["kind", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted(self.configs) if self.kind == EvaluatorKind.CODE else []
+
+
+class Evaluator(models.Model):
+    """The unit users manage: a draft config they edit, and the versions they submit."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="evaluators")
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    tags = models.JSONField(default=list, blank=True)
+    score_meaning = models.CharField(
+        max_length=8, choices=ScoreMeaning.choices, default=ScoreMeaning.QUALITY
+    )
+    default_policy = models.JSONField(default=default_policy)
+    draft_config = models.JSONField()
+    draft_changed = models.BooleanField(
+        default=True, help_text="The draft differs from the latest submitted version."
+    )
+    template = models.ForeignKey(
+        EvaluatorTemplate, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "name"], condition=Q(deleted_at__isnull=True),
+                name="unique_live_evaluator_name",
+            )
+        ]
+        indexes = [models.Index(fields=["workspace", "-updated_at"])]
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    @property
+    def latest_version(self) -> EvaluatorVersion | None:
+        """The highest SemVer (not the newest row); uses prefetched versions when present."""
+        from .semver import sort_key
+
+        versions = list(self.versions.all())
+        return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+
+
+class ImmutableVersionError(Exception):
+    """Raised by every path that would change a submitted version."""
+
+
+class EvaluatorVersionQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise ImmutableVersionError("Evaluator versions are immutable.")
+
+    def delete(self):
+        raise ImmutableVersionError("Evaluator versions cannot be deleted.")
+
+
+class EvaluatorVersion(models.Model):
+    """A frozen snapshot of a draft. Never updated, never deleted: experiments pin it."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    evaluator = models.ForeignKey(Evaluator, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=64)
+    change_note = models.TextField(blank=True)
+    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    score_meaning = models.CharField(max_length=8, choices=ScoreMeaning.choices)
+    default_policy = models.JSONField()
+    config = models.JSONField()
+    config_hash = models.CharField(max_length=64)
+    test_result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EvaluatorVersionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["evaluator", "version"], name="unique_evaluator_version")
+        ]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.evaluator.name}@{self.version}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None or not self._state.adding:
+            raise ImmutableVersionError("Evaluator versions are immutable.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersionError("Evaluator versions cannot be deleted.")

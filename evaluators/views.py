@@ -1,10 +1,218 @@
-"""Pages of the evaluators app."""
+"""Evaluator pages: library list, new (templates / custom), draft editor, versions and diff."""
 
-from django.shortcuts import render
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
+from assay.selectors import providers_list
+from assay.views import add_errors
+
+from . import selectors, services
+from .forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
+from .models import EvaluatorKind
+from .policies import describe_policy
 
 
 @workspace_view()
 def index(request):
-    return render(request, "evaluators/list.html", {})
+    """The library: search, filters, sort, pagination, and a switch to deleted evaluators."""
+    params = request.GET
+    filters = {key: params.get(key, "") for key in ("q", "kind", "tag", "creator")}
+    sort, deleted = params.get("sort", "updated"), params.get("deleted") == "1"
+    rows = selectors.evaluator_list(
+        workspace=request.workspace, search=filters["q"], kind=filters["kind"],
+        tag=filters["tag"], creator=filters["creator"], sort=sort, deleted=deleted,
+    )
+    page = Paginator(rows, 25).get_page(params.get("page"))
+    return render(request, "evaluators/list.html", {
+        "page": page, "filters": filters, "sort": sort, "deleted": deleted,
+        "tags": selectors.workspace_tags(workspace=request.workspace),
+        "creators": selectors.workspace_creators(workspace=request.workspace),
+        "kinds": EvaluatorKind.choices, "querystring": _querystring(params),
+    })
+
+
+def _querystring(params) -> str:
+    kept = params.copy()
+    kept.pop("page", None)
+    return kept.urlencode()
+
+
+@workspace_view()
+def new(request):
+    """Choose a template card, a custom LLM judge or custom code; then name it."""
+    form = NewEvaluatorForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            evaluator = _create_from_choice(request, form.cleaned_data)
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(request, _("Evaluator created. Edit the draft, then submit a version."))
+            return redirect("evaluators:detail", ws=request.workspace.slug, id=evaluator.public_id)
+    return render(request, "evaluators/new.html", {
+        "form": form, "templates": selectors.template_list(),
+    })
+
+
+def _create_from_choice(request, data: dict):
+    source, language = data["source"], data.get("language") or None
+    common = {"workspace": request.workspace, "user": request.user, "name": data["name"]}
+    if source.startswith("template:"):
+        template = selectors.template_get(slug=source.removeprefix("template:"))
+        return services.evaluator_create_from_template(template=template, language=language,
+                                                       **common)
+    if source not in EvaluatorKind.values:
+        raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
+    return services.evaluator_create(kind=source, language=language, **common)
+
+
+@workspace_view()
+def detail(request, id):
+    """The draft editor; POST saves the draft (editors only)."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    if request.method == "POST":
+        form = EvaluatorDraftForm(request.POST)
+        if form.is_valid():
+            try:
+                services.evaluator_update_draft(evaluator=evaluator, user=request.user,
+                                                **form.service_fields())
+            except ValidationError as exc:
+                add_errors(form, exc)
+                evaluator.refresh_from_db()
+            else:
+                messages.success(request, _("Draft saved."))
+                return redirect("evaluators:detail", ws=request.workspace.slug, id=id)
+    else:
+        form = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
+    return render(request, "evaluators/detail.html", _detail_context(request, evaluator, form))
+
+
+def _detail_context(request, evaluator, form, submit_form=None) -> dict:
+    providers = [{"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
+                 for p in providers_list(workspace=request.workspace)]
+    return {
+        "evaluator": evaluator, "form": form, "tab": "draft",
+        "providers": providers,
+        "submit_form": submit_form or SubmitVersionForm(
+            initial={"version": services.next_version(evaluator)}),
+        "problems": services.submit_problems(evaluator=evaluator) if not form.errors else {},
+        "versions": selectors.versions_sorted(evaluator=evaluator),
+        "policy_text": describe_policy(evaluator.default_policy, evaluator.score_meaning),
+    }
+
+
+@require_POST
+@workspace_view()
+def submit(request, id):
+    """Freeze the saved draft as a new version."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    form = SubmitVersionForm(request.POST)
+    if form.is_valid():
+        try:
+            version = services.evaluator_submit_version(
+                evaluator=evaluator, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(request, _("Version %(v)s submitted.") % {"v": version.version})
+            return redirect("evaluators:versions", ws=request.workspace.slug, id=id)
+    draft = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
+    context = _detail_context(request, evaluator, draft, submit_form=form)
+    context["open_submit"] = True
+    return render(request, "evaluators/detail.html", context, status=400)
+
+
+@workspace_view()
+def versions(request, id):
+    """Version list and a side-by-side diff of any two (or a version and the draft)."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    all_versions = selectors.versions_sorted(evaluator=evaluator)
+    refs = ["draft"] + [v.version for v in all_versions]
+    old = request.GET.get("old") or (refs[2] if len(refs) > 2 else refs[-1])
+    new = request.GET.get("new") or (refs[1] if len(refs) > 1 else "draft")
+    changes = None
+    if old in refs and new in refs and len(refs) > 1:
+        changes = services.version_diff(old=_config(evaluator, old), new=_config(evaluator, new))
+    return render(request, "evaluators/versions.html", {
+        "evaluator": evaluator, "versions": all_versions, "refs": refs, "old": old, "new": new,
+        "changes": changes, "rows": _side_by_side(changes or []), "tab": "versions",
+    })
+
+
+def _config(evaluator, ref: str) -> dict:
+    if ref == "draft":
+        return evaluator.draft_config
+    return selectors.version_get(evaluator=evaluator, version=ref).config
+
+
+def _side_by_side(changes: list[dict]) -> list[dict]:
+    """Turn unified-diff text changes into left/right line pairs for the diff table."""
+    rows = []
+    for change in changes:
+        if "diff" in change:
+            rows.append({"path": change["path"], "pairs": _pairs(change["diff"])})
+        else:
+            rows.append({"path": change["path"], "old": _show(change["old"]),
+                         "new": _show(change["new"]), "change": change["change"]})
+    return rows
+
+
+def _pairs(lines: list[str]) -> list[tuple]:
+    pairs = []
+    for line in lines[2:]:  # skip the ---/+++ header
+        if line.startswith("@@"):
+            pairs.append(("hunk", line, line))
+        elif line.startswith("-"):
+            pairs.append(("del", line[1:], ""))
+        elif line.startswith("+"):
+            pairs.append(("add", "", line[1:]))
+        else:
+            pairs.append(("same", line[1:], line[1:]))
+    return pairs
+
+
+def _show(value) -> str:
+    if value is None:
+        return "—"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@require_POST
+@workspace_view()
+def copy(request, id):
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    created = services.evaluator_copy(evaluator=evaluator, user=request.user)
+    messages.success(request, _("Copied as “%(name)s”.") % {"name": created.name})
+    return redirect("evaluators:detail", ws=request.workspace.slug, id=created.public_id)
+
+
+@require_POST
+@workspace_view()
+def delete(request, id):
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    services.evaluator_delete(evaluator=evaluator, user=request.user)
+    messages.success(request, _("“%(name)s” deleted. You can restore it from the deleted list.")
+                     % {"name": evaluator.name})
+    return redirect("evaluators:list", ws=request.workspace.slug)
+
+
+@require_POST
+@workspace_view()
+def restore(request, id):
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    try:
+        services.evaluator_restore(evaluator=evaluator, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("“%(name)s” restored.") % {"name": evaluator.name})
+    return redirect("evaluators:detail", ws=request.workspace.slug, id=id)

@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from evaluators.api import EvaluatorViewSet, TemplateViewSet, VersionViewSet
+
 from . import views
 
 router = DefaultRouter(trailing_slash="/?")
@@ -9,3 +11,9 @@ router.register("workspaces", views.WorkspaceViewSet, basename="workspace")
 router.register("members", views.MemberViewSet, basename="member")
 router.register("tokens", views.TokenViewSet, basename="token")
 router.register("providers", views.ProviderViewSet, basename="provider")
+router.register("evaluators", EvaluatorViewSet, basename="evaluator")
+router.register(
+    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/versions", VersionViewSet,
+    basename="evaluator-version",
+)
+router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")

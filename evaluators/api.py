@@ -1,0 +1,156 @@
+"""API: /api/v1/evaluators/, their versions, and /api/v1/evaluator-templates/."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
+
+from . import selectors, services
+from . import serializers as s
+from .models import Evaluator
+
+
+class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """Evaluators: the draft is edited with PATCH; versions are submitted under /versions/."""
+
+    serializer_class = s.EvaluatorSerializer
+    queryset = Evaluator.objects.all()
+
+    def scoped_queryset(self):
+        params = self.request.query_params
+        if self.action != "list":
+            return Evaluator.objects.filter(workspace=self.request.workspace)
+        return selectors.evaluator_list(
+            workspace=self.request.workspace, search=params.get("q", ""),
+            kind=params.get("kind", ""), tag=params.get("tag", ""),
+            creator=params.get("creator", ""), sort=params.get("sort", "updated"),
+            deleted=params.get("deleted") in {"1", "true"},
+        )
+
+    @extend_schema(
+        parameters=[OpenApiParameter(n, str, required=False)
+                    for n in ("q", "kind", "tag", "creator", "sort", "deleted")]
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(request=s.EvaluatorCreateSerializer, responses={201: s.EvaluatorSerializer})
+    def create(self, request):
+        serializer = s.EvaluatorCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        evaluator = _create(request, data)
+        return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.EvaluatorUpdateSerializer, responses=s.EvaluatorSerializer)
+    def partial_update(self, request, id=None):
+        evaluator = self.get_object()  # an outsider learns nothing from validation errors
+        serializer = s.EvaluatorUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        evaluator = services.evaluator_update_draft(
+            evaluator=evaluator, user=request.user, **serializer.validated_data
+        )
+        return Response(s.EvaluatorSerializer(evaluator).data)
+
+    def destroy(self, request, id=None):
+        services.evaluator_delete(evaluator=self.get_object(), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses=s.EvaluatorSerializer)
+    @action(detail=True, methods=["post"])
+    def restore(self, request, id=None):
+        evaluator = services.evaluator_restore(evaluator=self.get_object(), user=request.user)
+        return Response(s.EvaluatorSerializer(evaluator).data)
+
+    @extend_schema(request=None, responses={201: s.EvaluatorSerializer})
+    @action(detail=True, methods=["post"])
+    def copy(self, request, id=None):
+        evaluator = services.evaluator_copy(evaluator=self.get_object(), user=request.user)
+        return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
+
+
+def _create(request, data: dict) -> Evaluator:
+    slug = data.pop("template", None)
+    if slug:
+        template = selectors.template_list().filter(slug=slug).first()
+        if template is None:
+            from django.core.exceptions import ValidationError
+
+            raise ValidationError({"template": f"No template {slug!r}."})
+        return services.evaluator_create_from_template(
+            workspace=request.workspace, user=request.user, template=template,
+            name=data.get("name"), language=data.get("language"),
+        )
+    return services.evaluator_create(workspace=request.workspace, user=request.user, **data)
+
+
+class VersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
+    """Submitted versions of one evaluator, addressed by SemVer string. There is no update."""
+
+    serializer_class = s.VersionSerializer
+    lookup_field = "version"
+    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
+
+    def evaluator(self) -> Evaluator:
+        if self.request.workspace is None:
+            raise Http404
+        return selectors.evaluator_get(
+            workspace=self.request.workspace, public_id=self.kwargs["evaluator_id"]
+        )
+
+    def get_queryset(self):
+        return self.evaluator().versions.all() if self.request.workspace else None
+
+    def list(self, request, evaluator_id=None):
+        versions = selectors.versions_sorted(evaluator=self.evaluator())
+        page = self.paginate_queryset(versions)
+        return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
+
+    def retrieve(self, request, evaluator_id=None, version=None):
+        found = selectors.version_get(evaluator=self.evaluator(), version=version)
+        return Response(s.VersionSerializer(found).data)
+
+    @extend_schema(request=s.VersionSubmitSerializer, responses={201: s.VersionSerializer})
+    def create(self, request, evaluator_id=None):
+        evaluator = self.evaluator()
+        serializer = s.VersionSubmitSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        created = services.evaluator_submit_version(
+            evaluator=evaluator, user=request.user, **serializer.validated_data
+        )
+        return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("old", str, description="a version or 'draft'"),
+                    OpenApiParameter("new", str, description="a version or 'draft'")],
+        responses=s.DiffSerializer,
+    )
+    @action(detail=False, methods=["get"])
+    def diff(self, request, evaluator_id=None):
+        evaluator = self.evaluator()
+        old, new = request.query_params.get("old", ""), request.query_params.get("new", "draft")
+        changes = services.version_diff(old=_config_of(evaluator, old),
+                                        new=_config_of(evaluator, new))
+        return Response({"old": old, "new": new, "changes": changes})
+
+
+def _config_of(evaluator: Evaluator, ref: str) -> dict:
+    if ref == "draft":
+        return evaluator.draft_config
+    return selectors.version_get(evaluator=evaluator, version=ref).config
+
+
+class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
+    """The preset catalogue (the same for every workspace)."""
+
+    serializer_class = s.TemplateSerializer
+    lookup_field = "slug"
+    workspace_optional = True
+
+    def get_queryset(self):
+        return selectors.template_list(kind=self.request.query_params.get("kind", ""))

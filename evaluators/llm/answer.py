@@ -1,0 +1,76 @@
+"""How the judge is asked to answer ``{"reason": str, "score": number}``.
+
+Providers differ in what they support, so each provider has a ``structured_mode``:
+
+- ``json_schema``: ``response_format`` with a strict JSON schema (OpenAI, vLLM, recent others);
+- ``tool``: a single ``eval(reason, score)`` tool forced with ``tool_choice``;
+- ``json_object``: JSON mode (the prompt must mention JSON, so the instruction is appended);
+- ``text``: no API support, the strict JSON instruction alone (parsed robustly afterwards).
+
+The schema carries no minimum/maximum: several compatible servers reject those keywords in
+strict mode, and the range is validated after parsing anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STRUCTURED_MODES = ("json_schema", "tool", "json_object", "text")
+TOOL_NAME = "eval"
+
+_INSTRUCTION = (
+    "Answer with a single JSON object and nothing else (no code fences, no text before or "
+    'after it), in exactly this shape: {"reason": "<your reasoning, written first>", '
+    '"score": <a number from 0 to 1>}. The score must be a JSON number between 0 and 1 '
+    "inclusive, not a string."
+)
+
+_REASON_DESCRIPTION = "Your reasoning for the score, written before deciding the score."
+_SCORE_DESCRIPTION = "The score, a number from 0.0 to 1.0 inclusive."
+
+
+def answer_instruction() -> str:
+    """The strict JSON answer instruction appended to the system prompt in text modes."""
+    return _INSTRUCTION
+
+
+def answer_schema() -> dict[str, Any]:
+    """JSON schema of the answer object (reason first so the model reasons before scoring)."""
+    return {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string", "description": _REASON_DESCRIPTION},
+            "score": {"type": "number", "description": _SCORE_DESCRIPTION},
+        },
+        "required": ["reason", "score"],
+        "additionalProperties": False,
+    }
+
+
+def answer_params(mode: str) -> dict[str, Any]:
+    """Extra request body fields for an answer mode."""
+    if mode == "json_schema":
+        schema = {"name": "evaluation", "strict": True, "schema": answer_schema()}
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+    if mode == "tool":
+        return {"tools": [_eval_tool()], "tool_choice": _forced_tool()}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    if mode == "text":
+        return {}
+    raise ValueError(f"unknown structured_mode {mode!r}; expected one of {STRUCTURED_MODES}")
+
+
+def _eval_tool() -> dict[str, Any]:
+    """The ``eval(reason, score)`` function tool."""
+    function = {
+        "name": TOOL_NAME,
+        "description": "Record the evaluation result.",
+        "parameters": answer_schema(),
+    }
+    return {"type": "function", "function": function}
+
+
+def _forced_tool() -> dict[str, Any]:
+    """``tool_choice`` that forces the eval tool."""
+    return {"type": "function", "function": {"name": TOOL_NAME}}

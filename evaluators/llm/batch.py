@@ -1,0 +1,178 @@
+"""Run an LLM evaluator over a batch of turns: one outcome per turn, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import openai
+
+from .cache import ResponseCache, cache_key
+from .client import CallResult, ProviderSettings, call_judge, make_client
+from .ratelimit import RateLimiter
+from .render import MediaResolver, RenderError
+from .request import build_request
+
+
+@dataclass
+class LlmOutcome:
+    """The result of judging one turn.
+
+    ``rendered_request`` is the exact body sent (never the API key); ``cached`` outcomes made no
+    HTTP request (their token counts are the original call's, so exclude them from spend).
+    """
+
+    status: str  # "success" | "error" | "timeout" | "skipped"
+    score: float | None = None
+    reason: str = ""
+    error: str = ""
+    rendered_request: dict[str, Any] | None = None
+    raw_answer: str | None = None
+    latency_ms: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+    attempts: int = 0
+    parse_method: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy."""
+        return asdict(self)
+
+
+def run_llm_batch(
+    config: Mapping[str, Any],
+    turns: Sequence[Mapping[str, Any]],
+    settings: ProviderSettings,
+    *,
+    concurrency: int = 16,
+    limiter: RateLimiter | None = None,
+    cache: ResponseCache | None = None,
+    version_key: str | None = None,
+    media_resolver: MediaResolver | None = None,
+) -> list[LlmOutcome]:
+    """Judge ``turns`` with the evaluator ``config``; blocking (for Celery tasks and debug runs).
+
+    The cache is used only with a ``version_key`` (drafts change without a new key).
+    """
+    coroutine = arun_llm_batch(
+        config,
+        turns,
+        settings,
+        concurrency=concurrency,
+        limiter=limiter,
+        cache=cache,
+        version_key=version_key,
+        media_resolver=media_resolver,
+    )
+    return _run_blocking(coroutine)
+
+
+def _run_blocking(coroutine: Any) -> Any:
+    """``asyncio.run`` — in a helper thread when the caller already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def arun_llm_batch(
+    config: Mapping[str, Any],
+    turns: Sequence[Mapping[str, Any]],
+    settings: ProviderSettings,
+    *,
+    concurrency: int = 16,
+    limiter: RateLimiter | None = None,
+    cache: ResponseCache | None = None,
+    version_key: str | None = None,
+    media_resolver: MediaResolver | None = None,
+) -> list[LlmOutcome]:
+    """Async ``run_llm_batch``: at most ``concurrency`` calls in flight, one client per batch."""
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    client = make_client(settings, concurrency)
+    job = _Job(config, settings, client, limiter, cache if version_key else None, version_key)
+    try:
+        tasks = [job.run(turn, semaphore, media_resolver) for turn in turns]
+        return list(await asyncio.gather(*tasks))
+    finally:
+        await client.close()
+
+
+@dataclass
+class _Job:
+    """What every turn of a batch shares."""
+
+    config: Mapping[str, Any]
+    settings: ProviderSettings
+    client: openai.AsyncOpenAI
+    limiter: RateLimiter | None
+    cache: ResponseCache | None
+    version_key: str | None
+
+    async def run(
+        self,
+        turn: Mapping[str, Any],
+        semaphore: asyncio.Semaphore,
+        media_resolver: MediaResolver | None,
+    ) -> LlmOutcome:
+        """Render, call and parse one turn."""
+        started = time.monotonic()
+        try:
+            request = self._request(turn, media_resolver)
+        except RenderError as exc:
+            return LlmOutcome(status="skipped", error=f"cannot render the prompt: {exc}")
+        except ValueError as exc:
+            return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}")
+        async with semaphore:
+            result = await self._call(request)
+        outcome = _outcome(request, result)
+        if result.cached:
+            outcome.latency_ms = (time.monotonic() - started) * 1000
+        return outcome
+
+    def _request(self, turn: Mapping[str, Any], resolver: MediaResolver | None) -> dict[str, Any]:
+        return build_request(
+            self.config,
+            turn,
+            structured_mode=self.settings.structured_mode,
+            default_model=self.settings.model,
+            media_resolver=resolver,
+        )
+
+    async def _call(self, request: dict[str, Any]) -> CallResult:
+        key = None
+        if self.cache is not None and self.version_key:
+            key = cache_key(self.version_key, request, self.settings.limiter_key)
+        return await call_judge(
+            self.settings,
+            request,
+            client=self.client,
+            limiter=self.limiter,
+            cache=self.cache,
+            cache_key=key,
+        )
+
+
+def _outcome(request: dict[str, Any], result: CallResult) -> LlmOutcome:
+    """Combine the request and the call result into the row's outcome."""
+    parsed = result.parsed
+    return LlmOutcome(
+        status=result.status,
+        score=parsed.score if parsed else None,
+        reason=parsed.reason if parsed else "",
+        error=result.error,
+        rendered_request=request,
+        raw_answer=result.raw_answer,
+        latency_ms=result.latency_ms,
+        tokens_in=result.tokens_in,
+        tokens_out=result.tokens_out,
+        cached=result.cached,
+        attempts=result.attempts,
+        parse_method=parsed.method if parsed else "",
+    )

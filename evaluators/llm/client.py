@@ -1,0 +1,313 @@
+"""Call an OpenAI-compatible judge: rate limit, cache, retries, parsing.
+
+The SDK's own retries are off (``max_retries=0``): ours honour Retry-After, use full jitter,
+stop at a total deadline and report how many attempts were made, so a 429 storm ends as an
+error with a clear message instead of hanging a worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+import openai
+
+from .cache import ResponseCache
+from .parse import AnswerError, ParsedAnswer, parse_answer
+from .ratelimit import RateLimiter
+from .retry import Failure, ProviderAnswerError, classify, retry_delay
+
+# Servers without authentication still get a bearer token: the SDK insists on one.
+_NO_KEY = "no-key"
+_FINAL_MESSAGES = {
+    "rate_limited": "rate limited after {n} attempts ({detail})",
+    "server": "provider error after {n} attempts: {detail}",
+    "timeout": "timed out after {n} attempts ({detail})",
+    "connection": "connection failed after {n} attempts: {detail}",
+    "rejected": "provider rejected the request: {detail}",
+    "unexpected": "unexpected error calling the provider: {detail}",
+}
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Where and how to call a provider. ``api_key`` is never shown in reprs or outcomes."""
+
+    base_url: str
+    api_key: str = field(default="", repr=False)
+    model: str = ""
+    timeout_s: float = 60.0
+    rpm_limit: float | None = None
+    tpm_limit: float | None = None
+    structured_mode: str = "json_schema"
+    max_retries: int = 4
+    provider_key: str = ""
+    deadline_s: float = 300.0
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 20.0
+    retry_after_cap_s: float = 60.0
+
+    @property
+    def limiter_key(self) -> str:
+        """The rate-limit / cache namespace: the provider key, else the base URL."""
+        return self.provider_key or self.base_url
+
+
+@dataclass
+class CallResult:
+    """What one judge call produced (after retries and parsing)."""
+
+    status: str  # "success" | "error" | "timeout"
+    parsed: ParsedAnswer | None = None
+    raw_answer: str | None = None
+    error: str = ""
+    latency_ms: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    attempts: int = 0
+    cached: bool = False
+
+
+def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.AsyncOpenAI:
+    """An async client with a connection pool large enough for ``concurrency`` calls."""
+    size = max(1, concurrency)
+    limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
+    http_client = openai.DefaultAsyncHttpxClient(limits=limits)
+    return openai.AsyncOpenAI(
+        base_url=settings.base_url,
+        api_key=settings.api_key or _NO_KEY,
+        timeout=settings.timeout_s,
+        max_retries=0,
+        http_client=http_client,
+    )
+
+
+async def call_judge(
+    settings: ProviderSettings,
+    request: dict[str, Any],
+    *,
+    client: openai.AsyncOpenAI,
+    limiter: RateLimiter | None = None,
+    cache: ResponseCache | None = None,
+    cache_key: str | None = None,
+) -> CallResult:
+    """Send ``request`` (a chat completion body) and parse the judge's answer.
+
+    A cached answer is returned without any HTTP request; only answers that parsed to a valid
+    score are cached, so "retry failed rows" really asks the model again.
+    """
+    if cache is not None and cache_key:
+        hit = await _cache_get(cache, cache_key)
+        if hit is not None:
+            return _from_cache(hit)
+    result = await _call_with_retries(settings, request, client, limiter)
+    if result.parsed is not None and cache is not None and cache_key:
+        await _cache_set(cache, cache_key, _cache_value(result))
+    return result
+
+
+async def _call_with_retries(
+    settings: ProviderSettings,
+    request: dict[str, Any],
+    client: openai.AsyncOpenAI,
+    limiter: RateLimiter | None,
+) -> CallResult:
+    """Attempt the call until it succeeds, fails for good, or the deadline is reached."""
+    clock = _Clock(settings.deadline_s)
+    tokens = _estimated_tokens(request)
+    failure: Failure | None = None
+    for attempt in range(1, settings.max_retries + 2):
+        if limiter is not None:
+            clock.pause(await _acquire(limiter, settings, tokens))
+        try:
+            response = await _send(client, request, settings, clock)
+        except Exception as exc:  # classified below; anything unknown ends the call
+            failure = classify(exc)
+        else:
+            return _answer_result(response, attempt, clock)
+        wait = _next_wait(failure, attempt, settings)
+        if wait is None or clock.remaining() < wait:
+            return _failure_result(failure, attempt, clock, settings, wait is not None)
+        await asyncio.sleep(wait)
+    raise AssertionError("unreachable: the last attempt always returns")
+
+
+def _next_wait(failure: Failure, attempt: int, settings: ProviderSettings) -> float | None:
+    """Seconds to wait before retrying, or None if this failure is final."""
+    if not failure.retryable or attempt > settings.max_retries:
+        return None
+    return retry_delay(
+        failure,
+        attempt,
+        base_s=settings.backoff_base_s,
+        cap_s=settings.backoff_cap_s,
+        retry_after_cap_s=settings.retry_after_cap_s,
+    )
+
+
+async def _send(
+    client: openai.AsyncOpenAI, request: dict[str, Any], settings: ProviderSettings, clock: _Clock
+) -> Any:
+    """One HTTP attempt, its timeout shortened so it cannot overrun the deadline.
+
+    ``client.post`` (the SDK's documented raw-endpoint call) sends the body as is and returns
+    the raw response: the body is already plain JSON, and the SDK's typed transform of the
+    request and model construction of the answer cost more CPU than the rest of the call.
+    """
+    timeout = max(0.001, min(settings.timeout_s, clock.remaining()))
+    options = {"timeout": timeout}
+    response = await client.post(
+        "/chat/completions", cast_to=httpx2.Response, body=request, options=options
+    )
+    return _json_body(response)
+
+
+def _json_body(response: httpx2.Response) -> dict[str, Any]:
+    """The decoded completion; a non-JSON 200 (e.g. a proxy's HTML page) is an error."""
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        raise ProviderAnswerError(f"the provider answered with non-JSON: {response.text[:200]}")
+    if not isinstance(body, dict):
+        raise ProviderAnswerError("the provider answered with JSON that is not an object")
+    return body
+
+
+async def _acquire(limiter: RateLimiter, settings: ProviderSettings, tokens: int) -> float:
+    """Wait for a rate-limit slot; the seconds waited do not count against the deadline."""
+    if not settings.rpm_limit and not settings.tpm_limit:
+        return 0.0
+    return await limiter.acquire(
+        settings.limiter_key, settings.rpm_limit, tpm=settings.tpm_limit, tokens=tokens
+    )
+
+
+def _estimated_tokens(request: dict[str, Any]) -> int:
+    """A rough token count for the TPM budget: ~4 characters per prompt token + max output."""
+    prompt_chars = sum(len(str(message.get("content"))) for message in request["messages"])
+    return prompt_chars // 4 + int(request.get("max_tokens") or 0)
+
+
+def _answer_result(response: dict[str, Any], attempt: int, clock: _Clock) -> CallResult:
+    """Parse a successful HTTP answer into a result."""
+    raw, truncated = _raw_answer(response)
+    usage = response.get("usage") or {}
+    result = CallResult(
+        status="success",
+        raw_answer=raw,
+        latency_ms=clock.elapsed_ms(),
+        tokens_in=_int(usage.get("prompt_tokens")),
+        tokens_out=_int(usage.get("completion_tokens")),
+        attempts=attempt,
+    )
+    return _with_parse(result, truncated)
+
+
+def _raw_answer(response: dict[str, Any]) -> tuple[str | None, bool]:
+    """The answer text (tool-call arguments win over content) and whether it was cut off."""
+    choices = response.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        return None, False
+    choice = choices[0]
+    message = choice.get("message") or {}
+    truncated = choice.get("finish_reason") == "length"
+    for call in message.get("tool_calls") or []:
+        arguments = (call.get("function") or {}).get("arguments")
+        if arguments:
+            return arguments if isinstance(arguments, str) else json.dumps(arguments), truncated
+    content = message.get("content")
+    return (content if isinstance(content, str | None) else json.dumps(content)), truncated
+
+
+def _int(value: Any) -> int:
+    """A token count from the usage block (absent or odd values count as 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _with_parse(result: CallResult, truncated: bool = False) -> CallResult:
+    """Fill in the parsed answer, or turn the result into an error keeping the raw answer."""
+    if result.raw_answer is None:
+        result.status, result.error = "error", "the model returned no answer"
+        return result
+    try:
+        result.parsed = parse_answer(result.raw_answer)
+    except AnswerError as exc:
+        cut = " (the answer was cut off at max_tokens)" if truncated else ""
+        result.status, result.error = "error", f"invalid answer: {exc.message}{cut}"
+    return result
+
+
+def _failure_result(
+    failure: Failure, attempt: int, clock: _Clock, settings: ProviderSettings, by_deadline: bool
+) -> CallResult:
+    """The final result after the last failed attempt."""
+    detail = failure.message
+    if failure.kind == "timeout":
+        detail = f"{settings.timeout_s:g} s per request"
+    message = _FINAL_MESSAGES[failure.kind].format(n=attempt, detail=detail)
+    if by_deadline:
+        message += f"; stopped at the {settings.deadline_s:g} s deadline"
+    status = "timeout" if failure.kind == "timeout" else "error"
+    return CallResult(status=status, error=message, latency_ms=clock.elapsed_ms(), attempts=attempt)
+
+
+def _cache_value(result: CallResult) -> dict[str, Any]:
+    """What the cache keeps: the raw answer and its token usage."""
+    return {
+        "raw_answer": result.raw_answer,
+        "tokens_in": result.tokens_in,
+        "tokens_out": result.tokens_out,
+    }
+
+
+def _from_cache(hit: dict[str, Any]) -> CallResult:
+    """A result rebuilt from a cached answer (parsed again: parsing is cheap and may improve)."""
+    result = CallResult(
+        status="success",
+        raw_answer=hit.get("raw_answer"),
+        tokens_in=int(hit.get("tokens_in") or 0),
+        tokens_out=int(hit.get("tokens_out") or 0),
+        attempts=0,
+        cached=True,
+    )
+    return _with_parse(result)
+
+
+async def _cache_get(cache: ResponseCache, key: str) -> dict[str, Any] | None:
+    # Network or database stores block: keep them off the event loop.
+    if getattr(cache, "is_local", False):
+        return cache.get(key)
+    return await asyncio.to_thread(cache.get, key)
+
+
+async def _cache_set(cache: ResponseCache, key: str, value: dict[str, Any]) -> None:
+    if getattr(cache, "is_local", False):
+        cache.set(key, value)
+    else:
+        await asyncio.to_thread(cache.set, key, value)
+
+
+class _Clock:
+    """Elapsed time and the remaining deadline; rate-limit waits are paused out."""
+
+    def __init__(self, deadline_s: float) -> None:
+        self._start = time.monotonic()
+        self._paused = 0.0
+        self._deadline_s = deadline_s
+
+    def pause(self, seconds: float) -> None:
+        """Exclude ``seconds`` (spent waiting for a rate-limit slot) from the clock."""
+        self._paused += seconds
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._start - self._paused
+
+    def elapsed_ms(self) -> float:
+        return self.elapsed() * 1000
+
+    def remaining(self) -> float:
+        return self._deadline_s - self.elapsed()

@@ -1,0 +1,227 @@
+"""Render an LLM evaluator's messages for one turn into OpenAI chat messages.
+
+``{{ name }}`` placeholders in text are replaced by Text variables; a ``multi_part_variable``
+part expands an Image / Audio / MultiPart variable into OpenAI content parts. A missing required
+variable raises ``RenderError`` (the row is skipped with an unknown verdict): rendering an empty
+string instead would make the judge score a prompt that silently lost its input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .answer import answer_instruction
+
+MediaResolver = Callable[[str], str]
+
+PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
+_DATA_URL_RE = re.compile(r"^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$", re.DOTALL)
+_INSTRUCTION_MODES = ("text", "json_object")
+# MIME types of data URLs mapped to the format names the chat API expects.
+_AUDIO_FORMATS = {"audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/wav": "wav", "audio/x-wav": "wav"}
+
+
+class RenderError(ValueError):
+    """The turn cannot be rendered (e.g. a required variable is missing)."""
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable
+
+
+def render_messages(
+    config: Mapping[str, Any],
+    turn: Mapping[str, Any],
+    *,
+    media_resolver: MediaResolver | None = None,
+    structured_mode: str = "json_schema",
+) -> list[dict[str, Any]]:
+    """Return the OpenAI chat messages for ``turn``; raise ``RenderError`` if it cannot render.
+
+    For the ``text`` and ``json_object`` answer modes the strict JSON answer instruction is
+    appended to the system prompt (a system message is added if there is none).
+    """
+    ctx = _Context(config, turn, media_resolver)
+    ctx.check_required()
+    messages = [_render_message(message, ctx) for message in config.get("messages") or []]
+    if structured_mode in _INSTRUCTION_MODES:
+        messages = _with_instruction(messages, answer_instruction())
+    return messages
+
+
+class _Context:
+    """Variable declarations and values for one turn."""
+
+    def __init__(
+        self, config: Mapping[str, Any], turn: Mapping[str, Any], resolver: MediaResolver | None
+    ) -> None:
+        self.declared = {v["name"]: v for v in config.get("input_variables") or []}
+        self.turn = turn
+        self.resolver = resolver
+
+    def check_required(self) -> None:
+        """Raise for the first required variable the turn does not provide."""
+        for name, declaration in self.declared.items():
+            if declaration.get("required") and self.lookup(name) is None:
+                raise RenderError(f"required variable {name!r} is missing", name)
+
+    def lookup(self, name: str) -> dict[str, Any] | None:
+        """The variable's content: target output fields first, then dataset fields."""
+        for section in ("evaluate_target_output_fields", "evaluate_dataset_fields"):
+            fields = self.turn.get(section) or {}
+            content = _as_content(fields.get(name))
+            if content is not None:
+                return content
+        return None
+
+    def value(self, name: str) -> dict[str, Any] | None:
+        """The content for ``name``; None if optional and absent; raise if it must exist."""
+        content = self.lookup(name)
+        if content is None and self._must_exist(name):
+            raise RenderError(f"required variable {name!r} is missing", name)
+        return content
+
+    def _must_exist(self, name: str) -> bool:
+        # An undeclared placeholder has no "optional" flag, so its absence is an error too.
+        declaration = self.declared.get(name)
+        return declaration is None or bool(declaration.get("required"))
+
+
+def _as_content(value: Any) -> dict[str, Any] | None:
+    """Normalise a field value to a content object; a bare string counts as Text."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return {"content_type": "Text", "text": value}
+    if not isinstance(value, Mapping) or _is_empty(value):
+        return None
+    return dict(value)
+
+
+def _is_empty(content: Mapping[str, Any]) -> bool:
+    """A content object that carries no value at all (text None, no image, ...)."""
+    kind = content.get("content_type", "Text")
+    slot = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}
+    return content.get(slot.get(kind, "text")) is None
+
+
+def _render_message(message: Mapping[str, Any], ctx: _Context) -> dict[str, Any]:
+    """Render one message; system messages are always plain text."""
+    role = message.get("role", "user")
+    content = message.get("content")
+    if isinstance(content, str) or content is None:
+        return {"role": role, "content": _substitute(content or "", ctx)}
+    parts = [rendered for part in content for rendered in _render_part(part, ctx)]
+    if role == "system":
+        return {"role": role, "content": _system_text(parts)}
+    return {"role": role, "content": parts}
+
+
+def _system_text(parts: list[dict[str, Any]]) -> str:
+    """Join a system message's text parts; media is only allowed in user messages."""
+    if any(part["type"] != "text" for part in parts):
+        raise RenderError("images and audio are only allowed in user messages")
+    return "".join(part["text"] for part in parts)
+
+
+def _render_part(part: Mapping[str, Any], ctx: _Context) -> list[dict[str, Any]]:
+    """Render one content part of a message into zero or more OpenAI parts."""
+    kind = part.get("type")
+    if kind == "text":
+        return [{"type": "text", "text": _substitute(part.get("text") or "", ctx)}]
+    if kind == "multi_part_variable":
+        name = part.get("variable") or part.get("text") or ""
+        content = ctx.value(name)
+        return [] if content is None else _expand(content, name, ctx)
+    raise RenderError(f"unknown message part type {kind!r}")
+
+
+def _substitute(text: str, ctx: _Context) -> str:
+    """Replace ``{{ name }}`` placeholders with the variables' text."""
+    return PLACEHOLDER_RE.sub(lambda match: _text_of(match.group(1), ctx), text)
+
+
+def _text_of(name: str, ctx: _Context) -> str:
+    """Text for a placeholder: Text renders its text, MultiPart its text parts."""
+    content = ctx.value(name)
+    if content is None:
+        return ""
+    kind = content.get("content_type", "Text")
+    if kind == "Text":
+        return str(content.get("text", ""))
+    if kind == "MultiPart":
+        parts = content.get("multi_part") or []
+        return "".join(str(p.get("text", "")) for p in parts if p.get("content_type") == "Text")
+    raise RenderError(
+        f"variable {name!r} is {kind}: put it in a multi_part_variable part, not in text", name
+    )
+
+
+def _expand(content: Mapping[str, Any], name: str, ctx: _Context) -> list[dict[str, Any]]:
+    """OpenAI content parts for a variable's content (MultiPart flattens in order)."""
+    kind = content.get("content_type", "Text")
+    if kind == "Text":
+        return [{"type": "text", "text": str(content.get("text", ""))}]
+    if kind == "Image":
+        return [_image_part(content.get("image") or {}, name, ctx)]
+    if kind == "Audio":
+        return [_audio_part(content.get("audio") or {}, name, ctx)]
+    if kind == "MultiPart":
+        parts = content.get("multi_part") or []
+        return [out for part in parts for out in _expand(part, name, ctx)]
+    raise RenderError(f"variable {name!r} has unknown content type {kind!r}", name)
+
+
+def _media_url(media: Mapping[str, Any], name: str, ctx: _Context) -> str:
+    """The URL to send: the resolver's answer for a storage uri, else the content url."""
+    uri, url = media.get("uri"), media.get("url")
+    if uri and ctx.resolver is not None:
+        return ctx.resolver(uri)
+    if url:
+        return str(url)
+    raise RenderError(f"variable {name!r} has media without a url", name)
+
+
+def _image_part(image: Mapping[str, Any], name: str, ctx: _Context) -> dict[str, Any]:
+    """An ``image_url`` part (a data URL or a fetchable URL)."""
+    return {"type": "image_url", "image_url": {"url": _media_url(image, name, ctx)}}
+
+
+def _audio_part(audio: Mapping[str, Any], name: str, ctx: _Context) -> dict[str, Any]:
+    """An ``input_audio`` part; the API wants inline base64, so the URL must be a data URL."""
+    url = _media_url(audio, name, ctx)
+    match = _DATA_URL_RE.match(url)
+    if match is None:
+        raise RenderError(
+            f"audio variable {name!r} must resolve to a base64 data URL, got a link", name
+        )
+    mime, data = match.groups()
+    audio_format = audio.get("format") or _AUDIO_FORMATS.get(mime.lower(), "wav")
+    return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
+
+
+def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:
+    """Append the answer instruction to the first system message (adding one if needed)."""
+    for index, message in enumerate(messages):
+        if message["role"] == "system":
+            text = message["content"].rstrip()
+            joined = f"{text}\n\n{instruction}" if text else instruction
+            updated = {"role": "system", "content": joined}
+            return [*messages[:index], updated, *messages[index + 1 :]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
+def template_variables(config: Mapping[str, Any]) -> set[str]:
+    """Names referenced by placeholders or multi_part_variable parts (for config checks)."""
+    names: set[str] = set()
+    for message in config.get("messages") or []:
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for part in parts:
+            if part.get("type") == "multi_part_variable":
+                names.add(part.get("variable") or part.get("text") or "")
+            else:
+                names.update(PLACEHOLDER_RE.findall(part.get("text") or ""))
+    return names

@@ -1,0 +1,112 @@
+"""The built-in preset catalogue, shipped as data files next to this module.
+
+- ``llm/<slug>.json``: one LLM judge each, with its full config.
+- ``code/<slug>.json``: a code check's manifest; its sources are ``code/<slug>.py`` and
+  ``code/<slug>.js`` (the Coze Loop contract: ``exec_evaluation(turn)``).
+
+Pure Python (no Django): a migration or management command turns these into templates.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+
+from evaluators.config import validate_config
+
+PRESETS_DIR = Path(__file__).resolve().parent
+LANGUAGE_SUFFIXES = {"python": ".py", "javascript": ".js"}
+SCORE_MEANINGS = ("quality", "risk")
+META_KEYS = ("slug", "name", "kind", "description", "inputs", "score_meaning", "default_policy")
+
+
+def load_presets() -> list[dict]:
+    """Every preset, LLM judges first, each sorted by slug.
+
+    A preset has slug, name, kind, description, inputs, score_meaning, default_policy, tags and
+    config (normalised by validate_config). Code presets also have ``configs``: one config per
+    language (``config`` is the Python one). Callers get their own copies.
+    """
+    return copy.deepcopy(_load_all())
+
+
+def get_preset(slug: str) -> dict:
+    """The preset called ``slug``; KeyError when there is none."""
+    for preset in _load_all():
+        if preset["slug"] == slug:
+            return copy.deepcopy(preset)
+    raise KeyError(f"No preset {slug!r}.")
+
+
+def preset_config(slug: str, language: str | None = None) -> dict:
+    """The config to start an evaluator from preset ``slug`` (code: in ``language``)."""
+    preset = get_preset(slug)
+    if preset["kind"] == "code" and language is not None:
+        if language not in preset["configs"]:
+            raise KeyError(f"Preset {slug!r} has no {language!r} source.")
+        return preset["configs"][language]
+    return preset["config"]
+
+
+@cache
+def _load_all() -> tuple[dict, ...]:
+    llm = [_llm_preset(path) for path in sorted((PRESETS_DIR / "llm").glob("*.json"))]
+    code = [_code_preset(path) for path in sorted((PRESETS_DIR / "code").glob("*.json"))]
+    return tuple(llm + code)
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _meta(data: dict, path: Path, kind: str) -> dict:
+    """The descriptive fields, checked so a bad data file fails loudly at load time."""
+    missing = [key for key in META_KEYS if key not in data]
+    if missing:
+        raise ValueError(f"{path.name}: missing {', '.join(missing)}.")
+    if data["slug"] != path.stem or data["kind"] != kind:
+        raise ValueError(f"{path.name}: slug must match the file name and kind must be {kind}.")
+    if data["score_meaning"] not in SCORE_MEANINGS:
+        raise ValueError(f"{path.name}: score_meaning must be quality or risk.")
+    _check_policy(data["default_policy"], path)
+    meta = {key: data[key] for key in META_KEYS}
+    meta["tags"] = list(data.get("tags", []))
+    return meta
+
+
+def _check_policy(policy: dict, path: Path) -> None:
+    if policy == {"kind": "zero_tolerance"}:
+        return
+    threshold = policy.get("threshold")
+    if policy.get("kind") != "threshold" or not isinstance(threshold, int | float):
+        raise ValueError(f"{path.name}: default_policy must be threshold or zero_tolerance.")
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"{path.name}: the threshold must lie in [0, 1].")
+
+
+def _llm_preset(path: Path) -> dict:
+    data = _read_json(path)
+    preset = _meta(data, path, "llm")
+    preset["config"] = validate_config("llm", data["config"])
+    return preset
+
+
+def _code_preset(path: Path) -> dict:
+    data = _read_json(path)
+    preset = _meta(data, path, "code")
+    configs = {}
+    for language, suffix in LANGUAGE_SUFFIXES.items():
+        source = path.with_suffix(suffix).read_text(encoding="utf-8")
+        raw = {
+            "input_variables": data["input_variables"],
+            "language": language,
+            "source": source,
+            "timeout_s": data.get("timeout_s", 5.0),
+            "memory_mb": data.get("memory_mb", 256),
+        }
+        configs[language] = validate_config("code", raw)
+    preset["config"] = configs["python"]
+    preset["configs"] = configs
+    return preset

@@ -1,0 +1,41 @@
+// Contains any: 1.0 when the output contains at least one candidate string from the reference.
+// The reference is a JSON list of strings, or candidates separated by commas or new lines.
+
+function fieldText(turn, group, name) {
+  const content = (turn[group] || {})[name] || {};
+  return typeof content.text === "string" ? content.text : null;
+}
+
+function candidates(reference) {
+  const text = reference.trim();
+  if (text.startsWith("[")) {
+    let items = null;
+    try {
+      items = JSON.parse(text);
+    } catch (e) {
+      items = null;
+    }
+    if (Array.isArray(items)) {
+      return items.filter((item) => typeof item === "string" && item !== "");
+    }
+  }
+  return text.split(/[,\n]/).map((part) => part.trim()).filter((part) => part !== "");
+}
+
+function exec_evaluation(turn) {
+  const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
+  const reference = fieldText(turn, "evaluate_dataset_fields", "reference_output");
+  if (output === null || reference === null) {
+    return { score: null, reason: "Cannot tell: actual_output or reference_output text is missing." };
+  }
+  const options = candidates(reference);
+  if (options.length === 0) {
+    return { score: null, reason: "Cannot tell: the reference lists no candidate strings." };
+  }
+  for (const option of options) {
+    if (output.includes(option)) {
+      return { score: 1.0, reason: "The output contains " + JSON.stringify(option) + "." };
+    }
+  }
+  return { score: 0.0, reason: "The output contains none of " + JSON.stringify(options) + "." };
+}

@@ -1,0 +1,102 @@
+"""Serializers for evaluators, versions and templates. Validation lives in the services."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .models import Evaluator, EvaluatorKind, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
+
+
+class EvaluatorSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    config = serializers.JSONField(source="draft_config", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
+    template = serializers.CharField(source="template.slug", read_only=True, default=None)
+    latest_version = serializers.SerializerMethodField()
+    deleted = serializers.BooleanField(source="is_deleted", read_only=True)
+
+    class Meta:
+        model = Evaluator
+        fields = ["id", "name", "description", "kind", "tags", "score_meaning", "default_policy",
+                  "config", "draft_changed", "template", "latest_version", "created_by",
+                  "updated_by", "created_at", "updated_at", "deleted", "deleted_at"]
+        read_only_fields = fields
+
+    def get_latest_version(self, obj) -> str | None:
+        from .services import latest_version
+
+        latest = latest_version(obj)
+        return latest.version if latest else None
+
+
+class EvaluatorCreateSerializer(serializers.Serializer):
+    """Blank (kind [+ language]), from a template (template [+ language]), or a full config."""
+
+    name = serializers.CharField(max_length=120, required=False)
+    kind = serializers.ChoiceField(choices=EvaluatorKind.choices, required=False)
+    language = serializers.ChoiceField(choices=["python", "javascript"], required=False)
+    template = serializers.SlugField(required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+    score_meaning = serializers.ChoiceField(choices=ScoreMeaning.choices, required=False)
+    default_policy = serializers.JSONField(required=False)
+    config = serializers.JSONField(required=False)
+
+    def validate(self, attrs):
+        if not attrs.get("template") and not attrs.get("kind"):
+            raise serializers.ValidationError({"kind": "Give a kind (llm or code) or a template."})
+        if not attrs.get("template") and not attrs.get("name"):
+            raise serializers.ValidationError({"name": "An evaluator needs a name."})
+        return attrs
+
+
+class EvaluatorUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+    score_meaning = serializers.ChoiceField(choices=ScoreMeaning.choices, required=False)
+    default_policy = serializers.JSONField(required=False)
+    config = serializers.JSONField(required=False)
+
+    def validate(self, attrs):
+        unknown = set(self.initial_data) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError(
+                {name: "Unknown or read-only field." for name in sorted(unknown)}
+            )
+        return attrs
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evaluator = serializers.UUIDField(source="evaluator.public_id", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = EvaluatorVersion
+        fields = ["id", "evaluator", "version", "change_note", "kind", "score_meaning",
+                  "default_policy", "config", "config_hash", "test_result", "created_by",
+                  "created_at"]
+        read_only_fields = fields
+
+
+class VersionSubmitSerializer(serializers.Serializer):
+    version = serializers.CharField(max_length=64)
+    change_note = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+
+
+class DiffSerializer(serializers.Serializer):
+    old = serializers.CharField()
+    new = serializers.CharField()
+    changes = serializers.ListField(child=serializers.DictField())
+
+
+class TemplateSerializer(serializers.ModelSerializer):
+    languages = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = EvaluatorTemplate
+        fields = ["slug", "name", "kind", "description", "inputs", "score_meaning",
+                  "default_policy", "tags", "languages", "configs"]
+        read_only_fields = fields

@@ -1,0 +1,317 @@
+"""Business logic for evaluators: create, edit the draft, submit versions, copy, delete, restore."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from assay.models import ModelProvider, Workspace
+
+from . import config as config_schema
+from . import semver
+from .models import (
+    Evaluator,
+    EvaluatorKind,
+    EvaluatorTemplate,
+    EvaluatorVersion,
+    ScoreMeaning,
+)
+from .policies import validate_policy
+
+MAX_NAME = 120
+MAX_TAGS = 20
+
+
+def evaluator_create(
+    *, workspace: Workspace, user: AbstractBaseUser, name: str, kind: str,
+    description: str = "", tags: list[str] | None = None, score_meaning: str = "quality",
+    default_policy: dict | None = None, config: dict | None = None, language: str | None = None,
+    template: EvaluatorTemplate | None = None,
+) -> Evaluator:
+    """Create an evaluator; without a config it starts from the kind's blank starter."""
+    if kind not in EvaluatorKind.values:
+        raise ValidationError({"kind": f"Unknown kind {kind!r}; use 'llm' or 'code'."})
+    if config is None:
+        config = _starter(kind=kind, language=language)
+    evaluator = Evaluator(workspace=workspace, kind=kind, template=template,
+                          created_by=user, updated_by=user)
+    _assign(evaluator, name=name, description=description, tags=tags or [],
+            score_meaning=score_meaning, default_policy=default_policy, config=config)
+    return _save_new(evaluator)
+
+
+def _starter(*, kind: str, language: str | None) -> dict:
+    try:
+        return config_schema.default_config(kind, language)
+    except ValueError as exc:
+        raise ValidationError({"language": str(exc)}) from None
+
+
+def evaluator_create_from_template(
+    *, workspace: Workspace, user: AbstractBaseUser, template: EvaluatorTemplate,
+    name: str | None = None, language: str | None = None,
+) -> Evaluator:
+    """Start an evaluator from a preset (code presets: in the chosen language)."""
+    if template.kind == EvaluatorKind.CODE:
+        language = language or "python"
+        if language not in template.configs:
+            raise ValidationError({"language": f"Template {template.slug!r} has no {language!r}."})
+        config = template.configs[language]
+    else:
+        config = _with_workspace_model(workspace, template.configs["llm"])
+    return evaluator_create(
+        workspace=workspace, user=user, name=name or template.name, kind=template.kind,
+        description=template.description, tags=list(template.tags),
+        score_meaning=template.score_meaning, default_policy=template.default_policy,
+        config=config, template=template,
+    )
+
+
+def _with_workspace_model(workspace: Workspace, config: dict) -> dict:
+    """Point a template's judge at the workspace's first provider and its default model."""
+    provider = ModelProvider.objects.filter(workspace=workspace).order_by("created_at").first()
+    if provider is None:
+        return config
+    model = {**config.get("model", {}), "provider_id": str(provider.public_id),
+             "model": provider.default_model}
+    return {**config, "model": model}
+
+
+def evaluator_copy(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
+    """Copy the draft into a new evaluator named '<name> (copy)' (numbered if taken)."""
+    return evaluator_create(
+        workspace=evaluator.workspace, user=user, name=_copy_name(evaluator),
+        kind=evaluator.kind, description=evaluator.description, tags=list(evaluator.tags),
+        score_meaning=evaluator.score_meaning, default_policy=evaluator.default_policy,
+        config=evaluator.draft_config, template=evaluator.template,
+    )
+
+
+def _copy_name(evaluator: Evaluator) -> str:
+    live = Evaluator.objects.filter(workspace=evaluator.workspace, deleted_at__isnull=True)
+    taken = set(live.values_list("name", flat=True))
+    base = f"{evaluator.name} (copy)"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{evaluator.name} (copy {n})", n + 1
+    return candidate[:MAX_NAME]
+
+
+DRAFT_FIELDS = {"name", "description", "tags", "score_meaning", "default_policy", "config"}
+
+
+def evaluator_update_draft(*, evaluator: Evaluator, user: AbstractBaseUser, **fields) -> Evaluator:
+    """Change the draft (and metadata). Nothing is saved unless every field is valid."""
+    unknown = set(fields) - DRAFT_FIELDS
+    if unknown:
+        raise ValidationError({name: "Unknown or read-only field." for name in sorted(unknown)})
+    _ensure_live(evaluator)
+    current = {"name": evaluator.name, "description": evaluator.description,
+               "tags": evaluator.tags, "score_meaning": evaluator.score_meaning,
+               "default_policy": evaluator.default_policy, "config": evaluator.draft_config}
+    _assign(evaluator, **{**current, **fields})
+    evaluator.updated_by = user
+    evaluator.draft_changed = _differs_from_latest(evaluator)
+    try:
+        with transaction.atomic():
+            evaluator.save()
+    except IntegrityError:
+        raise _name_taken(evaluator.name) from None
+    return evaluator
+
+
+def evaluator_submit_version(
+    *, evaluator: Evaluator, user: AbstractBaseUser, version: str, change_note: str = "",
+    test_result: dict | None = None,
+) -> EvaluatorVersion:
+    """Freeze the draft as `version` after the kind's checks; SemVer must exceed the latest."""
+    _ensure_live(evaluator)
+    _check_semver(version)
+    problems = submit_problems(evaluator=evaluator)
+    if problems:
+        raise ValidationError({f"config.{path}": msgs for path, msgs in problems.items()})
+    with transaction.atomic():
+        locked = Evaluator.objects.select_for_update().get(pk=evaluator.pk)
+        _check_greater(locked, version)
+        created = EvaluatorVersion.objects.create(
+            evaluator=locked, version=version, change_note=change_note.strip(),
+            kind=locked.kind, score_meaning=locked.score_meaning,
+            default_policy=locked.default_policy, config=locked.draft_config,
+            config_hash=config_schema.config_hash(locked.draft_config),
+            test_result=test_result, created_by=user,
+        )
+        Evaluator.objects.filter(pk=locked.pk).update(draft_changed=False)
+    evaluator.draft_changed = False
+    return created
+
+
+def submit_problems(*, evaluator: Evaluator) -> dict[str, list[str]]:
+    """What stops the draft from being submitted (schema, variables, model, code checks)."""
+    problems = config_schema.submit_problems(
+        evaluator.kind, evaluator.draft_config,
+        model_configured=_model_configured(evaluator.workspace, evaluator.draft_config),
+    )
+    if not problems and evaluator.kind == EvaluatorKind.CODE:
+        problems = _sandbox_problems(evaluator.draft_config)
+    return problems
+
+
+def _sandbox_problems(config: dict) -> dict[str, list[str]]:
+    """The real syntax/contract/import check runs inside the sandbox, never in this process."""
+    from .code_runner import code_check
+
+    result = code_check(language=config["language"], source=config["source"])
+    if result["ok"]:
+        return {}
+    return {"source": [_line_message(e) for e in result["errors"]]}
+
+
+def _line_message(error: dict) -> str:
+    line = error.get("line")
+    return f"line {line}: {error['message']}" if line else error["message"]
+
+
+def _model_configured(workspace: Workspace, config: dict) -> bool:
+    model = config.get("model") or {}
+    provider_id = model.get("provider_id")
+    if not provider_id:
+        return False
+    try:
+        return ModelProvider.objects.filter(workspace=workspace, public_id=provider_id).exists()
+    except ValidationError:
+        return False
+
+
+def evaluator_delete(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
+    """Soft delete: hidden from the library, still readable where experiments pin it."""
+    if evaluator.deleted_at is None:
+        evaluator.deleted_at = timezone.now()
+        evaluator.updated_by = user
+        evaluator.save(update_fields=["deleted_at", "updated_by", "updated_at"])
+    return evaluator
+
+
+def evaluator_restore(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
+    """Undo a soft delete, unless a live evaluator has taken the name meanwhile."""
+    if evaluator.deleted_at is None:
+        return evaluator
+    evaluator.deleted_at = None
+    evaluator.updated_by = user
+    try:
+        with transaction.atomic():
+            evaluator.save(update_fields=["deleted_at", "updated_by", "updated_at"])
+    except IntegrityError:
+        evaluator.deleted_at = timezone.now()
+        raise ValidationError(
+            {"name": f"An evaluator named {evaluator.name!r} exists; rename it before restoring."}
+        ) from None
+    return evaluator
+
+
+def version_diff(*, old: dict, new: dict) -> list[dict]:
+    """Field-by-field diff of two configs (versions or a version and the draft)."""
+    return config_schema.diff_configs(old, new)
+
+
+def latest_version(evaluator: Evaluator) -> EvaluatorVersion | None:
+    """The highest SemVer (not the newest row: versions order by SemVer)."""
+    return evaluator.latest_version
+
+
+def next_version(evaluator: Evaluator) -> str:
+    latest = latest_version(evaluator)
+    return semver.next_patch(latest.version if latest else None)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _assign(evaluator: Evaluator, *, name, description, tags, score_meaning, default_policy,
+            config) -> None:
+    """Validate every field, collecting all problems, then assign."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name:
+        errors["name"] = ["An evaluator needs a name."]
+    elif len(name) > MAX_NAME:
+        errors["name"] = [f"Names are at most {MAX_NAME} characters."]
+    tags = _clean_tags(tags, errors)
+    if score_meaning not in ScoreMeaning.values:
+        errors["score_meaning"] = [f"Unknown score meaning {score_meaning!r}; use quality or risk."]
+    policy = _clean_policy(default_policy, errors)
+    config = _clean_config(evaluator.kind, config, errors)
+    if errors:
+        raise ValidationError(errors)
+    evaluator.name, evaluator.description, evaluator.tags = name, (description or "").strip(), tags
+    evaluator.score_meaning, evaluator.default_policy = score_meaning, policy
+    evaluator.draft_config = config
+
+
+def _clean_tags(tags, errors: dict) -> list[str]:
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        errors["tags"] = ["Tags must be a list of strings."]
+        return []
+    cleaned = sorted({t.strip() for t in tags if t.strip()})
+    if len(cleaned) > MAX_TAGS or any(len(t) > 40 for t in cleaned):
+        errors["tags"] = [f"At most {MAX_TAGS} tags of at most 40 characters."]
+    return cleaned
+
+
+def _clean_policy(policy, errors: dict) -> dict:
+    try:
+        return validate_policy(policy)
+    except ValueError as exc:
+        errors["default_policy"] = [str(exc)]
+        return {}
+
+
+def _clean_config(kind: str, config, errors: dict) -> dict:
+    try:
+        return config_schema.validate_config(kind, config)
+    except config_schema.ConfigError as exc:
+        errors.update({f"config.{path}": msgs for path, msgs in exc.errors.items()})
+        return {}
+
+
+def _save_new(evaluator: Evaluator) -> Evaluator:
+    try:
+        with transaction.atomic():
+            evaluator.save()
+    except IntegrityError:
+        raise _name_taken(evaluator.name) from None
+    return evaluator
+
+
+def _name_taken(name: str) -> ValidationError:
+    return ValidationError({"name": f"An evaluator named {name!r} already exists here."})
+
+
+def _ensure_live(evaluator: Evaluator) -> None:
+    if evaluator.deleted_at is not None:
+        raise ValidationError({"evaluator": "This evaluator is deleted; restore it first."})
+
+
+def _check_semver(version: str) -> None:
+    try:
+        semver.parse_semver(version)
+    except ValueError as exc:
+        raise ValidationError({"version": str(exc)}) from None
+
+
+def _check_greater(evaluator: Evaluator, version: str) -> None:
+    latest = latest_version(evaluator)
+    if latest is not None and not semver.is_greater(version, latest.version):
+        raise ValidationError(
+            {"version": f"{version} is not greater than the latest version {latest.version}."}
+        )
+
+
+def _differs_from_latest(evaluator: Evaluator) -> bool:
+    if evaluator.pk is None:
+        return True
+    latest = latest_version(evaluator)
+    if latest is None:
+        return True
+    return latest.config_hash != config_schema.config_hash(evaluator.draft_config)

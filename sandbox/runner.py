@@ -1,0 +1,244 @@
+"""Host side of a batch: send turns to a child, enforce the wall clock, validate every result.
+
+A runaway turn k is killed at its deadline, recorded as `timeout`, and the batch continues from
+k + 1 in a new child; a memory error or a crash is handled the same way. Results already written
+by the killed child are drained from the pipe first, so no finished turn is blamed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import time
+from typing import Any
+
+from sandbox import framing
+from sandbox.host import MANAGER, SandboxUnavailable, ZygoteProcess, kill_group
+from sandbox.limits import (
+    DEADLINE_SLACK_S,
+    MAX_ERROR_CHARS,
+    MAX_FRAME_BYTES,
+    MAX_TURN_JSON_BYTES,
+    STARTUP_ALLOWANCE_S,
+)
+from sandbox.outcome import Outcome, cap_text, outcome_from_record
+
+
+class ProtocolError(Exception):
+    """The child sent something it must not send."""
+
+
+def encode_turn(turn: Any) -> str | Outcome:
+    """A turn as JSON text, or the error Outcome that replaces a turn which cannot be sent."""
+    try:
+        text = json.dumps(turn, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        return Outcome("error", error=f"turn is not JSON-serialisable: {exc}")
+    if len(text) > MAX_TURN_JSON_BYTES:
+        return Outcome("error", error=f"turn input exceeds {MAX_TURN_JSON_BYTES // 2**20} MB")
+    return text
+
+
+def request_bytes(header: dict[str, Any], turns: list[str]) -> bytes:
+    """One input frame: the header plus the already-encoded turns (no re-encoding per child)."""
+    body = json.dumps(header)[:-1] + ',"turns":[' + ",".join(turns) + "]}"
+    data = body.encode()
+    return framing.HEADER.pack(len(data)) + data
+
+
+def format_errors(errors: Any) -> str:
+    """Child-reported check errors as 'line N: message' lines (validated, capped)."""
+    if not isinstance(errors, list):
+        return "sandbox sent malformed errors"
+    lines = []
+    for item in errors[:50]:
+        if isinstance(item, dict) and isinstance(item.get("message"), str):
+            line = item.get("line")
+            prefix = f"line {line}: " if isinstance(line, int) and line > 0 else ""
+            lines.append(prefix + item["message"])
+    return cap_text("\n".join(lines), MAX_ERROR_CHARS)
+
+
+class ChildRun:
+    """One child working through turns[first:]; fills outcomes as results arrive."""
+
+    def __init__(self, zygote: ZygoteProcess, outcomes: list[Outcome | None], first: int,
+                 timeout_s: float) -> None:
+        self.zygote = zygote
+        self.outcomes = outcomes
+        self.index = first
+        self.timeout_s = timeout_s
+        self.end: str | None = None
+        self.turn_started = time.monotonic()
+        self.deadline = self.turn_started + STARTUP_ALLOWANCE_S + timeout_s
+
+    def run(self, payload: bytes) -> int:
+        """Run the child to its end; return the index the batch continues from."""
+        pid, in_w, out_r = self.zygote.spawn()
+        try:
+            _send(in_w, payload)
+            try:
+                killed = self._read(out_r, pid)
+            except (ProtocolError, framing.FrameError) as exc:
+                self.zygote.finish(pid)
+                return self._blame(Outcome("error", error=f"sandbox protocol violation: {exc}"))
+        finally:
+            os.close(out_r)
+        status = self.zygote.finish(pid)
+        return self._next(killed, status)
+
+    def _read(self, out_r: int, pid: int) -> bool:
+        """Read frames until end of stream; True if the wall clock had to kill the child."""
+        poller = select.poll()
+        poller.register(out_r, select.POLLIN | select.POLLHUP)
+        reader = framing.FrameReader(MAX_FRAME_BYTES)
+        while True:
+            wait = self.deadline - time.monotonic()
+            if wait <= 0:
+                kill_group(pid)
+                self._drain(out_r, reader)
+                return True
+            if not poller.poll(wait * 1000):
+                continue
+            data = os.read(out_r, 1 << 20)
+            if not data:
+                return False
+            for frame in reader.feed(data):
+                self._apply(frame)
+
+    def _drain(self, out_r: int, reader: framing.FrameReader) -> None:
+        # The killed child may have finished turns whose results sit in the pipe.
+        try:
+            while data := os.read(out_r, 1 << 20):
+                for frame in reader.feed(data):
+                    self._apply(frame)
+        except (ProtocolError, framing.FrameError):
+            pass
+
+    def _apply(self, frame: Any) -> None:
+        if not isinstance(frame, dict) or len(frame) != 1:
+            raise ProtocolError("unexpected frame")
+        (key, value), now = next(iter(frame.items())), time.monotonic()
+        if key == "r" and isinstance(value, list):
+            for record in value:
+                self._store(outcome_from_record(record))
+        elif key == "refused":
+            refusal = Outcome("refused", error=format_errors(value) or "source refused")
+            while self.index < len(self.outcomes):
+                self._store(refusal)
+        elif key == "end" and value in ("done", "recycle"):
+            self.end = value
+        elif key != "ready":
+            raise ProtocolError(f"unexpected frame {key!r}")
+        self.turn_started = now
+        self.deadline = now + self.timeout_s + DEADLINE_SLACK_S
+
+    def _store(self, outcome: Outcome) -> None:
+        if self.index >= len(self.outcomes):
+            raise ProtocolError("more results than turns")
+        self.outcomes[self.index] = outcome
+        self.index += 1
+
+    def _next(self, killed: bool, status: dict[str, Any]) -> int:
+        if self.index >= len(self.outcomes):
+            return self.index
+        elapsed_ms = (time.monotonic() - self.turn_started) * 1000.0
+        if killed:
+            message = f"time limit of {self.timeout_s:g} s exceeded"
+            return self._blame(Outcome("timeout", error=message, duration_ms=elapsed_ms))
+        if self.end == "recycle":
+            return self.index
+        return self._blame(death_outcome(status, elapsed_ms))
+
+    def _blame(self, outcome: Outcome) -> int:
+        if self.index < len(self.outcomes):
+            self.outcomes[self.index] = outcome
+        return self.index + 1
+
+
+def death_outcome(status: dict[str, Any], elapsed_ms: float) -> Outcome:
+    """Map how a child died (no result for the running turn) to an outcome."""
+    sig = status.get("signal")
+    if sig == signal.SIGXCPU:
+        return Outcome("timeout", error="CPU time limit exceeded", duration_ms=elapsed_ms)
+    if sig == signal.SIGKILL:  # not ours (we mark those as timeouts): the OOM killer
+        return Outcome("memory", error="killed: out of memory", duration_ms=elapsed_ms)
+    if sig:
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
+        return Outcome("error", error=f"evaluator process crashed ({name})",
+                       duration_ms=elapsed_ms)  # fmt: skip
+    if "exit" in status:
+        message = f"evaluator process stopped early (exit code {status['exit']})"
+        return Outcome("error", error=message, duration_ms=elapsed_ms)
+    return Outcome("error", error=status.get("error", "evaluator process lost"))
+
+
+def _send(fd: int, payload: bytes) -> None:
+    try:
+        framing.write_all(fd, payload)
+    except BrokenPipeError:
+        pass  # the child died before reading; the result pipe tells the rest
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- batches and one-shot requests
+
+
+def run_batch(language: str, source: str, turns: list[Any], timeout_s: float,
+              memory_mb: int) -> list[Outcome]:
+    """Every turn's outcome, running as many children as timeouts and crashes require."""
+    encoded = [encode_turn(turn) for turn in turns]
+    outcomes: list[Outcome | None] = [e if isinstance(e, Outcome) else None for e in encoded]
+    positions = [i for i, e in enumerate(encoded) if not isinstance(e, Outcome)]
+    texts = [encoded[i] for i in positions]
+    header = {"mode": "run", "language": language, "source": source,
+              "timeout_s": timeout_s, "memory_mb": memory_mb}  # fmt: skip
+    results: list[Outcome | None] = [None] * len(positions)
+    first, restarts = 0, 0
+    while first < len(positions):
+        payload = request_bytes(header, texts[first:])
+        try:
+            first = ChildRun(MANAGER.get(), results, first, timeout_s).run(payload)
+        except SandboxUnavailable as exc:
+            restarts += 1  # the zygote died: one fresh start, then give up on the rest
+            if restarts > 1:
+                failed = Outcome("error", error=f"sandbox unavailable: {exc}")
+                results[first:] = [r or failed for r in results[first:]]
+                break
+    for position, outcome in zip(positions, results, strict=True):
+        outcomes[position] = outcome
+    return [o or Outcome("error", error="no result") for o in outcomes]
+
+
+def one_shot(header: dict[str, Any], key: str, wait_s: float) -> Any:
+    """Run a check or probe request in a child and return its single answer (None on failure)."""
+    zygote = MANAGER.get()
+    pid, in_w, out_r = zygote.spawn()
+    try:
+        _send(in_w, request_bytes(header, []))
+        return _read_one(out_r, key, time.monotonic() + wait_s)
+    finally:
+        os.close(out_r)
+        zygote.finish(pid)
+
+
+def _read_one(out_r: int, key: str, deadline: float) -> Any:
+    poller = select.poll()
+    poller.register(out_r, select.POLLIN | select.POLLHUP)
+    reader = framing.FrameReader(MAX_FRAME_BYTES)
+    while (wait := deadline - time.monotonic()) > 0:
+        if not poller.poll(wait * 1000):
+            continue
+        data = os.read(out_r, 1 << 20)
+        if not data:
+            return None
+        for frame in reader.feed(data):
+            if isinstance(frame, dict) and key in frame:
+                return frame[key]
+    return None
+
+
+__all__ = ["SandboxUnavailable", "one_shot", "run_batch"]

@@ -1,0 +1,181 @@
+// The draft editor: a structured view (variables, messages, model / code) over the config JSON.
+// The JSON textarea stays the single source of truth that the form posts.
+(function () {
+  const form = document.getElementById("draft-form");
+  if (!form) return;
+  const jsonField = document.getElementById("id_config_json");
+  const kind = form.dataset.kind;
+  const TYPES = ["Text", "Image", "Audio", "MultiPart"];
+  let config;
+  try { config = JSON.parse(jsonField.value); } catch (e) { return; } // JSON view only
+  let lastTextarea = null;
+  let codeEditor = null;
+
+  const el = (tag, attrs = {}, children = []) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "text") node.textContent = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
+    }
+    children.forEach((c) => node.appendChild(c));
+    return node;
+  };
+
+  function sync() {
+    if (codeEditor) config.source = codeEditor.getValue();
+    jsonField.value = JSON.stringify(config, null, 2);
+  }
+
+  // ---- variables
+  const varBody = document.querySelector("#variables-table tbody");
+  function renderVariables() {
+    varBody.replaceChildren();
+    (config.input_variables || []).forEach((v, i) => {
+      const type = el("select", { "aria-label": "type", onchange: (e) => { v.content_type = e.target.value; sync(); renderChips(); } },
+        TYPES.map((t) => { const o = el("option", { value: t, text: t }); if (t === v.content_type) o.selected = true; return o; }));
+      const required = el("input", { type: "checkbox", "aria-label": "required", onchange: (e) => { v.required = e.target.checked; sync(); } });
+      required.checked = v.required !== false;
+      varBody.appendChild(el("tr", {}, [
+        el("td", {}, [el("input", { type: "text", value: v.name || "", "aria-label": "variable name", class: "var-name",
+          oninput: (e) => { v.name = e.target.value; sync(); renderChips(); } })]),
+        el("td", {}, [type]), el("td", {}, [required]),
+        el("td", {}, [el("input", { type: "text", value: v.description || "", "aria-label": "description",
+          oninput: (e) => { v.description = e.target.value; sync(); } })]),
+        el("td", {}, [el("button", { type: "button", class: "link danger", text: "Remove",
+          onclick: () => { config.input_variables.splice(i, 1); sync(); renderVariables(); renderChips(); } })]),
+      ]));
+    });
+  }
+  document.getElementById("add-variable").addEventListener("click", () => {
+    config.input_variables = config.input_variables || [];
+    config.input_variables.push({ name: "", content_type: "Text", required: true, description: "" });
+    sync(); renderVariables();
+    varBody.querySelector("tr:last-child .var-name").focus();
+  });
+
+  // ---- LLM prompt
+  function messageText(m) {
+    if (typeof m.content === "string") return m.content;
+    return m.content.filter((p) => p.type === "text").map((p) => p.text).join("\n");
+  }
+  function messageMedia(m) {
+    return typeof m.content === "string" ? [] : m.content.filter((p) => p.type === "multi_part_variable").map((p) => p.variable);
+  }
+  function setMessage(m, text, media) {
+    m.content = media.length ? [{ type: "text", text }, ...media.map((v) => ({ type: "multi_part_variable", variable: v }))] : text;
+  }
+  function renderChips() {
+    const chips = document.getElementById("variable-chips");
+    if (!chips) return;
+    chips.replaceChildren(...(config.input_variables || []).filter((v) => v.name).map((v) =>
+      el("button", { type: "button", class: "chip", text: v.content_type === "Text" ? `{{${v.name}}}` : `📎 ${v.name}`,
+        title: v.content_type === "Text" ? "Insert at cursor" : "Attach to the focused message as a content part",
+        onclick: () => insertVariable(v) })));
+  }
+  function insertVariable(v) {
+    const target = lastTextarea || document.querySelector("#messages textarea");
+    if (!target) return;
+    const index = Number(target.dataset.index);
+    const message = config.messages[index];
+    if (v.content_type === "Text") {
+      const token = `{{${v.name}}}`;
+      const start = target.selectionStart ?? target.value.length;
+      target.value = target.value.slice(0, start) + token + target.value.slice(target.selectionEnd ?? start);
+      target.selectionStart = target.selectionEnd = start + token.length;
+      setMessage(message, target.value, messageMedia(message));
+    } else if (!messageMedia(message).includes(v.name)) {
+      setMessage(message, messageText(message), [...messageMedia(message), v.name]);
+      renderMessages();
+    }
+    sync(); target.focus();
+  }
+  function renderMessages() {
+    const box = document.getElementById("messages");
+    box.replaceChildren();
+    (config.messages || []).forEach((m, i) => {
+      const role = el("select", { "aria-label": "role", onchange: (e) => { m.role = e.target.value; sync(); } },
+        ["system", "user"].map((r) => { const o = el("option", { value: r, text: r }); if (r === m.role) o.selected = true; return o; }));
+      const area = el("textarea", { rows: 8, class: "code message-text", "data-index": i, "aria-label": `message ${i + 1}`,
+        onfocus: (e) => { lastTextarea = e.target; },
+        oninput: (e) => { setMessage(m, e.target.value, messageMedia(m)); sync(); } });
+      area.value = messageText(m);
+      const media = messageMedia(m).map((name) => el("span", { class: "chip" }, [
+        document.createTextNode(`📎 ${name} `),
+        el("button", { type: "button", class: "link", text: "×", "aria-label": `detach ${name}`,
+          onclick: () => { setMessage(m, messageText(m), messageMedia(m).filter((x) => x !== name)); sync(); renderMessages(); } })]));
+      box.appendChild(el("div", { class: "message" }, [
+        el("div", { class: "row" }, [role, el("span", { class: "spacer" }), el("button", { type: "button", class: "link danger", text: "Remove message",
+          onclick: () => { config.messages.splice(i, 1); sync(); renderMessages(); } })]),
+        area, el("div", {}, media)]));
+    });
+  }
+
+  function bindModel() {
+    const providers = JSON.parse(document.getElementById("providers-data").textContent);
+    const model = config.model = config.model || {};
+    const select = document.getElementById("model-provider");
+    select.replaceChildren(el("option", { value: "", text: "— choose a provider —" }),
+      ...providers.map((p) => el("option", { value: p.id, text: p.name })));
+    select.value = model.provider_id || "";
+    select.addEventListener("change", () => {
+      model.provider_id = select.value || null;
+      const chosen = providers.find((p) => p.id === select.value);
+      if (chosen && !model.model) { model.model = chosen.default_model; document.getElementById("model-name").value = model.model; }
+      sync();
+    });
+    const bind = (id, key, parse) => {
+      const input = document.getElementById(id);
+      input.value = model[key] ?? "";
+      input.addEventListener("input", () => { model[key] = parse(input.value); sync(); });
+    };
+    bind("model-name", "model", (v) => v);
+    bind("model-temperature", "temperature", (v) => (v === "" ? 0 : Number(v)));
+    bind("model-max-tokens", "max_tokens", (v) => (v === "" ? 1024 : Number(v)));
+  }
+
+  function bindCode() {
+    const lang = document.getElementById("code-language");
+    const source = document.getElementById("code-source");
+    lang.value = config.language || "python";
+    source.value = config.source || "";
+    const bind = (id, key) => {
+      const input = document.getElementById(id);
+      input.value = config[key] ?? "";
+      input.addEventListener("input", () => { config[key] = Number(input.value); sync(); });
+    };
+    bind("code-timeout", "timeout_s"); bind("code-memory", "memory_mb");
+    if (window.CodeMirror) {
+      codeEditor = CodeMirror.fromTextArea(source, { lineNumbers: true, indentUnit: 4, matchBrackets: true,
+        mode: lang.value === "python" ? "python" : "javascript", extraKeys: { Tab: (cm) => cm.replaceSelection("    ") } });
+      codeEditor.on("change", sync);
+    } else {
+      source.addEventListener("input", () => { config.source = source.value; sync(); });
+    }
+    lang.addEventListener("change", () => {
+      config.language = lang.value;
+      if (codeEditor) codeEditor.setOption("mode", lang.value === "python" ? "python" : "javascript");
+      sync();
+    });
+  }
+
+  // Editing the JSON directly re-renders the structured view.
+  jsonField.addEventListener("change", () => {
+    try { config = JSON.parse(jsonField.value); } catch (e) { return; }
+    renderAll();
+  });
+  form.addEventListener("submit", sync);
+
+  function renderAll() {
+    renderVariables(); renderChips();
+    if (kind === "llm") { renderMessages(); bindModel(); }
+  }
+  renderAll();
+  if (kind === "llm") {
+    document.getElementById("add-message").addEventListener("click", () => {
+      config.messages.push({ role: "user", content: "" }); sync(); renderMessages();
+    });
+  } else {
+    bindCode();
+  }
+  const dialog = document.getElementById("submit-dialog");
+  if (dialog && dialog.dataset.open) dialog.showModal();
+})();

@@ -1,0 +1,159 @@
+"""Per-provider rate limits: the local limiter, the Redis limiter, and two worker processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluators.llm import LocalRateLimiter, make_limiter, run_llm_batch
+from tests.support import llm_fixtures
+from tests.support.llm_fixtures import provider_settings
+
+llm_server_factory = llm_fixtures.llm_server_factory
+llm_server = llm_fixtures.llm_server
+llm_redis_url = llm_fixtures.llm_redis_url
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG: dict[str, Any] = {
+    "input_variables": [{"name": "x", "content_type": "Text", "required": True, "description": ""}],
+    "messages": [{"role": "user", "content": "Rate {{x}}"}],
+    "model": {"provider_id": None, "model": "judge-model", "temperature": 0.0, "max_tokens": 50},
+}
+# Arrival times at the server jitter by scheduling; allow one extra request per window for it.
+JITTER = 1
+
+
+def turns(count: int, tag: str = "") -> list[dict[str, Any]]:
+    return [
+        {"evaluate_dataset_fields": {"x": {"content_type": "Text", "text": f"{tag}-{i}"}}}
+        for i in range(count)
+    ]
+
+
+def max_in_window(times: list[float], window: float) -> int:
+    """The most requests that arrived within any ``window`` seconds."""
+    ordered = sorted(times)
+    best, start = 0, 0
+    for end, moment in enumerate(ordered):
+        while moment - ordered[start] >= window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+def test_max_in_window_counts_a_sliding_window() -> None:
+    assert max_in_window([0.0, 0.1, 0.2, 1.05, 1.1], 1.0) == 3
+    assert max_in_window([0.0, 0.5, 0.99, 1.0], 1.0) == 3
+
+
+def test_local_limiter_spaces_requests_evenly() -> None:
+    limiter = LocalRateLimiter()
+    waits = [limiter.reserve("provider", 600) for _ in range(5)]
+    assert waits[0] == pytest.approx(0.0, abs=0.01)
+    gaps = [later - earlier for earlier, later in zip(waits, waits[1:], strict=False)]
+    assert gaps == pytest.approx([0.1] * 4, abs=0.01)
+
+
+def test_local_limiter_burst_lets_the_first_requests_through() -> None:
+    limiter = LocalRateLimiter(burst=3)
+    waits = [limiter.reserve("provider", 600) for _ in range(4)]
+    assert waits[:3] == pytest.approx([0.0] * 3, abs=0.01)
+    assert waits[3] == pytest.approx(0.1, abs=0.01)
+
+
+def test_local_limiter_keys_are_independent() -> None:
+    limiter = LocalRateLimiter()
+    limiter.reserve("a", 60)
+    assert limiter.reserve("b", 60) == pytest.approx(0.0, abs=0.01)
+    assert limiter.reserve("a", 60) == pytest.approx(1.0, abs=0.01)
+
+
+def test_token_budget_delays_by_tokens_per_minute() -> None:
+    limiter = LocalRateLimiter()
+    # 6000 tokens/min = 100 tokens/s: the second 50-token request waits half a second.
+    assert limiter.acquire_sync("p", None, tpm=6000, tokens=50) == pytest.approx(0.0, abs=0.01)
+    wait = limiter._reserve_all("p", None, 6000, 50)
+    assert wait == pytest.approx(0.5, abs=0.02)
+
+
+def test_local_limiter_holds_the_rate_of_a_batch_without_redis(llm_server) -> None:
+    settings = provider_settings(llm_server, rpm_limit=1200, provider_key=f"local-{uuid.uuid4()}")
+    outcomes = run_llm_batch(
+        CONFIG, turns(12, "local"), settings, concurrency=12, limiter=make_limiter(None)
+    )
+    assert all(o.status == "success" for o in outcomes)
+    times = [r.received_at for r in llm_server.chat_requests()]
+    # 1200/min is one request per 50 ms: at most 5 (+1 at the edge) in any 250 ms.
+    assert max_in_window(times, 0.25) <= 6 + JITTER
+    assert max(times) - min(times) >= 11 * 0.05 * 0.9
+
+
+def test_redis_limiter_spaces_requests_evenly(llm_redis_url) -> None:
+    limiter = make_limiter(llm_redis_url)
+    key = f"test-{uuid.uuid4()}"
+    waits = [limiter.reserve(key, 600) for _ in range(5)]
+    assert waits[0] == pytest.approx(0.0, abs=0.02)
+    gaps = [later - earlier for earlier, later in zip(waits, waits[1:], strict=False)]
+    assert gaps == pytest.approx([0.1] * 4, abs=0.02)
+
+
+WORKER = """
+import sys, time
+from evaluators.llm import ProviderSettings, make_limiter, run_llm_batch
+base_url, redis_url, key, tag, start_at, count = sys.argv[1:7]
+config = {
+    "input_variables": [{"name": "x", "content_type": "Text", "required": True}],
+    "messages": [{"role": "user", "content": "Rate {{x}}"}],
+    "model": {"model": "judge-model", "temperature": 0.0, "max_tokens": 50},
+}
+turns = [{"evaluate_dataset_fields": {"x": {"content_type": "Text", "text": f"{tag}-{i}"}}}
+         for i in range(int(count))]
+settings = ProviderSettings(base_url=base_url, api_key="k", rpm_limit=600, provider_key=key)
+limiter = make_limiter(redis_url)
+time.sleep(max(0.0, float(start_at) - time.time()))
+outcomes = run_llm_batch(config, turns, settings, concurrency=8, limiter=limiter)
+print(sum(o.status == "success" for o in outcomes))
+"""
+
+
+def test_shared_rate_limit_holds_across_two_worker_processes(llm_server, llm_redis_url) -> None:
+    key, count = f"shared-{uuid.uuid4()}", 15
+    start_at = time.time() + 3.0  # both workers import first, then start together
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, llm_server.base_url, llm_redis_url, key, tag]
+            + [str(start_at), str(count)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in ("alpha", "beta")
+    ]
+    results = [worker.communicate(timeout=60) for worker in workers]
+    assert [worker.returncode for worker in workers] == [0, 0], results
+    assert [out.strip() for out, _ in results] == [str(count), str(count)]
+
+    requests = llm_server.chat_requests()
+    times = [r.received_at for r in requests]
+    assert len(times) == 2 * count
+    # 600/min shared is one request per 100 ms for both workers together. Each worker alone
+    # would be allowed 10/s, so two unshared limiters would put ~20 in a second.
+    assert max_in_window(times, 1.0) <= 11 + JITTER
+    assert max(times) - min(times) >= (2 * count - 1) * 0.1 * 0.9
+    # The workers really ran at the same time: their request periods overlap.
+    spans = {}
+    for request in requests:
+        tag = request.body["messages"][0]["content"].split()[1].split("-")[0]
+        spans.setdefault(tag, []).append(request.received_at)
+    alpha, beta = spans["alpha"], spans["beta"]
+    assert max(min(alpha), min(beta)) < min(max(alpha), max(beta))
