@@ -32,8 +32,11 @@ def demo_load() -> Workspace:
     )
     if not ModelProvider.objects.filter(workspace=workspace).exists():
         services.provider_create(
-            workspace=workspace, name="Local Ollama", base_url="http://127.0.0.1:11434/v1",
-            default_model="qwen2.5:7b", structured_mode=ModelProvider.StructuredMode.JSON_OBJECT,
+            workspace=workspace,
+            name="Local Ollama",
+            base_url="http://127.0.0.1:11434/v1",
+            default_model="qwen2.5:7b",
+            structured_mode=ModelProvider.StructuredMode.JSON_OBJECT,
         )
     for loader in _extra_loaders():
         loader(workspace=workspace, user=user)

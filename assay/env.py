@@ -12,28 +12,56 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 VARIABLES: list[tuple[str, str, str]] = [
-    ("ASSAY_ENV", "development", "`production` turns on the strict checks (SECRET_KEY required, "
-     "DEBUG off, sandbox network namespace required)."),
-    ("DATABASE_URL", "SQLite (WAL) at `var/assay.sqlite3`", "Database URL, e.g. "
-     "`postgres://user:pass@host:5432/assay`."),
-    ("REDIS_URL", "unset: filesystem broker under `var/broker/`", "Redis URL for the Celery "
-     "broker, the result backend, the shared LLM rate limit and the response cache."),
-    ("SECRET_KEY", "generated once into `var/secret_key`", "Django's secret key; required in "
-     "production."),
-    ("ASSAY_SECRETS_KEY", "derived from SECRET_KEY", "Key material for encrypting provider API "
-     "keys at rest. Set it to rotate SECRET_KEY without losing stored secrets."),
+    (
+        "ASSAY_ENV",
+        "development",
+        "`production` turns on the strict checks (SECRET_KEY required, "
+        "DEBUG off, sandbox network namespace required).",
+    ),
+    (
+        "DATABASE_URL",
+        "SQLite (WAL) at `var/assay.sqlite3`",
+        "Database URL, e.g. `postgres://user:pass@host:5432/assay`.",
+    ),
+    (
+        "REDIS_URL",
+        "unset: filesystem broker under `var/broker/`",
+        "Redis URL for the Celery "
+        "broker, the result backend, the shared LLM rate limit and the response cache.",
+    ),
+    (
+        "SECRET_KEY",
+        "generated once into `var/secret_key`",
+        "Django's secret key; required in production.",
+    ),
+    (
+        "ASSAY_SECRETS_KEY",
+        "derived from SECRET_KEY",
+        "Key material for encrypting provider API "
+        "keys at rest. Set it to rotate SECRET_KEY without losing stored secrets.",
+    ),
     ("DEBUG", "`1` in development, `0` in production", "Django debug mode."),
     ("ALLOWED_HOSTS", "`127.0.0.1,localhost` (`*` in development)", "Comma-separated host names."),
     ("CSRF_TRUSTED_ORIGINS", "empty", "Comma-separated origins, e.g. `https://assay.example.com`."),
-    ("ASSAY_DATA_DIR", "`var/`", "Where local state lives: SQLite file, broker folder, media, "
-     "the generated secret key."),
+    (
+        "ASSAY_DATA_DIR",
+        "`var/`",
+        "Where local state lives: SQLite file, broker folder, media, the generated secret key.",
+    ),
     ("MEDIA_ROOT", "`var/media/`", "Where uploaded media (images, audio, imports) are stored."),
     ("ASSAY_LOG_LEVEL", "`INFO`", "Log level of the `assay` loggers."),
     ("ASSAY_TASK_TIME_LIMIT", "`1800`", "Hard time limit of one Celery task, in seconds."),
-    ("ASSAY_REQUIRE_SERVICES", "unset", "`1` makes tests fail instead of skip when PostgreSQL, "
-     "Redis or Chromium is missing (CI sets it)."),
-    ("ASSAY_REQUIRE_NETNS", "`0` (`1` in production)", "Refuse to run code evaluators when the "
-     "sandbox cannot enter its own network namespace."),
+    (
+        "ASSAY_REQUIRE_SERVICES",
+        "unset",
+        "`1` makes tests fail instead of skip when PostgreSQL, "
+        "Redis or Chromium is missing (CI sets it).",
+    ),
+    (
+        "ASSAY_REQUIRE_NETNS",
+        "`0` (`1` in production)",
+        "Refuse to run code evaluators when the sandbox cannot enter its own network namespace.",
+    ),
     ("SESSION_COOKIE_SECURE", "`1` in production", "Send the session cookie over HTTPS only."),
     ("CSRF_COOKIE_SECURE", "`1` in production", "Send the CSRF cookie over HTTPS only."),
     ("ASSAY_CHROMIUM", "`/usr/bin/chromium`", "Chromium binary used by the browser tests."),

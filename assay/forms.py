@@ -23,14 +23,28 @@ class TokenForm(forms.Form):
 
 
 class ProviderForm(forms.ModelForm):
-    base_url = forms.URLField(label=_("Base URL"), max_length=500, assume_scheme="https",
-                              help_text=_("OpenAI-compatible endpoint, e.g. https://api.openai.com/v1"))
+    base_url = forms.URLField(
+        label=_("Base URL"),
+        max_length=500,
+        assume_scheme="https",
+        help_text=_("OpenAI-compatible endpoint, e.g. https://api.openai.com/v1"),
+    )
     api_key = forms.CharField(
-        label=_("API key"), required=False, widget=forms.PasswordInput(render_value=False),
+        label=_("API key"),
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
         help_text=_("Write-only. Leave empty to keep the stored key."),
     )
 
     class Meta:
         model = ModelProvider
-        fields = ["name", "base_url", "default_model", "timeout_s", "rpm_limit", "tpm_limit",
-                  "structured_mode", "max_retries"]
+        fields = [
+            "name",
+            "base_url",
+            "default_model",
+            "timeout_s",
+            "rpm_limit",
+            "tpm_limit",
+            "structured_mode",
+            "max_retries",
+        ]

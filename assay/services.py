@@ -91,7 +91,10 @@ def token_issue(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> I
         raise ValidationError({"name": "A token needs a name."})
     key = crypto.new_token_key()
     token = ApiToken.objects.create(
-        workspace=workspace, user=user, name=name[:120], prefix=key[:10],
+        workspace=workspace,
+        user=user,
+        name=name[:120],
+        prefix=key[:10],
         key_hash=crypto.hash_token_key(key),
     )
     return IssuedToken(token=token, key=key)
@@ -135,8 +138,16 @@ def secret_reveal(*, secret: Secret) -> str:
     return crypto.decrypt(secret.ciphertext)
 
 
-PROVIDER_FIELDS = ("name", "base_url", "default_model", "timeout_s", "rpm_limit", "tpm_limit",
-                   "structured_mode", "max_retries")
+PROVIDER_FIELDS = (
+    "name",
+    "base_url",
+    "default_model",
+    "timeout_s",
+    "rpm_limit",
+    "tpm_limit",
+    "structured_mode",
+    "max_retries",
+)
 
 
 def provider_create(*, workspace: Workspace, api_key: str | None = None, **fields) -> ModelProvider:
@@ -150,7 +161,9 @@ def provider_create(*, workspace: Workspace, api_key: str | None = None, **field
     return provider
 
 
-def provider_update(*, provider: ModelProvider, api_key: str | None = None, **fields) -> ModelProvider:
+def provider_update(
+    *, provider: ModelProvider, api_key: str | None = None, **fields
+) -> ModelProvider:
     """Update fields; a non-empty api_key replaces the stored one, an empty one keeps it."""
     _provider_assign(provider=provider, fields=fields)
     with transaction.atomic():

@@ -9,7 +9,9 @@ from .env import BASE_DIR, env_bool, env_int, env_list, env_str, local_secret_ke
 
 ASSAY_ENV = env_str("ASSAY_ENV", "development")
 if ASSAY_ENV not in {"development", "production"}:
-    raise ImproperlyConfigured(f"ASSAY_ENV must be 'development' or 'production', not {ASSAY_ENV!r}")
+    raise ImproperlyConfigured(
+        f"ASSAY_ENV must be 'development' or 'production', not {ASSAY_ENV!r}"
+    )
 PRODUCTION = ASSAY_ENV == "production"
 
 DATA_DIR = Path(env_str("ASSAY_DATA_DIR", str(BASE_DIR / "var")))

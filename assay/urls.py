@@ -19,11 +19,15 @@ settings_urls = [
     path("providers/", views.settings_providers, name="settings_providers"),
     path("providers/new/", views.settings_provider_edit, name="settings_provider_new"),
     path("providers/<uuid:provider_id>/", views.settings_provider_edit, name="settings_provider"),
-    path("providers/<uuid:provider_id>/delete/", views.settings_provider_delete,
-         name="settings_provider_delete"),
+    path(
+        "providers/<uuid:provider_id>/delete/",
+        views.settings_provider_delete,
+        name="settings_provider_delete",
+    ),
     path("tokens/", views.settings_tokens, name="settings_tokens"),
-    path("tokens/<uuid:token_id>/revoke/", views.settings_token_revoke,
-         name="settings_token_revoke"),
+    path(
+        "tokens/<uuid:token_id>/revoke/", views.settings_token_revoke, name="settings_token_revoke"
+    ),
 ]
 
 workspace_urls = [
@@ -36,8 +40,11 @@ workspace_urls = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True),
-         name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspaces/new/", views.workspace_new, name="workspace_new"),
     path("w/<slug:ws>/", include(workspace_urls)),

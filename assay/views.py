@@ -68,8 +68,11 @@ def settings_members(request):
             messages.success(request, _("Member added."))
             return redirect("settings_members", ws=request.workspace.slug)
     members = selectors.members_list(workspace=request.workspace)
-    return render(request, "assay/settings_members.html", {"form": form, "members": members,
-                                                           "roles": Membership.Role.choices})
+    return render(
+        request,
+        "assay/settings_members.html",
+        {"form": form, "members": members, "roles": Membership.Role.choices},
+    )
 
 
 @require_POST
@@ -104,7 +107,9 @@ def settings_provider_edit(request, provider_id=None):
         if _save_provider(request, form, provider):
             messages.success(request, _("Provider saved."))
             return redirect("settings_providers", ws=request.workspace.slug)
-    return render(request, "assay/settings_provider_form.html", {"form": form, "provider": provider})
+    return render(
+        request, "assay/settings_provider_form.html", {"form": form, "provider": provider}
+    )
 
 
 def _save_provider(request, form, provider) -> bool:
@@ -143,8 +148,9 @@ def settings_tokens(request):
         new_key = issued.key
         form = TokenForm()
     tokens = selectors.tokens_list(workspace=request.workspace, user=request.user)
-    return render(request, "assay/settings_tokens.html",
-                  {"form": form, "tokens": tokens, "new_key": new_key})
+    return render(
+        request, "assay/settings_tokens.html", {"form": form, "tokens": tokens, "new_key": new_key}
+    )
 
 
 @require_POST

@@ -26,15 +26,20 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         if self.action != "list":
             return Evaluator.objects.filter(workspace=self.request.workspace)
         return selectors.evaluator_list(
-            workspace=self.request.workspace, search=params.get("q", ""),
-            kind=params.get("kind", ""), tag=params.get("tag", ""),
-            creator=params.get("creator", ""), sort=params.get("sort", "updated"),
+            workspace=self.request.workspace,
+            search=params.get("q", ""),
+            kind=params.get("kind", ""),
+            tag=params.get("tag", ""),
+            creator=params.get("creator", ""),
+            sort=params.get("sort", "updated"),
             deleted=params.get("deleted") in {"1", "true"},
         )
 
     @extend_schema(
-        parameters=[OpenApiParameter(n, str, required=False)
-                    for n in ("q", "kind", "tag", "creator", "sort", "deleted")]
+        parameters=[
+            OpenApiParameter(n, str, required=False)
+            for n in ("q", "kind", "tag", "creator", "sort", "deleted")
+        ]
     )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
@@ -83,8 +88,11 @@ def _create(request, data: dict) -> Evaluator:
 
             raise ValidationError({"template": f"No template {slug!r}."})
         return services.evaluator_create_from_template(
-            workspace=request.workspace, user=request.user, template=template,
-            name=data.get("name"), language=data.get("language"),
+            workspace=request.workspace,
+            user=request.user,
+            template=template,
+            name=data.get("name"),
+            language=data.get("language"),
         )
     return services.evaluator_create(workspace=request.workspace, user=request.user, **data)
 
@@ -126,16 +134,19 @@ class VersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
         return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("old", str, description="a version or 'draft'"),
-                    OpenApiParameter("new", str, description="a version or 'draft'")],
+        parameters=[
+            OpenApiParameter("old", str, description="a version or 'draft'"),
+            OpenApiParameter("new", str, description="a version or 'draft'"),
+        ],
         responses=s.DiffSerializer,
     )
     @action(detail=False, methods=["get"])
     def diff(self, request, evaluator_id=None):
         evaluator = self.evaluator()
         old, new = request.query_params.get("old", ""), request.query_params.get("new", "draft")
-        changes = services.version_diff(old=_config_of(evaluator, old),
-                                        new=_config_of(evaluator, new))
+        changes = services.version_diff(
+            old=_config_of(evaluator, old), new=_config_of(evaluator, new)
+        )
         return Response({"old": old, "new": new, "changes": changes})
 
 

@@ -6,7 +6,7 @@ from django.conf import settings
 
 
 def code_check(*, language: str, source: str) -> dict:
-    """Syntax, contract and import checks, computed inside the sandbox: {ok, errors[{line, message}]}."""
+    """Syntax, contract and import checks, run inside the sandbox: {ok, errors[{line, message}]}."""
     import sandbox
 
     result = sandbox.check(language, source)
@@ -19,7 +19,10 @@ def code_run_batch(*, config: dict, turns: list[dict]) -> list:
     import sandbox
 
     return sandbox.execute(
-        config["language"], config["source"], turns,
-        timeout_s=float(config.get("timeout_s", 5.0)), memory_mb=int(config.get("memory_mb", 256)),
+        config["language"],
+        config["source"],
+        turns,
+        timeout_s=float(config.get("timeout_s", 5.0)),
+        memory_mb=int(config.get("memory_mb", 256)),
         require_netns=settings.ASSAY_REQUIRE_NETNS,
     )

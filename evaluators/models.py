@@ -84,7 +84,8 @@ class Evaluator(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["workspace", "name"], condition=Q(deleted_at__isnull=True),
+                fields=["workspace", "name"],
+                condition=Q(deleted_at__isnull=True),
                 name="unique_live_evaluator_name",
             )
         ]
@@ -141,7 +142,9 @@ class EvaluatorVersion(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["evaluator", "version"], name="unique_evaluator_version")
+            models.UniqueConstraint(
+                fields=["evaluator", "version"], name="unique_evaluator_version"
+            )
         ]
         ordering = ["-created_at"]
 

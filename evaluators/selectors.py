@@ -11,14 +11,24 @@ from assay.models import Workspace
 from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 
 SORTS = {
-    "updated": "-updated_at", "-updated": "updated_at", "name": "name", "-name": "-name",
-    "created": "-created_at", "-created": "created_at",
+    "updated": "-updated_at",
+    "-updated": "updated_at",
+    "name": "name",
+    "-name": "-name",
+    "created": "-created_at",
+    "-created": "created_at",
 }
 
 
 def evaluator_list(
-    *, workspace: Workspace, search: str = "", kind: str = "", tag: str = "", creator: str = "",
-    sort: str = "updated", deleted: bool = False,
+    *,
+    workspace: Workspace,
+    search: str = "",
+    kind: str = "",
+    tag: str = "",
+    creator: str = "",
+    sort: str = "updated",
+    deleted: bool = False,
 ) -> QuerySet[Evaluator]:
     """Evaluators of the workspace with the list page's filters; deleted ones only on request."""
     qs = Evaluator.objects.filter(workspace=workspace, deleted_at__isnull=not deleted)

@@ -18,9 +18,25 @@ class EvaluatorSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Evaluator
-        fields = ["id", "name", "description", "kind", "tags", "score_meaning", "default_policy",
-                  "config", "draft_changed", "template", "latest_version", "created_by",
-                  "updated_by", "created_at", "updated_at", "deleted", "deleted_at"]
+        fields = [
+            "id",
+            "name",
+            "description",
+            "kind",
+            "tags",
+            "score_meaning",
+            "default_policy",
+            "config",
+            "draft_changed",
+            "template",
+            "latest_version",
+            "created_by",
+            "updated_by",
+            "created_at",
+            "updated_at",
+            "deleted",
+            "deleted_at",
+        ]
         read_only_fields = fields
 
     def get_latest_version(self, obj) -> str | None:
@@ -75,9 +91,20 @@ class VersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EvaluatorVersion
-        fields = ["id", "evaluator", "version", "change_note", "kind", "score_meaning",
-                  "default_policy", "config", "config_hash", "test_result", "created_by",
-                  "created_at"]
+        fields = [
+            "id",
+            "evaluator",
+            "version",
+            "change_note",
+            "kind",
+            "score_meaning",
+            "default_policy",
+            "config",
+            "config_hash",
+            "test_result",
+            "created_by",
+            "created_at",
+        ]
         read_only_fields = fields
 
 
@@ -97,6 +124,16 @@ class TemplateSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EvaluatorTemplate
-        fields = ["slug", "name", "kind", "description", "inputs", "score_meaning",
-                  "default_policy", "tags", "languages", "configs"]
+        fields = [
+            "slug",
+            "name",
+            "kind",
+            "description",
+            "inputs",
+            "score_meaning",
+            "default_policy",
+            "tags",
+            "languages",
+            "configs",
+        ]
         read_only_fields = fields

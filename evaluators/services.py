@@ -25,9 +25,17 @@ MAX_TAGS = 20
 
 
 def evaluator_create(
-    *, workspace: Workspace, user: AbstractBaseUser, name: str, kind: str,
-    description: str = "", tags: list[str] | None = None, score_meaning: str = "quality",
-    default_policy: dict | None = None, config: dict | None = None, language: str | None = None,
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    name: str,
+    kind: str,
+    description: str = "",
+    tags: list[str] | None = None,
+    score_meaning: str = "quality",
+    default_policy: dict | None = None,
+    config: dict | None = None,
+    language: str | None = None,
     template: EvaluatorTemplate | None = None,
 ) -> Evaluator:
     """Create an evaluator; without a config it starts from the kind's blank starter."""
@@ -35,10 +43,18 @@ def evaluator_create(
         raise ValidationError({"kind": f"Unknown kind {kind!r}; use 'llm' or 'code'."})
     if config is None:
         config = _starter(kind=kind, language=language)
-    evaluator = Evaluator(workspace=workspace, kind=kind, template=template,
-                          created_by=user, updated_by=user)
-    _assign(evaluator, name=name, description=description, tags=tags or [],
-            score_meaning=score_meaning, default_policy=default_policy, config=config)
+    evaluator = Evaluator(
+        workspace=workspace, kind=kind, template=template, created_by=user, updated_by=user
+    )
+    _assign(
+        evaluator,
+        name=name,
+        description=description,
+        tags=tags or [],
+        score_meaning=score_meaning,
+        default_policy=default_policy,
+        config=config,
+    )
     return _save_new(evaluator)
 
 
@@ -50,8 +66,12 @@ def _starter(*, kind: str, language: str | None) -> dict:
 
 
 def evaluator_create_from_template(
-    *, workspace: Workspace, user: AbstractBaseUser, template: EvaluatorTemplate,
-    name: str | None = None, language: str | None = None,
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    template: EvaluatorTemplate,
+    name: str | None = None,
+    language: str | None = None,
 ) -> Evaluator:
     """Start an evaluator from a preset (code presets: in the chosen language)."""
     if template.kind == EvaluatorKind.CODE:
@@ -62,10 +82,16 @@ def evaluator_create_from_template(
     else:
         config = _with_workspace_model(workspace, template.configs["llm"])
     return evaluator_create(
-        workspace=workspace, user=user, name=name or template.name, kind=template.kind,
-        description=template.description, tags=list(template.tags),
-        score_meaning=template.score_meaning, default_policy=template.default_policy,
-        config=config, template=template,
+        workspace=workspace,
+        user=user,
+        name=name or template.name,
+        kind=template.kind,
+        description=template.description,
+        tags=list(template.tags),
+        score_meaning=template.score_meaning,
+        default_policy=template.default_policy,
+        config=config,
+        template=template,
     )
 
 
@@ -74,18 +100,27 @@ def _with_workspace_model(workspace: Workspace, config: dict) -> dict:
     provider = ModelProvider.objects.filter(workspace=workspace).order_by("created_at").first()
     if provider is None:
         return config
-    model = {**config.get("model", {}), "provider_id": str(provider.public_id),
-             "model": provider.default_model}
+    model = {
+        **config.get("model", {}),
+        "provider_id": str(provider.public_id),
+        "model": provider.default_model,
+    }
     return {**config, "model": model}
 
 
 def evaluator_copy(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
     """Copy the draft into a new evaluator named '<name> (copy)' (numbered if taken)."""
     return evaluator_create(
-        workspace=evaluator.workspace, user=user, name=_copy_name(evaluator),
-        kind=evaluator.kind, description=evaluator.description, tags=list(evaluator.tags),
-        score_meaning=evaluator.score_meaning, default_policy=evaluator.default_policy,
-        config=evaluator.draft_config, template=evaluator.template,
+        workspace=evaluator.workspace,
+        user=user,
+        name=_copy_name(evaluator),
+        kind=evaluator.kind,
+        description=evaluator.description,
+        tags=list(evaluator.tags),
+        score_meaning=evaluator.score_meaning,
+        default_policy=evaluator.default_policy,
+        config=evaluator.draft_config,
+        template=evaluator.template,
     )
 
 
@@ -108,9 +143,14 @@ def evaluator_update_draft(*, evaluator: Evaluator, user: AbstractBaseUser, **fi
     if unknown:
         raise ValidationError({name: "Unknown or read-only field." for name in sorted(unknown)})
     _ensure_live(evaluator)
-    current = {"name": evaluator.name, "description": evaluator.description,
-               "tags": evaluator.tags, "score_meaning": evaluator.score_meaning,
-               "default_policy": evaluator.default_policy, "config": evaluator.draft_config}
+    current = {
+        "name": evaluator.name,
+        "description": evaluator.description,
+        "tags": evaluator.tags,
+        "score_meaning": evaluator.score_meaning,
+        "default_policy": evaluator.default_policy,
+        "config": evaluator.draft_config,
+    }
     _assign(evaluator, **{**current, **fields})
     evaluator.updated_by = user
     evaluator.draft_changed = _differs_from_latest(evaluator)
@@ -123,7 +163,11 @@ def evaluator_update_draft(*, evaluator: Evaluator, user: AbstractBaseUser, **fi
 
 
 def evaluator_submit_version(
-    *, evaluator: Evaluator, user: AbstractBaseUser, version: str, change_note: str = "",
+    *,
+    evaluator: Evaluator,
+    user: AbstractBaseUser,
+    version: str,
+    change_note: str = "",
     test_result: dict | None = None,
 ) -> EvaluatorVersion:
     """Freeze the draft as `version` after the kind's checks; SemVer must exceed the latest."""
@@ -136,11 +180,16 @@ def evaluator_submit_version(
         locked = Evaluator.objects.select_for_update().get(pk=evaluator.pk)
         _check_greater(locked, version)
         created = EvaluatorVersion.objects.create(
-            evaluator=locked, version=version, change_note=change_note.strip(),
-            kind=locked.kind, score_meaning=locked.score_meaning,
-            default_policy=locked.default_policy, config=locked.draft_config,
+            evaluator=locked,
+            version=version,
+            change_note=change_note.strip(),
+            kind=locked.kind,
+            score_meaning=locked.score_meaning,
+            default_policy=locked.default_policy,
+            config=locked.draft_config,
             config_hash=config_schema.config_hash(locked.draft_config),
-            test_result=test_result, created_by=user,
+            test_result=test_result,
+            created_by=user,
         )
         Evaluator.objects.filter(pk=locked.pk).update(draft_changed=False)
     evaluator.draft_changed = False
@@ -150,7 +199,8 @@ def evaluator_submit_version(
 def submit_problems(*, evaluator: Evaluator) -> dict[str, list[str]]:
     """What stops the draft from being submitted (schema, variables, model, code checks)."""
     problems = config_schema.submit_problems(
-        evaluator.kind, evaluator.draft_config,
+        evaluator.kind,
+        evaluator.draft_config,
         model_configured=_model_configured(evaluator.workspace, evaluator.draft_config),
     )
     if not problems and evaluator.kind == EvaluatorKind.CODE:
@@ -228,8 +278,9 @@ def next_version(evaluator: Evaluator) -> str:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _assign(evaluator: Evaluator, *, name, description, tags, score_meaning, default_policy,
-            config) -> None:
+def _assign(
+    evaluator: Evaluator, *, name, description, tags, score_meaning, default_policy, config
+) -> None:
     """Validate every field, collecting all problems, then assign."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()

@@ -25,10 +25,14 @@ def templates_sync() -> tuple[int, int]:
 def _fields(preset: dict) -> dict:
     configs = preset.get("configs") or {"llm": preset["config"]}
     return {
-        "name": preset["name"], "kind": preset["kind"], "description": preset["description"],
+        "name": preset["name"],
+        "kind": preset["kind"],
+        "description": preset["description"],
         "inputs": preset["inputs"] if isinstance(preset["inputs"], str) else _inputs(preset),
-        "score_meaning": preset["score_meaning"], "default_policy": preset["default_policy"],
-        "tags": preset.get("tags", []), "configs": configs,
+        "score_meaning": preset["score_meaning"],
+        "default_policy": preset["default_policy"],
+        "tags": preset.get("tags", []),
+        "configs": configs,
     }
 
 

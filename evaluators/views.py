@@ -28,16 +28,29 @@ def index(request):
     filters = {key: params.get(key, "") for key in ("q", "kind", "tag", "creator")}
     sort, deleted = params.get("sort", "updated"), params.get("deleted") == "1"
     rows = selectors.evaluator_list(
-        workspace=request.workspace, search=filters["q"], kind=filters["kind"],
-        tag=filters["tag"], creator=filters["creator"], sort=sort, deleted=deleted,
+        workspace=request.workspace,
+        search=filters["q"],
+        kind=filters["kind"],
+        tag=filters["tag"],
+        creator=filters["creator"],
+        sort=sort,
+        deleted=deleted,
     )
     page = Paginator(rows, 25).get_page(params.get("page"))
-    return render(request, "evaluators/list.html", {
-        "page": page, "filters": filters, "sort": sort, "deleted": deleted,
-        "tags": selectors.workspace_tags(workspace=request.workspace),
-        "creators": selectors.workspace_creators(workspace=request.workspace),
-        "kinds": EvaluatorKind.choices, "querystring": _querystring(params),
-    })
+    return render(
+        request,
+        "evaluators/list.html",
+        {
+            "page": page,
+            "filters": filters,
+            "sort": sort,
+            "deleted": deleted,
+            "tags": selectors.workspace_tags(workspace=request.workspace),
+            "creators": selectors.workspace_creators(workspace=request.workspace),
+            "kinds": EvaluatorKind.choices,
+            "querystring": _querystring(params),
+        },
+    )
 
 
 def _querystring(params) -> str:
@@ -56,11 +69,18 @@ def new(request):
         except ValidationError as exc:
             add_errors(form, exc)
         else:
-            messages.success(request, _("Evaluator created. Edit the draft, then submit a version."))
+            messages.success(
+                request, _("Evaluator created. Edit the draft, then submit a version.")
+            )
             return redirect("evaluators:detail", ws=request.workspace.slug, id=evaluator.public_id)
-    return render(request, "evaluators/new.html", {
-        "form": form, "templates": selectors.template_list(),
-    })
+    return render(
+        request,
+        "evaluators/new.html",
+        {
+            "form": form,
+            "templates": selectors.template_list(),
+        },
+    )
 
 
 def _create_from_choice(request, data: dict):
@@ -68,8 +88,9 @@ def _create_from_choice(request, data: dict):
     common = {"workspace": request.workspace, "user": request.user, "name": data["name"]}
     if source.startswith("template:"):
         template = selectors.template_get(slug=source.removeprefix("template:"))
-        return services.evaluator_create_from_template(template=template, language=language,
-                                                       **common)
+        return services.evaluator_create_from_template(
+            template=template, language=language, **common
+        )
     if source not in EvaluatorKind.values:
         raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
     return services.evaluator_create(kind=source, language=language, **common)
@@ -83,8 +104,9 @@ def detail(request, id):
         form = EvaluatorDraftForm(request.POST)
         if form.is_valid():
             try:
-                services.evaluator_update_draft(evaluator=evaluator, user=request.user,
-                                                **form.service_fields())
+                services.evaluator_update_draft(
+                    evaluator=evaluator, user=request.user, **form.service_fields()
+                )
             except ValidationError as exc:
                 add_errors(form, exc)
                 evaluator.refresh_from_db()
@@ -97,13 +119,17 @@ def detail(request, id):
 
 
 def _detail_context(request, evaluator, form, submit_form=None) -> dict:
-    providers = [{"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
-                 for p in providers_list(workspace=request.workspace)]
+    providers = [
+        {"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
+        for p in providers_list(workspace=request.workspace)
+    ]
     return {
-        "evaluator": evaluator, "form": form, "tab": "draft",
+        "evaluator": evaluator,
+        "form": form,
+        "tab": "draft",
         "providers": providers,
-        "submit_form": submit_form or SubmitVersionForm(
-            initial={"version": services.next_version(evaluator)}),
+        "submit_form": submit_form
+        or SubmitVersionForm(initial={"version": services.next_version(evaluator)}),
         "problems": services.submit_problems(evaluator=evaluator) if not form.errors else {},
         "versions": selectors.versions_sorted(evaluator=evaluator),
         "policy_text": describe_policy(evaluator.default_policy, evaluator.score_meaning),
@@ -119,7 +145,8 @@ def submit(request, id):
     if form.is_valid():
         try:
             version = services.evaluator_submit_version(
-                evaluator=evaluator, user=request.user, **form.cleaned_data)
+                evaluator=evaluator, user=request.user, **form.cleaned_data
+            )
         except ValidationError as exc:
             add_errors(form, exc)
         else:
@@ -142,10 +169,20 @@ def versions(request, id):
     changes = None
     if old in refs and new in refs and len(refs) > 1:
         changes = services.version_diff(old=_config(evaluator, old), new=_config(evaluator, new))
-    return render(request, "evaluators/versions.html", {
-        "evaluator": evaluator, "versions": all_versions, "refs": refs, "old": old, "new": new,
-        "changes": changes, "rows": _side_by_side(changes or []), "tab": "versions",
-    })
+    return render(
+        request,
+        "evaluators/versions.html",
+        {
+            "evaluator": evaluator,
+            "versions": all_versions,
+            "refs": refs,
+            "old": old,
+            "new": new,
+            "changes": changes,
+            "rows": _side_by_side(changes or []),
+            "tab": "versions",
+        },
+    )
 
 
 def _config(evaluator, ref: str) -> dict:
@@ -161,8 +198,14 @@ def _side_by_side(changes: list[dict]) -> list[dict]:
         if "diff" in change:
             rows.append({"path": change["path"], "pairs": _pairs(change["diff"])})
         else:
-            rows.append({"path": change["path"], "old": _show(change["old"]),
-                         "new": _show(change["new"]), "change": change["change"]})
+            rows.append(
+                {
+                    "path": change["path"],
+                    "old": _show(change["old"]),
+                    "new": _show(change["new"]),
+                    "change": change["change"],
+                }
+            )
     return rows
 
 
@@ -200,8 +243,11 @@ def copy(request, id):
 def delete(request, id):
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     services.evaluator_delete(evaluator=evaluator, user=request.user)
-    messages.success(request, _("“%(name)s” deleted. You can restore it from the deleted list.")
-                     % {"name": evaluator.name})
+    messages.success(
+        request,
+        _("“%(name)s” deleted. You can restore it from the deleted list.")
+        % {"name": evaluator.name},
+    )
     return redirect("evaluators:list", ws=request.workspace.slug)
 
 

@@ -8,7 +8,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def top_level_packages() -> list[str]:
     return sorted(
-        p.name for p in ROOT.iterdir()
+        p.name
+        for p in ROOT.iterdir()
         if p.is_dir() and (p / "__init__.py").exists() or (p.suffix == ".py" and p.is_file())
     )
 

@@ -17,7 +17,9 @@ class TokenAuthentication(authentication.BaseAuthentication):
         if not header or header[0].lower() != self.keyword.lower():
             return None
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Malformed Authorization header: use 'Token <key>'.")
+            raise exceptions.AuthenticationFailed(
+                "Malformed Authorization header: use 'Token <key>'."
+            )
         token = token_authenticate(key=header[1])
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")

@@ -16,7 +16,9 @@ def error_body(code: str, message: str, details=None) -> dict:
 
 def _django_validation_details(exc: DjangoValidationError) -> dict:
     if hasattr(exc, "error_dict"):
-        return {field: [m for e in errs for m in e.messages] for field, errs in exc.error_dict.items()}
+        return {
+            field: [m for e in errs for m in e.messages] for field, errs in exc.error_dict.items()
+        }
     return {"non_field_errors": exc.messages}
 
 

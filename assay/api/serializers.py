@@ -60,7 +60,10 @@ class IssuedTokenSerializer(TokenSerializer):
 class ProviderSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     api_key = serializers.CharField(
-        write_only=True, required=False, allow_blank=True, trim_whitespace=True,
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=True,
         help_text="Write-only. Omit or send empty to keep the stored key.",
     )
     has_api_key = serializers.BooleanField(read_only=True)
@@ -70,8 +73,19 @@ class ProviderSerializer(serializers.ModelSerializer):
     class Meta:
         model = ModelProvider
         fields = [
-            "id", "name", "base_url", "api_key", "has_api_key", "default_model", "timeout_s",
-            "rpm_limit", "tpm_limit", "structured_mode", "max_retries", "created_at", "updated_at",
+            "id",
+            "name",
+            "base_url",
+            "api_key",
+            "has_api_key",
+            "default_model",
+            "timeout_s",
+            "rpm_limit",
+            "tpm_limit",
+            "structured_mode",
+            "max_retries",
+            "created_at",
+            "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
         validators = []

@@ -13,7 +13,8 @@ router.register("tokens", views.TokenViewSet, basename="token")
 router.register("providers", views.ProviderViewSet, basename="provider")
 router.register("evaluators", EvaluatorViewSet, basename="evaluator")
 router.register(
-    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/versions", VersionViewSet,
+    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/versions",
+    VersionViewSet,
     basename="evaluator-version",
 )
 router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay import selectors, services
-from assay.models import ApiToken, Membership, ModelProvider, Workspace
+from assay.models import ApiToken, Membership, ModelProvider
 
 from . import serializers as s
 from .base import WorkspaceMixin, WorkspaceScopedViewSet

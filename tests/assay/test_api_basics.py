@@ -17,7 +17,12 @@ def test_schema_and_docs_page(api, client):
     schema = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert schema.status_code == 200
     text = schema.content.decode()
-    for path in ["/api/v1/providers/", "/api/v1/tokens/", "/api/v1/members/", "/api/v1/workspaces/"]:
+    for path in [
+        "/api/v1/providers/",
+        "/api/v1/tokens/",
+        "/api/v1/members/",
+        "/api/v1/workspaces/",
+    ]:
         assert path in text
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and b"vendor/swagger-ui" in docs.content
@@ -28,8 +33,9 @@ def test_pagination(api, workspace):
     from assay import services
 
     for i in range(7):
-        services.provider_create(workspace=workspace, name=f"p{i}", base_url="https://x.test/v1",
-                                 default_model="m")
+        services.provider_create(
+            workspace=workspace, name=f"p{i}", base_url="https://x.test/v1", default_model="m"
+        )
     first = api.get("/api/v1/providers/?page_size=5").json()
     assert first["count"] == 7 and len(first["results"]) == 5 and first["next"]
     second = api.get("/api/v1/providers/?page_size=5&page=2").json()

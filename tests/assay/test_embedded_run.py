@@ -33,7 +33,11 @@ def test_embedded_run_serves_sign_in(tmp_path):
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "assay_run", "--addr", f"127.0.0.1:{port}"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         status, body = wait_for(f"http://127.0.0.1:{port}/accounts/login/", time.monotonic() + 120)

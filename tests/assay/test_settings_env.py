@@ -17,12 +17,21 @@ PROBE = (
 
 
 def run_settings(tmp_path, **env) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL",
-                                                              "SECRET_KEY", "ASSAY_ENV", "DEBUG"}}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ASSAY_ENV", "DEBUG"}
+    }
     base.update({"DJANGO_SETTINGS_MODULE": "assay.settings", "ASSAY_DATA_DIR": str(tmp_path)})
     base.update(env)
-    return subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=base,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_embedded_defaults(tmp_path):
@@ -39,8 +48,12 @@ def test_embedded_defaults(tmp_path):
 
 
 def test_database_and_redis_urls(tmp_path):
-    result = run_settings(tmp_path, DATABASE_URL="postgres://u:p@db.internal:5433/assaydb",
-                          REDIS_URL="redis://cache.internal:6380/2", ALLOWED_HOSTS="a.test, b.test")
+    result = run_settings(
+        tmp_path,
+        DATABASE_URL="postgres://u:p@db.internal:5433/assaydb",
+        REDIS_URL="redis://cache.internal:6380/2",
+        ALLOWED_HOSTS="a.test, b.test",
+    )
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout)
     assert values["engine"] == "django.db.backends.postgresql"

@@ -12,8 +12,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def acme_objects(user, workspace):
     provider = services.provider_create(
-        workspace=workspace, name="OpenAI", base_url="https://llm.test/v1",
-        default_model="gpt-x", api_key="sk-acme-secret-000000000000",
+        workspace=workspace,
+        name="OpenAI",
+        base_url="https://llm.test/v1",
+        default_model="gpt-x",
+        api_key="sk-acme-secret-000000000000",
     )
     token = services.token_issue(workspace=workspace, user=user, name="acme").token
     return {"provider": provider, "token": token, "membership": workspace.memberships.first()}
@@ -79,8 +82,11 @@ def test_viewer_reads_but_cannot_write(member, workspace, api_client_for, acme_o
     viewer = member("victor", Membership.Role.VIEWER)
     client = api_client_for(workspace, viewer)
     assert client.get("/api/v1/providers/").status_code == 200
-    response = client.post("/api/v1/providers/", {"name": "x", "base_url": "https://x.test/v1",
-                                                   "default_model": "m"}, format="json")
+    response = client.post(
+        "/api/v1/providers/",
+        {"name": "x", "base_url": "https://x.test/v1", "default_model": "m"},
+        format="json",
+    )
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "permission_denied"
 
@@ -89,5 +95,7 @@ def test_editor_cannot_manage_members(member, workspace, api_client_for):
     editor = member("eddie", Membership.Role.EDITOR)
     client = api_client_for(workspace, editor)
     assert client.get("/api/v1/members/").status_code == 200
-    response = client.post("/api/v1/members/", {"username": "eddie", "role": "owner"}, format="json")
+    response = client.post(
+        "/api/v1/members/", {"username": "eddie", "role": "owner"}, format="json"
+    )
     assert response.status_code == 403

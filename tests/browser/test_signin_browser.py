@@ -17,7 +17,11 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
     page.click("button[type=submit]")
     page.wait_for_url("**/w/acme/evaluators/")
     assert page.locator("nav.mainnav").inner_text().split() == [
-        "Evaluators", "Evalsets", "Experiments", "Settings"]
+        "Evaluators",
+        "Evalsets",
+        "Experiments",
+        "Settings",
+    ]
     page.click("text=Settings")
     page.wait_for_url("**/settings/providers/")
     assert "No model providers yet" in page.content()

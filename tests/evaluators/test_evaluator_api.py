@@ -21,8 +21,9 @@ def test_flow_template_edit_submit_diff_copy_delete_restore(api, provider, templ
     assert body["kind"] == "llm" and body["template"] == "correctness"
     assert body["config"]["model"]["provider_id"] == str(provider.public_id)
 
-    v1 = api.post(f"{URL}{eid}/versions/", {"version": "0.0.1", "change_note": "first"},
-                  format="json")
+    v1 = api.post(
+        f"{URL}{eid}/versions/", {"version": "0.0.1", "change_note": "first"}, format="json"
+    )
     assert v1.status_code == 201, v1.content
     config = body["config"]
     config["model"]["temperature"] = 0.3
@@ -51,8 +52,9 @@ def test_flow_template_edit_submit_diff_copy_delete_restore(api, provider, templ
 
 
 def test_create_blank_kinds(api):
-    code = api.post(URL, {"name": "JS check", "kind": "code", "language": "javascript"},
-                    format="json")
+    code = api.post(
+        URL, {"name": "JS check", "kind": "code", "language": "javascript"}, format="json"
+    )
     assert code.status_code == 201 and code.json()["config"]["language"] == "javascript"
     llm = api.post(URL, {"name": "Judge", "kind": "llm"}, format="json")
     assert llm.status_code == 201 and llm.json()["config"]["messages"]
@@ -61,8 +63,7 @@ def test_create_blank_kinds(api):
 def test_list_filters_and_sort(api, workspace, user):
     from evaluators import services
 
-    services.evaluator_create(workspace=workspace, user=user, name="beta", kind="llm",
-                              tags=["rag"])
+    services.evaluator_create(workspace=workspace, user=user, name="beta", kind="llm", tags=["rag"])
     services.evaluator_create(workspace=workspace, user=user, name="alpha", kind="code")
     names = lambda q: [e["name"] for e in api.get(URL + q).json()["results"]]  # noqa: E731
     assert names("?sort=name") == ["alpha", "beta"]
@@ -73,18 +74,38 @@ def test_list_filters_and_sort(api, workspace, user):
     assert names("?creator=nobody") == []
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({"name": "x", "kind": "sql"}, "kind"),
-    ({"kind": "llm"}, "name"),
-    ({"name": "x", "kind": "llm", "config": {"input_variables": [
-        {"name": "q", "content_type": "Video"}], "messages": [{"role": "user", "content": "{{q}}"}],
-        "model": {"model": "m"}}}, "config.input_variables[0].content_type"),
-    ({"name": "x", "kind": "code", "config": {"input_variables": [], "language": "python",
-                                              "source": "x" * 70000}}, "config.source"),
-    ({"name": "x", "kind": "code", "default_policy": {"kind": "threshold", "threshold": 2}},
-     "default_policy"),
-    ({"name": "x", "template": "no-such-template"}, "template"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"name": "x", "kind": "sql"}, "kind"),
+        ({"kind": "llm"}, "name"),
+        (
+            {
+                "name": "x",
+                "kind": "llm",
+                "config": {
+                    "input_variables": [{"name": "q", "content_type": "Video"}],
+                    "messages": [{"role": "user", "content": "{{q}}"}],
+                    "model": {"model": "m"},
+                },
+            },
+            "config.input_variables[0].content_type",
+        ),
+        (
+            {
+                "name": "x",
+                "kind": "code",
+                "config": {"input_variables": [], "language": "python", "source": "x" * 70000},
+            },
+            "config.source",
+        ),
+        (
+            {"name": "x", "kind": "code", "default_policy": {"kind": "threshold", "threshold": 2}},
+            "default_policy",
+        ),
+        ({"name": "x", "template": "no-such-template"}, "template"),
+    ],
+)
 def test_bad_create_names_the_field_and_saves_nothing(api, payload, field):
     response = api.post(URL, payload, format="json")
     assert response.status_code == 400, response.content
@@ -117,9 +138,13 @@ def test_undeclared_variable_blocks_submit(api, provider, workspace, user):
     config = dict(evaluator.draft_config)
     config["model"] = {**config["model"], "provider_id": str(provider.public_id)}
     config["messages"] = [{"role": "user", "content": "{{input}} {{output}} {{ghost}}"}]
-    assert api.patch(f"{URL}{evaluator.public_id}/", {"config": config}, format="json").status_code == 200
-    response = api.post(f"{URL}{evaluator.public_id}/versions/", {"version": "0.0.1"},
-                        format="json")
+    assert (
+        api.patch(f"{URL}{evaluator.public_id}/", {"config": config}, format="json").status_code
+        == 200
+    )
+    response = api.post(
+        f"{URL}{evaluator.public_id}/versions/", {"version": "0.0.1"}, format="json"
+    )
     assert response.status_code == 400
     assert "ghost" in error_of(response)["message"]
     assert EvaluatorVersion.objects.count() == 0
@@ -129,16 +154,24 @@ def test_unconfigured_model_blocks_submit(api, workspace, user):
     from evaluators import services
 
     evaluator = services.evaluator_create(workspace=workspace, user=user, name="j", kind="llm")
-    response = api.post(f"{URL}{evaluator.public_id}/versions/", {"version": "0.0.1"},
-                        format="json")
+    response = api.post(
+        f"{URL}{evaluator.public_id}/versions/", {"version": "0.0.1"}, format="json"
+    )
     assert response.status_code == 400
     assert any(k.startswith("config.model") for k in error_of(response)["details"])
 
 
-@pytest.mark.parametrize("version, message", [
-    ("1.0", "1.0"), ("v1.0.0", "v1.0.0"), ("01.0.0", "01.0.0"), ("0.0.1", "not greater"),
-    ("0.0.0", "not greater"), ("0.0.1-rc.1", "not greater"),
-])
+@pytest.mark.parametrize(
+    "version, message",
+    [
+        ("1.0", "1.0"),
+        ("v1.0.0", "v1.0.0"),
+        ("01.0.0", "01.0.0"),
+        ("0.0.1", "not greater"),
+        ("0.0.0", "not greater"),
+        ("0.0.1-rc.1", "not greater"),
+    ],
+)
 def test_bad_versions(api, code_evaluator, version, message):
     url = f"{URL}{code_evaluator.public_id}/versions/"
     assert api.post(url, {"version": "0.0.1"}, format="json").status_code == 201
@@ -153,8 +186,9 @@ def test_code_that_does_not_parse_blocks_submit(api, code_evaluator):
     config = dict(code_evaluator.draft_config)
     config["source"] = "def exec_evaluation(turn):\n    return (\n"
     api.patch(f"{URL}{code_evaluator.public_id}/", {"config": config}, format="json")
-    response = api.post(f"{URL}{code_evaluator.public_id}/versions/", {"version": "1.0.0"},
-                        format="json")
+    response = api.post(
+        f"{URL}{code_evaluator.public_id}/versions/", {"version": "1.0.0"}, format="json"
+    )
     assert response.status_code == 400
     assert "config.source" in error_of(response)["details"]
     assert "line" in error_of(response)["message"]
@@ -162,8 +196,10 @@ def test_code_that_does_not_parse_blocks_submit(api, code_evaluator):
 
 def test_code_without_contract_or_with_forbidden_import_blocks_submit(api, code_evaluator):
     url = f"{URL}{code_evaluator.public_id}/"
-    for source, expected in [("def evaluate(turn):\n    return 1\n", "exec_evaluation"),
-                             ("import os\ndef exec_evaluation(turn):\n    return 1\n", "os")]:
+    for source, expected in [
+        ("def evaluate(turn):\n    return 1\n", "exec_evaluation"),
+        ("import os\ndef exec_evaluation(turn):\n    return 1\n", "os"),
+    ]:
         config = {**code_evaluator.draft_config, "source": source}
         assert api.patch(url, {"config": config}, format="json").status_code == 200
         response = api.post(url + "versions/", {"version": "1.0.0"}, format="json")
@@ -189,12 +225,20 @@ def test_read_only_fields_cannot_be_patched(api, code_evaluator):
 def test_outsider_gets_404_everywhere(outsider_api, code_evaluator, api):
     api.post(f"{URL}{code_evaluator.public_id}/versions/", {"version": "0.0.1"}, format="json")
     base = f"{URL}{code_evaluator.public_id}/"
-    for method, url in [("get", base), ("patch", base), ("delete", base),
-                        ("post", base + "copy/"), ("post", base + "restore/"),
-                        ("get", base + "versions/"), ("post", base + "versions/"),
-                        ("get", base + "versions/0.0.1/"), ("get", base + "versions/diff/?old=0.0.1")]:
-        response = getattr(outsider_api, method)(url, {"name": "pwned", "version": "9.9.9"},
-                                                 format="json")
+    for method, url in [
+        ("get", base),
+        ("patch", base),
+        ("delete", base),
+        ("post", base + "copy/"),
+        ("post", base + "restore/"),
+        ("get", base + "versions/"),
+        ("post", base + "versions/"),
+        ("get", base + "versions/0.0.1/"),
+        ("get", base + "versions/diff/?old=0.0.1"),
+    ]:
+        response = getattr(outsider_api, method)(
+            url, {"name": "pwned", "version": "9.9.9"}, format="json"
+        )
         assert response.status_code == 404, (method, url, response.status_code)
     assert outsider_api.get(URL).json()["count"] == 0
     code_evaluator.refresh_from_db()
@@ -204,8 +248,10 @@ def test_outsider_gets_404_everywhere(outsider_api, code_evaluator, api):
 def test_viewer_can_read_not_write(member, workspace, api_client_for, code_evaluator):
     viewer = api_client_for(workspace, member("vera", "viewer"))
     assert viewer.get(URL).json()["count"] == 1
-    assert viewer.patch(f"{URL}{code_evaluator.public_id}/", {"name": "x"},
-                        format="json").status_code == 403
+    assert (
+        viewer.patch(f"{URL}{code_evaluator.public_id}/", {"name": "x"}, format="json").status_code
+        == 403
+    )
     assert viewer.post(URL, {"name": "n", "kind": "llm"}, format="json").status_code == 403
 
 

@@ -16,9 +16,15 @@ def url(name, **kwargs):
 
 
 def draft_post(evaluator, **overrides):
-    data = {"name": evaluator.name, "description": evaluator.description, "tags": "",
-            "score_meaning": evaluator.score_meaning, "policy_kind": "threshold",
-            "threshold": "0.5", "config_json": json.dumps(evaluator.draft_config)}
+    data = {
+        "name": evaluator.name,
+        "description": evaluator.description,
+        "tags": "",
+        "score_meaning": evaluator.score_meaning,
+        "policy_kind": "threshold",
+        "threshold": "0.5",
+        "config_json": json.dumps(evaluator.draft_config),
+    }
     data.update(overrides)
     return data
 
@@ -27,8 +33,9 @@ def test_new_page_lists_templates_and_creates(web, templates):
     page = web.get(url("new"))
     assert page.status_code == 200
     assert page.content.decode().count('name="source" value="template:') == templates.count()
-    response = web.post(url("new"), {"name": "Mine", "source": "template:regex",
-                                     "language": "javascript"})
+    response = web.post(
+        url("new"), {"name": "Mine", "source": "template:regex", "language": "javascript"}
+    )
     evaluator = Evaluator.objects.get(name="Mine")
     assert response.status_code == 302 and str(evaluator.public_id) in response["Location"]
     assert evaluator.draft_config["language"] == "javascript"
@@ -45,14 +52,16 @@ def test_save_draft_and_submit_from_pages(web, code_evaluator):
     detail = url("detail", id=code_evaluator.public_id)
     assert web.get(detail).status_code == 200
     config = {**code_evaluator.draft_config, "timeout_s": 3.0}
-    response = web.post(detail, draft_post(code_evaluator, config_json=json.dumps(config),
-                                           tags="exact, strings"))
+    response = web.post(
+        detail, draft_post(code_evaluator, config_json=json.dumps(config), tags="exact, strings")
+    )
     assert response.status_code == 302
     code_evaluator.refresh_from_db()
     assert code_evaluator.tags == ["exact", "strings"]
     assert code_evaluator.draft_config["timeout_s"] == 3.0
-    submitted = web.post(url("submit", id=code_evaluator.public_id),
-                         {"version": "0.0.1", "change_note": "first"})
+    submitted = web.post(
+        url("submit", id=code_evaluator.public_id), {"version": "0.0.1", "change_note": "first"}
+    )
     assert submitted.status_code == 302
     assert EvaluatorVersion.objects.get().change_note == "first"
     bad = web.post(url("submit", id=code_evaluator.public_id), {"version": "0.0.1"})
@@ -74,8 +83,11 @@ def test_bad_draft_names_the_field_and_saves_nothing(web, code_evaluator):
 def test_versions_page_shows_side_by_side_diff(web, code_evaluator, user):
     services.evaluator_submit_version(evaluator=code_evaluator, user=user, version="0.0.1")
     source = code_evaluator.draft_config["source"].replace("equals", "matches")
-    services.evaluator_update_draft(evaluator=code_evaluator, user=user,
-                                    config={**code_evaluator.draft_config, "source": source})
+    services.evaluator_update_draft(
+        evaluator=code_evaluator,
+        user=user,
+        config={**code_evaluator.draft_config, "source": source},
+    )
     services.evaluator_submit_version(evaluator=code_evaluator, user=user, version="0.0.2")
     page = web.get(url("versions", id=code_evaluator.public_id) + "?old=0.0.1&new=0.0.2")
     html = page.content.decode()
@@ -97,8 +109,9 @@ def test_copy_delete_restore_pages(web, code_evaluator):
 
 
 def test_list_filters(web, workspace, user):
-    services.evaluator_create(workspace=workspace, user=user, name="judge-one", kind="llm",
-                              tags=["rag"])
+    services.evaluator_create(
+        workspace=workspace, user=user, name="judge-one", kind="llm", tags=["rag"]
+    )
     services.evaluator_create(workspace=workspace, user=user, name="code-one", kind="code")
     html = web.get(url("list") + "?kind=llm").content.decode()
     assert "judge-one" in html and "code-one" not in html
@@ -107,11 +120,15 @@ def test_list_filters(web, workspace, user):
 
 
 def test_untrusted_text_is_escaped(web, workspace, user):
-    evil = '<script>alert(1)</script><img src=x onerror=alert(2)>'
-    evaluator = services.evaluator_create(workspace=workspace, user=user, name=evil[:100],
-                                          kind="code", description=evil)
-    for page in [url("list"), url("detail", id=evaluator.public_id),
-                 url("versions", id=evaluator.public_id)]:
+    evil = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    evaluator = services.evaluator_create(
+        workspace=workspace, user=user, name=evil[:100], kind="code", description=evil
+    )
+    for page in [
+        url("list"),
+        url("detail", id=evaluator.public_id),
+        url("versions", id=evaluator.public_id),
+    ]:
         html = web.get(page).content.decode()
         assert "<script>alert(1)" not in html and "<img src=x" not in html
         assert "&lt;script&gt;" in html

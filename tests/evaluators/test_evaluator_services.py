@@ -12,8 +12,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_versions_are_immutable_on_every_path(code_evaluator, user):
-    version = services.evaluator_submit_version(evaluator=code_evaluator, user=user,
-                                                version="0.0.1")
+    version = services.evaluator_submit_version(
+        evaluator=code_evaluator, user=user, version="0.0.1"
+    )
     version.change_note = "rewritten"
     with pytest.raises(ImmutableVersionError):
         version.save()
@@ -38,8 +39,9 @@ def test_version_admin_is_read_only(admin_client, code_evaluator, user):
 
 
 def test_editing_the_draft_never_touches_versions(code_evaluator, user):
-    version = services.evaluator_submit_version(evaluator=code_evaluator, user=user,
-                                                version="0.0.1")
+    version = services.evaluator_submit_version(
+        evaluator=code_evaluator, user=user, version="0.0.1"
+    )
     frozen_hash = version.config_hash
     config = {**code_evaluator.draft_config, "timeout_s": 2.0}
     services.evaluator_update_draft(evaluator=code_evaluator, user=user, config=config)
@@ -71,8 +73,12 @@ def test_every_template_creates_a_submittable_evaluator(templates, workspace, us
     for template in templates:
         for language in template.languages or [None]:
             evaluator = services.evaluator_create_from_template(
-                workspace=workspace, user=user, template=template, language=language,
-                name=f"{template.slug}-{language}")
+                workspace=workspace,
+                user=user,
+                template=template,
+                language=language,
+                name=f"{template.slug}-{language}",
+            )
             assert services.submit_problems(evaluator=evaluator) == {}, template.slug
 
 

@@ -40,7 +40,21 @@ class Command(BaseCommand):
 
     def _start_worker(self) -> subprocess.Popen:
         queues = ",".join(settings.CELERY_TASK_QUEUES_NAMES)
-        command = [sys.executable, "-m", "celery", "-A", "assay", "worker", "-Q", queues,
-                   "--concurrency", "2", "--loglevel", "INFO", "-B",
-                   "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")]
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "assay",
+            "worker",
+            "-Q",
+            queues,
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "INFO",
+            "-B",
+            "--schedule",
+            str(settings.DATA_DIR / "celerybeat-schedule"),
+        ]
         return subprocess.Popen(command, env=os.environ.copy())

@@ -19,7 +19,9 @@ class Command(BaseCommand):
         try:
             if user is None:
                 if not password:
-                    raise CommandError(f"User {owner!r} does not exist: pass --password to create it")
+                    raise CommandError(
+                        f"User {owner!r} does not exist: pass --password to create it"
+                    )
                 user = services.user_create(username=owner, password=password)
             workspace = services.workspace_create(name=name, slug=slug, owner=user)
         except ValidationError as exc:
