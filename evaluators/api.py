@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
 
-from . import selectors, services
+from . import debug, selectors, services
 from . import serializers as s
 from .models import Evaluator
 
@@ -79,6 +79,17 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
 
 
+    @extend_schema(request=s.DebugRequestSerializer, responses=s.DebugResponseSerializer)
+    @action(detail=True, methods=["post"])
+    def debug(self, request, id=None):
+        """Run the draft (or `config`, or `version`) on 1–10 turns; nothing is saved."""
+        evaluator = self.get_object()
+        serializer = s.DebugRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        outcomes = debug.evaluator_debug(evaluator=evaluator, **serializer.validated_data)
+        return Response({"results": [o.to_dict() for o in outcomes]})
+
+
 def _create(request, data: dict) -> Evaluator:
     slug = data.pop("template", None)
     if slug:
@@ -128,7 +139,7 @@ class VersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
         evaluator = self.evaluator()
         serializer = s.VersionSubmitSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        created = services.evaluator_submit_version(
+        created = debug.evaluator_submit_with_tests(
             evaluator=evaluator, user=request.user, **serializer.validated_data
         )
         return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
@@ -165,3 +176,48 @@ class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return selectors.template_list(kind=self.request.query_params.get("kind", ""))
+
+
+class TestCaseViewSet(WorkspaceMixin, viewsets.ModelViewSet):
+    """An evaluator's test cases (debug turns with the expected verdict) and a run action."""
+
+    serializer_class = s.TestCaseSerializer
+    lookup_field = "public_id"
+    lookup_url_kwarg = "id"
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def evaluator(self) -> Evaluator:
+        if self.request.workspace is None:
+            raise Http404
+        return selectors.evaluator_get(
+            workspace=self.request.workspace, public_id=self.kwargs["evaluator_id"]
+        )
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Evaluator.objects.none()
+        return self.evaluator().test_cases.all()
+
+    def create(self, request, evaluator_id=None):
+        evaluator = self.evaluator()
+        serializer = s.TestCaseSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        case = debug.testcase_create(evaluator=evaluator, user=request.user,
+                                     **serializer.validated_data)
+        return Response(s.TestCaseSerializer(case).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, evaluator_id=None, id=None):
+        case = self.get_object()
+        serializer = s.TestCaseSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        case = debug.testcase_update(case=case, **serializer.validated_data)
+        return Response(s.TestCaseSerializer(case).data)
+
+    def perform_destroy(self, instance):
+        debug.testcase_delete(case=instance)
+
+    @extend_schema(request=None, responses=dict)
+    @action(detail=False, methods=["post"])
+    def run(self, request, evaluator_id=None):
+        """Run every test case on the draft and report agreement."""
+        return Response(debug.evaluator_run_tests(evaluator=self.evaluator()))

@@ -158,3 +158,31 @@ class EvaluatorVersion(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableVersionError("Evaluator versions cannot be deleted.")
+
+
+class Expected(models.TextChoices):
+    PASS = "pass", _("pass")
+    FAIL = "fail", _("fail")
+    UNKNOWN = "unknown", _("unknown")
+
+
+class EvaluatorTestCase(models.Model):
+    """A debug turn kept with the verdict the user expects: the evaluator's regression test."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    evaluator = models.ForeignKey(Evaluator, on_delete=models.CASCADE, related_name="test_cases")
+    name = models.CharField(max_length=120)
+    turn = models.JSONField()
+    expected_verdict = models.CharField(max_length=8, choices=Expected.choices)
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .models import Evaluator, EvaluatorKind, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
+from .models import (
+    Evaluator,
+    EvaluatorKind,
+    EvaluatorTemplate,
+    EvaluatorTestCase,
+    EvaluatorVersion,
+    Expected,
+    ScoreMeaning,
+)
 
 
 class EvaluatorSerializer(serializers.ModelSerializer):
@@ -137,3 +145,41 @@ class TemplateSerializer(serializers.ModelSerializer):
             "configs",
         ]
         read_only_fields = fields
+
+
+class DebugRequestSerializer(serializers.Serializer):
+    """Turns to run; `config` runs an unsaved draft, `version` a submitted one (else the draft)."""
+
+    turns = serializers.JSONField()
+    config = serializers.JSONField(required=False)
+    version = serializers.CharField(required=False, max_length=64)
+
+
+class RunOutcomeSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    score = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField()
+    verdict = serializers.CharField()
+    error = serializers.CharField()
+    stdout = serializers.CharField()
+    rendered_request = serializers.JSONField(allow_null=True)
+    raw_answer = serializers.CharField(allow_null=True)
+    latency_ms = serializers.FloatField()
+    tokens_in = serializers.IntegerField()
+    tokens_out = serializers.IntegerField()
+    cached = serializers.BooleanField()
+
+
+class DebugResponseSerializer(serializers.Serializer):
+    results = RunOutcomeSerializer(many=True)
+
+
+class TestCaseSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    turn = serializers.JSONField()
+    expected_verdict = serializers.ChoiceField(choices=Expected.choices)
+
+    class Meta:
+        model = EvaluatorTestCase
+        fields = ["id", "name", "turn", "expected_verdict", "note", "created_at", "updated_at"]
+        read_only_fields = ["created_at", "updated_at"]

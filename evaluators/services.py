@@ -171,11 +171,7 @@ def evaluator_submit_version(
     test_result: dict | None = None,
 ) -> EvaluatorVersion:
     """Freeze the draft as `version` after the kind's checks; SemVer must exceed the latest."""
-    _ensure_live(evaluator)
-    _check_semver(version)
-    problems = submit_problems(evaluator=evaluator)
-    if problems:
-        raise ValidationError({f"config.{path}": msgs for path, msgs in problems.items()})
+    evaluator_submit_precheck(evaluator=evaluator, version=version)
     with transaction.atomic():
         locked = Evaluator.objects.select_for_update().get(pk=evaluator.pk)
         _check_greater(locked, version)
@@ -194,6 +190,16 @@ def evaluator_submit_version(
         Evaluator.objects.filter(pk=locked.pk).update(draft_changed=False)
     evaluator.draft_changed = False
     return created
+
+
+def evaluator_submit_precheck(*, evaluator: Evaluator, version: str) -> None:
+    """Everything that would refuse the submit, checked without writing anything."""
+    _ensure_live(evaluator)
+    _check_semver(version)
+    _check_greater(evaluator, version)
+    problems = submit_problems(evaluator=evaluator)
+    if problems:
+        raise ValidationError({f"config.{path}": msgs for path, msgs in problems.items()})
 
 
 def submit_problems(*, evaluator: Evaluator) -> dict[str, list[str]]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import debug_views, views
 
 app_name = "evaluators"
 urlpatterns = [
@@ -12,4 +12,10 @@ urlpatterns = [
     path("<uuid:id>/copy/", views.copy, name="copy"),
     path("<uuid:id>/delete/", views.delete, name="delete"),
     path("<uuid:id>/restore/", views.restore, name="restore"),
+    path("<uuid:id>/debug/", debug_views.debug_run, name="debug"),
+    path("<uuid:id>/debug/upload/", debug_views.debug_upload, name="debug_upload"),
+    path("<uuid:id>/tests/", debug_views.testcase_save, name="testcase_save"),
+    path("<uuid:id>/tests/run/", debug_views.tests_run, name="tests_run"),
+    path("<uuid:id>/tests/<uuid:case_id>/delete/", debug_views.testcase_delete,
+         name="testcase_delete"),
 ]

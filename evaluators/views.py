@@ -16,6 +16,7 @@ from assay.selectors import providers_list
 from assay.views import add_errors
 
 from . import selectors, services
+from .debug import evaluator_submit_with_tests, sample_turn
 from .forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
 from .models import EvaluatorKind
 from .policies import describe_policy
@@ -133,6 +134,8 @@ def _detail_context(request, evaluator, form, submit_form=None) -> dict:
         "problems": services.submit_problems(evaluator=evaluator) if not form.errors else {},
         "versions": selectors.versions_sorted(evaluator=evaluator),
         "policy_text": describe_policy(evaluator.default_policy, evaluator.score_meaning),
+        "sample_turns": [sample_turn(evaluator.draft_config)],
+        "cases": list(evaluator.test_cases.all()),
     }
 
 
@@ -144,18 +147,26 @@ def submit(request, id):
     form = SubmitVersionForm(request.POST)
     if form.is_valid():
         try:
-            version = services.evaluator_submit_version(
+            version = evaluator_submit_with_tests(
                 evaluator=evaluator, user=request.user, **form.cleaned_data
             )
         except ValidationError as exc:
             add_errors(form, exc)
         else:
-            messages.success(request, _("Version %(v)s submitted.") % {"v": version.version})
+            messages.success(request, _("Version %(v)s submitted.") % {"v": version.version}
+                             + _tests_note(version.test_result))
             return redirect("evaluators:versions", ws=request.workspace.slug, id=id)
     draft = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
     context = _detail_context(request, evaluator, draft, submit_form=form)
     context["open_submit"] = True
     return render(request, "evaluators/detail.html", context, status=400)
+
+
+def _tests_note(result: dict | None) -> str:
+    if not result:
+        return ""
+    return " " + _("Tests: %(a)d of %(t)d agree with the expected verdict.") % {
+        "a": result["agreed"], "t": result["total"]}
 
 
 @workspace_view()

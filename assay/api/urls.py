@@ -2,7 +2,7 @@
 
 from rest_framework.routers import DefaultRouter
 
-from evaluators.api import EvaluatorViewSet, TemplateViewSet, VersionViewSet
+from evaluators.api import EvaluatorViewSet, TemplateViewSet, TestCaseViewSet, VersionViewSet
 
 from . import views
 
@@ -16,5 +16,9 @@ router.register(
     r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/versions",
     VersionViewSet,
     basename="evaluator-version",
+)
+router.register(
+    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/test-cases", TestCaseViewSet,
+    basename="evaluator-test-case",
 )
 router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")

@@ -12,8 +12,9 @@ from typing import Any
 import openai
 
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderSettings, call_judge, make_client
-from .ratelimit import RateLimiter
+from .client import CallResult, ProviderSettings, call_judge
+from .pool import ClientPool
+from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
 from .request import build_request
 
@@ -93,15 +94,16 @@ async def arun_llm_batch(
     version_key: str | None = None,
     media_resolver: MediaResolver | None = None,
 ) -> list[LlmOutcome]:
-    """Async ``run_llm_batch``: at most ``concurrency`` calls in flight, one client per batch."""
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    client = make_client(settings, concurrency)
-    job = _Job(config, settings, client, limiter, cache if version_key else None, version_key)
+    """Async ``run_llm_batch``: at most ``concurrency`` calls in flight, clients per batch."""
+    if limiter is None and (settings.rpm_limit or settings.tpm_limit):
+        limiter = make_limiter(None)  # a configured limit always holds, at least per process
+    pool = ClientPool(settings, concurrency)
+    job = _Job(config, settings, pool, limiter, cache if version_key else None, version_key)
     try:
-        tasks = [job.run(turn, semaphore, media_resolver) for turn in turns]
+        tasks = [job.run(turn, media_resolver) for turn in turns]
         return list(await asyncio.gather(*tasks))
     finally:
-        await client.close()
+        await pool.close()
 
 
 @dataclass
@@ -110,27 +112,22 @@ class _Job:
 
     config: Mapping[str, Any]
     settings: ProviderSettings
-    client: openai.AsyncOpenAI
+    pool: ClientPool
     limiter: RateLimiter | None
     cache: ResponseCache | None
     version_key: str | None
 
-    async def run(
-        self,
-        turn: Mapping[str, Any],
-        semaphore: asyncio.Semaphore,
-        media_resolver: MediaResolver | None,
-    ) -> LlmOutcome:
+    async def run(self, turn: Mapping[str, Any], resolver: MediaResolver | None) -> LlmOutcome:
         """Render, call and parse one turn."""
         started = time.monotonic()
         try:
-            request = self._request(turn, media_resolver)
+            request = self._request(turn, resolver)
         except RenderError as exc:
             return LlmOutcome(status="skipped", error=f"cannot render the prompt: {exc}")
         except ValueError as exc:
             return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}")
-        async with semaphore:
-            result = await self._call(request)
+        async with self.pool.slot() as client:
+            result = await self._call(client, request)
         outcome = _outcome(request, result)
         if result.cached:
             outcome.latency_ms = (time.monotonic() - started) * 1000
@@ -145,14 +142,14 @@ class _Job:
             media_resolver=resolver,
         )
 
-    async def _call(self, request: dict[str, Any]) -> CallResult:
+    async def _call(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> CallResult:
         key = None
         if self.cache is not None and self.version_key:
             key = cache_key(self.version_key, request, self.settings.limiter_key)
         return await call_judge(
             self.settings,
             request,
-            client=self.client,
+            client=client,
             limiter=self.limiter,
             cache=self.cache,
             cache_key=key,

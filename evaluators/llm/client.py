@@ -8,7 +8,10 @@ error with a clear message instead of hanging a worker.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import logging
+import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +23,8 @@ from .cache import ResponseCache
 from .parse import AnswerError, ParsedAnswer, parse_answer
 from .ratelimit import RateLimiter
 from .retry import Failure, ProviderAnswerError, classify, retry_delay
+
+logger = logging.getLogger(__name__)
 
 # Servers without authentication still get a bearer token: the SDK insists on one.
 _NO_KEY = "no-key"
@@ -76,7 +81,7 @@ def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.Asy
     """An async client with a connection pool large enough for ``concurrency`` calls."""
     size = max(1, concurrency)
     limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
-    http_client = openai.DefaultAsyncHttpxClient(limits=limits)
+    http_client = openai.DefaultAsyncHttpxClient(limits=limits, verify=_ssl_context())
     return openai.AsyncOpenAI(
         base_url=settings.base_url,
         api_key=settings.api_key or _NO_KEY,
@@ -84,6 +89,12 @@ def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.Asy
         max_retries=0,
         http_client=http_client,
     )
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: loading the CA store costs ~20 ms per client."""
+    return httpx2.create_ssl_context()
 
 
 async def call_judge(
@@ -171,7 +182,8 @@ def _json_body(response: httpx2.Response) -> dict[str, Any]:
     try:
         body = json.loads(response.content)
     except ValueError:
-        raise ProviderAnswerError(f"the provider answered with non-JSON: {response.text[:200]}")
+        text = response.text[:200]
+        raise ProviderAnswerError(f"the provider answered with non-JSON: {text}") from None
     if not isinstance(body, dict):
         raise ProviderAnswerError("the provider answered with JSON that is not an object")
     return body
@@ -278,17 +290,26 @@ def _from_cache(hit: dict[str, Any]) -> CallResult:
 
 
 async def _cache_get(cache: ResponseCache, key: str) -> dict[str, Any] | None:
-    # Network or database stores block: keep them off the event loop.
-    if getattr(cache, "is_local", False):
-        return cache.get(key)
-    return await asyncio.to_thread(cache.get, key)
+    """A cached value; a broken cache store counts as a miss (it only saves money)."""
+    try:
+        if getattr(cache, "is_local", False):
+            return cache.get(key)
+        # Network or database stores block: keep them off the event loop.
+        return await asyncio.to_thread(cache.get, key)
+    except Exception:  # any store failure: call the model instead
+        logger.warning("LLM response cache read failed; calling the model", exc_info=True)
+        return None
 
 
 async def _cache_set(cache: ResponseCache, key: str, value: dict[str, Any]) -> None:
-    if getattr(cache, "is_local", False):
-        cache.set(key, value)
-    else:
-        await asyncio.to_thread(cache.set, key, value)
+    """Store a value; a broken cache store must not turn a good answer into an error."""
+    try:
+        if getattr(cache, "is_local", False):
+            cache.set(key, value)
+        else:
+            await asyncio.to_thread(cache.set, key, value)
+    except Exception:  # the answer is still valid without the cache
+        logger.warning("LLM response cache write failed", exc_info=True)
 
 
 class _Clock:

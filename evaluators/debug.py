@@ -1,0 +1,224 @@
+"""The debug runner and evaluator tests: run a draft (or version) on 1–10 turns, persist nothing.
+
+Turn validation is strict here (a person is typing them): bad turns are a 400 naming the turn
+and field, where an experiment would only mark the row skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+
+from . import config as config_schema
+from .models import Evaluator, EvaluatorTestCase, Expected
+from .runner import RunOutcome, evaluator_run_batch
+
+MAX_DEBUG_TURNS = 10
+MAX_TURN_BYTES = 256 * 1024
+TURN_KEYS = {"evaluate_dataset_fields", "evaluate_target_output_fields", "ext"}
+CONTENT_KEYS = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}
+
+
+def evaluator_debug(
+    *, evaluator: Evaluator, turns: Any, config: dict | None = None, version: str | None = None
+) -> list[RunOutcome]:
+    """Run the draft, an unsaved config, or a submitted version on 1–10 turns."""
+    config, policy, meaning = _target(evaluator, config, version)
+    validate_turns(turns, config)
+    return evaluator_run_batch(
+        workspace=evaluator.workspace, kind=evaluator.kind, config=config, turns=turns,
+        policy=policy, score_meaning=meaning,
+    )
+
+
+def _target(evaluator: Evaluator, config: dict | None, version: str | None):
+    if version:
+        found = evaluator.versions.filter(version=version).first()
+        if found is None:
+            raise ValidationError({"version": f"No version {version!r}."})
+        return found.config, found.default_policy, found.score_meaning
+    try:
+        checked = config_schema.validate_config(evaluator.kind, config or evaluator.draft_config)
+    except config_schema.ConfigError as exc:
+        raise ValidationError({f"config.{k}": v for k, v in exc.errors.items()}) from None
+    return checked, evaluator.default_policy, evaluator.score_meaning
+
+
+def validate_turns(turns: Any, config: dict) -> None:
+    """Raise ValidationError naming the turn and field of every problem."""
+    if not isinstance(turns, list) or not turns:
+        raise ValidationError({"turns": "Give between 1 and 10 turns."})
+    if len(turns) > MAX_DEBUG_TURNS:
+        raise ValidationError({"turns": f"At most {MAX_DEBUG_TURNS} turns, got {len(turns)}."})
+    errors: dict[str, list[str]] = {}
+    for i, turn in enumerate(turns):
+        for path, message in _turn_problems(turn, config):
+            errors.setdefault(f"turns[{i}]{path}", []).append(message)
+    if errors:
+        raise ValidationError(errors)
+
+
+def _turn_problems(turn: Any, config: dict):
+    if not isinstance(turn, dict):
+        yield "", "A turn is an object with evaluate_dataset_fields, evaluate_target_output_fields and ext."
+        return
+    if len(json.dumps(turn, ensure_ascii=False).encode()) > MAX_TURN_BYTES:
+        yield "", f"The turn is larger than {MAX_TURN_BYTES // 1024} KB."
+        return
+    for key in sorted(set(turn) - TURN_KEYS):
+        yield f".{key}", "Unknown field."
+    yield from _ext_problems(turn.get("ext"))
+    declared = {v["name"]: v for v in config.get("input_variables") or []}
+    fields = {}
+    for group in ("evaluate_dataset_fields", "evaluate_target_output_fields"):
+        value = turn.get(group) or {}
+        if not isinstance(value, dict):
+            yield f".{group}", "Must be an object of name → content."
+            continue
+        for name, content in value.items():
+            fields[name] = content
+            yield from _content_problems(f".{group}.{name}", content, declared.get(name))
+    for name, variable in declared.items():
+        if variable.get("required", True) and name not in fields:
+            yield "", f"Required variable {name!r} is missing."
+
+
+def _ext_problems(ext: Any):
+    if ext is None:
+        return
+    if not isinstance(ext, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in ext.items()
+    ):
+        yield ".ext", "ext maps strings to strings."
+
+
+def _content_problems(path: str, content: Any, variable: dict | None):
+    if not isinstance(content, dict) or content.get("content_type") not in CONTENT_KEYS:
+        yield path, "A content is {content_type: Text|Image|Audio|MultiPart, …}."
+        return
+    kind = content["content_type"]
+    if variable and variable["content_type"] != kind:
+        yield path, f"Expected {variable['content_type']} content, got {kind}."
+    payload = content.get(CONTENT_KEYS[kind])
+    if kind == "Text" and not isinstance(payload, str):
+        yield path + ".text", "Text content needs a string 'text'."
+    elif kind in ("Image", "Audio") and not (
+        isinstance(payload, dict) and (payload.get("url") or payload.get("uri"))
+    ):
+        yield path, f"{kind} content needs a url or an uploaded file's uri."
+    elif kind == "MultiPart" and not isinstance(payload, list):
+        yield path + ".multi_part", "MultiPart content needs a list of contents."
+
+
+# ----------------------------------------------------------------------------- test cases
+
+
+def testcase_create(
+    *, evaluator: Evaluator, user: AbstractBaseUser, name: str, turn: dict,
+    expected_verdict: str, note: str = "",
+) -> EvaluatorTestCase:
+    """Keep a debug turn with the verdict the user expects."""
+    case = EvaluatorTestCase(evaluator=evaluator, created_by=user)
+    _testcase_assign(case, name=name, turn=turn, expected_verdict=expected_verdict, note=note)
+    case.save()
+    return case
+
+
+def testcase_update(*, case: EvaluatorTestCase, **fields) -> EvaluatorTestCase:
+    """Change a test case; every field is validated before anything is saved."""
+    unknown = set(fields) - {"name", "turn", "expected_verdict", "note"}
+    if unknown:
+        raise ValidationError({k: "Unknown field." for k in sorted(unknown)})
+    current = {"name": case.name, "turn": case.turn, "expected_verdict": case.expected_verdict,
+               "note": case.note}  # fmt: skip
+    _testcase_assign(case, **{**current, **fields})
+    case.save()
+    return case
+
+
+def testcase_delete(*, case: EvaluatorTestCase) -> None:
+    case.delete()
+
+
+def _testcase_assign(case, *, name, turn, expected_verdict, note) -> None:
+    errors: dict[str, list[str]] = {}
+    if not (name or "").strip():
+        errors["name"] = ["A test case needs a name."]
+    if expected_verdict not in Expected.values:
+        errors["expected_verdict"] = ["Expected verdict must be pass, fail or unknown."]
+    try:
+        validate_turns([turn], case.evaluator.draft_config)
+    except ValidationError as exc:
+        for key, messages in exc.message_dict.items():
+            errors[key.replace("turns[0]", "turn")] = messages
+    if errors:
+        raise ValidationError(errors)
+    case.name, case.turn = name.strip()[:120], turn
+    case.expected_verdict, case.note = expected_verdict, (note or "").strip()
+
+
+def evaluator_run_tests(
+    *, evaluator: Evaluator, config: dict | None = None, policy: dict | None = None,
+    score_meaning: str | None = None,
+) -> dict:
+    """Run every test case on the draft (or a given config); report agreement per case."""
+    cases = list(evaluator.test_cases.all())
+    config = config or evaluator.draft_config
+    outcomes = evaluator_run_batch(
+        workspace=evaluator.workspace, kind=evaluator.kind, config=config,
+        turns=[c.turn for c in cases], policy=policy or evaluator.default_policy,
+        score_meaning=score_meaning or evaluator.score_meaning,
+    ) if cases else []  # fmt: skip
+    rows = [_case_row(case, outcome) for case, outcome in zip(cases, outcomes, strict=True)]
+    agreed = sum(row["agree"] for row in rows)
+    return {"total": len(rows), "agreed": agreed, "passed": agreed == len(rows), "cases": rows}
+
+
+def _case_row(case: EvaluatorTestCase, outcome: RunOutcome) -> dict:
+    return {
+        "id": str(case.public_id), "name": case.name, "expected": case.expected_verdict,
+        "actual": outcome.verdict, "agree": outcome.verdict == case.expected_verdict,
+        "status": outcome.status, "score": outcome.score, "reason": outcome.reason[:2000],
+        "error": outcome.error[:2000],
+    }
+
+
+def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, change_note: str = ""):
+    """Submit a version after running its tests; the version records the result either way.
+
+    The cheap checks run first, so a bad version string does not cost a test run.
+    """
+    from .services import evaluator_submit_precheck, evaluator_submit_version
+
+    evaluator_submit_precheck(evaluator=evaluator, version=version)
+    result = evaluator_run_tests(evaluator=evaluator) if evaluator.test_cases.exists() else None
+    return evaluator_submit_version(evaluator=evaluator, user=user, version=version,
+                                    change_note=change_note, test_result=result)
+
+
+TARGET_OUTPUT_NAMES = {"actual_output", "output", "trajectory"}
+
+
+def sample_turn(config: dict) -> dict:
+    """A turn pre-filled from the declared variables, for the debug panel's first run."""
+    turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {}, "ext": {}}
+    for variable in config.get("input_variables") or []:
+        name = variable["name"]
+        group = ("evaluate_target_output_fields" if name in TARGET_OUTPUT_NAMES
+                 else "evaluate_dataset_fields")  # fmt: skip
+        turn[group][name] = _sample_content(variable["content_type"], name)
+    return turn
+
+
+def _sample_content(content_type: str, name: str) -> dict:
+    if content_type == "Text":
+        return {"content_type": "Text", "text": f"example {name}"}
+    if content_type == "Image":
+        return {"content_type": "Image", "image": {"url": "https://example.com/image.png"}}
+    if content_type == "Audio":
+        return {"content_type": "Audio", "audio": {"url": "https://example.com/a.mp3",
+                                                   "format": "mp3"}}
+    return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}

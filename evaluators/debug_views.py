@@ -1,0 +1,144 @@
+"""The debug panel's endpoints (HTML partials): run turns, upload media, keep and run tests."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import PurePosixPath
+
+from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
+from django.http import HttpResponseBadRequest, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from assay.decorators import workspace_view
+
+from . import config as schema
+from . import debug, selectors
+from .models import EvaluatorTestCase
+
+MEDIA_TYPES = {".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image",
+               ".webp": "image", ".mp3": "audio", ".wav": "audio"}  # fmt: skip
+MAX_UPLOAD = 10 * 1024 * 1024
+
+
+def _json_field(request, name: str, default=None):
+    raw = request.POST.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValidationError({name: f"Not valid JSON: {exc}"}) from None
+
+
+def _errors(exc: ValidationError) -> list[str]:
+    return [f"{k}: {m}" if k != "__all__" else m for k, ms in exc.message_dict.items() for m in ms]
+
+
+@require_POST
+@workspace_view()
+def debug_run(request, id):
+    """Run the editor's current (unsaved) config on the turns; render the results partial."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    try:
+        turns = _json_field(request, "turns")
+        outcomes = debug.evaluator_debug(
+            evaluator=evaluator, turns=turns, config=_json_field(request, "config")
+        )
+    except ValidationError as exc:
+        return render(request, "evaluators/_debug_results.html", {"errors": _errors(exc)},
+                      status=400)
+    for outcome in outcomes:
+        outcome.prompt_text = prompt_text(outcome.rendered_request)
+    return render(request, "evaluators/_debug_results.html",
+                  {"outcomes": outcomes, "evaluator": evaluator})
+
+
+def prompt_text(request: dict | None) -> str:
+    """The rendered messages as readable text; media parts shown as markers, not data."""
+    if not request:
+        return ""
+    blocks = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(
+                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
+                for part in content
+            )
+        blocks.append(f"[{message.get('role')}]\n{content}")
+    return "\n\n".join(blocks)
+
+
+@require_POST
+@workspace_view()
+def debug_upload(request, id):
+    """Store an image/audio file for a debug turn; returns the content object to put in it."""
+    selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    upload = request.FILES.get("file")
+    if upload is None:
+        return HttpResponseBadRequest("No file was uploaded.")
+    suffix = PurePosixPath(upload.name).suffix.lower()
+    kind = MEDIA_TYPES.get(suffix)
+    if kind is None or upload.size > MAX_UPLOAD:
+        return HttpResponseBadRequest("Upload a PNG, JPEG, GIF, WebP, MP3 or WAV of at most 10 MB.")
+    path = default_storage.save(
+        f"ws/{request.workspace.public_id}/debug/{uuid.uuid4().hex}{suffix}", upload
+    )
+    if kind == "image":
+        content = {"content_type": "Image", "image": {"uri": path, "name": upload.name}}
+    else:
+        content = {"content_type": "Audio", "audio": {"uri": path, "format": suffix[1:]}}
+    return JsonResponse(content)
+
+
+@require_POST
+@workspace_view()
+def testcase_save(request, id):
+    """Keep the current turn with the expected verdict as a test case."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    errors = []
+    try:
+        debug.testcase_create(
+            evaluator=evaluator, user=request.user, name=request.POST.get("name", ""),
+            turn=_json_field(request, "turn"), expected_verdict=request.POST.get("expected", ""),
+        )
+    except ValidationError as exc:
+        errors = _errors(exc)
+    return _tests_partial(request, evaluator, errors=errors, status=400 if errors else 200)
+
+
+@require_POST
+@workspace_view()
+def testcase_delete(request, id, case_id):
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    case = evaluator.test_cases.filter(public_id=case_id).first()
+    if case is not None:
+        debug.testcase_delete(case=case)
+    return _tests_partial(request, evaluator)
+
+
+@require_POST
+@workspace_view()
+def tests_run(request, id):
+    """Run every test case on the editor's config (or the saved draft)."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    try:
+        config = _json_field(request, "config")
+        if config is not None:
+            config = schema.validate_config(evaluator.kind, config)
+    except ValidationError as exc:
+        return _tests_partial(request, evaluator, errors=_errors(exc), status=400)
+    except schema.ConfigError as exc:
+        return _tests_partial(request, evaluator, errors=[str(exc)], status=400)
+    result = debug.evaluator_run_tests(evaluator=evaluator, config=config)
+    return _tests_partial(request, evaluator, result=result)
+
+
+def _tests_partial(request, evaluator, *, errors=(), result=None, status=200):
+    cases: list[EvaluatorTestCase] = list(evaluator.test_cases.all())
+    return render(request, "evaluators/_tests.html", {
+        "evaluator": evaluator, "cases": cases, "errors": errors, "result": result,
+    }, status=status)

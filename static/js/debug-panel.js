@@ -1,0 +1,138 @@
+// The debug panel: edit 1–10 turns (form or JSON view), run the editor's draft on them,
+// keep a turn as a test case, run the tests. Results come back as server-rendered HTML.
+(function () {
+  const panel = document.getElementById("debug-panel");
+  if (!panel) return;
+  const TARGET_NAMES = ["actual_output", "output", "trajectory"];
+  const GROUPS = ["evaluate_dataset_fields", "evaluate_target_output_fields"];
+  const csrf = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
+  let turns = JSON.parse(document.getElementById("sample-turns").textContent);
+  let current = 0;
+  let view = "form";
+
+  const el = (tag, attrs = {}, children = []) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "text") node.textContent = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
+    }
+    children.forEach((c) => node.appendChild(c));
+    return node;
+  };
+  function editorConfig() {
+    try { return JSON.parse(document.getElementById("id_config_json").value); } catch (e) { return null; }
+  }
+  function variables() { return (editorConfig() || {}).input_variables || []; }
+  function findContent(turn, name) {
+    for (const g of GROUPS) if (turn[g] && turn[g][name]) return [g, turn[g][name]];
+    return [TARGET_NAMES.includes(name) ? GROUPS[1] : GROUPS[0], null];
+  }
+  function setContent(turn, name, content) {
+    const [group] = findContent(turn, name);
+    turn[group] = turn[group] || {};
+    turn[group][name] = content;
+  }
+
+  async function post(url, data) {
+    const body = new FormData();
+    for (const [k, v] of Object.entries(data)) body.append(k, v);
+    const response = await fetch(url, { method: "POST", body, headers: { "X-CSRFToken": csrf() }, credentials: "same-origin" });
+    return { ok: response.ok, status: response.status, text: await response.text(), response };
+  }
+
+  function renderTabs() {
+    const tabs = document.getElementById("turn-tabs");
+    tabs.replaceChildren(...turns.map((_, i) => el("button", { type: "button", role: "tab", class: i === current ? "chip active" : "chip",
+      "aria-selected": String(i === current), text: `Turn ${i + 1}`, onclick: () => { current = i; render(); } })));
+    if (turns.length < 10) tabs.appendChild(el("button", { type: "button", class: "link", id: "add-turn", text: "+ turn",
+      onclick: () => { turns.push(JSON.parse(JSON.stringify(turns[current]))); current = turns.length - 1; render(); } }));
+    if (turns.length > 1) tabs.appendChild(el("button", { type: "button", class: "link danger", text: "remove",
+      onclick: () => { turns.splice(current, 1); current = Math.max(0, current - 1); render(); } }));
+  }
+
+  function renderForm() {
+    const box = document.getElementById("turn-form");
+    const turn = turns[current];
+    box.replaceChildren(...variables().filter((v) => v.name).map((v) => {
+      const [, content] = findContent(turn, v.name);
+      const id = `turn-var-${v.name}`;
+      let input;
+      if (v.content_type === "Text") {
+        input = el("textarea", { id, rows: 3, "data-variable": v.name,
+          oninput: (e) => { setContent(turn, v.name, { content_type: "Text", text: e.target.value }); syncJson(); } });
+        input.value = content && content.text != null ? content.text : "";
+      } else if (v.content_type === "Image" || v.content_type === "Audio") {
+        const media = content && (content.image || content.audio);
+        input = el("div", {}, [
+          el("input", { type: "file", id, accept: v.content_type === "Image" ? "image/*" : "audio/*", onchange: (e) => upload(e.target, v.name) }),
+          el("small", { class: "muted", text: media ? `current: ${media.name || media.uri || media.url}` : "no file yet" })]);
+      } else {
+        input = el("textarea", { id, rows: 3, class: "code", oninput: (e) => {
+          try { setContent(turn, v.name, JSON.parse(e.target.value)); syncJson(); } catch (err) { /* wait for valid JSON */ } } });
+        input.value = JSON.stringify(content || { content_type: "MultiPart", multi_part: [] });
+      }
+      return el("div", { class: "field" }, [el("label", { for: id, text: `${v.name} (${v.content_type}${v.required === false ? ", optional" : ""})` }), input]);
+    }));
+  }
+
+  async function upload(input, name) {
+    const body = new FormData();
+    body.append("file", input.files[0]);
+    const response = await fetch(panel.dataset.uploadUrl, { method: "POST", body, headers: { "X-CSRFToken": csrf() } });
+    if (!response.ok) { document.getElementById("turn-json-error").textContent = await response.text(); return; }
+    setContent(turns[current], name, await response.json());
+    render();
+  }
+
+  function syncJson() { document.getElementById("turn-json").value = JSON.stringify(turns, null, 2); }
+  document.getElementById("turn-json").addEventListener("input", (e) => {
+    const error = document.getElementById("turn-json-error");
+    try {
+      const parsed = JSON.parse(e.target.value);
+      if (!Array.isArray(parsed) || !parsed.length) throw new Error("a list of 1 to 10 turns");
+      turns = parsed; current = Math.min(current, turns.length - 1); error.textContent = ""; renderTabs();
+    } catch (err) { error.textContent = `JSON: ${err.message}`; }
+  });
+
+  function setView(next) {
+    view = next;
+    document.getElementById("turn-form").hidden = view !== "form";
+    document.getElementById("turn-json").hidden = view !== "json";
+    document.getElementById("view-form").setAttribute("aria-pressed", String(view === "form"));
+    document.getElementById("view-json").setAttribute("aria-pressed", String(view === "json"));
+    render();
+  }
+  document.getElementById("view-form").addEventListener("click", () => setView("form"));
+  document.getElementById("view-json").addEventListener("click", () => setView("json"));
+
+  function render() { renderTabs(); if (view === "form") renderForm(); syncJson(); }
+
+  const results = document.getElementById("debug-results");
+  document.getElementById("debug-run").addEventListener("click", async () => {
+    results.innerHTML = '<p class="muted">Running…</p>';
+    const answer = await post(panel.dataset.runUrl, { turns: JSON.stringify(turns), config: JSON.stringify(editorConfig()) });
+    results.innerHTML = answer.text; // server-rendered and escaped by Django templates
+  });
+
+  function replaceTests(html) { document.getElementById("tests-box").outerHTML = html; }
+  const save = document.getElementById("test-save");
+  if (save) save.addEventListener("click", async () => {
+    const answer = await post(panel.dataset.saveUrl, { name: document.getElementById("test-name").value,
+      expected: document.getElementById("test-expected").value, turn: JSON.stringify(turns[current]) });
+    replaceTests(answer.text);
+  });
+  document.getElementById("tests-run").addEventListener("click", async () => {
+    replaceTests((await post(panel.dataset.testsUrl, { config: JSON.stringify(editorConfig()) })).text);
+  });
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-delete-case]");
+    if (button) replaceTests((await post(button.dataset.deleteCase, {})).text);
+  });
+  const opener = document.getElementById("open-submit");
+  if (opener) opener.addEventListener("click", async () => {
+    const box = document.getElementById("submit-tests");
+    if (!box.textContent.trim()) return; // no test cases
+    const answer = await post(panel.dataset.testsUrl, {});
+    box.innerHTML = answer.text.replace('id="tests-box"', 'id="submit-tests-box"');
+  });
+  render();
+})();
