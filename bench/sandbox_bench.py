@@ -91,7 +91,9 @@ def main() -> None:
         print(f"{label}: {wall:7.1f} µs/turn over {TURNS} turns "
               f"(in-child evaluator {inner:6.1f} µs, overhead {wall - inner:6.1f} µs)")  # fmt: skip
     median, p95 = batch_start_ms()
-    print(f"batch start (fork + compile + 1 turn, python): median {median:.2f} ms, p95 {p95:.2f} ms")
+    print(
+        f"batch start (fork + compile + 1 turn, python): median {median:.2f} ms, p95 {p95:.2f} ms"
+    )
     for language, source in (("python", PY_RUNAWAY), ("javascript", JS_RUNAWAY)):
         seconds, status = runaway_stop_s(language, source)
         print(f"runaway {language:10} timeout_s=1: stopped after {seconds:.3f} s ({status})")

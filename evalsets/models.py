@@ -1,1 +1,238 @@
-"""Models of the evalsets app."""
+"""Evaluation sets: typed columns, a draft of items, immutable versions, and import jobs.
+
+Items live in one table. A draft item has `version` NULL; committing a version copies the draft
+rows with one INSERT … SELECT, so a version's rows are its own and never change. Rows written by
+an import carry `import_job` and stay invisible until that job completes, which is what makes an
+import all-or-nothing without one giant transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from assay.models import Workspace
+
+from .content import CONTENT_TYPES
+
+
+class UnicodeJSONEncoder(DjangoJSONEncoder):
+    """Keep non-ASCII text readable in the stored JSON, so text search matches it on SQLite."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["ensure_ascii"] = False
+        super().__init__(*args, **kwargs)
+
+
+def dumps(value) -> str:
+    """The JSON text the importer writes: the same shape the ORM stores."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+ContentType = models.TextChoices("ContentType", [(t, t) for t in CONTENT_TYPES])
+
+
+class Verdict(models.TextChoices):
+    PASS = "pass", _("Pass")
+    FAIL = "fail", _("Fail")
+    UNKNOWN = "unknown", _("Unknown")
+
+
+class EvalSet(models.Model):
+    """A dataset of typed columns: a mutable draft, and the versions experiments pin."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="evalsets")
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    columns = models.JSONField(default=list, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    draft_changed = models.BooleanField(
+        default=False, help_text="The draft differs from the latest committed version."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "name"],
+                condition=Q(deleted_at__isnull=True),
+                name="unique_live_evalset_name",
+            )
+        ]
+        indexes = [models.Index(fields=["workspace", "-updated_at"])]
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c["name"] for c in self.columns]
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class ImmutableVersionError(Exception):
+    """Raised by every path that would change a committed version."""
+
+
+class EvalSetVersionQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise ImmutableVersionError("Evalset versions are immutable.")
+
+    def delete(self):
+        raise ImmutableVersionError("Evalset versions cannot be deleted.")
+
+
+class EvalSetVersion(models.Model):
+    """A frozen copy of the draft: its columns and its items never change."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    evalset = models.ForeignKey(EvalSet, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=64)
+    note = models.TextField(blank=True)
+    item_count = models.PositiveIntegerField()
+    columns = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EvalSetVersionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["evalset", "version"], name="unique_evalset_version")
+        ]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.evalset.name}@{self.version}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None or not self._state.adding:
+            raise ImmutableVersionError("Evalset versions are immutable.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersionError("Evalset versions cannot be deleted.")
+
+
+class ImportStatus(models.TextChoices):
+    MAPPING = "mapping", _("Waiting for the column mapping")
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    COMPLETED = "completed", _("Completed")
+    FAILED = "failed", _("Failed")
+
+
+class ImportFormat(models.TextChoices):
+    CSV = "csv", "CSV"
+    JSONL = "jsonl", "JSONL"
+
+
+class EvalSetImport(models.Model):
+    """One file import into an evalset's draft: a job with a status and progress counters."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    evalset = models.ForeignKey(EvalSet, on_delete=models.CASCADE, related_name="imports")
+    status = models.CharField(
+        max_length=16, choices=ImportStatus.choices, default=ImportStatus.MAPPING
+    )
+    format = models.CharField(max_length=8, choices=ImportFormat.choices)
+    file_name = models.CharField(max_length=255)
+    file_path = models.CharField(max_length=500, help_text="The uploaded file in storage.")
+    file_size = models.BigIntegerField(default=0)
+    fields = models.JSONField(default=list, blank=True, help_text="Fields found in the file.")
+    mapping = models.JSONField(default=dict, blank=True, help_text="file field → target")
+    new_columns = models.JSONField(default=list, blank=True)
+    skip_bad_rows = models.BooleanField(default=False)
+    replace = models.BooleanField(default=False, help_text="Replace the draft instead of adding.")
+    rows_total = models.BigIntegerField(default=0, help_text="An estimate until finished.")
+    rows_done = models.BigIntegerField(default=0)
+    rows_imported = models.BigIntegerField(default=0)
+    rows_failed = models.BigIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text="[{line, column, problem}]")
+    error_count = models.BigIntegerField(default=0)
+    message = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"import {self.file_name} into {self.evalset_id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {ImportStatus.COMPLETED, ImportStatus.FAILED}
+
+    @property
+    def percent(self) -> int:
+        if self.status == ImportStatus.COMPLETED:
+            return 100
+        if not self.rows_total:
+            return 0
+        return min(99, int(100 * self.rows_done / self.rows_total))
+
+
+class EvalSetItem(models.Model):
+    """One row. `item_id` is stable: a version's copy of a draft row keeps it."""
+
+    evalset = models.ForeignKey(
+        EvalSet, on_delete=models.CASCADE, related_name="items", db_index=False
+    )
+    version = models.ForeignKey(
+        EvalSetVersion,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="items",
+        db_index=False,  # covered by the (evalset, version, position) index
+    )
+    import_job = models.ForeignKey(
+        EvalSetImport, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    item_id = models.UUIDField(db_index=True)
+    position = models.BigIntegerField(default=0)
+    data = models.JSONField(default=dict, encoder=UnicodeJSONEncoder)
+    tags = models.JSONField(default=list, blank=True, encoder=UnicodeJSONEncoder)
+    human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
+    label = models.TextField(blank=True)
+    search_text = models.TextField(blank=True, help_text="Text of the cells, for search.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["evalset", "version", "position"], name="evalset_item_order")
+        ]
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return f"item {self.item_id}"
+
+
+def draft_filter() -> Q:
+    """Items of a draft: no version, and not staged by an import that has not completed."""
+    return Q(version__isnull=True) & (
+        Q(import_job__isnull=True) | Q(import_job__status=ImportStatus.COMPLETED)
+    )

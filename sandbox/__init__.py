@@ -52,8 +52,15 @@ def configure(*, require_netns: bool) -> None:
     _SETTINGS["require_netns"] = bool(require_netns)
 
 
-def execute(language: str, source: str, turns: list[Any], *, timeout_s: float = 5.0,
-            memory_mb: int = 256, require_netns: bool | None = None) -> list[Outcome]:
+def execute(
+    language: str,
+    source: str,
+    turns: list[Any],
+    *,
+    timeout_s: float = 5.0,
+    memory_mb: int = 256,
+    require_netns: bool | None = None,
+) -> list[Outcome]:
     """Run `exec_evaluation(turn)` from `source` on every turn; one Outcome per turn, in order.
 
     All turns run in one child forked from the zygote, each with fresh state; a turn that
@@ -73,13 +80,19 @@ def execute(language: str, source: str, turns: list[Any], *, timeout_s: float = 
     return run_batch(language, source, turns, float(timeout_s), int(memory_mb))
 
 
-def check(language: str, source: str, *, timeout_s: float = 5.0,
-          memory_mb: int = 256) -> CheckResult:
+def check(
+    language: str, source: str, *, timeout_s: float = 5.0, memory_mb: int = 256
+) -> CheckResult:
     """Check source for submit/debug inside the sandbox: syntax (with user line numbers),
     allowed imports, and that exec_evaluation is defined."""
     _validate(language, timeout_s, memory_mb)
-    header = {"mode": "check", "language": language, "source": source,
-              "timeout_s": float(timeout_s), "memory_mb": int(memory_mb)}  # fmt: skip
+    header = {
+        "mode": "check",
+        "language": language,
+        "source": source,
+        "timeout_s": float(timeout_s),
+        "memory_mb": int(memory_mb),
+    }
     try:
         answer = one_shot(header, "check", STARTUP_ALLOWANCE_S + timeout_s)
     except SandboxUnavailable as exc:
@@ -111,11 +124,11 @@ def isolation_report() -> dict[str, Any]:
     """
     try:
         zygote = MANAGER.get()
+        if not zygote.probe:  # probed once per zygote; a failed probe is tried again next time
+            zygote.probe = one_shot({"mode": "probe", "memory_mb": 64}, "probe", 10.0)
     except SandboxUnavailable as exc:
         return {"level": "unavailable", "error": str(exc)}
-    if zygote.probe is None:
-        zygote.probe = one_shot({"mode": "probe", "memory_mb": 64}, "probe", 10.0) or {}
-    report = dict(zygote.report, child=zygote.probe)
+    report = dict(zygote.report, child=zygote.probe or {})
     report["level"] = _level(report)
     return report
 

@@ -15,6 +15,7 @@ import os
 import resource
 import signal
 import socket
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -83,8 +84,9 @@ class CpuBudget:
 # ---------------------------------------------------------------- running a batch
 
 
-def finish_record(status: str, score: Any, reason: Any, stdout: str, error: str,
-                  started: float) -> list[Any]:
+def finish_record(
+    status: str, score: Any, reason: Any, stdout: str, error: str, started: float
+) -> list[Any]:
     """Validate an ok result here too, so the user sees the precise reason it was rejected."""
     duration_ms = (time.perf_counter() - started) * 1000.0
     if status == "ok":
@@ -153,6 +155,7 @@ def probe() -> dict[str, Any]:
         "network_unreachable": _network_unreachable(),
         "environment": sorted(os.environ),
         "uid": os.getuid(),
+        "django_loaded": "django" in sys.modules,
         "no_new_privs": "NoNewPrivs:\t1" in Path("/proc/self/status").read_text(),
         "rlimits": {
             name: resource.getrlimit(getattr(resource, f"RLIMIT_{name.upper()}"))[0]

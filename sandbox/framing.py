@@ -61,16 +61,20 @@ def read_frame(fd: int, max_bytes: int) -> Any:
     return decode(read_exact(fd, length))
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+# One decoder for every frame: json.loads with options would build a new one per call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def decode(body: bytes) -> Any:
     """Parse a frame body, rejecting NaN/Infinity tokens and invalid JSON."""
     try:
-        return json.loads(body, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
+        return _DECODER.decode(body.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise FrameError(f"invalid JSON frame: {exc}") from None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
 
 
 class FrameReader:

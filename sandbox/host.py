@@ -56,9 +56,15 @@ class ZygoteProcess:
         errors = tempfile.TemporaryFile()
         try:
             proc = subprocess.Popen(
-                command, env={}, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=errors, pass_fds=(theirs.fileno(),), start_new_session=True,
-            )  # fmt: skip
+                command,
+                env={},
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
         finally:
             theirs.close()
         hello = _await_hello(ours, proc, errors)
@@ -156,10 +162,18 @@ class ZygoteManager:
         """The live zygote, starting one if needed."""
         with self.lock:
             if self.zygote is None or not self.zygote.alive():
-                if self.zygote is not None and self.zygote.owner_pid == os.getpid():
-                    self.zygote.close()
+                if self.zygote is not None:
+                    self._retire(self.zygote)
                 self.zygote = self._start()
             return self.zygote
+
+    @staticmethod
+    def _retire(zygote: ZygoteProcess) -> None:
+        if zygote.owner_pid == os.getpid():
+            zygote.close()
+        else:  # inherited through a fork: drop our copy of the socket, leave the parent's zygote
+            zygote.broken = True
+            zygote.sock.close()
 
     def _start(self) -> ZygoteProcess:
         if isolation.bwrap_path() and not self.bwrap_error:

@@ -111,8 +111,15 @@ def bwrap_command(package_root: str) -> list[str]:
 
     The pid namespace is shared on purpose: the host kills batch children by pid.
     """
-    args = [bwrap_path() or "bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--new-session", "--clearenv"]  # fmt: skip
+    args = [
+        bwrap_path() or "bwrap",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--new-session",
+        "--clearenv",
+    ]
     if os.geteuid() != 0:
         args.append("--unshare-user")
     made: set[str] = set()

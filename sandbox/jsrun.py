@@ -70,8 +70,9 @@ PRELUDE = """
       score = r.score;
       reason = r.reason === undefined || r.reason === null ? "" : r.reason;
     } else {
+      const kind = r === null ? "null" : typeof r;
       return refuse("exec_evaluation must return EvalOutput(score, reason), an object with " +
-                    "score and reason, a number or a bool; got " + (r === null ? "null" : typeof r));
+                    "score and reason, a number or a bool; got " + kind);
     }
     if (typeof score === "number" && !finite(score))
       return refuse("score must be a finite number, got " + String(score));

@@ -150,8 +150,9 @@ def _load_modules() -> dict[str, dict[str, Any]]:
 MODULE_TABLES = _load_modules()
 
 
-def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
-                   level: int = 0) -> SimpleNamespace:
+def guarded_import(
+    name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+) -> SimpleNamespace:
     """The only `__import__` user code gets: a fresh read-only view of an allowed module."""
     if level != 0 or name not in MODULE_TABLES:
         allowed = ", ".join(PYTHON_IMPORTS)
@@ -261,8 +262,14 @@ class PrintScope:
     def __init__(self, output: Output) -> None:
         self.output = output
 
-    def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
-                    file: Any = None, flush: bool = False) -> None:
+    def _call_print(
+        self,
+        *objects: Any,
+        sep: str | None = " ",
+        end: str | None = "\n",
+        file: Any = None,
+        flush: bool = False,
+    ) -> None:
         if file is not None:
             raise TypeError("print(file=...) is not supported in evaluators")
         print(*objects, sep=sep, end=end, file=self.output)

@@ -25,6 +25,8 @@ from sandbox.limits import (
 )
 from sandbox.outcome import Outcome, cap_text, outcome_from_record
 
+DRAIN_TIMEOUT_MS = 1000
+
 
 class ProtocolError(Exception):
     """The child sent something it must not send."""
@@ -64,8 +66,9 @@ def format_errors(errors: Any) -> str:
 class ChildRun:
     """One child working through turns[first:]; fills outcomes as results arrive."""
 
-    def __init__(self, zygote: ZygoteProcess, outcomes: list[Outcome | None], first: int,
-                 timeout_s: float) -> None:
+    def __init__(
+        self, zygote: ZygoteProcess, outcomes: list[Outcome | None], first: int, timeout_s: float
+    ) -> None:
         self.zygote = zygote
         self.outcomes = outcomes
         self.index = first
@@ -73,6 +76,10 @@ class ChildRun:
         self.end: str | None = None
         self.turn_started = time.monotonic()
         self.deadline = self.turn_started + STARTUP_ALLOWANCE_S + timeout_s
+        # A compromised child could keep resetting the per-turn deadline with empty frames;
+        # the whole child never gets more than every remaining turn's allowance.
+        turns_left = len(outcomes) - first
+        self.hard_deadline = self.deadline + turns_left * (timeout_s + DEADLINE_SLACK_S)
 
     def run(self, payload: bytes) -> int:
         """Run the child to its end; return the index the batch continues from."""
@@ -109,9 +116,12 @@ class ChildRun:
                 self._apply(frame)
 
     def _drain(self, out_r: int, reader: framing.FrameReader) -> None:
-        # The killed child may have finished turns whose results sit in the pipe.
+        # The killed child may have finished turns whose results sit in the pipe. Bounded in
+        # time: nothing else should hold the pipe open, but an escaped process might.
+        poller = select.poll()
+        poller.register(out_r, select.POLLIN | select.POLLHUP)
         try:
-            while data := os.read(out_r, 1 << 20):
+            while poller.poll(DRAIN_TIMEOUT_MS) and (data := os.read(out_r, 1 << 20)):
                 for frame in reader.feed(data):
                     self._apply(frame)
         except (ProtocolError, framing.FrameError):
@@ -133,7 +143,7 @@ class ChildRun:
         elif key != "ready":
             raise ProtocolError(f"unexpected frame {key!r}")
         self.turn_started = now
-        self.deadline = now + self.timeout_s + DEADLINE_SLACK_S
+        self.deadline = min(now + self.timeout_s + DEADLINE_SLACK_S, self.hard_deadline)
 
     def _store(self, outcome: Outcome) -> None:
         if self.index >= len(self.outcomes):
@@ -167,8 +177,7 @@ def death_outcome(status: dict[str, Any], elapsed_ms: float) -> Outcome:
         return Outcome("memory", error="killed: out of memory", duration_ms=elapsed_ms)
     if sig:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
-        return Outcome("error", error=f"evaluator process crashed ({name})",
-                       duration_ms=elapsed_ms)  # fmt: skip
+        return Outcome("error", error=f"evaluator process crashed ({name})", duration_ms=elapsed_ms)
     if "exit" in status:
         message = f"evaluator process stopped early (exit code {status['exit']})"
         return Outcome("error", error=message, duration_ms=elapsed_ms)
@@ -187,15 +196,21 @@ def _send(fd: int, payload: bytes) -> None:
 # ---------------------------------------------------------------- batches and one-shot requests
 
 
-def run_batch(language: str, source: str, turns: list[Any], timeout_s: float,
-              memory_mb: int) -> list[Outcome]:
+def run_batch(
+    language: str, source: str, turns: list[Any], timeout_s: float, memory_mb: int
+) -> list[Outcome]:
     """Every turn's outcome, running as many children as timeouts and crashes require."""
     encoded = [encode_turn(turn) for turn in turns]
     outcomes: list[Outcome | None] = [e if isinstance(e, Outcome) else None for e in encoded]
     positions = [i for i, e in enumerate(encoded) if not isinstance(e, Outcome)]
     texts = [encoded[i] for i in positions]
-    header = {"mode": "run", "language": language, "source": source,
-              "timeout_s": timeout_s, "memory_mb": memory_mb}  # fmt: skip
+    header = {
+        "mode": "run",
+        "language": language,
+        "source": source,
+        "timeout_s": timeout_s,
+        "memory_mb": memory_mb,
+    }
     results: list[Outcome | None] = [None] * len(positions)
     first, restarts = 0, 0
     while first < len(positions):

@@ -17,7 +17,7 @@ import openai
 
 from .client import ProviderSettings, make_client
 
-SHARD_SIZE = 16
+SHARD_SIZE = 8
 
 
 class ClientPool:

@@ -130,7 +130,8 @@
   const opener = document.getElementById("open-submit");
   if (opener) opener.addEventListener("click", async () => {
     const box = document.getElementById("submit-tests");
-    if (!box.textContent.trim()) return; // no test cases
+    if (!document.querySelector("#tests-table tbody tr")) { box.replaceChildren(); return; }
+    box.innerHTML = '<p class="muted">Running the test cases on the saved draft…</p>';
     const answer = await post(panel.dataset.testsUrl, {});
     box.innerHTML = answer.text.replace('id="tests-box"', 'id="submit-tests-box"');
   });

@@ -26,3 +26,9 @@ def test_healthz_reports_unreachable_broker(client, settings):
     body = response.json()
     assert body["status"] == "unavailable" and body["broker"]["ok"] is False
     assert body["database"]["ok"] is True
+
+
+def test_healthz_reports_sandbox_isolation(client):
+    body = client.get("/healthz").json()
+    assert body["sandbox"]["level"] in {"strong", "standard", "degraded"}
+    assert "network_namespace" in body["sandbox"]

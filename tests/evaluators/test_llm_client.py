@@ -290,6 +290,26 @@ def test_invalid_answers_are_not_cached(llm_server) -> None:
     assert len(llm_server.chat_requests()) == 2
 
 
+class BrokenStore:
+    """A cache store that is down (e.g. Redis unreachable)."""
+
+    is_local = False
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        raise ConnectionError("store is down")
+
+    def set(self, key: str, value: dict[str, Any]) -> None:
+        raise ConnectionError("store is down")
+
+
+def test_a_broken_cache_store_does_not_fail_the_row(llm_server) -> None:
+    settings = provider_settings(llm_server)
+    [outcome] = run_llm_batch(
+        CONFIG, [turn("clean")], settings, cache=BrokenStore(), version_key="v"
+    )
+    assert outcome.status == "success" and outcome.score == 0.8 and not outcome.cached
+
+
 def test_redis_cache_is_shared_and_hit(llm_server, llm_redis_url) -> None:
     settings = provider_settings(llm_server)
     version = f"v-{uuid.uuid4()}"

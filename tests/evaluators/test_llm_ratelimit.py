@@ -83,11 +83,12 @@ def test_token_budget_delays_by_tokens_per_minute() -> None:
     assert wait == pytest.approx(0.5, abs=0.02)
 
 
-def test_local_limiter_holds_the_rate_of_a_batch_without_redis(llm_server) -> None:
+@pytest.mark.parametrize("limiter", [None, "local"])
+def test_local_limiter_holds_the_rate_of_a_batch_without_redis(llm_server, limiter) -> None:
+    # With no limiter passed, a provider's configured limit still holds (process-local).
     settings = provider_settings(llm_server, rpm_limit=1200, provider_key=f"local-{uuid.uuid4()}")
-    outcomes = run_llm_batch(
-        CONFIG, turns(12, "local"), settings, concurrency=12, limiter=make_limiter(None)
-    )
+    chosen = make_limiter(None) if limiter else None
+    outcomes = run_llm_batch(CONFIG, turns(12, "local"), settings, concurrency=12, limiter=chosen)
     assert all(o.status == "success" for o in outcomes)
     times = [r.received_at for r in llm_server.chat_requests()]
     # 1200/min is one request per 50 ms: at most 5 (+1 at the edge) in any 250 ms.

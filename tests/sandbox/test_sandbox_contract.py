@@ -238,6 +238,27 @@ def test_a_dead_zygote_is_replaced():
     assert MANAGER.get() is not zygote
 
 
+def test_a_forked_host_gets_its_own_zygote_and_leaves_the_parents_alone():
+    source = "def exec_evaluation(turn):\n    return 0.25\n"
+    parent_zygote = MANAGER.get()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # like a prefork worker: must not talk to the parent's zygote
+        try:
+            outcome = run_one("python", source)
+            mine = MANAGER.get() is not parent_zygote
+            os.write(write_end, f"{outcome.score} {mine}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    answer = os.read(read_end, 100).decode()
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    assert answer == "0.25 True"
+    assert MANAGER.get() is parent_zygote
+    assert run_one("python", source).score == 0.25
+
+
 def test_require_netns_runs_only_where_the_namespace_exists():
     report = sandbox.isolation_report()
     outcome = run_one("python", "def exec_evaluation(t):\n    return 1\n", require_netns=True)
@@ -283,7 +304,9 @@ def test_check(language, source, expected):
 
 def test_check_does_not_run_python_code_in_the_caller():
     # A top-level infinite loop would hang the caller if check executed the module here.
-    result = sandbox.check("python", "while True:\n    pass\ndef exec_evaluation(t):\n    return 1\n")
+    result = sandbox.check(
+        "python", "while True:\n    pass\ndef exec_evaluation(t):\n    return 1\n"
+    )
     assert result.ok
 
 
@@ -306,6 +329,7 @@ def test_isolation_report_describes_a_locked_down_child():
     assert child["file_writes_blocked"] is True
     assert child["no_new_privs"] is True
     assert "ASSAY_SANDBOX_CANARY" not in child["environment"]
+    assert child["django_loaded"] is False
     if report["unprivileged"]:
         assert child["fork_blocked"] is True
         assert child["uid"] != 0

@@ -1,0 +1,184 @@
+"""Turning one record (a CSV row, a JSONL object, an API item) into a checked item row.
+
+Pure Python, no Django. A `RowBuilder` is set up once per import (or API call) with the set's
+columns and the field mapping; `build()` then runs per row with one converter per field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+import uuid
+from typing import NamedTuple
+
+from .content import TEXT, CellError, UriCheck, content_from_value, content_text
+
+TAGS, VERDICT, LABEL, IGNORE = "@tags", "@human_verdict", "@label", ""
+SPECIAL_TARGETS = {TAGS: "tags", VERDICT: "human_verdict", LABEL: "label"}
+RESERVED_NAMES = {"item_id", "tags", "human_verdict", "label"}
+VERDICTS = {"pass", "fail", "unknown"}
+MAX_TAGS = 20
+MAX_TAG_LEN = 40
+LABEL_CAP = 4096
+SEARCH_CELL_CAP = 500
+SEARCH_CAP = 2000
+COLUMN_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+TAG_SPLIT_RE = re.compile(r"[,;|]")
+
+
+class Row(NamedTuple):
+    data: dict
+    tags: list[str]
+    human_verdict: str
+    label: str
+    search_text: str
+
+
+Problem = tuple[str, str]  # (column or field, what is wrong)
+
+
+def default_mapping(fields: list[str], column_names: list[str]) -> dict[str, str]:
+    """Map file fields onto same-named columns and the reserved fields; others stay unmapped.
+
+    `item_id` (in every export) is ignored, so an exported file imports back as new rows.
+    """
+    mapping = {}
+    for field in fields:
+        if field in column_names:
+            mapping[field] = field
+        elif field in RESERVED_NAMES:
+            mapping[field] = IGNORE if field == "item_id" else "@" + field
+    return mapping
+
+
+class RowBuilder:
+    """Checks and converts records for one set of columns under one mapping."""
+
+    def __init__(self, columns: list[dict], mapping: dict[str, str], check_uri: UriCheck):
+        by_name = {c["name"]: c for c in columns}
+        self.mapping = mapping
+        self.fields = set(mapping)
+        self.check_uri = check_uri
+        self.plan = []
+        for field, target in mapping.items():
+            if target in by_name:
+                self.plan.append((field, target, by_name[target]["content_type"]))
+            elif target in SPECIAL_TARGETS or target == IGNORE:
+                self.plan.append((field, target, None))
+            else:
+                raise ValueError(f"field {field!r} maps to unknown column {target!r}")
+        mapped = {t for t in mapping.values() if t in by_name}
+        self.required = [c["name"] for c in columns if c.get("required") and c["name"] in mapped]
+        self.missing_required = [
+            c["name"] for c in columns if c.get("required") and c["name"] not in mapped
+        ]
+
+    def build(self, record: dict) -> tuple[Row | None, list[Problem]]:
+        """The row, or None and every problem found in the record."""
+        problems: list[Problem] = []
+        if not record.keys() <= self.fields:
+            problems.extend(self._unknown(record))
+        data, tags, verdict, label = {}, [], "", ""
+        for field, target, content_type in self.plan:
+            value = record.get(field)
+            if value is None or value == "" or target == IGNORE:
+                continue
+            try:
+                if content_type is not None:
+                    data[target] = content_from_value(value, content_type, self.check_uri)
+                elif target == TAGS:
+                    tags = parse_tags(value)
+                elif target == VERDICT:
+                    verdict = parse_verdict(value)
+                else:
+                    label = parse_label(value)
+            except CellError as exc:
+                problems.append((field, str(exc)))
+        for name in self.required:
+            if name not in data and not any(p[0] == name for p in problems):
+                problems.append((name, "this column is required and the cell is empty"))
+        if problems:
+            return None, problems
+        return Row(data, tags, verdict, label, search_text(data)), []
+
+    def _unknown(self, record: dict) -> list[Problem]:
+        return [
+            (field, f"unknown column {field!r}: map it to a column of the set, or ignore it")
+            for field in record
+            if field not in self.fields
+        ]
+
+
+def parse_tags(value) -> list[str]:
+    """Tags from a JSON list, a JSON-list string, or "a, b; c" text."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise CellError(f"tags are not a valid JSON list: {exc.msg}") from None
+        else:
+            value = [t for t in TAG_SPLIT_RE.split(text)]
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise CellError("tags must be a list of strings")
+    tags = sorted({t.strip() for t in value if t.strip()})
+    if len(tags) > MAX_TAGS:
+        raise CellError(f"at most {MAX_TAGS} tags per row, got {len(tags)}")
+    long = [t for t in tags if len(t) > MAX_TAG_LEN]
+    if long:
+        raise CellError(f"tag {long[0][:50]!r} is longer than {MAX_TAG_LEN} characters")
+    return tags
+
+
+def parse_verdict(value) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in VERDICTS | {""}:
+        raise CellError(f"human verdict must be pass, fail or unknown, got {str(value)[:40]!r}")
+    return value.strip().lower()
+
+
+def parse_label(value) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise CellError("label must be text")
+    if len(value) > LABEL_CAP:
+        raise CellError(f"label is longer than {LABEL_CAP} characters")
+    return value
+
+
+def search_text(data: dict) -> str:
+    """The start of each cell's text, joined: what the rows table's search looks in."""
+    parts = []
+    for content in data.values():
+        if content["content_type"] == TEXT:
+            parts.append(content["text"][:SEARCH_CELL_CAP])
+        else:
+            parts.append(content_text(content)[:SEARCH_CELL_CAP])
+    return "\n".join(parts)[:SEARCH_CAP]
+
+
+def column_name_problem(name) -> str | None:
+    """Why `name` cannot be a column name, or None when it can."""
+    if not isinstance(name, str) or not COLUMN_NAME_RE.match(name):
+        return (
+            f"{str(name)[:70]!r} is not a valid column name: start with a letter or _, then "
+            "letters, digits or _, at most 64 characters"
+        )
+    if name in RESERVED_NAMES:
+        return f"{name!r} is reserved (item_id, tags, human_verdict and label are row fields)"
+    return None
+
+
+def new_item_ids(count: int) -> list[uuid.UUID]:
+    """Time-ordered UUIDs (version 7 layout) so bulk inserts append to the item_id index."""
+    millis = time.time_ns() // 1_000_000
+    start = secrets.randbits(70)  # leaves room to count up without carrying into the time
+    ids = []
+    for offset in range(count):
+        counter = start + offset
+        value = (millis << 80) | (0x7 << 76) | ((counter >> 62) << 64) | (0b10 << 62)
+        ids.append(uuid.UUID(int=value | (counter & ((1 << 62) - 1))))
+    return ids

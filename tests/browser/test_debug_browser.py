@@ -1,0 +1,89 @@
+"""Headless Chromium: debug a code evaluator and an LLM judge on two turns each, keep a test
+case, and see it run when submitting."""
+
+import pytest
+
+from assay import services as platform
+from tests.browser.test_evaluator_library_browser import sign_in
+from tests.support.fixtures import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CODE = """def exec_evaluation(turn):
+    output = turn["evaluate_target_output_fields"]["actual_output"]["text"]
+    print("checking", output)
+    if output == "boom":
+        return 1 / 0
+    return EvalOutput(score=1.0 if output == "Paris" else 0.0, reason="compared " + output)
+"""
+
+
+def new_evaluator(page, source_value, name):
+    page.click("text=New evaluator")
+    page.check(f"input[name=source][value={source_value}]")
+    page.fill("#id_name", name)
+    page.click("text=Create evaluator")
+    page.wait_for_selector("text=Evaluator created")
+
+
+def fill_turn(page, values):
+    for variable, value in values.items():
+        page.fill(f"#turn-var-{variable}", value)
+
+
+def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_server):
+    platform.provider_create(workspace=workspace, name="Local judge", base_url=llm_server.base_url,
+                             default_model="judge-model", api_key="sk-test-assay-0123456789",
+                             structured_mode="json_object")
+    sign_in(page, live_server)
+
+    # --- code evaluator: two turns, a score with stdout and an error with its line number
+    new_evaluator(page, "code", "Capital check")
+    page.wait_for_selector(".CodeMirror")
+    page.evaluate("(src) => document.querySelector('.CodeMirror').CodeMirror.setValue(src)", CODE)
+    page.click("#save-draft")
+    page.wait_for_selector("text=Draft saved")
+    fill_turn(page, {"actual_output": "Paris", "reference_output": "Paris"})
+    page.click("#add-turn")
+    fill_turn(page, {"actual_output": "boom"})
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".debug-result >> nth=1")
+    first, second = page.locator(".debug-result").all()
+    assert "compared Paris" in first.locator(".reason").inner_text()
+    assert "checking Paris" in first.locator(".stdout").inner_text()
+    assert first.locator(".score").inner_text() == "1"
+    assert "line 5" in second.locator(".error-pane").inner_text()
+    assert "checking boom" in second.locator(".stdout").inner_text()
+    screenshot(page, "debug-code")
+
+    page.click("#turn-tabs >> text=Turn 1")
+    page.click("#save-test summary")
+    page.fill("#test-name", "Paris passes")
+    page.select_option("#test-expected", "pass")
+    page.click("#test-save")
+    page.wait_for_selector("#tests-table >> text=Paris passes")
+    page.click("#open-submit")
+    page.wait_for_selector("#submit-tests >> text=test cases agree")
+    assert "1 / 1" in page.locator("#submit-tests").inner_text()
+    screenshot(page, "debug-submit-dialog")
+    page.click("#confirm-submit")
+    page.wait_for_selector("text=Tests: 1 of 1 agree")
+
+    # --- LLM judge against the local OpenAI-compatible server
+    page.click("nav.mainnav >> text=Evaluators")
+    new_evaluator(page, "llm", "Capital judge")
+    page.select_option("#model-provider", label="Local judge")
+    fill_turn(page, {"input": "Capital of France? [[script:score:0.9]]", "output": "Paris"})
+    page.click("#add-turn")
+    fill_turn(page, {"input": "Capital of Spain? [[script:bad_json]]", "output": "Madrid"})
+    page.click("#debug-run")
+    page.wait_for_selector(".debug-result >> nth=1")
+    first, second = page.locator(".debug-result").all()
+    assert first.locator(".score").inner_text() == "0.9"
+    assert "Scored 0.9" in first.locator(".reason").inner_text()
+    assert second.get_attribute("data-status") == "error"
+    assert second.locator(".error-pane").inner_text()
+    first.locator("summary", has_text="Rendered prompt").click()
+    assert "Capital of France" in first.locator(".rendered").inner_text()
+    screenshot(page, "debug-llm")
+    assert page.console_errors == []
