@@ -180,8 +180,19 @@ CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 30, 30)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_ROUTES = {"assay.tasks.ping": {"queue": "default"}}
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_TASK_ROUTES = {
+    "assay.tasks.ping": {"queue": "default"},
+    "experiments.tasks.*": {"queue": "default"},
+}
+ASSAY_EXPERIMENT_STALE_S = env_int("ASSAY_EXPERIMENT_STALE_S", 120)
+ASSAY_CHUNK_MAX_ATTEMPTS = env_int("ASSAY_CHUNK_MAX_ATTEMPTS", 5)
+ASSAY_REAPER_INTERVAL_S = env_int("ASSAY_REAPER_INTERVAL_S", 30)
+CELERY_BEAT_SCHEDULE: dict = {
+    "reap-stale-experiments": {
+        "task": "experiments.tasks.reap_stale",
+        "schedule": float(ASSAY_REAPER_INTERVAL_S),
+    },
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")

@@ -87,6 +87,20 @@ def _preview(value: str) -> str:
     return repr(value[:40] + ("…" if len(value) > 40 else ""))
 
 
+def converter(content_type: str, check_uri: UriCheck) -> Callable[[object], dict]:
+    """A one-argument converter for a column, with a fast path for short plain text."""
+    if content_type != TEXT:
+        return lambda value: content_from_value(value, content_type, check_uri)
+    fast = TEXT_CELL_CAP // 4
+
+    def text(value) -> dict:
+        if type(value) is str and len(value) <= fast:
+            return {"content_type": TEXT, "text": value}
+        return content_from_value(value, TEXT, check_uri)
+
+    return text
+
+
 def content_from_value(value, content_type: str, check_uri: UriCheck) -> dict:
     """A cell (a string, or a content object from JSON) as content of `content_type`."""
     if isinstance(value, dict):

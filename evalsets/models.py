@@ -30,9 +30,8 @@ class UnicodeJSONEncoder(DjangoJSONEncoder):
         super().__init__(*args, **kwargs)
 
 
-def dumps(value) -> str:
-    """The JSON text the importer writes: the same shape the ORM stores."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# The JSON text the importer writes (the shape the ORM stores); one encoder, built once.
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
 ContentType = models.TextChoices("ContentType", [(t, t) for t in CONTENT_TYPES])

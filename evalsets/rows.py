@@ -13,7 +13,7 @@ import time
 import uuid
 from typing import NamedTuple
 
-from .content import TEXT, CellError, UriCheck, content_from_value, content_text
+from .content import TEXT, CellError, UriCheck, content_text, converter
 
 TAGS, VERDICT, LABEL, IGNORE = "@tags", "@human_verdict", "@label", ""
 SPECIAL_TARGETS = {TAGS: "tags", VERDICT: "human_verdict", LABEL: "label"}
@@ -58,42 +58,34 @@ class RowBuilder:
 
     def __init__(self, columns: list[dict], mapping: dict[str, str], check_uri: UriCheck):
         by_name = {c["name"]: c for c in columns}
-        self.mapping = mapping
         self.fields = set(mapping)
-        self.check_uri = check_uri
-        self.plan = []
+        self.plan = []  # (field, target, convert, is_column); ignored fields are left out
         for field, target in mapping.items():
             if target in by_name:
-                self.plan.append((field, target, by_name[target]["content_type"]))
-            elif target in SPECIAL_TARGETS or target == IGNORE:
-                self.plan.append((field, target, None))
-            else:
+                convert = converter(by_name[target]["content_type"], check_uri)
+                self.plan.append((field, target, convert, True))
+            elif target in SPECIAL_TARGETS:
+                self.plan.append((field, target, SPECIAL_PARSERS[target], False))
+            elif target != IGNORE:
                 raise ValueError(f"field {field!r} maps to unknown column {target!r}")
         mapped = {t for t in mapping.values() if t in by_name}
         self.required = [c["name"] for c in columns if c.get("required") and c["name"] in mapped]
-        self.missing_required = [
-            c["name"] for c in columns if c.get("required") and c["name"] not in mapped
-        ]
 
     def build(self, record: dict) -> tuple[Row | None, list[Problem]]:
         """The row, or None and every problem found in the record."""
         problems: list[Problem] = []
         if not record.keys() <= self.fields:
             problems.extend(self._unknown(record))
-        data, tags, verdict, label = {}, [], "", ""
-        for field, target, content_type in self.plan:
+        data, extra = {}, {}
+        for field, target, convert, is_column in self.plan:
             value = record.get(field)
-            if value is None or value == "" or target == IGNORE:
+            if value is None or value == "":
                 continue
             try:
-                if content_type is not None:
-                    data[target] = content_from_value(value, content_type, self.check_uri)
-                elif target == TAGS:
-                    tags = parse_tags(value)
-                elif target == VERDICT:
-                    verdict = parse_verdict(value)
+                if is_column:
+                    data[target] = convert(value)
                 else:
-                    label = parse_label(value)
+                    extra[target] = convert(value)
             except CellError as exc:
                 problems.append((field, str(exc)))
         for name in self.required:
@@ -101,7 +93,16 @@ class RowBuilder:
                 problems.append((name, "this column is required and the cell is empty"))
         if problems:
             return None, problems
-        return Row(data, tags, verdict, label, search_text(data)), []
+        return (
+            Row(
+                data,
+                extra.get(TAGS, NO_TAGS),
+                extra.get(VERDICT, ""),
+                extra.get(LABEL, ""),
+                search_text(data),
+            ),
+            problems,
+        )
 
     def _unknown(self, record: dict) -> list[Problem]:
         return [
@@ -109,6 +110,9 @@ class RowBuilder:
             for field in record
             if field not in self.fields
         ]
+
+
+NO_TAGS: list[str] = []
 
 
 def parse_tags(value) -> list[str]:
@@ -147,6 +151,9 @@ def parse_label(value) -> str:
     if len(value) > LABEL_CAP:
         raise CellError(f"label is longer than {LABEL_CAP} characters")
     return value
+
+
+SPECIAL_PARSERS = {TAGS: parse_tags, VERDICT: parse_verdict, LABEL: parse_label}
 
 
 def search_text(data: dict) -> str:

@@ -369,7 +369,7 @@ def _updated(builder: RowBuilder, targets: dict, payload, where: str, errors: di
 def _insert(evalset: EvalSet, rows: list) -> list[EvalSetItem]:
     if not rows:
         return []
-    start = _next_position(evalset)
+    start = next_position(evalset)
     items = [
         EvalSetItem(
             evalset=evalset,
@@ -386,7 +386,7 @@ def _insert(evalset: EvalSet, rows: list) -> list[EvalSetItem]:
     return EvalSetItem.objects.bulk_create(items, batch_size=1000)
 
 
-def _next_position(evalset: EvalSet) -> int:
+def next_position(evalset: EvalSet) -> int:
     """After every draft row, including rows an import is still staging."""
     top = EvalSetItem.objects.filter(evalset=evalset, version__isnull=True).aggregate(
         m=Max("position")

@@ -1,1 +1,241 @@
-"""Models of the experiments app."""
+"""Experiments: a pinned evalset version scored by pinned evaluator versions, row by row."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from assay.models import Workspace
+from evalsets.models import EvalSetItem, EvalSetVersion
+from evaluators.models import EvaluatorVersion
+
+
+class ExperimentStatus(models.TextChoices):
+    DRAFT = "draft", _("draft")
+    QUEUED = "queued", _("queued")
+    RUNNING = "running", _("running")
+    COMPLETED = "completed", _("completed")
+    FAILED = "failed", _("failed")
+    CANCELLED = "cancelled", _("cancelled")
+
+
+ACTIVE_STATUSES = (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING)
+FINISHED_STATUSES = (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED, ExperimentStatus.CANCELLED)
+
+
+class TargetKind(models.TextChoices):
+    NONE = "none", _("None: outputs come from a column")
+    PROMPT = "prompt", _("Prompt: an LLM produces actual_output")
+
+
+class Experiment(models.Model):
+    """One run. Status moves draft → queued → running → completed | failed | cancelled."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="experiments")
+    name = models.CharField(max_length=160)
+    description = models.TextField(blank=True)
+    evalset_version = models.ForeignKey(
+        EvalSetVersion, on_delete=models.PROTECT, related_name="experiments"
+    )
+    target_kind = models.CharField(max_length=8, choices=TargetKind.choices,
+                                   default=TargetKind.NONE)
+    target_config = models.JSONField(default=dict, blank=True)
+    concurrency = models.PositiveSmallIntegerField(default=8)
+    chunk_size = models.PositiveIntegerField(default=1000)
+    status = models.CharField(max_length=10, choices=ExperimentStatus.choices,
+                              default=ExperimentStatus.DRAFT)
+    items_total = models.PositiveIntegerField(default=0)
+    results_total = models.PositiveIntegerField(default=0)
+    results_done = models.PositiveIntegerField(default=0)
+    chunks_total = models.PositiveIntegerField(default=0)
+    chunks_done = models.PositiveIntegerField(default=0)
+    retry_round = models.PositiveSmallIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    error_message = models.TextField(blank=True)
+    cloned_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="clones")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace", "-created_at"]),
+                   models.Index(fields=["status", "heartbeat_at"])]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def progress(self) -> float:
+        if not self.results_total:
+            return 1.0 if self.status == ExperimentStatus.COMPLETED else 0.0
+        return min(1.0, self.results_done / self.results_total)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+
+class EvaluatorBinding(models.Model):
+    """An evaluator version in an experiment: how its variables are fed and its verdict rule."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="bindings")
+    evaluator_version = models.ForeignKey(EvaluatorVersion, on_delete=models.PROTECT,
+                                          related_name="bindings")
+    mapping = models.JSONField(help_text="variable → 'column:<name>' | 'target:actual_output'")
+    policy = models.JSONField()
+    ext = models.JSONField(default=dict, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["experiment", "evaluator_version"],
+                                               name="unique_binding")]
+        ordering = ["position", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.experiment} · {self.evaluator_version}"
+
+
+class ChunkKind(models.TextChoices):
+    TARGET = "target", _("target")
+    CODE = "code", _("code evaluators")
+    LLM = "llm", _("LLM evaluators")
+
+
+class ChunkStatus(models.TextChoices):
+    PENDING = "pending", _("pending")
+    RUNNING = "running", _("running")
+    DONE = "done", _("done")
+
+
+class ExperimentChunk(models.Model):
+    """A slice of the items (by position) for one kind of work; the unit a task claims."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    kind = models.CharField(max_length=8, choices=ChunkKind.choices)
+    position_from = models.BigIntegerField()
+    position_to = models.BigIntegerField(help_text="exclusive")
+    status = models.CharField(max_length=8, choices=ChunkStatus.choices,
+                              default=ChunkStatus.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["experiment", "kind", "index"],
+                                               name="unique_chunk")]
+        indexes = [models.Index(fields=["experiment", "status"])]
+        ordering = ["index", "kind"]
+
+    def __str__(self) -> str:
+        return f"{self.experiment_id}:{self.kind}:{self.index}"
+
+
+class ResultStatus(models.TextChoices):
+    SUCCESS = "success", _("success")
+    ERROR = "error", _("error")
+    TIMEOUT = "timeout", _("timeout")
+    SKIPPED = "skipped", _("skipped")
+
+
+class Verdict(models.TextChoices):
+    PASS = "pass", _("pass")
+    FAIL = "fail", _("fail")
+    UNKNOWN = "unknown", _("unknown")
+
+
+class TargetResult(models.Model):
+    """The prompt target's output for one item."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
+                                   related_name="target_results")
+    item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
+    item_uid = models.UUIDField()
+    status = models.CharField(max_length=8, choices=ResultStatus.choices)
+    output = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    rendered_request = models.JSONField(null=True, blank=True)
+    latency_ms = models.FloatField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["experiment", "item"],
+                                               name="unique_target_result")]
+
+    def __str__(self) -> str:
+        return f"target {self.item_uid}"
+
+
+class Result(models.Model):
+    """One (experiment, item, evaluator version): written once by an idempotent upsert."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="results")
+    binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE,
+                                related_name="results")
+    item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
+    item_uid = models.UUIDField()
+    position = models.BigIntegerField(default=0)
+    tags = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=8, choices=ResultStatus.choices)
+    score = models.FloatField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices)
+    error = models.TextField(blank=True)
+    stdout = models.TextField(blank=True)
+    latency_ms = models.FloatField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    input = models.JSONField(help_text="The exact turn the evaluator received.")
+    rendered_request = models.JSONField(null=True, blank=True)
+    raw_answer = models.TextField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(default=0)
+    human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
+    human_score = models.FloatField(null=True, blank=True)
+    correction_note = models.TextField(blank=True)
+    corrected_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    corrected_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["experiment", "item", "binding"],
+                                               name="unique_result")]
+        indexes = [models.Index(fields=["experiment", "binding", "position"]),
+                   models.Index(fields=["experiment", "binding", "verdict"]),
+                   models.Index(fields=["experiment", "status"])]
+        ordering = ["position", "binding_id"]
+
+    def __str__(self) -> str:
+        return f"result {self.item_uid} · {self.binding_id}"
+
+    @property
+    def final_verdict(self) -> str:
+        """The human correction when there is one, else the evaluator's verdict."""
+        return self.human_verdict or self.verdict
+
+
+class Aggregate(models.Model):
+    """The dashboard's numbers for one (experiment, evaluator binding), refreshed on change."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="aggregates")
+    binding = models.OneToOneField(EvaluatorBinding, on_delete=models.CASCADE,
+                                   related_name="aggregate")
+    summary = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"aggregate {self.binding_id}"

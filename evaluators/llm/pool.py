@@ -1,7 +1,7 @@
 """Bounded concurrency that also hands each call an HTTP client.
 
 The HTTP connection pool scans every connection it holds on each request and each release, so
-one pool of 64 connections spends more CPU per call than four pools of 16. ``ClientPool``
+one pool of 64 connections spends more CPU per call than eight pools of 8. ``ClientPool``
 keeps ``concurrency`` slots spread round-robin over clients of at most ``SHARD_SIZE``
 connections; taking a slot picks the client, so no pool ever waits for a connection.
 """

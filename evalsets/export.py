@@ -1,0 +1,87 @@
+"""Streamed exports of a version or the draft, as CSV or JSONL.
+
+The files import back unchanged: columns at the top level, then the row fields `tags`,
+`human_verdict` and `label`; `item_id` is written and ignored on import.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
+from django.utils.text import slugify
+
+from .content import content_cell
+from .models import EvalSet, EvalSetVersion
+
+CHUNK = 2000
+FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+def export_rows(items: QuerySet) -> Iterator[tuple]:
+    fields = ("item_id", "data", "tags", "human_verdict", "label")
+    return items.values_list(*fields).iterator(chunk_size=CHUNK)
+
+
+def jsonl_lines(items: QuerySet, columns: list[str]) -> Iterator[bytes]:
+    """One JSON object per row, encoded, a chunk of rows per yield."""
+    buffer = []
+    for item_id, data, tags, verdict, label in export_rows(items):
+        record = {"item_id": str(item_id)}
+        record.update((name, data[name]) for name in columns if name in data)
+        record.update(tags=tags, human_verdict=verdict, label=label)
+        buffer.append(json.dumps(record, ensure_ascii=False))
+        if len(buffer) >= CHUNK:
+            yield ("\n".join(buffer) + "\n").encode("utf-8")
+            buffer = []
+    if buffer:
+        yield ("\n".join(buffer) + "\n").encode("utf-8")
+
+
+def csv_lines(items: QuerySet, columns: list[str]) -> Iterator[bytes]:
+    """A header, then one CSV row per item: text as is, media as URL or path, tags joined."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["item_id", *columns, "tags", "human_verdict", "label"])
+    count = 0
+    for item_id, data, tags, verdict, label in export_rows(items):
+        cells = [content_cell(data[name]) if name in data else "" for name in columns]
+        writer.writerow([str(item_id), *cells, ", ".join(tags), verdict, label])
+        count += 1
+        if count % CHUNK == 0:
+            yield _drain(out)
+    yield _drain(out)
+
+
+def _drain(out: io.StringIO) -> bytes:
+    text = out.getvalue()
+    out.seek(0)
+    out.truncate()
+    return text.encode("utf-8")
+
+
+def export_response(
+    *, evalset: EvalSet, version: EvalSetVersion | None, items: QuerySet, file_format: str
+) -> StreamingHttpResponse:
+    """A download of `items` in `file_format` (csv or jsonl), streamed row chunk by chunk."""
+    columns = [c["name"] for c in (version.columns if version else evalset.columns)]
+    lines = csv_lines if file_format == "csv" else jsonl_lines
+    response = StreamingHttpResponse(lines(items, columns), content_type=FORMATS[file_format])
+    label = version.version if version else "draft"
+    name = f"{slugify(evalset.name) or 'evalset'}-{label}.{file_format}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def errors_csv(errors: list[dict]) -> str:
+    """An import's error report: line, column, problem."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["line", "column", "problem"])
+    for error in errors:
+        writer.writerow([error["line"], error["column"], error["problem"]])
+    return out.getvalue()

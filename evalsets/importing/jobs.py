@@ -1,0 +1,221 @@
+"""Creating import jobs: store the upload, read its fields, check the column mapping, queue."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
+from django.db import transaction
+
+from ..content import CONTENT_TYPES, TEXT
+from ..media import max_import_bytes, safe_name, workspace_prefix
+from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
+from ..rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
+from .readers import FileProblem, jsonl_fields, jsonl_sample, read_csv
+
+EXTENSIONS = {"csv": ImportFormat.CSV, "jsonl": ImportFormat.JSONL, "ndjson": ImportFormat.JSONL}
+
+
+def import_create(
+    *,
+    evalset: EvalSet,
+    user: AbstractBaseUser | None,
+    upload,
+    file_format: str | None = None,
+    mapping: dict | None = None,
+    new_columns: list[dict] | None = None,
+    skip_bad_rows: bool = False,
+    replace: bool = False,
+    start: bool = True,
+    enqueue: bool = True,
+) -> EvalSetImport:
+    """Store an uploaded CSV/JSONL file and create its import job.
+
+    With `start` the mapping (given, or the default by column name) is checked and the job is
+    queued; without it the job waits in `mapping` for `import_configure` (the page wizard).
+    `enqueue=False` leaves a queued job for the caller to claim and run in-process.
+    """
+    if evalset.deleted_at is not None:
+        raise ValidationError({"evalset": "This evaluation set is deleted."})
+    name = getattr(upload, "name", "") or "upload"
+    file_format = _format_of(name, file_format)
+    _check_size(name, upload.size)
+    path = f"{workspace_prefix(evalset.workspace)}imports/{uuid.uuid4().hex}/{safe_name(name)}"
+    stored = default_storage.save(path, upload)
+    try:
+        fields = detect_fields(stored, file_format)
+    except FileProblem as exc:
+        default_storage.delete(stored)
+        raise ValidationError({"file": f"line {exc.line}: {exc.problem}"}) from None
+    job = EvalSetImport.objects.create(
+        workspace=evalset.workspace,
+        evalset=evalset,
+        format=file_format,
+        file_name=name[:255],
+        file_path=stored,
+        file_size=upload.size,
+        fields=fields,
+        created_by=user,
+    )
+    if start:
+        try:
+            import_configure(
+                job=job,
+                mapping=mapping,
+                new_columns=new_columns,
+                skip_bad_rows=skip_bad_rows,
+                replace=replace,
+                enqueue=enqueue,
+            )
+        except ValidationError:
+            job.delete()
+            default_storage.delete(stored)
+            raise
+    return job
+
+
+def _format_of(name: str, file_format: str | None) -> str:
+    if file_format:
+        if file_format not in ImportFormat.values:
+            raise ValidationError({"format": f"Unknown format {file_format!r}; use csv or jsonl."})
+        return file_format
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if ext not in EXTENSIONS:
+        raise ValidationError(
+            {"file": f"Cannot tell the format of {name!r}: name it .csv or .jsonl, or say which."}
+        )
+    return EXTENSIONS[ext]
+
+
+def _check_size(name: str, size: int) -> None:
+    if size > max_import_bytes():
+        raise ValidationError(
+            {"file": f"{name} is {size:,} bytes; imports are at most {max_import_bytes():,} bytes."}
+        )
+    if size == 0:
+        raise ValidationError({"file": f"{name} is empty."})
+
+
+def detect_fields(path: str, file_format: str) -> list[str]:
+    """The header of a CSV file, or the keys of a JSONL file's first lines."""
+    with default_storage.open(path, "rb") as binary:
+        if file_format == ImportFormat.CSV:
+            fields, _records, _lines = read_csv(binary)
+            return fields
+        fields = jsonl_fields(binary)
+    if not fields:
+        raise FileProblem(1, "", "no JSON object found in the first lines")
+    return fields
+
+
+def guess_content_type(job: EvalSetImport, field: str) -> str:
+    """A new column's type: the content_type of JSONL content objects, else Text."""
+    if job.format != ImportFormat.JSONL:
+        return TEXT
+    with default_storage.open(job.file_path, "rb") as binary:
+        for record in jsonl_sample(binary):
+            value = record.get(field)
+            if isinstance(value, dict) and value.get("content_type") in CONTENT_TYPES:
+                return value["content_type"]
+    return TEXT
+
+
+def proposed_mapping(job: EvalSetImport) -> tuple[dict, list[dict]]:
+    """The mapping the wizard starts from; a set without columns gets one per file field."""
+    evalset = job.evalset
+    mapping = default_mapping(job.fields, evalset.column_names)
+    new_columns = []
+    if not evalset.columns:
+        for field in job.fields:
+            if field not in mapping and column_name_problem(field) is None:
+                mapping[field] = field
+                new_columns.append({"name": field, "content_type": guess_content_type(job, field)})
+    return mapping, new_columns
+
+
+def import_configure(
+    *,
+    job: EvalSetImport,
+    mapping: dict | None = None,
+    new_columns: list[dict] | None = None,
+    skip_bad_rows: bool = False,
+    replace: bool = False,
+    enqueue: bool = True,
+) -> EvalSetImport:
+    """Check the mapping against the set's columns and the file's fields, then queue the job."""
+    if job.status != ImportStatus.MAPPING:
+        raise ValidationError({"status": f"This import is already {job.status}."})
+    if mapping is None and new_columns is None:
+        mapping, new_columns = proposed_mapping(job)
+    mapping, new_columns = mapping or {}, new_columns or []
+    new_columns = _checked_new_columns(job.evalset, new_columns)
+    _check_mapping(job, mapping, new_columns)
+    job.mapping, job.new_columns = mapping, new_columns
+    job.skip_bad_rows, job.replace = bool(skip_bad_rows), bool(replace)
+    job.status = ImportStatus.QUEUED
+    job.save(update_fields=["mapping", "new_columns", "skip_bad_rows", "replace", "status"])
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue(job.pk))
+    return job
+
+
+def _enqueue(job_id: int) -> None:
+    from ..tasks import run_import
+
+    run_import.apply_async(args=[job_id], queue="default")
+
+
+def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
+    if not isinstance(new_columns, list):
+        raise ValidationError({"new_columns": ["new_columns is a list of {name, content_type}."]})
+    cleaned, existing = [], set(evalset.column_names)
+    for column in new_columns:
+        name = column.get("name") if isinstance(column, dict) else None
+        problem = column_name_problem(name)
+        content_type = column.get("content_type", TEXT) if isinstance(column, dict) else None
+        if problem is None and (name in existing or name in {c["name"] for c in cleaned}):
+            problem = f"column {name!r} already exists"
+        if problem is None and content_type not in CONTENT_TYPES:
+            problem = f"content_type of {name!r} must be one of {', '.join(CONTENT_TYPES)}"
+        if problem:
+            raise ValidationError({"new_columns": [problem]})
+        cleaned.append({"name": name, "content_type": content_type, "description": "",
+                        "required": False})
+    return cleaned
+
+
+def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None:
+    if not isinstance(mapping, dict):
+        raise ValidationError({"mapping": ["mapping is an object {file field: target}."]})
+    columns = {c["name"]: c for c in job.evalset.columns + new_columns}
+    problems = []
+    unmapped = [f for f in job.fields if f not in mapping]
+    for field in unmapped:
+        problems.append(
+            f"line 1, column {field!r}: unknown column {field!r}; map it to a column of the set "
+            "or choose to ignore it"
+        )
+    targets = [t for t in mapping.values() if t != IGNORE]
+    for field, target in mapping.items():
+        if not isinstance(target, str) or (target not in columns and target not in SPECIAL_TARGETS
+                                           and target != IGNORE):
+            problems.append(f"field {field!r} maps to {target!r}, which is not a column of the set")
+        elif target != IGNORE and targets.count(target) > 1:
+            problems.append(f"more than one field maps to {target!r}")
+    for column in columns.values():
+        if column.get("required") and column["name"] not in targets:
+            problems.append(f"column {column['name']!r} is required but no field maps to it")
+    unused = [c["name"] for c in new_columns if c["name"] not in targets]
+    problems += [f"new column {name!r} has no field mapped to it" for name in unused]
+    if problems:
+        raise ValidationError({"mapping": sorted(set(problems), key=problems.index)})
+
+
+def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:
+    """Targets a file field can map to, for the wizard's selects."""
+    choices = [(c["name"], f"{c['name']} ({c['content_type']})") for c in job.evalset.columns]
+    choices += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
+    return choices
+

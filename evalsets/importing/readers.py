@@ -1,0 +1,179 @@
+"""Streaming readers for CSV and JSONL files: one record at a time, with its line number.
+
+Pure Python. Each reader takes a binary file and yields `(line, record, problems)`: a record is a
+dict (field → value) or None when the line is unusable, and problems are (column, message)
+pairs. Bytes are decoded line by line so a bad byte is reported on its own line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+
+from ..content import TEXT_CELL_CAP
+
+Record = tuple[int, dict | None, list[tuple[str, str]]]
+
+# csv refuses fields over its limit; allow a little more than the text cap so the cap's own,
+# clearer message is the one people see.
+CSV_FIELD_LIMIT = TEXT_CELL_CAP * 4 + 1024
+csv.field_size_limit(CSV_FIELD_LIMIT)
+
+
+class FileProblem(ValueError):
+    """The file cannot be read at all (no header, duplicate header names…)."""
+
+    def __init__(self, line: int, column: str, problem: str):
+        super().__init__(f"line {line}: {problem}")
+        self.line, self.column, self.problem = line, column, problem
+
+
+class Lines:
+    """Decoded lines of a binary file, counting lines and bytes and noting bad UTF-8."""
+
+    def __init__(self, binary):
+        self.binary = binary
+        self.line = 0
+        self.bytes_read = 0
+        self.bad: list[tuple[int, str]] = []
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.binary:
+            self.line += 1
+            self.bytes_read += len(raw)
+            if self.line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.bad.append((self.line, _decode_problem(raw, exc)))
+                yield raw.decode("utf-8", "replace")
+
+
+def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
+    column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+    return (
+        f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at character {column}; "
+        "save the file as UTF-8"
+    )
+
+
+def csv_fields(lines: Lines, reader) -> list[str]:
+    """The header row's field names (the first non-empty record)."""
+    for header in reader:
+        if lines.bad:
+            line, problem = lines.bad[0]
+            raise FileProblem(line, "", problem)
+        if not header or not any(h.strip() for h in header):
+            continue
+        names = [h.strip() for h in header]
+        if any(not n for n in names):
+            raise FileProblem(lines.line, "", f"header cell {names.index('') + 1} is empty")
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise FileProblem(lines.line, duplicates[0], f"column {duplicates[0]!r} appears twice")
+        return names
+    raise FileProblem(1, "", "the file is empty: a CSV file needs a header row")
+
+
+def read_csv(binary) -> tuple[list[str], Iterator[Record], Lines]:
+    """The header and an iterator of records; `Lines` tells how far the reading got."""
+    lines = Lines(binary)
+    reader = csv.reader(iter(lines), strict=True)
+    try:
+        fields = csv_fields(lines, reader)
+    except csv.Error as exc:
+        raise FileProblem(lines.line or 1, "", f"malformed CSV: {exc}") from None
+    return fields, _csv_records(fields, lines, reader), lines
+
+
+def _csv_records(fields: list[str], lines: Lines, reader) -> Iterator[Record]:
+    width = len(fields)
+    while True:
+        start = lines.line + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start, None, [("", _csv_problem(exc))]
+            continue
+        if lines.bad:
+            yield start, None, [("", problem) for _line, problem in lines.bad]
+            lines.bad.clear()
+            continue
+        if not values:
+            continue  # a blank line
+        if len(values) != width:
+            yield start, None, [("", _ragged(len(values), width))]
+            continue
+        yield start, dict(zip(fields, values, strict=True)), []
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    text = str(exc)
+    if "field larger than field limit" in text:
+        return f"a cell is larger than the {TEXT_CELL_CAP:,}-byte limit"
+    if "unexpected end of data" in text:
+        return "malformed CSV: a quoted cell is never closed (unexpected end of data)"
+    return f"malformed CSV: {text} (check the quoting of this row)"
+
+
+def _ragged(got: int, width: int) -> str:
+    return f"this row has {got} cells but the header has {width}; check commas and quoting"
+
+
+def read_jsonl(binary) -> tuple[Iterator[Record], Lines]:
+    """An iterator of records, one JSON object per non-blank line."""
+    lines = Lines(binary)
+    return _jsonl_records(lines), lines
+
+
+def _jsonl_records(lines: Lines) -> Iterator[Record]:
+    loads = json.loads
+    for text in lines:
+        if lines.bad:
+            yield lines.line, None, [("", problem) for _line, problem in lines.bad]
+            lines.bad.clear()
+            continue
+        if not text.strip():
+            continue
+        try:
+            record = loads(text)
+        except json.JSONDecodeError as exc:
+            yield lines.line, None, [("", _json_problem(exc))]
+            continue
+        if not isinstance(record, dict):
+            problem = f"each line must be a JSON object, got a {type(record).__name__}"
+            yield lines.line, None, [("", problem)]
+            continue
+        yield lines.line, record, []
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    return f"not valid JSON: {exc.msg} at character {exc.colno}"
+
+
+def jsonl_fields(binary, sample_lines: int = 200) -> list[str]:
+    """The keys seen in the first lines of a JSONL file, in first-seen order."""
+    records, _lines = read_jsonl(binary)
+    seen: dict[str, None] = {}
+    for count, (_line, record, _problems) in enumerate(records):
+        if count >= sample_lines:
+            break
+        for key in record or {}:
+            seen.setdefault(key, None)
+    return list(seen)
+
+
+def jsonl_sample(binary, sample_lines: int = 20) -> list[dict]:
+    """The first good records, to guess the content types of new columns."""
+    records, _lines = read_jsonl(binary)
+    sample = []
+    for _line, record, _problems in records:
+        if record is not None:
+            sample.append(record)
+        if len(sample) >= sample_lines:
+            break
+    return sample

@@ -1,0 +1,148 @@
+"""Reads of evaluation sets, always scoped to one workspace."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.exceptions import ValidationError
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from assay.models import Workspace
+from evaluators.semver import sort_key
+
+from .media import with_urls
+from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
+
+DEBUG_ROWS_CAP = 10
+
+
+def evalset_list(*, workspace: Workspace, search: str = "", tag: str = "") -> QuerySet[EvalSet]:
+    """Live sets of the workspace, newest change first."""
+    qs = EvalSet.objects.filter(workspace=workspace, deleted_at__isnull=True)
+    if search:
+        qs = qs.filter(Q(name__icontains=search) | Q(description__icontains=search))
+    if tag:
+        ids = [pk for pk, tags in qs.values_list("pk", "tags") if tag in (tags or [])]
+        qs = qs.filter(pk__in=ids)
+    return qs.select_related("created_by").prefetch_related("versions").order_by("-updated_at", "pk")
+
+
+def evalset_get(*, workspace: Workspace, public_id, include_deleted: bool = False) -> EvalSet:
+    """One set of the workspace, or 404 (also for malformed ids and other workspaces)."""
+    qs = EvalSet.objects.filter(workspace=workspace)
+    if not include_deleted:
+        qs = qs.filter(deleted_at__isnull=True)
+    try:
+        found = qs.filter(public_id=public_id).first()
+    except (ValidationError, ValueError):
+        found = None
+    if found is None:
+        raise Http404("No such evaluation set")
+    return found
+
+
+def draft_count(evalset: EvalSet) -> int:
+    return EvalSetItem.objects.filter(draft_filter(), evalset=evalset).count()
+
+
+def versions_sorted(*, evalset: EvalSet) -> list[EvalSetVersion]:
+    """Versions, highest SemVer first."""
+    versions = list(evalset.versions.select_related("created_by"))
+    return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
+
+
+def latest_version(evalset: EvalSet) -> EvalSetVersion | None:
+    versions = list(evalset.versions.all())
+    return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+
+
+def version_get(*, evalset: EvalSet, version: str) -> EvalSetVersion:
+    found = evalset.versions.filter(version=version).first()
+    if found is None:
+        raise Http404(f"No version {version}")
+    return found
+
+
+def version_ref(*, evalset: EvalSet, ref: str | None) -> EvalSetVersion | None:
+    """'draft' (or nothing) → None; a version string → that version, or 404."""
+    if not ref or ref == "draft":
+        return None
+    return version_get(evalset=evalset, version=ref)
+
+
+def items_list(
+    *,
+    evalset: EvalSet,
+    version: EvalSetVersion | None = None,
+    tag: str = "",
+    search: str = "",
+) -> QuerySet[EvalSetItem]:
+    """Rows of the draft (version None) or of a version, filtered by tag and text."""
+    qs = EvalSetItem.objects.filter(evalset=evalset)
+    qs = qs.filter(version=version) if version is not None else qs.filter(draft_filter())
+    if tag:
+        # Tags are stored as a JSON list; the quoted tag is a substring of exactly those lists
+        # that hold it, on SQLite and PostgreSQL alike.
+        qs = qs.filter(tags__icontains=json.dumps(tag, ensure_ascii=False))
+    if search:
+        qs = qs.filter(search_text__icontains=search)
+    return qs.order_by("position", "id")
+
+
+def item_get(*, evalset: EvalSet, item_id, version: EvalSetVersion | None = None) -> EvalSetItem:
+    try:
+        found = items_list(evalset=evalset, version=version).filter(item_id=item_id).first()
+    except (ValidationError, ValueError):
+        found = None
+    if found is None:
+        raise Http404("No such item")
+    return found
+
+
+def item_tags(*, evalset: EvalSet, version: EvalSetVersion | None = None, scan: int = 5000):
+    """Tags seen in the first rows, for the filter select (a full scan would not scale)."""
+    rows = items_list(evalset=evalset, version=version).values_list("tags", flat=True)[:scan]
+    return sorted({t for tags in rows for t in (tags or [])})
+
+
+def import_get(*, evalset: EvalSet, public_id) -> EvalSetImport:
+    try:
+        found = evalset.imports.filter(public_id=public_id).first()
+    except (ValidationError, ValueError):
+        found = None
+    if found is None:
+        raise Http404("No such import")
+    return found
+
+
+def imports_recent(*, evalset: EvalSet, limit: int = 10) -> list[EvalSetImport]:
+    return list(evalset.imports.select_related("created_by")[:limit])
+
+
+def item_turn(item: EvalSetItem, workspace: Workspace) -> dict:
+    """An item as the debug runner and experiments take it: ids, data with URLs, tags."""
+    return {
+        "item_id": str(item.item_id),
+        "data": with_urls(item.data, workspace),
+        "tags": list(item.tags),
+    }
+
+
+def evalset_rows_for_debug(
+    *, workspace: Workspace, evalset_version_or_draft, limit: int = DEBUG_ROWS_CAP
+) -> list[dict]:
+    """Up to 10 rows of a version (an EvalSetVersion) or of a draft (an EvalSet), as turns.
+
+    Each row is {"item_id", "data": {column: content}, "tags"}; stored media carry the URL
+    members read them by. A set or version of another workspace is a 404.
+    """
+    if isinstance(evalset_version_or_draft, EvalSetVersion):
+        evalset, version = evalset_version_or_draft.evalset, evalset_version_or_draft
+    else:
+        evalset, version = evalset_version_or_draft, None
+    if evalset.workspace_id != workspace.pk:
+        raise Http404("No such evaluation set")
+    limit = max(0, min(int(limit), DEBUG_ROWS_CAP))
+    rows = items_list(evalset=evalset, version=version)[:limit]
+    return [item_turn(item, workspace) for item in rows]

@@ -1,0 +1,288 @@
+"""Business logic for experiments: create, launch, cancel, retry failed rows, clone, correct."""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from assay.models import ModelProvider, Workspace
+from evalsets.models import EvalSetItem, EvalSetVersion
+from evaluators.models import EvaluatorVersion
+from evaluators.policies import validate_policy
+
+from .mapping import mapping_problems, suggest_mapping
+from .models import (
+    ChunkKind,
+    ChunkStatus,
+    EvaluatorBinding,
+    Experiment,
+    ExperimentChunk,
+    ExperimentStatus,
+    Result,
+    ResultStatus,
+    TargetKind,
+)
+
+MAX_BINDINGS = 20
+TARGET_KEYS = {"provider_id", "model", "messages", "temperature", "max_tokens"}
+
+
+def experiment_create(
+    *, workspace: Workspace, user: AbstractBaseUser, name: str, evalset_version: EvalSetVersion,
+    bindings: list[dict], description: str = "", target: dict | None = None,
+    concurrency: int = 8, chunk_size: int = 1000,
+) -> Experiment:
+    """Create a draft experiment; every binding and the target are validated first.
+
+    A binding is {"evaluator_version": EvaluatorVersion, "mapping": {...} | None,
+    "policy": {...} | None, "ext": {...}}; a missing mapping is suggested by name.
+    """
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name:
+        errors["name"] = ["An experiment needs a name."]
+    if evalset_version.evalset.workspace_id != workspace.pk:
+        errors["evalset_version"] = ["No such evalset version in this workspace."]
+    target_kind, target_config = _clean_target(workspace, target, evalset_version, errors)
+    cleaned = _clean_bindings(workspace, bindings, evalset_version, target_kind, errors)
+    if not 1 <= concurrency <= 64:
+        errors["concurrency"] = ["Concurrency must be between 1 and 64."]
+    if not 10 <= chunk_size <= 10_000:
+        errors["chunk_size"] = ["Chunk size must be between 10 and 10,000."]
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        experiment = Experiment.objects.create(
+            workspace=workspace, name=name[:160], description=(description or "").strip(),
+            evalset_version=evalset_version, target_kind=target_kind,
+            target_config=target_config, concurrency=concurrency, chunk_size=chunk_size,
+            created_by=user,
+        )
+        EvaluatorBinding.objects.bulk_create(
+            EvaluatorBinding(experiment=experiment, position=i, **b) for i, b in enumerate(cleaned)
+        )
+    return experiment
+
+
+def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
+    if not target or target.get("kind", "none") == "none":
+        return TargetKind.NONE, {}
+    if target.get("kind") != "prompt":
+        errors["target.kind"] = ["The target is 'none' or 'prompt'."]
+        return TargetKind.NONE, {}
+    config = {k: v for k, v in target.items() if k != "kind"}
+    unknown = set(config) - TARGET_KEYS
+    if unknown:
+        errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+    if not _provider_exists(workspace, config.get("provider_id")):
+        errors["target.provider_id"] = ["Choose a model provider of this workspace."]
+    messages = config.get("messages")
+    if not isinstance(messages, list) or not messages or not all(
+        isinstance(m, dict) and m.get("role") in ("system", "user")
+        and isinstance(m.get("content"), str) for m in messages
+    ):
+        errors["target.messages"] = ["Give messages as [{role: system|user, content: text}]."]
+    else:
+        errors.update(_target_placeholder_problems(messages, version))
+    return TargetKind.PROMPT, config
+
+
+def _target_placeholder_problems(messages, version) -> dict:
+    from evaluators.config import PLACEHOLDER_RE
+
+    columns = {c["name"]: c for c in version.columns}
+    used = {n for m in messages for n in PLACEHOLDER_RE.findall(m["content"])}
+    bad = sorted(n for n in used if n not in columns or columns[n]["content_type"] != "Text")
+    if bad:
+        return {"target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset."
+                                    for n in bad]}
+    return {}
+
+
+def _provider_exists(workspace, provider_id) -> bool:
+    if not provider_id:
+        return False
+    try:
+        return ModelProvider.objects.filter(workspace=workspace, public_id=provider_id).exists()
+    except ValidationError:
+        return False
+
+
+def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[dict]:
+    if not bindings:
+        errors["bindings"] = ["Add at least one evaluator version."]
+        return []
+    if len(bindings) > MAX_BINDINGS:
+        errors["bindings"] = [f"At most {MAX_BINDINGS} evaluators per experiment."]
+        return []
+    cleaned, seen = [], set()
+    for i, binding in enumerate(bindings):
+        result = _clean_binding(workspace, binding, version, target_kind, f"bindings[{i}]", errors)
+        if result is None:
+            continue
+        if result["evaluator_version"].pk in seen:
+            errors[f"bindings[{i}]"] = ["This evaluator version is already in the experiment."]
+        seen.add(result["evaluator_version"].pk)
+        cleaned.append(result)
+    return cleaned
+
+
+def _clean_binding(workspace, binding, version, target_kind, path, errors) -> dict | None:
+    ev = binding.get("evaluator_version")
+    if not isinstance(ev, EvaluatorVersion) or ev.evaluator.workspace_id != workspace.pk:
+        errors[f"{path}.evaluator_version"] = ["No such evaluator version in this workspace."]
+        return None
+    variables = ev.config.get("input_variables") or []
+    has_target = target_kind == TargetKind.PROMPT
+    mapping = binding.get("mapping") or suggest_mapping(
+        variables=variables, columns=version.columns, has_target=has_target)
+    problems = mapping_problems(variables=variables, mapping=mapping, columns=version.columns,
+                                has_target=has_target)
+    if problems:
+        errors[f"{path}.mapping"] = problems
+    try:
+        policy = validate_policy(binding.get("policy") or ev.default_policy)
+    except ValueError as exc:
+        errors[f"{path}.policy"] = [str(exc)]
+        policy = {}
+    ext = binding.get("ext") or {}
+    if not isinstance(ext, dict) or not all(isinstance(v, str) for v in ext.values()):
+        errors[f"{path}.ext"] = ["ext maps names to strings."]
+    return {"evaluator_version": ev, "mapping": mapping, "policy": policy, "ext": ext}
+
+
+def experiment_launch(*, experiment: Experiment) -> Experiment:
+    """draft → queued: create the chunk rows, then enqueue the start task once committed."""
+    from .tasks import experiment_start
+
+    with transaction.atomic():
+        locked = Experiment.objects.select_for_update().get(pk=experiment.pk)
+        if locked.status != ExperimentStatus.DRAFT:
+            raise ValidationError({"status": f"Only a draft can be launched (this one is "
+                                             f"{locked.status})."})
+        _plan_chunks(locked)
+        locked.status, locked.queued_at = ExperimentStatus.QUEUED, timezone.now()
+        locked.heartbeat_at = locked.queued_at
+        locked.save(update_fields=["status", "queued_at", "heartbeat_at", "items_total",
+                                   "results_total", "chunks_total"])
+        transaction.on_commit(lambda: experiment_start.delay(locked.pk))
+    return locked
+
+
+def _plan_chunks(experiment: Experiment) -> None:
+    """Split the version's items by position into chunks, one row per (range, kind of work)."""
+    positions = EvalSetItem.objects.filter(version=experiment.evalset_version)
+    ordered = list(positions.order_by("position").values_list("position", flat=True))
+    bounds, count = ordered[:: experiment.chunk_size], len(ordered)
+    kinds = _chunk_kinds(experiment)
+    chunks = []
+    for index, start in enumerate(bounds):
+        end = bounds[index + 1] if index + 1 < len(bounds) else math.inf
+        for kind in kinds:
+            chunks.append(ExperimentChunk(
+                experiment=experiment, index=index, kind=kind, position_from=start,
+                position_to=end if end != math.inf else 2**62,
+            ))
+    ExperimentChunk.objects.bulk_create(chunks)
+    experiment.items_total = count
+    experiment.results_total = count * experiment.bindings.count()
+    experiment.chunks_total = len(chunks)
+
+
+def _chunk_kinds(experiment: Experiment) -> list[str]:
+    kinds = set(experiment.bindings.values_list("evaluator_version__kind", flat=True))
+    ordered = [k for k in (ChunkKind.CODE, ChunkKind.LLM) if k in kinds]
+    if experiment.target_kind == TargetKind.PROMPT:
+        ordered.insert(0, ChunkKind.TARGET)
+    return ordered
+
+
+def experiment_cancel(*, experiment: Experiment) -> Experiment:
+    """Ask running chunks to stop between rows; a queued run is cancelled at once."""
+    now = timezone.now()
+    Experiment.objects.filter(pk=experiment.pk, status__in=[ExperimentStatus.QUEUED,
+                                                            ExperimentStatus.RUNNING]).update(
+        cancel_requested=True)
+    Experiment.objects.filter(pk=experiment.pk, status=ExperimentStatus.QUEUED).update(
+        status=ExperimentStatus.CANCELLED, finished_at=now)
+    experiment.refresh_from_db()
+    if experiment.status in (ExperimentStatus.DRAFT, ExperimentStatus.COMPLETED,
+                             ExperimentStatus.FAILED) and not experiment.cancel_requested:
+        raise ValidationError({"status": f"A {experiment.status} experiment cannot be cancelled."})
+    return experiment
+
+
+def experiment_retry_failed(*, experiment: Experiment) -> int:
+    """Re-run only the error/timeout rows, into the same experiment; returns how many."""
+    from .tasks import experiment_start
+
+    if experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED,
+                                 ExperimentStatus.CANCELLED):
+        raise ValidationError({"status": "Retry once the experiment has finished."})
+    failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
+    count = failed.count()
+    missing = experiment.results_total - experiment.results.count()
+    if count == 0 and missing <= 0:
+        raise ValidationError({"status": "There are no failed rows to retry."})
+    with transaction.atomic():
+        experiment.chunks.update(status=ChunkStatus.PENDING, attempts=0, claimed_at=None)
+        Experiment.objects.filter(pk=experiment.pk).update(
+            status=ExperimentStatus.QUEUED, retry_round=F("retry_round") + 1,
+            results_done=F("results_done") - count, chunks_done=0, cancel_requested=False,
+            finished_at=None, error_message="", heartbeat_at=timezone.now(),
+        )
+        transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
+    experiment.refresh_from_db()
+    return count + max(missing, 0)
+
+
+def experiment_clone(
+    *, experiment: Experiment, user: AbstractBaseUser, name: str | None = None,
+    versions: dict[int, EvaluatorVersion] | None = None,
+    evalset_version: EvalSetVersion | None = None,
+) -> Experiment:
+    """A new draft with the same set-up; `versions` swaps evaluator versions by evaluator id."""
+    versions = versions or {}
+    bindings = []
+    for b in experiment.bindings.select_related("evaluator_version"):
+        ev = versions.get(b.evaluator_version.evaluator_id, b.evaluator_version)
+        same = ev.pk == b.evaluator_version_id
+        bindings.append({"evaluator_version": ev, "mapping": b.mapping if same else None,
+                         "policy": b.policy, "ext": b.ext})
+    target = ({"kind": "prompt", **experiment.target_config}
+              if experiment.target_kind == TargetKind.PROMPT else None)  # fmt: skip
+    clone = experiment_create(
+        workspace=experiment.workspace, user=user, name=name or f"{experiment.name} (clone)",
+        evalset_version=evalset_version or experiment.evalset_version, bindings=bindings,
+        description=experiment.description, target=target,
+        concurrency=experiment.concurrency, chunk_size=experiment.chunk_size,
+    )
+    Experiment.objects.filter(pk=clone.pk).update(cloned_from=experiment)
+    return clone
+
+
+def result_correct(
+    *, result: Result, user: AbstractBaseUser, verdict: str, note: str,
+    score: float | None = None,
+) -> Result:
+    """A human overrides one result's verdict (and optionally score); the original stays."""
+    from .aggregates import aggregates_refresh
+
+    if verdict not in ("pass", "fail", "unknown", ""):
+        raise ValidationError({"verdict": "Use pass, fail, unknown (or empty to undo)."})
+    if not (note or "").strip() and verdict:
+        raise ValidationError({"note": "Say why you correct this result."})
+    if score is not None and (not math.isfinite(score) or not 0 <= score <= 1):
+        raise ValidationError({"score": "A score is a number in [0, 1]."})
+    result.human_verdict, result.human_score = verdict, score if verdict else None
+    result.correction_note = (note or "").strip() if verdict else ""
+    result.corrected_by, result.corrected_at = (user, timezone.now()) if verdict else (None, None)
+    result.save(update_fields=["human_verdict", "human_score", "correction_note", "corrected_by",
+                               "corrected_at", "updated_at"])
+    aggregates_refresh(experiment=result.experiment, binding_ids=[result.binding_id])
+    return result
