@@ -75,10 +75,13 @@ def child(rows: int, label: str) -> None:
     source = Path(os.environ["ASSAY_DATA_DIR"]) / "bench.jsonl"
     started = time.perf_counter()
     size = generate(source, rows)
-    print(f"[{label}] generated {rows:,} rows, {size / 1e6:.0f} MB "
-          f"in {time.perf_counter() - started:.1f}s")
+    print(
+        f"[{label}] generated {rows:,} rows, {size / 1e6:.0f} MB "
+        f"in {time.perf_counter() - started:.1f}s"
+    )
     with source.open("rb") as handle:
-        job = import_create(evalset=evalset, user=user, upload=File(handle, name="bench.jsonl"), enqueue=False
+        job = import_create(
+            evalset=evalset, user=user, upload=File(handle, name="bench.jsonl"), enqueue=False
         )
     source.unlink()
     rss_before = peak_rss_mb()
@@ -86,14 +89,20 @@ def child(rows: int, label: str) -> None:
     started = time.perf_counter()
     job = import_run(job=job)
     elapsed = time.perf_counter() - started
-    print(f"[{label}] import: {job.status}, {job.rows_imported:,} rows in {elapsed:.1f}s = "
-          f"{job.rows_imported / elapsed:,.0f} rows/s (target > 20,000)")
-    print(f"[{label}] peak RSS of the importing process: {peak_rss_mb():.0f} MB "
-          f"(before the import: {rss_before:.0f} MB; target < 300 MB)")
+    print(
+        f"[{label}] import: {job.status}, {job.rows_imported:,} rows in {elapsed:.1f}s = "
+        f"{job.rows_imported / elapsed:,.0f} rows/s (target > 20,000)"
+    )
+    print(
+        f"[{label}] peak RSS of the importing process: {peak_rss_mb():.0f} MB "
+        f"(before the import: {rss_before:.0f} MB; target < 300 MB)"
+    )
     started = time.perf_counter()
     version = services.version_commit(evalset=evalset, user=user, version="1.0.0")
-    print(f"[{label}] commit 1.0.0 ({version.item_count:,} rows, one INSERT … SELECT): "
-          f"{time.perf_counter() - started:.1f}s")
+    print(
+        f"[{label}] commit 1.0.0 ({version.item_count:,} rows, one INSERT … SELECT): "
+        f"{time.perf_counter() - started:.1f}s"
+    )
 
 
 def run_child(rows: int, label: str, env: dict) -> None:

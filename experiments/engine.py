@@ -221,17 +221,22 @@ def experiment_finalize_if_done(experiment_id: int) -> bool:
         status=ChunkStatus.DONE
     ).exists():
         return False
+    # claim and aggregates commit together: nobody sees "completed" without its numbers
     with transaction.atomic():
         claimed = Experiment.objects.filter(pk=experiment_id,
                                             status=ExperimentStatus.RUNNING).update(
             status=ExperimentStatus.COMPLETED, finished_at=timezone.now(),
             heartbeat_at=timezone.now())  # fmt: skip
-    if claimed:
-        _settle_counters(experiment_id)
-        from .aggregates import aggregates_refresh
-
-        aggregates_refresh(experiment=Experiment.objects.get(pk=experiment_id))
+        if claimed:
+            _settle(experiment_id)
     return bool(claimed)
+
+
+def _settle(experiment_id: int) -> None:
+    from .aggregates import aggregates_refresh
+
+    _settle_counters(experiment_id)
+    aggregates_refresh(experiment=Experiment.objects.get(pk=experiment_id))
 
 
 def _settle_counters(experiment_id: int) -> None:
@@ -246,10 +251,7 @@ def experiment_mark_cancelled(experiment_id: int) -> None:
         pk=experiment_id, status__in=[ExperimentStatus.RUNNING, ExperimentStatus.QUEUED]
     ).update(status=ExperimentStatus.CANCELLED, finished_at=now)
     if changed:
-        _settle_counters(experiment_id)
-        from .aggregates import aggregates_refresh
-
-        aggregates_refresh(experiment=Experiment.objects.get(pk=experiment_id))
+        _settle(experiment_id)
 
 
 def experiment_fail(experiment_id: int, message: str) -> None:
@@ -258,10 +260,7 @@ def experiment_fail(experiment_id: int, message: str) -> None:
     ).update(status=ExperimentStatus.FAILED, finished_at=timezone.now(),
              error_message=message[:4000])  # fmt: skip
     if changed:
-        _settle_counters(experiment_id)
-        from .aggregates import aggregates_refresh
-
-        aggregates_refresh(experiment=Experiment.objects.get(pk=experiment_id))
+        _settle(experiment_id)
 
 
 def stale_experiments() -> list[int]:
@@ -288,3 +287,19 @@ def _revive_chunks(experiment: Experiment) -> bool:
     stuck.update(status=ChunkStatus.PENDING)
     Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
     return True
+
+
+def experiment_run_inline(experiment_id: int) -> Experiment:
+    """Run a launched experiment in this process, chunk by chunk (demo data, operators' --inline).
+
+    Uses the same claim/run/complete steps as the tasks, so the result is identical.
+    """
+    pending = experiment_begin(experiment_id)
+    while pending:
+        chunk = chunk_claim(pending.pop(0).pk)
+        if chunk is None:
+            continue
+        if chunk_run(chunk) != "done":
+            break
+        pending.extend(chunk_complete(chunk))
+    return Experiment.objects.get(pk=experiment_id)

@@ -22,3 +22,23 @@ router.register(
     basename="evaluator-test-case",
 )
 router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")
+
+from evalsets.api import (  # noqa: E402
+    EvalSetViewSet,
+    ImportViewSet,
+    ItemViewSet,
+)
+from evalsets.api import VersionViewSet as EvalSetVersionViewSet  # noqa: E402
+
+router.register("evalsets", EvalSetViewSet, basename="evalset")
+router.register(
+    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/items", ItemViewSet, basename="evalset-item"
+)
+router.register(
+    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/versions",
+    EvalSetVersionViewSet,
+    basename="evalset-version",
+)
+router.register(
+    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/imports", ImportViewSet, basename="evalset-import"
+)

@@ -1,0 +1,124 @@
+"""Experiment pipeline benchmark: launch through the API, chunks through a real worker process,
+results in the database, aggregates finalised — for 2,000 and 20,000 rows.
+
+Run as `python bench/experiment_bench.py` (uses DATABASE_URL's server with a scratch database
+`assay_bench`, else a temporary SQLite file; REDIS_URL, else a private redis-server). Prints
+rows/second and the worker's peak memory; asserts nothing. Target: 20,000 rows in under 5 s.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "2000,20000").split(",")]
+
+
+def scratch_database() -> str:
+    """A fresh database for the bench: never the developer's own."""
+    base = os.environ.get("DATABASE_URL", "")
+    if base.startswith("postgres"):
+        import psycopg
+
+        admin = base.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS assay_bench WITH (FORCE)")
+            conn.execute("CREATE DATABASE assay_bench")
+        return base.rsplit("/", 1)[0] + "/assay_bench"
+    return ""
+
+
+def main() -> None:
+    data_dir = tempfile.mkdtemp(prefix="assay-bench-")
+    os.environ["ASSAY_DATA_DIR"] = data_dir
+    database = scratch_database()
+    if database:
+        os.environ["DATABASE_URL"] = database
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    from tests.support.processes import RedisServer, Worker
+
+    redis = None
+    if not os.environ.get("REDIS_URL"):
+        redis = RedisServer().start()
+        os.environ["REDIS_URL"] = redis.url
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    db_url = database or f"sqlite:///{data_dir}/assay.sqlite3"
+    worker = Worker(database_url=db_url, redis_url=os.environ["REDIS_URL"], concurrency=2).start()
+    try:
+        time.sleep(3)  # let the worker connect and fork its pool
+        print(f"database: {'PostgreSQL' if database else 'SQLite'}; worker concurrency 2")
+        for size in SIZES:
+            run(size, worker)
+    finally:
+        worker.stop()
+        if redis:
+            redis.kill()
+
+
+def run(size: int, worker) -> None:
+    from rest_framework.test import APIClient
+
+    from assay import services as platform
+    from experiments.models import Experiment, ExperimentStatus, Result
+    from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+
+    user = platform.user_create(username=f"bench{size}", password="bench-password-1")
+    workspace = platform.workspace_create(name=f"Bench {size}", owner=user)
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(size))
+    ev = make_code_version(workspace=workspace, user=user)
+    client = APIClient()
+    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    body = {"name": f"bench {size}", "evalset_version": str(version.public_id),
+            "bindings": [{"evaluator_version": str(ev.public_id)}], "launch": True}
+    started = time.perf_counter()
+    response = client.post("/api/v1/experiments/", body, format="json")
+    if response.status_code not in (201, 202):
+        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
+    experiment = Experiment.objects.get(public_id=response.json()["id"])
+    while experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED):
+        time.sleep(0.02)
+        experiment.refresh_from_db(fields=["status"])
+    elapsed = time.perf_counter() - started
+    experiment.refresh_from_db()
+    count = Result.objects.filter(experiment=experiment).count()
+    print(f"{size:>7,} rows: {experiment.status} in {elapsed:6.2f} s "
+          f"= {size / elapsed:8,.0f} rows/s; results {count:,}; "
+          f"aggregate: {experiment.aggregates.get().summary['line']}; "
+          f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The largest peak resident set (VmHWM) among the worker and its pool children."""
+    peak = 0
+    for candidate in [pid, *children(pid)]:
+        try:
+            for line in Path(f"/proc/{candidate}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except OSError:
+            continue
+    return peak / 1024
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+if __name__ == "__main__":
+    main()

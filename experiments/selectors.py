@@ -1,0 +1,314 @@
+"""Reads of experiments and their results, always scoped to one workspace."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from assay.models import Workspace
+from evalsets.models import EvalSet, EvalSetVersion
+from evaluators.models import Evaluator, EvaluatorVersion
+from evaluators.semver import sort_key
+
+from .models import (
+    ACTIVE_STATUSES,
+    EvaluatorBinding,
+    Experiment,
+    ExperimentStatus,
+    Result,
+    ResultStatus,
+    Verdict,
+)
+
+TAG_SCAN = 5000
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = "") -> QuerySet:
+    """Experiments of the workspace, newest first; `evalset` is an evalset or version public id.
+
+    A status or id that cannot match anything is a ValidationError naming the filter.
+    """
+    qs = Experiment.objects.filter(workspace=workspace)
+    if status:
+        if status not in ExperimentStatus.values:
+            raise ValidationError({"status": f"Unknown status {status!r}."})
+        qs = qs.filter(status=status)
+    if evalset:
+        ref = _uuid(evalset)
+        if ref is None:
+            raise ValidationError({"evalset": "Give an evalset or evalset version id."})
+        qs = qs.filter(Q(evalset_version__public_id=ref) | Q(evalset_version__evalset__public_id=ref))
+    return qs.select_related("evalset_version__evalset", "created_by").annotate(
+        binding_count=Count("bindings")
+    )
+
+
+def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
+    """One experiment of the workspace, or 404 (also for malformed ids and other workspaces)."""
+    ref = _uuid(public_id)
+    found = None
+    if ref is not None:
+        found = (
+            Experiment.objects.filter(workspace=workspace, public_id=ref)
+            .select_related("evalset_version__evalset", "created_by", "cloned_from")
+            .first()
+        )
+    if found is None:
+        raise Http404("No such experiment")
+    return found
+
+
+def any_active(experiments) -> bool:
+    return any(e.status in ACTIVE_STATUSES for e in experiments)
+
+
+# ----------------------------------------------------------------------------- resolving ids
+
+
+def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
+    """An evalset version of the workspace by public id, or None."""
+    ref = _uuid(public_id)
+    if ref is None:
+        return None
+    return (
+        EvalSetVersion.objects.filter(public_id=ref, evalset__workspace=workspace)
+        .select_related("evalset")
+        .first()
+    )
+
+
+def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersion | None:
+    """An evaluator version of the workspace by public id, or None."""
+    ref = _uuid(public_id)
+    if ref is None:
+        return None
+    return (
+        EvaluatorVersion.objects.filter(public_id=ref, evaluator__workspace=workspace)
+        .select_related("evaluator")
+        .first()
+    )
+
+
+def evaluator_for(*, workspace: Workspace, public_id) -> Evaluator | None:
+    ref = _uuid(public_id)
+    if ref is None:
+        return None
+    return Evaluator.objects.filter(public_id=ref, workspace=workspace).first()
+
+
+def evalset_version_choices(*, workspace: Workspace) -> list[EvalSetVersion]:
+    """Every version of the workspace's live evalsets: by set name, highest version first."""
+    versions = EvalSetVersion.objects.filter(
+        evalset__workspace=workspace, evalset__deleted_at__isnull=True
+    ).select_related("evalset")
+    return _by_name_then_version(versions, lambda v: v.evalset.name)
+
+
+def evaluator_version_choices(*, workspace: Workspace) -> list[EvaluatorVersion]:
+    """Every version of the workspace's live evaluators: by name, highest version first."""
+    versions = EvaluatorVersion.objects.filter(
+        evaluator__workspace=workspace, evaluator__deleted_at__isnull=True
+    ).select_related("evaluator")
+    return _by_name_then_version(versions, lambda v: v.evaluator.name)
+
+
+def _by_name_then_version(versions, name) -> list:
+    # two stable sorts: highest SemVer first, then by name (the second sort keeps the first)
+    ordered = sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
+    return sorted(ordered, key=lambda v: name(v).lower())
+
+
+def versions_of(*, evaluator: Evaluator) -> list[EvaluatorVersion]:
+    return sorted(evaluator.versions.all(), key=lambda v: sort_key(v.version), reverse=True)
+
+
+def evalsets_with_experiments(*, workspace: Workspace) -> list[EvalSet]:
+    """Evalsets that some experiment of the workspace ran on, for the list filter."""
+    ids = Experiment.objects.filter(workspace=workspace).values("evalset_version__evalset_id")
+    return list(EvalSet.objects.filter(pk__in=ids).order_by("name"))
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
+    """Counters, percent, elapsed time, throughput (results/s and rows/s) and the ETA.
+
+    Throughput is measured from `started_at`; the ETA exists only while the run is active
+    and something has been done (before that there is nothing honest to extrapolate).
+    """
+    now = now or timezone.now()
+    done, total = experiment.results_done, experiment.results_total
+    elapsed = _elapsed(experiment, now)
+    results_per_s = done / elapsed if elapsed and done else None
+    bindings = max(1, experiment.results_total // experiment.items_total) if (
+        experiment.items_total
+    ) else 1
+    eta = None
+    if experiment.is_active and results_per_s and total > done:
+        eta = math.ceil((total - done) / results_per_s)
+    return {
+        "results_done": done,
+        "results_total": total,
+        "items_total": experiment.items_total,
+        "chunks_done": experiment.chunks_done,
+        "chunks_total": experiment.chunks_total,
+        "percent": round(100 * experiment.progress, 1),
+        "elapsed_s": round(elapsed, 3) if elapsed is not None else None,
+        "results_per_s": round(results_per_s, 2) if results_per_s else None,
+        "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
+        "eta_s": eta,
+    }
+
+
+def _elapsed(experiment: Experiment, now: datetime) -> float | None:
+    if experiment.started_at is None:
+        return None
+    end = experiment.finished_at or now
+    return max(0.0, (end - experiment.started_at).total_seconds())
+
+
+def result_counts(*, experiment: Experiment) -> dict:
+    """Results by status and by final verdict (a human correction wins)."""
+    statuses = {s: 0 for s in ResultStatus.values}
+    verdicts = {v: 0 for v in Verdict.values}
+    rows = (
+        Result.objects.filter(experiment=experiment)
+        .values_list("status", "verdict", "human_verdict")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for status, verdict, human, n in rows:
+        statuses[status] = statuses.get(status, 0) + n
+        final = human or verdict
+        verdicts[final] = verdicts.get(final, 0) + n
+    return {"statuses": statuses, "verdicts": verdicts}
+
+
+def failed_count(*, experiment: Experiment) -> int:
+    """Rows a retry would re-run (error or timeout)."""
+    return experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT]).count()
+
+
+def bindings_with_summaries(*, experiment: Experiment) -> list[EvaluatorBinding]:
+    """Bindings in order, each with `summary` (the stored aggregate, or None yet)."""
+    bindings = list(
+        experiment.bindings.select_related("evaluator_version__evaluator", "aggregate")
+    )
+    for binding in bindings:
+        aggregate = getattr(binding, "aggregate", None)
+        binding.summary = aggregate.summary if aggregate is not None else None
+    return bindings
+
+
+# ----------------------------------------------------------------------------- results
+
+
+def results_list(
+    *,
+    experiment: Experiment,
+    evaluator: str = "",
+    verdict: str = "",
+    status: str = "",
+    tag: str = "",
+    q: str = "",
+    score_min: str | float | None = None,
+    score_max: str | float | None = None,
+) -> QuerySet[Result]:
+    """Results of one experiment with the results table's filters.
+
+    `evaluator` is a binding id, an evaluator or an evaluator version public id; `verdict` is
+    the final verdict (the human correction when there is one). Bad filters are a
+    ValidationError naming the filter, so a typo never silently shows everything.
+    """
+    qs = Result.objects.filter(experiment=experiment)
+    errors: dict[str, str] = {}
+    if evaluator:
+        qs = _by_evaluator(qs, evaluator, errors)
+    if verdict:
+        if verdict not in Verdict.values:
+            errors["verdict"] = f"Unknown verdict {verdict!r}; use pass, fail or unknown."
+        qs = qs.filter(Q(human_verdict=verdict) | Q(human_verdict="", verdict=verdict))
+    if status:
+        if status not in ResultStatus.values:
+            errors["status"] = f"Unknown status {status!r}."
+        qs = qs.filter(status=status)
+    if tag:
+        # tags are a JSON list; the quoted tag is a substring of exactly those lists holding it
+        qs = qs.filter(tags__icontains=json.dumps(tag, ensure_ascii=False))
+    if q:
+        qs = qs.filter(Q(reason__icontains=q) | Q(error__icontains=q))
+    qs = _by_score(qs, score_min, "score_min", "gte", errors)
+    qs = _by_score(qs, score_max, "score_max", "lte", errors)
+    if errors:
+        raise ValidationError(errors)
+    return qs.select_related("binding__evaluator_version__evaluator").order_by(
+        "position", "binding__position", "pk"
+    )
+
+
+def _by_evaluator(qs, value: str, errors: dict) -> QuerySet:
+    value = str(value).strip()
+    if value.isdigit():
+        return qs.filter(binding_id=int(value))
+    ref = _uuid(value)
+    if ref is None:
+        errors["evaluator"] = "Give a binding id, an evaluator id or an evaluator version id."
+        return qs
+    return qs.filter(
+        Q(binding__evaluator_version__evaluator__public_id=ref)
+        | Q(binding__evaluator_version__public_id=ref)
+    )
+
+
+def _by_score(qs, value, name: str, op: str, errors: dict) -> QuerySet:
+    if value in (None, ""):
+        return qs
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        errors[name] = "Give a number, e.g. 0.5."
+        return qs
+    return qs.filter(**{f"score__{op}": number})
+
+
+def result_get(*, experiment: Experiment, result_id) -> Result:
+    """One result of the experiment by its integer id, or 404."""
+    try:
+        pk = int(result_id)
+    except (TypeError, ValueError):
+        raise Http404("No such result") from None
+    found = (
+        Result.objects.filter(experiment=experiment, pk=pk)
+        .select_related("binding__evaluator_version__evaluator")
+        .first()
+    )
+    if found is None:
+        raise Http404("No such result")
+    return found
+
+
+def result_tags(*, experiment: Experiment) -> list[str]:
+    """Tags of the pinned evalset version (scanning its first rows), for the filter select."""
+    from evalsets.models import EvalSetItem
+
+    rows = EvalSetItem.objects.filter(version=experiment.evalset_version).values_list(
+        "tags", flat=True
+    )[:TAG_SCAN]
+    return sorted({t for tags in rows for t in (tags or [])})

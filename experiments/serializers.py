@@ -1,0 +1,155 @@
+"""Serializers for experiments and results. Validation of the set-up lives in the services."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from evaluators.policies import describe_policy
+
+from . import selectors
+from .models import Aggregate, EvaluatorBinding, Experiment, Result
+
+
+class StrictSerializer(serializers.Serializer):
+    """Unknown body fields are an error naming them (a typo never passes silently)."""
+
+    def validate(self, attrs):
+        unknown = set(self.initial_data) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError({name: "Unknown field." for name in sorted(unknown)})
+        return attrs
+
+
+class BindingInputSerializer(StrictSerializer):
+    evaluator_version = serializers.UUIDField()
+    mapping = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False,
+                                    allow_null=True)  # fmt: skip
+    policy = serializers.JSONField(required=False, allow_null=True)
+    ext = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+
+
+class ExperimentCreateSerializer(StrictSerializer):
+    """The body of POST /experiments/; `launch: true` creates and launches in one call."""
+
+    name = serializers.CharField(max_length=160, allow_blank=True)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    evalset_version = serializers.UUIDField()
+    target = serializers.JSONField(required=False, allow_null=True)
+    bindings = BindingInputSerializer(many=True, allow_empty=True)
+    concurrency = serializers.IntegerField(required=False, default=8)
+    chunk_size = serializers.IntegerField(required=False, default=1000)
+    launch = serializers.BooleanField(required=False, default=False)
+
+    def validate_target(self, value):
+        if value is not None and not isinstance(value, dict):
+            raise serializers.ValidationError("The target is an object with a kind.")
+        return value
+
+
+class CloneSerializer(StrictSerializer):
+    """`versions` maps an evaluator's public id to the version string to use instead."""
+
+    name = serializers.CharField(max_length=160, required=False, allow_blank=True)
+    versions = serializers.DictField(child=serializers.CharField(max_length=64), required=False)
+    evalset_version = serializers.UUIDField(required=False, allow_null=True)
+
+
+class BindingSerializer(serializers.ModelSerializer):
+    evaluator = serializers.UUIDField(source="evaluator_version.evaluator.public_id")
+    evaluator_name = serializers.CharField(source="evaluator_version.evaluator.name")
+    evaluator_version = serializers.UUIDField(source="evaluator_version.public_id")
+    version = serializers.CharField(source="evaluator_version.version")
+    kind = serializers.CharField(source="evaluator_version.kind")
+    score_meaning = serializers.CharField(source="evaluator_version.score_meaning")
+    policy_text = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvaluatorBinding
+        fields = ["id", "evaluator", "evaluator_name", "evaluator_version", "version", "kind",
+                  "score_meaning", "mapping", "policy", "policy_text", "ext", "summary"]  # fmt: skip
+        read_only_fields = fields
+
+    def get_policy_text(self, obj) -> str:
+        return describe_policy(obj.policy, obj.evaluator_version.score_meaning)
+
+    def get_summary(self, obj) -> dict | None:
+        return Aggregate.objects.filter(binding=obj).values_list("summary", flat=True).first()
+
+
+class ExperimentListSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evalset = serializers.UUIDField(source="evalset_version.evalset.public_id")
+    evalset_name = serializers.CharField(source="evalset_version.evalset.name")
+    evalset_version = serializers.UUIDField(source="evalset_version.public_id")
+    evalset_version_string = serializers.CharField(source="evalset_version.version")
+    created_by = serializers.CharField(source="created_by.username", default=None)
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "name", "description", "status", "evalset", "evalset_name",
+                  "evalset_version", "evalset_version_string", "target_kind", "progress",
+                  "results_done", "results_total", "items_total", "created_by", "created_at",
+                  "queued_at", "started_at", "finished_at", "error_message"]  # fmt: skip
+        read_only_fields = fields
+
+    def get_progress(self, obj) -> dict:
+        return selectors.experiment_progress(obj)
+
+
+class ExperimentSerializer(ExperimentListSerializer):
+    """One experiment with its set-up, counters, throughput and ETA."""
+
+    target = serializers.SerializerMethodField()
+    bindings = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField()
+    cloned_from = serializers.UUIDField(source="cloned_from.public_id", default=None)
+
+    class Meta(ExperimentListSerializer.Meta):
+        fields = ExperimentListSerializer.Meta.fields + [
+            "target", "bindings", "counts", "concurrency", "chunk_size", "chunks_done",
+            "chunks_total", "retry_round", "cancel_requested", "heartbeat_at", "cloned_from",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_target(self, obj) -> dict:
+        return {"kind": obj.target_kind, **obj.target_config}
+
+    def get_bindings(self, obj) -> list[dict]:
+        rows = obj.bindings.select_related("evaluator_version__evaluator")
+        return BindingSerializer(rows, many=True).data
+
+    def get_counts(self, obj) -> dict:
+        return selectors.result_counts(experiment=obj)
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    """A result row for the table; the detail adds the exact input and raw answer."""
+
+    item_id = serializers.UUIDField(source="item_uid")
+    binding = serializers.IntegerField(source="binding_id")
+    evaluator = serializers.UUIDField(source="binding.evaluator_version.evaluator.public_id")
+    evaluator_name = serializers.CharField(source="binding.evaluator_version.evaluator.name")
+    evaluator_version = serializers.CharField(source="binding.evaluator_version.version")
+    final_verdict = serializers.CharField()
+
+    class Meta:
+        model = Result
+        fields = ["id", "item_id", "position", "tags", "binding", "evaluator", "evaluator_name",
+                  "evaluator_version", "status", "score", "reason", "verdict", "human_verdict",
+                  "human_score", "final_verdict", "correction_note", "error", "latency_ms",
+                  "tokens_in", "tokens_out", "attempt", "created_at", "updated_at"]  # fmt: skip
+        read_only_fields = fields
+
+
+class ResultDetailSerializer(ResultSerializer):
+    class Meta(ResultSerializer.Meta):
+        fields = ResultSerializer.Meta.fields + ["stdout", "input", "rendered_request",
+                                                 "raw_answer"]  # fmt: skip
+        read_only_fields = fields
+
+
+class RetriedSerializer(serializers.Serializer):
+    retried = serializers.IntegerField()
+    experiment = ExperimentSerializer()

@@ -1,0 +1,71 @@
+"""Builders for test data that many apps need: evalset versions, code evaluator versions."""
+
+from __future__ import annotations
+
+import uuid
+
+from evalsets import services as evalset_services
+from evalsets.models import EvalSetItem
+from evaluators import services as evaluator_services
+
+CONTAINS_REFERENCE = """def exec_evaluation(turn):
+    output = turn["evaluate_target_output_fields"]["actual_output"]["text"]
+    reference = turn["evaluate_dataset_fields"]["reference_output"]["text"]
+    if reference == "ERROR":
+        return 1 / 0
+    if reference == "UNKNOWN":
+        return EvalOutput(score=None, reason="cannot tell")
+    ok = reference.lower() in output.lower()
+    return EvalOutput(score=1.0 if ok else 0.0, reason="contains" if ok else "missing")
+"""
+
+TEXT_COLUMNS = [
+    {"name": "input", "content_type": "Text", "required": True, "description": ""},
+    {"name": "actual_output", "content_type": "Text", "required": True, "description": ""},
+    {"name": "reference_output", "content_type": "Text", "required": True, "description": ""},
+]
+
+
+def text(value: str) -> dict:
+    return {"content_type": "Text", "text": value}
+
+
+def make_evalset_version(*, workspace, user, rows: list[dict], name: str = "QA",
+                         columns: list[dict] | None = None, version: str = "1.0.0"):
+    """An evalset whose committed version holds `rows` ({column: text, "tags": [...]})."""
+    evalset = evalset_services.evalset_create(workspace=workspace, user=user, name=name,
+                                              columns=columns or TEXT_COLUMNS)
+    items = [
+        EvalSetItem(evalset=evalset, item_id=uuid.uuid4(), position=i,
+                    data={k: text(v) for k, v in row.items() if k != "tags"},
+                    tags=row.get("tags", []))
+        for i, row in enumerate(rows)
+    ]
+    EvalSetItem.objects.bulk_create(items, batch_size=2000)
+    return evalset_services.version_commit(evalset=evalset, user=user, version=version)
+
+
+def make_code_version(*, workspace, user, name: str = "Contains", source: str = CONTAINS_REFERENCE,
+                      version: str = "1.0.0", timeout_s: float = 5.0):
+    """A submitted Python code evaluator (variables actual_output, reference_output)."""
+    evaluator = evaluator_services.evaluator_create(workspace=workspace, user=user, name=name,
+                                                    kind="code", language="python")
+    config = {**evaluator.draft_config, "source": source, "timeout_s": timeout_s}
+    evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user, config=config)
+    return evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user,
+                                                       version=version)
+
+
+def qa_rows(n: int, *, error_every: int = 0, unknown_every: int = 0) -> list[dict]:
+    """n rows where even rows pass and odd rows fail; optional error/unknown rows."""
+    rows = []
+    for i in range(n):
+        reference = "Paris"
+        if error_every and i % error_every == error_every - 1:
+            reference = "ERROR"
+        elif unknown_every and i % unknown_every == unknown_every - 1:
+            reference = "UNKNOWN"
+        output = "The capital is Paris" if i % 2 == 0 else "The capital is Lyon"
+        rows.append({"input": f"question {i}", "actual_output": output,
+                     "reference_output": reference, "tags": ["even" if i % 2 == 0 else "odd"]})
+    return rows

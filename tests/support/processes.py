@@ -1,0 +1,103 @@
+"""Real processes for integration tests: a private redis-server and Celery worker processes.
+
+The worker processes use the test database (PostgreSQL: an in-memory SQLite test database is
+invisible to other processes) and a Redis of the test's own, so a test may kill and restart
+either without touching anything else on the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class RedisServer:
+    """redis-server on a free port, without persistence (a restart loses every message)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed")
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_port(self.port)
+        return self
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+class Worker:
+    """`celery -A assay worker` (optionally with beat) in its own process group."""
+
+    def __init__(self, *, database_url: str, redis_url: str, beat: bool = False,
+                 concurrency: int = 2, extra_env: dict | None = None) -> None:
+        self.env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url,
+                    "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+        self.beat, self.concurrency = beat, concurrency
+        self.process: subprocess.Popen | None = None
+        self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"assay-worker-{free_port()}.log"
+
+    def start(self) -> Worker:
+        command = [sys.executable, "-m", "celery", "-A", "assay", "worker", "-Q",
+                   "default,code,llm", "-c", str(self.concurrency), "--loglevel", "INFO",
+                   "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"]
+        if self.beat:
+            command += ["-B", "--schedule", str(self.log.with_suffix(".beat"))]
+        handle = self.log.open("wb")
+        self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=handle,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def kill_hard(self) -> None:
+        """kill -9 the whole worker (parent and pool children), as a crash would."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill_hard()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def _wait_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
