@@ -13,29 +13,28 @@ from .models import Aggregate, EvaluatorBinding, Experiment, Result
 class StrictSerializer(serializers.Serializer):
     """Unknown body fields are an error naming them (a typo never passes silently)."""
 
-    def validate(self, attrs):
-        unknown = set(self.initial_data) - set(self.fields)
-        if unknown:
-            raise serializers.ValidationError({name: "Unknown field." for name in sorted(unknown)})
-        return attrs
-
-
-class BindingInputSerializer(StrictSerializer):
-    evaluator_version = serializers.UUIDField()
-    mapping = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False,
-                                    allow_null=True)  # fmt: skip
-    policy = serializers.JSONField(required=False, allow_null=True)
-    ext = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = set(data) - set(self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: "Unknown field." for name in sorted(unknown)}
+                )
+        return super().to_internal_value(data)
 
 
 class ExperimentCreateSerializer(StrictSerializer):
-    """The body of POST /experiments/; `launch: true` creates and launches in one call."""
+    """The body of POST /experiments/; `launch: true` creates and launches in one call.
+
+    A binding is {evaluator_version: <public id>, mapping?, policy?, ext?}; the service checks
+    each one and names problems by path (bindings[0].mapping).
+    """
 
     name = serializers.CharField(max_length=160, allow_blank=True)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     evalset_version = serializers.UUIDField()
     target = serializers.JSONField(required=False, allow_null=True)
-    bindings = BindingInputSerializer(many=True, allow_empty=True)
+    bindings = serializers.ListField(child=serializers.DictField(), allow_empty=True)
     concurrency = serializers.IntegerField(required=False, default=8)
     chunk_size = serializers.IntegerField(required=False, default=1000)
     launch = serializers.BooleanField(required=False, default=False)

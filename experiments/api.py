@@ -1,0 +1,174 @@
+"""API: /api/v1/experiments/ — create, launch, cancel, retry failed rows, clone, results."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from assay.api.base import WorkspaceScopedViewSet
+
+from . import selectors, services
+from . import serializers as s
+from .models import Experiment
+
+BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
+RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
+
+
+class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """Experiments: created as drafts (or launched at once), run by workers, read while running."""
+
+    serializer_class = s.ExperimentSerializer
+    queryset = Experiment.objects.all()
+
+    def scoped_queryset(self):
+        if self.action != "list":
+            return Experiment.objects.filter(workspace=self.request.workspace).select_related(
+                "evalset_version__evalset", "created_by", "cloned_from"
+            )
+        params = self.request.query_params
+        return selectors.experiment_list(
+            workspace=self.request.workspace,
+            status=params.get("status", ""),
+            evalset=params.get("evalset", ""),
+        )
+
+    def get_serializer_class(self):
+        return s.ExperimentListSerializer if self.action == "list" else s.ExperimentSerializer
+
+    @extend_schema(parameters=[OpenApiParameter(n, str, required=False)
+                               for n in ("status", "evalset")])  # fmt: skip
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(request=s.ExperimentCreateSerializer,
+                   responses={201: s.ExperimentSerializer, 202: s.ExperimentSerializer})
+    def create(self, request):
+        """A draft (201), or with `launch: true` a launched experiment (202)."""
+        serializer = s.ExperimentCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        launch = data.pop("launch")
+        with transaction.atomic():  # a launch that fails leaves no draft behind
+            experiment = services.experiment_create(
+                workspace=request.workspace, user=request.user, **_resolve(request, data)
+            )
+            if launch:
+                experiment = services.experiment_launch(experiment=experiment)
+        code = status.HTTP_202_ACCEPTED if launch else status.HTTP_201_CREATED
+        return Response(s.ExperimentSerializer(experiment).data, status=code)
+
+    @extend_schema(request=None, responses={202: s.ExperimentSerializer})
+    @action(detail=True, methods=["post"])
+    def launch(self, request, id=None):
+        experiment = services.experiment_launch(experiment=self.get_object())
+        return Response(s.ExperimentSerializer(experiment).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={202: s.ExperimentSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, id=None):
+        """Running chunks stop between rows; a queued run is cancelled at once."""
+        experiment = services.experiment_cancel(experiment=self.get_object())
+        return Response(s.ExperimentSerializer(experiment).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={202: s.RetriedSerializer})
+    @action(detail=True, methods=["post"], url_path="retry-failed")
+    def retry_failed(self, request, id=None):
+        """Re-run the error/timeout rows into the same experiment; `retried` says how many."""
+        experiment = self.get_object()
+        count = services.experiment_retry_failed(experiment=experiment)
+        body = {"retried": count, "experiment": s.ExperimentSerializer(experiment).data}
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=s.CloneSerializer, responses={201: s.ExperimentSerializer})
+    @action(detail=True, methods=["post"])
+    def clone(self, request, id=None):
+        """A new draft with the same set-up; `versions` swaps evaluator versions."""
+        experiment = self.get_object()
+        serializer = s.CloneSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        clone = services.experiment_clone(
+            experiment=experiment,
+            user=request.user,
+            name=data.get("name") or None,
+            versions=_clone_versions(request, experiment, data.get("versions") or {}),
+            evalset_version=_clone_evalset_version(request, data.get("evalset_version")),
+        )
+        clone = selectors.experiment_get(workspace=request.workspace, public_id=clone.public_id)
+        return Response(s.ExperimentSerializer(clone).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter(n, str, required=False) for n in RESULT_FILTERS],
+        responses=s.ResultSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def results(self, request, id=None):
+        """Results, paginated, with the results table's filters (see selectors.results_list)."""
+        experiment = self.get_object()
+        params = request.query_params
+        rows = selectors.results_list(
+            experiment=experiment, **{n: params.get(n, "") for n in RESULT_FILTERS}
+        )
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(s.ResultSerializer(page, many=True).data)
+
+    @extend_schema(responses=s.ResultDetailSerializer)
+    @action(detail=True, methods=["get"], url_path=r"results/(?P<result_id>[0-9]+)")
+    def result(self, request, id=None, result_id=None):
+        """One result (by its integer id inside this experiment) with its exact input."""
+        found = selectors.result_get(experiment=self.get_object(), result_id=result_id)
+        return Response(s.ResultDetailSerializer(found).data)
+
+
+def _resolve(request, data: dict) -> dict:
+    """Public ids → this workspace's objects; what does not resolve is named as the field."""
+    version = selectors.evalset_version_for(
+        workspace=request.workspace, public_id=data["evalset_version"]
+    )
+    if version is None:
+        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
+    errors, bindings = {}, []
+    for i, raw in enumerate(data["bindings"]):
+        unknown = set(raw) - BINDING_KEYS
+        if unknown:
+            errors[f"bindings[{i}]"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+        found = selectors.evaluator_version_for(
+            workspace=request.workspace, public_id=raw.get("evaluator_version")
+        )  # None is reported by the service as bindings[i].evaluator_version
+        bindings.append({**raw, "evaluator_version": found})
+    if errors:
+        raise ValidationError(errors)
+    return {**data, "evalset_version": version, "bindings": bindings}
+
+
+def _clone_versions(request, experiment: Experiment, versions: dict) -> dict:
+    """{evaluator public id: version string} → {evaluator pk: EvaluatorVersion}."""
+    in_use = set(experiment.bindings.values_list("evaluator_version__evaluator_id", flat=True))
+    resolved, errors = {}, {}
+    for evaluator_id, version in versions.items():
+        evaluator = selectors.evaluator_for(workspace=request.workspace, public_id=evaluator_id)
+        if evaluator is None or evaluator.pk not in in_use:
+            errors[f"versions.{evaluator_id}"] = ["This evaluator is not in the experiment."]
+            continue
+        found = evaluator.versions.filter(version=version).first()
+        if found is None:
+            errors[f"versions.{evaluator_id}"] = [f"{evaluator.name} has no version {version}."]
+            continue
+        resolved[evaluator.pk] = found
+    if errors:
+        raise ValidationError(errors)
+    return resolved
+
+
+def _clone_evalset_version(request, public_id):
+    if public_id is None:
+        return None
+    version = selectors.evalset_version_for(workspace=request.workspace, public_id=public_id)
+    if version is None:
+        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
+    return version

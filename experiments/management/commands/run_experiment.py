@@ -1,0 +1,62 @@
+"""Launch an experiment (if it is a draft) and wait, printing a progress bar and the summary."""
+
+from __future__ import annotations
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from experiments import engine, services
+from experiments.console import progress_bar, summary_lines
+from experiments.models import Experiment, ExperimentStatus
+
+
+class Command(BaseCommand):
+    help = "Run an experiment and wait: progress bar, then one summary line per evaluator."
+
+    def add_arguments(self, parser):
+        parser.add_argument("experiment", help="the experiment's id (UUID)")
+        parser.add_argument("--inline", action="store_true",
+                            help="run the chunks in this process instead of the workers")
+        parser.add_argument("--timeout", type=float, default=3600.0)
+        parser.add_argument("--narrow", action="store_true", help="narrow summary layout")
+
+    def handle(self, *args, experiment, inline, timeout, narrow, **options):
+        found = Experiment.objects.filter(public_id=experiment).first()
+        if found is None:
+            raise CommandError(f"No experiment {experiment!r}.")
+        if found.status == ExperimentStatus.DRAFT:
+            found = services.experiment_launch(experiment=found)
+        if inline:
+            engine.experiment_run_inline(found.pk)
+        found = self._wait(found, timeout)
+        self._summary(found, narrow=narrow)
+        if found.status != ExperimentStatus.COMPLETED:
+            raise CommandError(f"experiment ended {found.status}: {found.error_message}")
+
+    def _wait(self, experiment: Experiment, timeout: float) -> Experiment:
+        started, deadline = time.monotonic(), time.monotonic() + timeout
+        while True:
+            experiment.refresh_from_db()
+            rate = experiment.results_done / max(time.monotonic() - started, 1e-6)
+            bar = progress_bar(experiment.results_done, experiment.results_total, rate=rate)
+            self.stdout.write(f"\r{bar}", ending="")
+            if not experiment.is_active:
+                self.stdout.write("")
+                return experiment
+            if time.monotonic() > deadline:
+                raise CommandError("timed out waiting for the experiment")
+            time.sleep(0.5)
+
+    def _summary(self, experiment: Experiment, *, narrow: bool) -> None:
+        rows = []
+        for aggregate in experiment.aggregates.select_related("binding__evaluator_version__"
+                                                              "evaluator"):
+            version = aggregate.binding.evaluator_version
+            summary = aggregate.summary
+            rows.append({"name": f"{version.evaluator.name}@{version.version}",
+                         "passed": summary["passed"], "fails": summary["fails"],
+                         "nones": summary["nones"], "fail_rate_ci": summary["fail_rate_ci"]})
+        self.stdout.write(f"{experiment.name}: {experiment.status}")
+        for line in summary_lines(rows, wide=not narrow):
+            self.stdout.write(line)
