@@ -47,5 +47,12 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
 
 
 def _calibration(binding) -> dict:
-    """Se/Sp of the judge; 1 and 1 (no correction) until the judge has been calibrated."""
-    return {"sensitivity": 1.0, "specificity": 1.0, "applied": False}
+    """Se/Sp of the judge from its newest usable calibration; 1 and 1 (no correction) else."""
+    from .calibration import calibration_for
+
+    found = calibration_for(binding)
+    if found is None:
+        return {"sensitivity": 1.0, "specificity": 1.0, "applied": False}
+    return {"sensitivity": found.sensitivity, "specificity": found.specificity, "applied": True,
+            "n": found.n, "kappa": found.kappa, "experiment": str(found.experiment.public_id),
+            "experiment_name": found.experiment.name}

@@ -234,9 +234,12 @@ def experiment_finalize_if_done(experiment_id: int) -> bool:
 
 def _settle(experiment_id: int) -> None:
     from .aggregates import aggregates_refresh
+    from .calibration import calibrations_record
 
     _settle_counters(experiment_id)
-    aggregates_refresh(experiment=Experiment.objects.get(pk=experiment_id))
+    experiment = Experiment.objects.get(pk=experiment_id)
+    calibrations_record(experiment=experiment)
+    aggregates_refresh(experiment=experiment)
 
 
 def _settle_counters(experiment_id: int) -> None:

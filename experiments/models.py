@@ -239,3 +239,37 @@ class Aggregate(models.Model):
 
     def __str__(self) -> str:
         return f"aggregate {self.binding_id}"
+
+
+class JudgeCalibration(models.Model):
+    """How well an evaluator version agrees with human verdicts, measured on a labelled run.
+
+    "Positive" is a fail (the harm or error was detected), so Se and Sp plug straight into the
+    Rogan–Gladen correction of the fail rate.
+    """
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    evaluator_version = models.ForeignKey(EvaluatorVersion, on_delete=models.CASCADE,
+                                          related_name="calibrations")
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
+                                   related_name="calibrations")
+    binding = models.OneToOneField(EvaluatorBinding, on_delete=models.CASCADE,
+                                   related_name="calibration")
+    n = models.PositiveIntegerField(help_text="rows where both the judge and a human decided")
+    agreement = models.FloatField(null=True)
+    sensitivity = models.FloatField(null=True)
+    specificity = models.FloatField(null=True)
+    kappa = models.FloatField(null=True)
+    confusion = models.JSONField(help_text="{tp, fn, fp, tn, judge_unknown, human_unknown}")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"calibration of {self.evaluator_version} (n={self.n})"
+
+    @property
+    def usable(self) -> bool:
+        """Enough decided rows, and Se/Sp defined, to correct another run's interval."""
+        return self.n >= 30 and self.sensitivity is not None and self.specificity is not None

@@ -1,10 +1,318 @@
-"""Pages of the experiments app."""
+"""Experiment pages: list with live progress, the new-experiment form, the experiment page."""
 
-from django.shortcuts import render
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
+from assay.selectors import providers_list
+from evaluators.policies import describe_policy
+
+from . import selectors, services
+from .forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
+from .models import ExperimentStatus, ResultStatus, Verdict
+
+RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
+
+
+def _querystring(params, drop=("page",)) -> str:
+    kept = params.copy()
+    for key in drop:
+        kept.pop(key, None)
+    return kept.urlencode()
+
+
+# ----------------------------------------------------------------------------- list
 
 
 @workspace_view()
 def index(request):
-    return render(request, "experiments/list.html", {})
+    """All experiments with status and progress; the table polls itself while any is active."""
+    return render(request, "experiments/list.html", _list_context(request))
+
+
+@workspace_view()
+def list_rows(request):
+    """The list's table partial that htmx polls."""
+    return render(request, "experiments/_list_table.html", _list_context(request))
+
+
+def _list_context(request) -> dict:
+    status = request.GET.get("status", "")
+    status = status if status in ExperimentStatus.values else ""
+    rows = selectors.experiment_list(workspace=request.workspace, status=status)
+    page = Paginator(rows, 25).get_page(request.GET.get("page"))
+    for experiment in page.object_list:
+        experiment.pct = round(100 * experiment.progress)
+    return {
+        "page": page,
+        "status": status,
+        "statuses": ExperimentStatus.choices,
+        "active": selectors.any_active(page.object_list),
+        "querystring": _querystring(request.GET),
+        "fullquery": request.GET.urlencode(),
+    }
+
+
+# ----------------------------------------------------------------------------- new
+
+
+@workspace_view()
+def new(request):
+    """Evalset version → target → evaluators with mappings and policies → review → launch.
+
+    One form re-rendered by the server: "Refresh" (or htmx on change) fills in the mapping
+    section; "Save as draft" and "Launch" create the experiment.
+    """
+    choices = _choices(request)
+    state = request.POST if request.method == "POST" else _initial_state(request, choices)
+    form = NewExperimentForm(request.POST or None, initial=_initial_dict(state), **choices)
+    plan = _plan(request, state)
+    step = request.POST.get("step", "")
+    if request.method == "POST" and step in ("draft", "launch"):
+        created = _create(request, form, plan, launch=step == "launch")
+        if created is not None:
+            return redirect("experiments:detail", ws=request.workspace.slug, id=created.public_id)
+    context = _new_context(request, form, plan, state)
+    status = 400 if request.method == "POST" and step in ("draft", "launch") else 200
+    return render(request, "experiments/new.html", context, status=status)
+
+
+@require_POST
+@workspace_view()
+def new_plan(request):
+    """The mapping + review section for the posted choices (htmx swaps it in place)."""
+    plan = _plan(request, request.POST)
+    context = _new_context(request, None, plan, request.POST)
+    return render(request, "experiments/_plan.html", context)
+
+
+def _choices(request) -> dict:
+    return {
+        "evalset_versions": selectors.evalset_version_choices(workspace=request.workspace),
+        "evaluator_versions": selectors.evaluator_version_choices(workspace=request.workspace),
+        "providers": list(providers_list(workspace=request.workspace)),
+    }
+
+
+def _initial_state(request, choices) -> QueryDict:
+    """GET parameters (evalset_version, evaluator_versions) with sensible defaults."""
+    state = request.GET.copy()
+    if not state.get("evalset_version") and choices["evalset_versions"]:
+        state["evalset_version"] = str(choices["evalset_versions"][0].public_id)
+    state.setdefault("target_kind", "none")
+    state.setdefault("concurrency", "8")
+    state.setdefault("chunk_size", "1000")
+    providers = choices["providers"]
+    if providers:
+        state.setdefault("provider", str(providers[0].public_id))
+    return state
+
+
+def _initial_dict(state: QueryDict) -> dict:
+    initial = state.dict()
+    initial["evaluator_versions"] = state.getlist("evaluator_versions")
+    return initial
+
+
+def _plan(request, state) -> list[dict]:
+    version = selectors.evalset_version_for(
+        workspace=request.workspace, public_id=state.get("evalset_version")
+    )
+    chosen = []
+    for public_id in state.getlist("evaluator_versions"):
+        found = selectors.evaluator_version_for(workspace=request.workspace, public_id=public_id)
+        if found is not None:
+            chosen.append(found)
+    return binding_plan(
+        data=state, evalset_version=version, versions=chosen,
+        has_target=state.get("target_kind") == "prompt",
+    )  # fmt: skip
+
+
+def _create(request, form, plan, *, launch: bool):
+    if not form.is_valid():
+        return None
+    data = form.cleaned_data
+    version = selectors.evalset_version_for(
+        workspace=request.workspace, public_id=data["evalset_version"]
+    )
+    try:
+        with transaction.atomic():
+            experiment = services.experiment_create(
+                workspace=request.workspace, user=request.user, name=data["name"],
+                description=data["description"], evalset_version=version,
+                bindings=plan_bindings(plan), target=form.target(),
+                concurrency=data["concurrency"], chunk_size=data["chunk_size"],
+            )  # fmt: skip
+            if launch:
+                experiment = services.experiment_launch(experiment=experiment)
+    except ValidationError as exc:
+        attach_errors(form, plan, exc)
+        return None
+    messages.success(request, _("Experiment launched.") if launch else _("Draft saved."))
+    return experiment
+
+
+def _new_context(request, form, plan, state) -> dict:
+    version = selectors.evalset_version_for(
+        workspace=request.workspace, public_id=state.get("evalset_version")
+    )
+    return {
+        "form": form,
+        "plan": plan,
+        "evalset_version": version,
+        "has_target": state.get("target_kind") == "prompt",
+        "total_results": (version.item_count * len(plan)) if version else 0,
+        "policy_kinds": [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))],
+    }
+
+
+# ----------------------------------------------------------------------------- one experiment
+
+
+@workspace_view()
+def detail(request, id):
+    """Live progress, counts, bindings, the per-evaluator summary and the results table."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    context = _progress_context(experiment)
+    context.update(_results_context(request, experiment))
+    context.update({
+        "bindings": _bindings(experiment),
+        "failed": selectors.failed_count(experiment=experiment),
+        "clone_form": _clone_form(request, experiment),
+    })  # fmt: skip
+    return render(request, "experiments/detail.html", context)
+
+
+@workspace_view()
+def progress(request, id):
+    """The progress partial htmx polls; once the run has finished the page reloads in full."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    if request.GET.get("active") == "1" and not experiment.is_active:
+        response = HttpResponse(status=204)
+        response["HX-Refresh"] = "true"  # the summary and results are now final
+        return response
+    return render(request, "experiments/_progress.html", _progress_context(experiment))
+
+
+def _progress_context(experiment) -> dict:
+    return {
+        "experiment": experiment,
+        "progress": selectors.experiment_progress(experiment),
+        "counts": selectors.result_counts(experiment=experiment),
+    }
+
+
+def _bindings(experiment) -> list:
+    bindings = selectors.bindings_with_summaries(experiment=experiment)
+    for binding in bindings:
+        binding.policy_text = describe_policy(
+            binding.policy, binding.evaluator_version.score_meaning
+        )
+        binding.sources = sorted(binding.mapping.items())
+    return bindings
+
+
+def _results_context(request, experiment) -> dict:
+    filters = {name: request.GET.get(name, "").strip() for name in RESULT_FILTERS}
+    error = ""
+    try:
+        rows = selectors.results_list(experiment=experiment, **filters)
+    except ValidationError as exc:
+        rows = experiment.results.none()
+        error = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    return {
+        "page": page,
+        "filters": filters,
+        "filter_error": error,
+        "querystring": _querystring(request.GET),
+        "tags": selectors.result_tags(experiment=experiment),
+        "verdicts": Verdict.choices,
+        "result_statuses": ResultStatus.choices,
+    }
+
+
+def _clone_form(request, experiment, data=None) -> CloneForm:
+    evaluators = []
+    for binding in experiment.bindings.select_related("evaluator_version__evaluator"):
+        evaluator = binding.evaluator_version.evaluator
+        versions = selectors.versions_of(evaluator=evaluator)
+        evaluators.append((evaluator, versions, binding.evaluator_version))
+    return CloneForm(
+        data, experiment=experiment, evaluators=evaluators,
+        evalset_versions=selectors.evalset_version_choices(workspace=request.workspace),
+    )  # fmt: skip
+
+
+@require_POST
+@workspace_view()
+def launch(request, id):
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    return _act(request, experiment, services.experiment_launch, _("Experiment launched."))
+
+
+@require_POST
+@workspace_view()
+def cancel(request, id):
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    return _act(request, experiment, services.experiment_cancel,
+                _("Cancelling: running chunks stop after their current rows."))  # fmt: skip
+
+
+@require_POST
+@workspace_view()
+def retry(request, id):
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    try:
+        count = services.experiment_retry_failed(experiment=experiment)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("Retrying %(n)d failed rows.") % {"n": count})
+    return redirect("experiments:detail", ws=request.workspace.slug, id=id)
+
+
+def _act(request, experiment, action, success: str):
+    try:
+        action(experiment=experiment)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, success)
+    return redirect("experiments:detail", ws=request.workspace.slug, id=experiment.public_id)
+
+
+@require_POST
+@workspace_view()
+def clone(request, id):
+    """A new draft with the chosen versions; it opens as a draft to review and launch."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    form = _clone_form(request, experiment, request.POST)
+    problem = ""
+    if form.is_valid():
+        version = selectors.evalset_version_for(
+            workspace=request.workspace, public_id=form.cleaned_data["evalset_version"]
+        )
+        try:
+            created = services.experiment_clone(
+                experiment=experiment, user=request.user, name=form.cleaned_data["name"],
+                versions=form.versions(), evalset_version=version,
+            )  # fmt: skip
+        except ValidationError as exc:
+            problem = " ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+        else:
+            messages.success(request, _("Cloned as a draft. Review it, then launch."))
+            return redirect("experiments:detail", ws=request.workspace.slug, id=created.public_id)
+    else:
+        problem = " ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+    messages.error(request, _("Could not clone: %(p)s") % {"p": problem})
+    return redirect("experiments:detail", ws=request.workspace.slug, id=id)

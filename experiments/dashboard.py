@@ -1,0 +1,55 @@
+"""The dashboard's view model: one card per evaluator, built from its stored Aggregate."""
+
+from __future__ import annotations
+
+from evaluators.policies import describe_policy
+
+from .models import Experiment
+from .standing import relative_standing
+
+MIN_WHISKER = 0.001  # an interval narrower than this is not drawn (as garak does)
+
+
+def dashboard_cards(experiment: Experiment) -> list[dict]:
+    """Everything a card shows, in binding order; no per-result queries."""
+    cards = []
+    bindings = experiment.bindings.select_related("evaluator_version__evaluator", "aggregate")
+    for binding in bindings.order_by("position"):
+        summary = getattr(binding, "aggregate", None)
+        cards.append(_card(binding, summary.summary if summary else None))
+    return cards
+
+
+def _card(binding, summary: dict | None) -> dict:
+    version = binding.evaluator_version
+    card = {"binding": binding, "name": version.evaluator.name, "version": version.version,
+            "meaning": version.score_meaning,
+            "policy": describe_policy(binding.policy, version.score_meaning), "summary": summary}
+    if summary is None:
+        return card
+    evaluated, processed = summary["total_evaluated"], summary["total_processed"]
+    card["bar"] = [(kind, summary[key], summary[key] / processed if processed else 0)
+                   for kind, key in (("pass", "passed"), ("fail", "fails"), ("unknown", "nones"))]
+    card["pass_ci"] = _pass_ci(summary.get("fail_rate_ci"))
+    card["whisker"] = bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] >= MIN_WHISKER
+    card["ci_note"] = "" if card["pass_ci"] else (
+        f"n = {evaluated} < 30: no interval" if evaluated else "nothing evaluated")
+    card["histogram"] = _histogram(summary)
+    card["tags"] = sorted((summary.get("tags") or {}).items())
+    card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
+    return card
+
+
+def _pass_ci(fail_ci) -> tuple[float, float] | None:
+    """The pass-rate interval is the fail-rate interval mirrored (1 − upper, 1 − lower)."""
+    if not fail_ci:
+        return None
+    return (1 - fail_ci[1], 1 - fail_ci[0])
+
+
+def _histogram(summary: dict) -> list[dict]:
+    histogram = summary.get("histogram") or {}
+    counts, edges = histogram.get("counts") or [], histogram.get("edges") or []
+    peak = max(counts) if counts else 0
+    return [{"from": edges[i], "to": edges[i + 1], "count": c,
+             "height": (c / peak) if peak else 0} for i, c in enumerate(counts)]

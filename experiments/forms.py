@@ -1,0 +1,227 @@
+"""Forms for the experiment pages.
+
+The new-experiment form has fixed fields (name, evalset version, target, evaluators) and, per
+chosen evaluator version, mapping and policy fields whose names depend on the choice. Those are
+read from the raw POST by `binding_plan`, so the same code serves the full-page submit and the
+htmx refresh of the mapping section.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from evaluators.policies import describe_policy
+
+from .mapping import TARGET_OUTPUT, suggest_mapping
+
+POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
+
+
+class NewExperimentForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=160)
+    description = forms.CharField(
+        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    evalset_version = forms.ChoiceField(label=_("Evalset version"))
+    target_kind = forms.ChoiceField(
+        label=_("Target"),
+        choices=[("none", _("None: the outputs are already in a column")),
+                 ("prompt", _("Prompt: an LLM answers each row first"))],  # fmt: skip
+        widget=forms.RadioSelect,
+        initial="none",
+    )
+    provider = forms.ChoiceField(label=_("Model provider"), required=False)
+    model = forms.CharField(
+        label=_("Model"), required=False, max_length=200,
+        help_text=_("Empty: the provider's default model."),
+    )  # fmt: skip
+    system_prompt = forms.CharField(
+        label=_("System message"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    user_prompt = forms.CharField(
+        label=_("User message"), required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("Use {{column}} to insert a Text column of the row, e.g. {{input}}."),
+    )  # fmt: skip
+    temperature = forms.FloatField(label=_("Temperature"), required=False, min_value=0,
+                                   max_value=2)  # fmt: skip
+    max_tokens = forms.IntegerField(label=_("Max tokens"), required=False, min_value=1)
+    evaluator_versions = forms.MultipleChoiceField(
+        label=_("Evaluator versions"), widget=forms.CheckboxSelectMultiple
+    )
+    concurrency = forms.IntegerField(label=_("Concurrency"), initial=8, min_value=1, max_value=64)
+    chunk_size = forms.IntegerField(
+        label=_("Chunk size"), initial=1000, min_value=10, max_value=10_000,
+        help_text=_("Rows per task; smaller chunks show progress sooner."),
+    )  # fmt: skip
+
+    def __init__(self, *args, evalset_versions=(), evaluator_versions=(), providers=(), **kw):
+        super().__init__(*args, **kw)
+        self.fields["evalset_version"].choices = [
+            (str(v.public_id), f"{v.evalset.name} @ {v.version} · {v.item_count} rows")
+            for v in evalset_versions
+        ]
+        self.fields["evaluator_versions"].choices = [
+            (str(v.public_id), f"{v.evaluator.name} @ {v.version} ({v.get_kind_display()})")
+            for v in evaluator_versions
+        ]
+        self.fields["provider"].choices = [("", _("Choose a provider"))] + [
+            (str(p.public_id), f"{p.name} · {p.default_model}") for p in providers
+        ]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("target_kind") == "prompt":
+            if not data.get("provider"):
+                self.add_error("provider", _("Choose the provider the target prompt runs on."))
+            if not (data.get("user_prompt") or "").strip():
+                self.add_error("user_prompt", _("The target needs a user message."))
+        return data
+
+    def target(self) -> dict | None:
+        """The service's target dict, or None for no target."""
+        data = self.cleaned_data
+        if data["target_kind"] != "prompt":
+            return None
+        messages = [{"role": "user", "content": data["user_prompt"]}]
+        if (data.get("system_prompt") or "").strip():
+            messages.insert(0, {"role": "system", "content": data["system_prompt"]})
+        target = {"kind": "prompt", "provider_id": data["provider"], "model": data["model"],
+                  "messages": messages}  # fmt: skip
+        for key in ("temperature", "max_tokens"):
+            if data.get(key) is not None:
+                target[key] = data[key]
+        return target
+
+
+def mapping_field(version, variable: str) -> str:
+    return f"map__{version.public_id}__{variable}"
+
+
+def policy_field(version, part: str) -> str:
+    return f"policy__{version.public_id}__{part}"
+
+
+def binding_plan(*, data, evalset_version, versions: list, has_target: bool) -> list[dict]:
+    """For each chosen evaluator version: its mapping dropdowns and policy, as posted or
+    suggested. A posted source that the evalset version does not offer falls back to the
+    suggestion (it belonged to a previously chosen version)."""
+    columns = evalset_version.columns if evalset_version is not None else []
+    options = [("", _("— not mapped —"))] + [
+        (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
+    ]
+    if has_target:
+        options.append((TARGET_OUTPUT, _("target output (Text)")))
+    valid = {value for value, _label in options}
+    return [_plan_one(data, v, columns, options, valid, has_target) for v in versions]
+
+
+def _plan_one(data, version, columns, options, valid, has_target) -> dict:
+    variables = version.config.get("input_variables") or []
+    suggested = suggest_mapping(variables=variables, columns=columns, has_target=has_target)
+    rows = []
+    for variable in variables:
+        name = mapping_field(version, variable["name"])
+        posted = data.get(name)
+        chosen = posted if posted is not None and posted in valid else suggested.get(
+            variable["name"], "")  # fmt: skip
+        rows.append({**variable, "field": name, "selected": chosen, "options": options})
+    kind, threshold = _policy(data, version)
+    policy = {"kind": kind, "threshold": threshold} if kind == "threshold" else {"kind": kind}
+    return {
+        "version": version,
+        "variables": rows,
+        "policy_kind": kind,
+        "threshold": threshold,
+        "policy_kind_field": policy_field(version, "kind"),
+        "threshold_field": policy_field(version, "threshold"),
+        "policy_text": _describe(policy, version.score_meaning),
+        "mapping": {r["name"]: r["selected"] for r in rows if r["selected"]},
+        "errors": [],
+    }
+
+
+def _policy(data, version) -> tuple[str, object]:
+    default = version.default_policy or {"kind": "threshold", "threshold": 0.5}
+    kind = data.get(policy_field(version, "kind")) or default.get("kind", "threshold")
+    if kind not in dict(POLICY_KINDS):
+        kind = default.get("kind", "threshold")
+    raw = data.get(policy_field(version, "threshold"))
+    if raw in (None, ""):
+        return kind, default.get("threshold", 0.5)
+    try:
+        return kind, float(raw)
+    except ValueError:
+        return kind, raw  # the service names the problem
+
+
+def _describe(policy: dict, meaning: str) -> str:
+    try:
+        return describe_policy(policy, meaning)
+    except (TypeError, ValueError):
+        return ""
+
+
+def plan_bindings(plan: list[dict]) -> list[dict]:
+    """The service's binding dicts from a plan."""
+    return [
+        {
+            "evaluator_version": entry["version"],
+            "mapping": entry["mapping"],
+            "policy": (
+                {"kind": "threshold", "threshold": entry["threshold"]}
+                if entry["policy_kind"] == "threshold"
+                else {"kind": entry["policy_kind"]}
+            ),
+        }
+        for entry in plan
+    ]
+
+
+def attach_errors(form: forms.Form, plan: list[dict], exc: ValidationError) -> None:
+    """Put a service error next to what it is about: a field, a binding, or the form top."""
+    fields = {"target.provider_id": "provider", "target.messages": "user_prompt",
+              "bindings": "evaluator_versions"}  # fmt: skip
+    for path, messages in exc.message_dict.items():
+        if path.startswith("bindings[") and "]" in path:
+            index = int(path[len("bindings["):path.index("]")])
+            if index < len(plan):
+                plan[index]["errors"].extend(messages)
+                continue
+        field = fields.get(path, path)
+        if field in form.fields:
+            form.add_error(field, messages)
+        else:
+            prefix = "" if path in ("__all__", None) else f"{path}: "
+            form.add_error(None, [prefix + m for m in messages])
+
+
+class CloneForm(forms.Form):
+    """Name, evalset version, and per evaluator the version to use (fields added per binding)."""
+
+    name = forms.CharField(label=_("Name"), max_length=160)
+    evalset_version = forms.ChoiceField(label=_("Evalset version"))
+
+    def __init__(self, *args, experiment, evalset_versions, evaluators, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["evalset_version"].choices = [
+            (str(v.public_id), f"{v.evalset.name} @ {v.version}") for v in evalset_versions
+        ]
+        self.initial.setdefault("name", f"{experiment.name} (clone)")
+        self.initial.setdefault("evalset_version", str(experiment.evalset_version.public_id))
+        self.evaluator_fields = []
+        for evaluator, versions, current in evaluators:
+            name = f"version__{evaluator.public_id}"
+            self.fields[name] = forms.ChoiceField(
+                label=evaluator.name, choices=[(v.version, v.version) for v in versions]
+            )
+            self.initial.setdefault(name, current.version)
+            self.evaluator_fields.append((name, evaluator))
+
+    def versions(self) -> dict:
+        """{evaluator pk: EvaluatorVersion} for the versions that differ from the current."""
+        chosen = {}
+        for name, evaluator in self.evaluator_fields:
+            chosen[evaluator.pk] = evaluator.versions.get(version=self.cleaned_data[name])
+        return chosen

@@ -1,0 +1,43 @@
+"""Relative standing: this run's pass rate against the evaluator's earlier runs on the same
+evalset, as a Z-score with garak's five bands (−1, −0.125, 0.125, 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .models import Aggregate, EvaluatorBinding, ExperimentStatus
+
+BANDS = [(-1.0, "far below"), (-0.125, "below"), (0.125, "typical"), (1.0, "above")]
+MIN_HISTORY = 3
+MIN_STD = 1 / 30
+
+
+def band(z: float) -> str:
+    """Five levels: far below < −1 ≤ below < −0.125 ≤ typical ≤ 0.125 < above ≤ 1 < far above."""
+    for bound, label in BANDS:
+        if z < bound or (label == "typical" and z <= bound) or (label == "above" and z <= bound):
+            return label
+    return "far above"
+
+
+def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> dict:
+    """{"z", "level", "n"} or {"level": None, "text": "not enough history", "n"}."""
+    history = _history(binding)
+    if pass_rate is None or len(history) < MIN_HISTORY:
+        return {"level": None, "text": "not enough history", "n": len(history)}
+    rates = np.asarray(history, dtype=float)
+    z = (pass_rate - rates.mean()) / max(float(rates.std()), MIN_STD)
+    return {"z": float(z), "level": band(float(z)), "n": len(history),
+            "mean": float(rates.mean()), "text": f"{band(float(z))} (z = {z:+.2f})"}
+
+
+def _history(binding: EvaluatorBinding) -> list[float]:
+    experiment = binding.experiment
+    earlier = Aggregate.objects.filter(
+        experiment__workspace_id=experiment.workspace_id,
+        experiment__evalset_version__evalset_id=experiment.evalset_version.evalset_id,
+        experiment__status=ExperimentStatus.COMPLETED,
+        experiment__created_at__lt=experiment.created_at,
+        binding__evaluator_version__evaluator_id=binding.evaluator_version.evaluator_id,
+    ).exclude(experiment_id=experiment.pk)
+    return [a.summary["pass_rate"] for a in earlier if a.summary.get("pass_rate") is not None]
