@@ -6,6 +6,8 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
 
+from experiments.compare_views import CompareApi
+
 from . import views
 from .api.urls import router
 from .health import healthz
@@ -35,6 +37,7 @@ workspace_urls = [
     path("evaluators/", include("evaluators.urls")),
     path("evalsets/", include("evalsets.urls")),
     path("experiments/", include("experiments.urls")),
+    path("compare/", include("experiments.compare_urls")),
 ]
 
 urlpatterns = [
@@ -48,6 +51,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspaces/new/", views.workspace_new, name="workspace_new"),
     path("w/<slug:ws>/", include(workspace_urls)),
+    path("api/v1/compare", CompareApi.as_view(), name="api-compare"),
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", TemplateView.as_view(template_name="assay/api_docs.html"), name="api-docs"),

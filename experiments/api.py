@@ -45,8 +45,10 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=s.ExperimentCreateSerializer,
-                   responses={201: s.ExperimentSerializer, 202: s.ExperimentSerializer})
+    @extend_schema(
+        request=s.ExperimentCreateSerializer,
+        responses={201: s.ExperimentSerializer, 202: s.ExperimentSerializer},
+    )
     def create(self, request):
         """A draft (201), or with `launch: true` a launched experiment (202)."""
         serializer = s.ExperimentCreateSerializer(data=request.data)

@@ -27,8 +27,10 @@ class NewExperimentForm(forms.Form):
     evalset_version = forms.ChoiceField(label=_("Evalset version"))
     target_kind = forms.ChoiceField(
         label=_("Target"),
-        choices=[("none", _("None: the outputs are already in a column")),
-                 ("prompt", _("Prompt: an LLM answers each row first"))],  # fmt: skip
+        choices=[
+            ("none", _("None: the outputs are already in a column")),
+            ("prompt", _("Prompt: an LLM answers each row first")),
+        ],  # fmt: skip
         widget=forms.RadioSelect,
         initial="none",
     )
@@ -185,7 +187,7 @@ def attach_errors(form: forms.Form, plan: list[dict], exc: ValidationError) -> N
               "bindings": "evaluator_versions"}  # fmt: skip
     for path, messages in exc.message_dict.items():
         if path.startswith("bindings[") and "]" in path:
-            index = int(path[len("bindings["):path.index("]")])
+            index = int(path[len("bindings[") : path.index("]")])
             if index < len(plan):
                 plan[index]["errors"].extend(messages)
                 continue

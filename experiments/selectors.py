@@ -51,10 +51,11 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
         ref = _uuid(evalset)
         if ref is None:
             raise ValidationError({"evalset": "Give an evalset or evalset version id."})
-        qs = qs.filter(Q(evalset_version__public_id=ref) | Q(evalset_version__evalset__public_id=ref))
-    return qs.select_related("evalset_version__evalset", "created_by").annotate(
-        binding_count=Count("bindings")
-    )
+        qs = qs.filter(
+            Q(evalset_version__public_id=ref) | Q(evalset_version__evalset__public_id=ref)
+        )
+    qs = qs.select_related("evalset_version__evalset", "created_by")
+    return qs.annotate(binding_count=Count("bindings")).order_by("-created_at", "-pk")
 
 
 def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
@@ -155,9 +156,11 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
     done, total = experiment.results_done, experiment.results_total
     elapsed = _elapsed(experiment, now)
     results_per_s = done / elapsed if elapsed and done else None
-    bindings = max(1, experiment.results_total // experiment.items_total) if (
-        experiment.items_total
-    ) else 1
+    bindings = (
+        max(1, experiment.results_total // experiment.items_total)
+        if (experiment.items_total)
+        else 1
+    )
     eta = None
     if experiment.is_active and results_per_s and total > done:
         eta = math.ceil((total - done) / results_per_s)
@@ -206,9 +209,7 @@ def failed_count(*, experiment: Experiment) -> int:
 
 def bindings_with_summaries(*, experiment: Experiment) -> list[EvaluatorBinding]:
     """Bindings in order, each with `summary` (the stored aggregate, or None yet)."""
-    bindings = list(
-        experiment.bindings.select_related("evaluator_version__evaluator", "aggregate")
-    )
+    bindings = list(experiment.bindings.select_related("evaluator_version__evaluator", "aggregate"))
     for binding in bindings:
         aggregate = getattr(binding, "aggregate", None)
         binding.summary = aggregate.summary if aggregate is not None else None

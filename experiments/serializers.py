@@ -66,7 +66,8 @@ class BindingSerializer(serializers.ModelSerializer):
     class Meta:
         model = EvaluatorBinding
         fields = ["id", "evaluator", "evaluator_name", "evaluator_version", "version", "kind",
-                  "score_meaning", "mapping", "policy", "policy_text", "ext", "summary"]  # fmt: skip
+                  "score_meaning", "mapping", "policy", "policy_text", "ext",
+                  "summary"]  # fmt: skip
         read_only_fields = fields
 
     def get_policy_text(self, obj) -> str:

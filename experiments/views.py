@@ -204,11 +204,26 @@ def progress(request, id):
 
 
 def _progress_context(experiment) -> dict:
+    progress = selectors.experiment_progress(experiment)
+    progress["eta_text"] = _duration(progress["eta_s"])
+    progress["elapsed_text"] = _duration(progress["elapsed_s"])
     return {
         "experiment": experiment,
-        "progress": selectors.experiment_progress(experiment),
+        "progress": progress,
         "counts": selectors.result_counts(experiment=experiment),
     }
+
+
+def _duration(seconds: float | None) -> str:
+    """'4 s', '2 min 5 s', '1 h 3 min' — a rough human figure for an ETA or an elapsed time."""
+    if seconds is None:
+        return ""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return _("%(s)d s") % {"s": seconds}
+    if seconds < 3600:
+        return _("%(m)d min %(s)d s") % {"m": seconds // 60, "s": seconds % 60}
+    return _("%(h)d h %(m)d min") % {"h": seconds // 3600, "m": seconds % 3600 // 60}
 
 
 def _bindings(experiment) -> list:

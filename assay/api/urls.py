@@ -42,3 +42,7 @@ router.register(
 router.register(
     r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/imports", ImportViewSet, basename="evalset-import"
 )
+
+from experiments.api import ExperimentViewSet  # noqa: E402
+
+router.register("experiments", ExperimentViewSet, basename="experiment")

@@ -46,3 +46,18 @@ def upload(name: str, body: bytes | str) -> ContentFile:
     if isinstance(body, str):
         body = body.encode("utf-8")
     return ContentFile(body, name=name)
+
+
+def run_now(job):
+    """Run a queued import in this process, as the worker would (claim, then run)."""
+    from evalsets.importing import import_claim, import_run
+
+    claimed = import_claim(import_id=job.pk)
+    assert claimed is not None, f"job was {job.status}, not queued"
+    return import_run(job=claimed)
+
+
+def jsonl(records) -> str:
+    import json
+
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)

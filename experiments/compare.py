@@ -1,0 +1,196 @@
+"""Compare experiments on the same evalset: paired statistics per evaluator and a row diff.
+
+Rows pair by the item's stable id; evaluators pair by evaluator (any versions). Items present
+on one side only are counted and listed, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from assay.models import Workspace
+
+from .models import Experiment, Result
+from .stats import compare_paired
+
+FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
+
+
+@dataclass
+class EvaluatorComparison:
+    evaluator_id: int
+    name: str
+    baseline_version: str
+    candidate_version: str
+    stats: dict
+    baseline_binding: int
+    candidate_binding: int
+
+    @property
+    def versions_differ(self) -> bool:
+        return self.baseline_version != self.candidate_version
+
+
+@dataclass
+class CandidateComparison:
+    experiment: Experiment
+    evaluators: list[EvaluatorComparison] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+
+
+def compare_experiments(
+    *, workspace: Workspace, baseline: Experiment, candidates: list[Experiment], seed: int = 0
+) -> list[CandidateComparison]:
+    """Paired statistics of every candidate against the baseline, evaluator by evaluator."""
+    _check_comparable(workspace, baseline, candidates)
+    base_bindings = _bindings_by_evaluator(baseline)
+    out = []
+    for candidate in candidates:
+        cand_bindings = _bindings_by_evaluator(candidate)
+        result = CandidateComparison(experiment=candidate)
+        for evaluator_id, base in base_bindings.items():
+            cand = cand_bindings.get(evaluator_id)
+            if cand is None:
+                result.unmatched.append(base.evaluator_version.evaluator.name)
+                continue
+            stats = compare_paired(_side(baseline, base), _side(candidate, cand), seed=seed)
+            result.evaluators.append(EvaluatorComparison(
+                evaluator_id=evaluator_id, name=base.evaluator_version.evaluator.name,
+                baseline_version=base.evaluator_version.version,
+                candidate_version=cand.evaluator_version.version, stats=_with_counts(stats),
+                baseline_binding=base.pk, candidate_binding=cand.pk))
+        result.unmatched += [b.evaluator_version.evaluator.name for e, b in cand_bindings.items()
+                             if e not in base_bindings]  # fmt: skip
+        out.append(result)
+    return out
+
+
+def _with_counts(stats) -> dict:
+    data = stats.to_dict()
+    data["counts"] = {key: len(data[key]) for key in (
+        "regressions", "improvements", "to_unknown", "from_unknown", "only_in_baseline",
+        "only_in_candidate")}
+    data["counts"]["unknown_flips"] = data["counts"]["to_unknown"] + data["counts"]["from_unknown"]
+    return data
+
+
+def _check_comparable(workspace, baseline, candidates) -> None:
+    if not candidates:
+        raise ValidationError({"candidates": "Choose at least one candidate experiment."})
+    evalset = baseline.evalset_version.evalset_id
+    for experiment in [baseline, *candidates]:
+        if experiment.workspace_id != workspace.pk:
+            raise ValidationError({"candidates": "No such experiment in this workspace."})
+        if experiment.evalset_version.evalset_id != evalset:
+            raise ValidationError({"candidates": f"{experiment.name!r} runs on another evalset; "
+                                                 "only runs on the same evalset can be paired."})
+    if any(c.pk == baseline.pk for c in candidates):
+        raise ValidationError({"candidates": "The baseline cannot also be a candidate."})
+
+
+def _bindings_by_evaluator(experiment: Experiment) -> dict:
+    bindings = experiment.bindings.select_related("evaluator_version__evaluator")
+    return {b.evaluator_version.evaluator_id: b for b in bindings.order_by("position")}
+
+
+def _side(experiment: Experiment, binding) -> dict:
+    rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
+        "item_uid", "verdict", "human_verdict", "score", "human_score")
+    return {str(uid): (hv or v, hs if hv and hs is not None else s)
+            for uid, v, hv, s, hs in rows.iterator(5000)}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- row diff
+
+
+def diff_rows(*, baseline: Experiment, candidate: Experiment, comparison: EvaluatorComparison,
+              flt: str = "all", tag: str = "") -> list[str]:
+    """Item ids to show, regressions first, then improvements, unknown flips, the rest."""
+    stats = comparison.stats
+    order = {"regressions": stats["regressions"], "improvements": stats["improvements"],
+             "unknown": stats["to_unknown"] + stats["from_unknown"]}  # fmt: skip
+    one_sided = stats["only_in_baseline"] + stats["only_in_candidate"]
+    if flt in order:
+        ids = list(order[flt])
+    else:
+        changed = order["regressions"] + order["improvements"] + order["unknown"]
+        rest = _unchanged(baseline, comparison, changed + one_sided)
+        ids = changed if flt == "changed" else changed + rest + one_sided
+    if tag:
+        tagged = (_tagged(baseline, comparison.baseline_binding, tag)
+                  | _tagged(candidate, comparison.candidate_binding, tag))  # fmt: skip
+        ids = [i for i in ids if i in tagged]
+    return ids
+
+
+def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
+    # JSON containment differs between SQLite and PostgreSQL; tags are short lists
+    rows = Result.objects.filter(experiment=experiment, binding_id=binding_id)
+    return {str(uid) for uid, tags in rows.values_list("item_uid", "tags").iterator(5000)
+            if tag in (tags or [])}
+
+
+def _unchanged(baseline, comparison, changed) -> list[str]:
+    rows = Result.objects.filter(experiment=baseline, binding_id=comparison.baseline_binding)
+    skip = set(changed)
+    return [str(u) for u in rows.order_by("position").values_list("item_uid", flat=True)
+            if str(u) not in skip]  # fmt: skip
+
+
+def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: list[str]) -> list:
+    """Side-by-side rows for a page of item ids, with the text differences marked."""
+    base = _results_by_uid(baseline, comparison.baseline_binding, ids)
+    cand = _results_by_uid(candidate, comparison.candidate_binding, ids)
+    stats = comparison.stats
+    kinds = {**{i: "only in baseline" for i in stats["only_in_baseline"]},
+             **{i: "only in candidate" for i in stats["only_in_candidate"]},
+             **{i: "regression" for i in stats["regressions"]},
+             **{i: "improvement" for i in stats["improvements"]},
+             **{i: "unknown flip" for i in stats["to_unknown"] + stats["from_unknown"]}}
+    rows = []
+    for uid in ids:
+        left, right = base.get(uid), cand.get(uid)
+        rows.append({"item": uid, "kind": kinds.get(uid, "unchanged"), "baseline": left,
+                     "candidate": right,
+                     "output_diff": marked_diff(_output(left), _output(right)),
+                     "reason_diff": marked_diff(left.reason if left else "",
+                                                right.reason if right else "")})
+    return rows
+
+
+def _results_by_uid(experiment, binding_id, ids) -> dict:
+    rows = Result.objects.filter(experiment=experiment, binding_id=binding_id, item_uid__in=ids)
+    return {str(r.item_uid): r for r in rows}
+
+
+def _output(result: Result | None) -> str:
+    if result is None:
+        return ""
+    fields = (result.input or {}).get("evaluate_target_output_fields") or {}
+    texts = [c.get("text", "") for c in fields.values() if isinstance(c, dict)]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
+def marked_diff(old: str, new: str) -> tuple[str, str]:
+    """(old, new) as HTML with removed words in <del> and added words in <ins>.
+
+    Every piece of text is escaped before it is wrapped: only our own tags are markup.
+    """
+    a, b = old.split(" "), new.split(" ")
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        old_part, new_part = escape(" ".join(a[i1:i2])), escape(" ".join(b[j1:j2]))
+        if op == "equal":
+            left.append(old_part)
+            right.append(new_part)
+            continue
+        if old_part:
+            left.append(f"<del>{old_part}</del>")
+        if new_part:
+            right.append(f"<ins>{new_part}</ins>")
+    return mark_safe(" ".join(left)), mark_safe(" ".join(right))  # noqa: S308 - escaped above
