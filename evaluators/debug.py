@@ -19,6 +19,7 @@ from .runner import RunOutcome, evaluator_run_batch
 MAX_DEBUG_TURNS = 10
 MAX_TURN_BYTES = 256 * 1024
 TURN_KEYS = {"evaluate_dataset_fields", "evaluate_target_output_fields", "ext"}
+TURN_SHAPE = "A turn is an object of evaluate_dataset_fields, evaluate_target_output_fields, ext."
 CONTENT_KEYS = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}
 
 
@@ -29,8 +30,12 @@ def evaluator_debug(
     config, policy, meaning = _target(evaluator, config, version)
     validate_turns(turns, config)
     return evaluator_run_batch(
-        workspace=evaluator.workspace, kind=evaluator.kind, config=config, turns=turns,
-        policy=policy, score_meaning=meaning,
+        workspace=evaluator.workspace,
+        kind=evaluator.kind,
+        config=config,
+        turns=turns,
+        policy=policy,
+        score_meaning=meaning,
     )
 
 
@@ -63,7 +68,7 @@ def validate_turns(turns: Any, config: dict) -> None:
 
 def _turn_problems(turn: Any, config: dict):
     if not isinstance(turn, dict):
-        yield "", "A turn is an object with evaluate_dataset_fields, evaluate_target_output_fields and ext."
+        yield "", TURN_SHAPE
         return
     if len(json.dumps(turn, ensure_ascii=False).encode()) > MAX_TURN_BYTES:
         yield "", f"The turn is larger than {MAX_TURN_BYTES // 1024} KB."
@@ -117,8 +122,13 @@ def _content_problems(path: str, content: Any, variable: dict | None):
 
 
 def testcase_create(
-    *, evaluator: Evaluator, user: AbstractBaseUser, name: str, turn: dict,
-    expected_verdict: str, note: str = "",
+    *,
+    evaluator: Evaluator,
+    user: AbstractBaseUser,
+    name: str,
+    turn: dict,
+    expected_verdict: str,
+    note: str = "",
 ) -> EvaluatorTestCase:
     """Keep a debug turn with the verdict the user expects."""
     case = EvaluatorTestCase(evaluator=evaluator, created_by=user)
@@ -161,7 +171,10 @@ def _testcase_assign(case, *, name, turn, expected_verdict, note) -> None:
 
 
 def evaluator_run_tests(
-    *, evaluator: Evaluator, config: dict | None = None, policy: dict | None = None,
+    *,
+    evaluator: Evaluator,
+    config: dict | None = None,
+    policy: dict | None = None,
     score_meaning: str | None = None,
 ) -> dict:
     """Run every test case on the draft (or a given config); report agreement per case."""
@@ -179,9 +192,14 @@ def evaluator_run_tests(
 
 def _case_row(case: EvaluatorTestCase, outcome: RunOutcome) -> dict:
     return {
-        "id": str(case.public_id), "name": case.name, "expected": case.expected_verdict,
-        "actual": outcome.verdict, "agree": outcome.verdict == case.expected_verdict,
-        "status": outcome.status, "score": outcome.score, "reason": outcome.reason[:2000],
+        "id": str(case.public_id),
+        "name": case.name,
+        "expected": case.expected_verdict,
+        "actual": outcome.verdict,
+        "agree": outcome.verdict == case.expected_verdict,
+        "status": outcome.status,
+        "score": outcome.score,
+        "reason": outcome.reason[:2000],
         "error": outcome.error[:2000],
     }
 
@@ -195,8 +213,9 @@ def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, cha
 
     evaluator_submit_precheck(evaluator=evaluator, version=version)
     result = evaluator_run_tests(evaluator=evaluator) if evaluator.test_cases.exists() else None
-    return evaluator_submit_version(evaluator=evaluator, user=user, version=version,
-                                    change_note=change_note, test_result=result)
+    return evaluator_submit_version(
+        evaluator=evaluator, user=user, version=version, change_note=change_note, test_result=result
+    )
 
 
 TARGET_OUTPUT_NAMES = {"actual_output", "output", "trajectory"}
@@ -219,6 +238,8 @@ def _sample_content(content_type: str, name: str) -> dict:
     if content_type == "Image":
         return {"content_type": "Image", "image": {"url": "https://example.com/image.png"}}
     if content_type == "Audio":
-        return {"content_type": "Audio", "audio": {"url": "https://example.com/a.mp3",
-                                                   "format": "mp3"}}
+        return {
+            "content_type": "Audio",
+            "audio": {"url": "https://example.com/a.mp3", "format": "mp3"},
+        }
     return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}

@@ -47,8 +47,15 @@ class RunOutcome:
 
 
 def evaluator_run_batch(
-    *, workspace: Workspace, kind: str, config: dict, turns: list[dict], policy: dict,
-    score_meaning: str, version_key: str | None = None, concurrency: int = 16,
+    *,
+    workspace: Workspace,
+    kind: str,
+    config: dict,
+    turns: list[dict],
+    policy: dict,
+    score_meaning: str,
+    version_key: str | None = None,
+    concurrency: int = 16,
 ) -> list[RunOutcome]:
     """Run `config` on every turn; a missing required variable skips that turn (unknown)."""
     skipped = {i: _missing(config, turn) for i, turn in enumerate(turns)}
@@ -91,7 +98,9 @@ def _present(content: Any) -> bool:
     if not isinstance(content, dict):
         return False
     kind = content.get("content_type")
-    value = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}.get(kind)
+    value = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}.get(
+        kind
+    )
     return value is not None and content.get(value) not in (None, "", [], {})
 
 
@@ -104,8 +113,12 @@ def _run_code(config: dict, turns: list[dict]) -> list[RunOutcome]:
     outcomes = code_run_batch(config=config, turns=turns)
     return [
         RunOutcome(
-            status=SANDBOX_STATUS.get(o.status, "error"), score=o.score if o.ok else None,
-            reason=o.reason, error=_code_error(o), stdout=o.stdout, latency_ms=o.duration_ms,
+            status=SANDBOX_STATUS.get(o.status, "error"),
+            score=o.score if o.ok else None,
+            reason=o.reason,
+            error=_code_error(o),
+            stdout=o.stdout,
+            latency_ms=o.duration_ms,
             extra={"sandbox_status": o.status},
         )
         for o in outcomes
@@ -131,16 +144,28 @@ def _run_llm(workspace, config, turns, version_key, concurrency) -> list[RunOutc
         error = "no model provider is configured for this evaluator"
         return [RunOutcome(status="error", error=error) for _ in turns]
     results = run_llm_batch(
-        config, turns, provider_settings(provider), concurrency=concurrency,
-        limiter=_shared(make_limiter), cache=_shared(make_cache), version_key=version_key,
+        config,
+        turns,
+        provider_settings(provider),
+        concurrency=concurrency,
+        limiter=_shared(make_limiter),
+        cache=_shared(make_cache),
+        version_key=version_key,
         media_resolver=storage_media_resolver(workspace),
     )
     return [
         RunOutcome(
-            status=r.status, score=r.score, reason=r.reason, error=r.error,
-            rendered_request=r.rendered_request, raw_answer=r.raw_answer,
-            latency_ms=r.latency_ms, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
-            cached=r.cached, extra={"attempts": r.attempts, "parse_method": r.parse_method},
+            status=r.status,
+            score=r.score,
+            reason=r.reason,
+            error=r.error,
+            rendered_request=r.rendered_request,
+            raw_answer=r.raw_answer,
+            latency_ms=r.latency_ms,
+            tokens_in=r.tokens_in,
+            tokens_out=r.tokens_out,
+            cached=r.cached,
+            extra={"attempts": r.attempts, "parse_method": r.parse_method},
         )
         for r in results
     ]
@@ -173,9 +198,12 @@ def provider_settings(provider: ModelProvider):
     return ProviderSettings(
         base_url=provider.base_url,
         api_key=secret_reveal(secret=provider.api_key) if provider.api_key_id else "unused",
-        model=provider.default_model, timeout_s=provider.timeout_s,
-        rpm_limit=provider.rpm_limit, tpm_limit=provider.tpm_limit,
-        structured_mode=provider.structured_mode, max_retries=provider.max_retries,
+        model=provider.default_model,
+        timeout_s=provider.timeout_s,
+        rpm_limit=provider.rpm_limit,
+        tpm_limit=provider.tpm_limit,
+        structured_mode=provider.structured_mode,
+        max_retries=provider.max_retries,
         provider_key=f"provider:{provider.public_id}",
     )
 

@@ -16,6 +16,9 @@ urlpatterns = [
     path("<uuid:id>/debug/upload/", debug_views.debug_upload, name="debug_upload"),
     path("<uuid:id>/tests/", debug_views.testcase_save, name="testcase_save"),
     path("<uuid:id>/tests/run/", debug_views.tests_run, name="tests_run"),
-    path("<uuid:id>/tests/<uuid:case_id>/delete/", debug_views.testcase_delete,
-         name="testcase_delete"),
+    path(
+        "<uuid:id>/tests/<uuid:case_id>/delete/",
+        debug_views.testcase_delete,
+        name="testcase_delete",
+    ),
 ]

@@ -19,13 +19,15 @@ def aggregates_refresh(*, experiment: Experiment, binding_ids: list[int] | None 
         summary = binding_summary(experiment=experiment, binding=binding)
         with transaction.atomic():
             Aggregate.objects.update_or_create(
-                binding=binding, defaults={"experiment": experiment, "summary": summary})
+                binding=binding, defaults={"experiment": experiment, "summary": summary}
+            )
 
 
 def binding_summary(*, experiment: Experiment, binding) -> dict:
     """Counts, rates with CIs, mean with CI, histogram, tags and status counts of one evaluator."""
     rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
-        "score", "human_score", "verdict", "human_verdict", "tags", "status")
+        "score", "human_score", "verdict", "human_verdict", "tags", "status"
+    )
     scores, verdicts, tags, statuses = [], [], [], {}
     for score, human_score, verdict, human_verdict, row_tags, status in rows.iterator(10000):
         scores.append(human_score if human_verdict and human_score is not None else score)
@@ -35,14 +37,24 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
     summary = summarize(scores, verdicts, tags).to_dict()
     calibration = _calibration(binding)
     summary["fail_rate_ci"] = bootstrap_ci(
-        summary["fails"], summary["passed"], min_sample=MIN_SAMPLE,
-        sensitivity=calibration["sensitivity"], specificity=calibration["specificity"], seed=0)
-    summary["mean_ci"] = mean_ci([s for s in scores if s is not None], min_sample=MIN_SAMPLE,
-                                 seed=0)
+        summary["fails"],
+        summary["passed"],
+        min_sample=MIN_SAMPLE,
+        sensitivity=calibration["sensitivity"],
+        specificity=calibration["specificity"],
+        seed=0,
+    )
+    summary["mean_ci"] = mean_ci(
+        [s for s in scores if s is not None], min_sample=MIN_SAMPLE, seed=0
+    )
     summary["statuses"] = statuses
     summary["calibration"] = calibration
-    summary["corrected"] = sum(1 for _ in Result.objects.filter(
-        experiment=experiment, binding=binding).exclude(human_verdict="").values("pk"))
+    summary["corrected"] = sum(
+        1
+        for _ in Result.objects.filter(experiment=experiment, binding=binding)
+        .exclude(human_verdict="")
+        .values("pk")
+    )
     return summary
 
 
@@ -53,6 +65,12 @@ def _calibration(binding) -> dict:
     found = calibration_for(binding)
     if found is None:
         return {"sensitivity": 1.0, "specificity": 1.0, "applied": False}
-    return {"sensitivity": found.sensitivity, "specificity": found.specificity, "applied": True,
-            "n": found.n, "kappa": found.kappa, "experiment": str(found.experiment.public_id),
-            "experiment_name": found.experiment.name}
+    return {
+        "sensitivity": found.sensitivity,
+        "specificity": found.specificity,
+        "applied": True,
+        "n": found.n,
+        "kappa": found.kappa,
+        "experiment": str(found.experiment.public_id),
+        "experiment_name": found.experiment.name,
+    }

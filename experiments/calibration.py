@@ -27,27 +27,32 @@ def agreement_metrics(counts: dict) -> dict:
     tp, fn, fp, tn = counts["tp"], counts["fn"], counts["fp"], counts["tn"]
     n = tp + fn + fp + tn
     if n == 0:
-        return {"n": 0, "agreement": None, "sensitivity": None, "specificity": None,
-                "kappa": None}
+        return {"n": 0, "agreement": None, "sensitivity": None, "specificity": None, "kappa": None}
     observed = (tp + tn) / n
     expected = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
     kappa = None if expected == 1 else (observed - expected) / (1 - expected)
-    return {"n": n, "agreement": observed,
-            "sensitivity": tp / (tp + fn) if tp + fn else None,
-            "specificity": tn / (tn + fp) if tn + fp else None, "kappa": kappa}
+    return {
+        "n": n,
+        "agreement": observed,
+        "sensitivity": tp / (tp + fn) if tp + fn else None,
+        "specificity": tn / (tn + fp) if tn + fp else None,
+        "kappa": kappa,
+    }
 
 
 def calibrations_record(*, experiment: Experiment) -> list[JudgeCalibration]:
     """After a run on items carrying human verdicts, record each evaluator's calibration."""
     labelled = EvalSetItem.objects.filter(version=experiment.evalset_version).exclude(
-        human_verdict="")
+        human_verdict=""
+    )
     humans = dict(labelled.values_list("pk", "human_verdict"))
     if not humans:
         return []
     recorded = []
     for binding in experiment.bindings.select_related("evaluator_version"):
-        rows = Result.objects.filter(experiment=experiment, binding=binding,
-                                     item_id__in=list(humans)).values_list("item_id", "verdict")
+        rows = Result.objects.filter(
+            experiment=experiment, binding=binding, item_id__in=list(humans)
+        ).values_list("item_id", "verdict")
         counts = confusion_counts([(verdict, humans[item]) for item, verdict in rows])
         metrics = agreement_metrics(counts)
         calibration, _ = JudgeCalibration.objects.update_or_create(
@@ -61,6 +66,6 @@ def calibrations_record(*, experiment: Experiment) -> list[JudgeCalibration]:
 def calibration_for(binding: EvaluatorBinding) -> JudgeCalibration | None:
     """The newest usable calibration of the binding's evaluator version from another run."""
     candidates = JudgeCalibration.objects.filter(
-        evaluator_version_id=binding.evaluator_version_id).exclude(
-        experiment_id=binding.experiment_id)
+        evaluator_version_id=binding.evaluator_version_id
+    ).exclude(experiment_id=binding.experiment_id)
     return next((c for c in candidates if c.usable), None)

@@ -59,8 +59,10 @@ def _source_problems(name, variable, source, by_name, has_target) -> list[str]:
     if column is None:
         return [f"{name!r} is mapped to a column the evalset does not have: {source!r}."]
     if column["content_type"] != variable["content_type"]:
-        return [f"{name!r} is {variable['content_type']} but column {column['name']!r} is "
-                f"{column['content_type']}."]
+        return [
+            f"{name!r} is {variable['content_type']} but column {column['name']!r} is "
+            f"{column['content_type']}."
+        ]
     return []
 
 

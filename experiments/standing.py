@@ -27,8 +27,13 @@ def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> 
         return {"level": None, "text": "not enough history", "n": len(history)}
     rates = np.asarray(history, dtype=float)
     z = (pass_rate - rates.mean()) / max(float(rates.std()), MIN_STD)
-    return {"z": float(z), "level": band(float(z)), "n": len(history),
-            "mean": float(rates.mean()), "text": f"{band(float(z))} (z = {z:+.2f})"}
+    return {
+        "z": float(z),
+        "level": band(float(z)),
+        "n": len(history),
+        "mean": float(rates.mean()),
+        "text": f"{band(float(z))} (z = {z:+.2f})",
+    }
 
 
 def _history(binding: EvaluatorBinding) -> list[float]:

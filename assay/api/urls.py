@@ -18,7 +18,8 @@ router.register(
     basename="evaluator-version",
 )
 router.register(
-    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/test-cases", TestCaseViewSet,
+    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/test-cases",
+    TestCaseViewSet,
     basename="evaluator-test-case",
 )
 router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")

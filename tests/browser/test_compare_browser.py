@@ -25,8 +25,9 @@ def test_compare_two_experiments(live_server, page, pair):  # noqa: F811
     page.click("#diff-filters button[type=submit]")
     page.wait_for_selector("#diff-rows")
     kinds = page.locator("#diff-rows tbody tr .badge").all_inner_texts()
-    assert kinds and set(k for k in kinds if k in {"regression", "improvement",
-                                                   "unknown flip", "unchanged"}) == {"regression"}
+    assert kinds and set(
+        k for k in kinds if k in {"regression", "improvement", "unknown flip", "unchanged"}
+    ) == {"regression"}
     first = page.locator("#diff-rows tbody tr").first
     first.locator("summary").last.click()
     assert "strict: The capital is Paris" in first.locator(".reason").last.inner_text()

@@ -32,9 +32,14 @@ def fill_turn(page, values):
 
 
 def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_server):
-    platform.provider_create(workspace=workspace, name="Local judge", base_url=llm_server.base_url,
-                             default_model="judge-model", api_key="sk-test-assay-0123456789",
-                             structured_mode="json_object")
+    platform.provider_create(
+        workspace=workspace,
+        name="Local judge",
+        base_url=llm_server.base_url,
+        default_model="judge-model",
+        api_key="sk-test-assay-0123456789",
+        structured_mode="json_object",
+    )
     sign_in(page, live_server)
 
     # --- code evaluator: two turns, a score with stdout and an error with its line number

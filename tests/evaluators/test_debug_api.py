@@ -13,14 +13,14 @@ pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/evaluators/"
 
-CODE = '''import json
+CODE = """import json
 def exec_evaluation(turn):
     output = turn["evaluate_target_output_fields"]["actual_output"]["text"]
     print("checking", output)
     if output == "boom":
         return 1 / 0
     return EvalOutput(score=1.0 if output == "Paris" else 0.0, reason="compared " + output)
-'''
+"""
 
 
 def text(value):
@@ -28,21 +28,28 @@ def text(value):
 
 
 def turn(output, reference="Paris"):
-    return {"evaluate_dataset_fields": {"reference_output": text(reference)},
-            "evaluate_target_output_fields": {"actual_output": text(output)}, "ext": {}}
+    return {
+        "evaluate_dataset_fields": {"reference_output": text(reference)},
+        "evaluate_target_output_fields": {"actual_output": text(output)},
+        "ext": {},
+    }
 
 
 @pytest.fixture
 def code_eval(workspace, user):
-    evaluator = services.evaluator_create(workspace=workspace, user=user, name="Capital",
-                                          kind="code", language="python")
+    evaluator = services.evaluator_create(
+        workspace=workspace, user=user, name="Capital", kind="code", language="python"
+    )
     config = {**evaluator.draft_config, "source": CODE}
     return services.evaluator_update_draft(evaluator=evaluator, user=user, config=config)
 
 
 def test_debug_code_evaluator_on_turns(api, code_eval):
-    response = api.post(f"{URL}{code_eval.public_id}/debug/",
-                        {"turns": [turn("Paris"), turn("Lyon"), turn("boom")]}, format="json")
+    response = api.post(
+        f"{URL}{code_eval.public_id}/debug/",
+        {"turns": [turn("Paris"), turn("Lyon"), turn("boom")]},
+        format="json",
+    )
     assert response.status_code == 200, response.content
     ok, wrong, boom = response.json()["results"]
     assert (ok["status"], ok["score"], ok["verdict"]) == ("success", 1.0, "pass")
@@ -54,27 +61,53 @@ def test_debug_code_evaluator_on_turns(api, code_eval):
 
 
 def test_debug_runs_an_unsaved_config(api, code_eval):
-    config = {**code_eval.draft_config,
-              "source": "def exec_evaluation(turn):\n    return EvalOutput(score=0.25, reason='x')\n"}
-    response = api.post(f"{URL}{code_eval.public_id}/debug/",
-                        {"turns": [turn("Paris")], "config": config}, format="json")
+    config = {
+        **code_eval.draft_config,
+        "source": "def exec_evaluation(turn):\n    return EvalOutput(score=0.25, reason='x')\n",
+    }
+    response = api.post(
+        f"{URL}{code_eval.public_id}/debug/",
+        {"turns": [turn("Paris")], "config": config},
+        format="json",
+    )
     assert response.json()["results"][0]["score"] == 0.25
     code_eval.refresh_from_db()
     assert "0.25" not in code_eval.draft_config["source"]  # nothing was saved
 
 
-@pytest.mark.parametrize("turns, field", [
-    ([], "turns"),
-    ([turn("Paris")] * 11, "turns"),
-    ([{"evaluate_dataset_fields": {"reference_output": text("Paris")}}], "turns[0]"),
-    ([{**turn("x"), "evaluate_target_output_fields": {
-        "actual_output": {"content_type": "Image", "image": {"url": "https://x.test/a.png"}}}}],
-     "turns[0].evaluate_target_output_fields.actual_output"),
-    ([{**turn("x"), "evaluate_target_output_fields": {"actual_output": text("y" * 300_000)}}],
-     "turns[0]"),
-    ([{**turn("x"), "surprise": 1}], "turns[0].surprise"),
-    ("not a list", "turns"),
-])
+@pytest.mark.parametrize(
+    "turns, field",
+    [
+        ([], "turns"),
+        ([turn("Paris")] * 11, "turns"),
+        ([{"evaluate_dataset_fields": {"reference_output": text("Paris")}}], "turns[0]"),
+        (
+            [
+                {
+                    **turn("x"),
+                    "evaluate_target_output_fields": {
+                        "actual_output": {
+                            "content_type": "Image",
+                            "image": {"url": "https://x.test/a.png"},
+                        }
+                    },
+                }
+            ],
+            "turns[0].evaluate_target_output_fields.actual_output",
+        ),
+        (
+            [
+                {
+                    **turn("x"),
+                    "evaluate_target_output_fields": {"actual_output": text("y" * 300_000)},
+                }
+            ],
+            "turns[0]",
+        ),
+        ([{**turn("x"), "surprise": 1}], "turns[0].surprise"),
+        ("not a list", "turns"),
+    ],
+)
 def test_bad_turns_are_400(api, code_eval, turns, field):
     response = api.post(f"{URL}{code_eval.public_id}/debug/", {"turns": turns}, format="json")
     assert response.status_code == 400, response.content
@@ -82,11 +115,17 @@ def test_bad_turns_are_400(api, code_eval, turns, field):
 
 
 def test_runaway_returns_timeout_within_limit_plus_one_second(api, code_eval):
-    config = {**code_eval.draft_config, "timeout_s": 1.0,
-              "source": "def exec_evaluation(turn):\n    while True:\n        pass\n"}
+    config = {
+        **code_eval.draft_config,
+        "timeout_s": 1.0,
+        "source": "def exec_evaluation(turn):\n    while True:\n        pass\n",
+    }
     started = time.monotonic()
-    response = api.post(f"{URL}{code_eval.public_id}/debug/",
-                        {"turns": [turn("Paris")], "config": config}, format="json")
+    response = api.post(
+        f"{URL}{code_eval.public_id}/debug/",
+        {"turns": [turn("Paris")], "config": config},
+        format="json",
+    )
     elapsed = time.monotonic() - started
     result = response.json()["results"][0]
     assert result["status"] == "timeout" and result["verdict"] == "unknown"
@@ -96,24 +135,35 @@ def test_runaway_returns_timeout_within_limit_plus_one_second(api, code_eval):
 
 def test_llm_judge_debug_over_real_http(api, workspace, user, llm_server):
     provider = platform.provider_create(
-        workspace=workspace, name="Local", base_url=llm_server.base_url,
-        default_model="judge-model", api_key="sk-test-assay-0123456789",
+        workspace=workspace,
+        name="Local",
+        base_url=llm_server.base_url,
+        default_model="judge-model",
+        api_key="sk-test-assay-0123456789",
         structured_mode="json_object",
     )
-    evaluator = services.evaluator_create(workspace=workspace, user=user, name="Judge",
-                                          kind="llm")
-    config = {**evaluator.draft_config,
-              "model": {**evaluator.draft_config["model"], "provider_id": str(provider.public_id)}}
-    config["messages"] = [{"role": "system", "content": "Judge it."},
-                          {"role": "user", "content": "Q: {{input}}\nA: {{output}}"}]
-    turns = [
-        {"evaluate_dataset_fields": {"input": text("Capital of France? [[script:fenced]]")},
-         "evaluate_target_output_fields": {"output": text("Paris")}},
-        {"evaluate_dataset_fields": {"input": text("Capital of Spain? [[script:out_of_range]]")},
-         "evaluate_target_output_fields": {"output": text("Madrid")}},
+    evaluator = services.evaluator_create(workspace=workspace, user=user, name="Judge", kind="llm")
+    config = {
+        **evaluator.draft_config,
+        "model": {**evaluator.draft_config["model"], "provider_id": str(provider.public_id)},
+    }
+    config["messages"] = [
+        {"role": "system", "content": "Judge it."},
+        {"role": "user", "content": "Q: {{input}}\nA: {{output}}"},
     ]
-    response = api.post(f"{URL}{evaluator.public_id}/debug/", {"turns": turns, "config": config},
-                        format="json")
+    turns = [
+        {
+            "evaluate_dataset_fields": {"input": text("Capital of France? [[script:fenced]]")},
+            "evaluate_target_output_fields": {"output": text("Paris")},
+        },
+        {
+            "evaluate_dataset_fields": {"input": text("Capital of Spain? [[script:out_of_range]]")},
+            "evaluate_target_output_fields": {"output": text("Madrid")},
+        },
+    ]
+    response = api.post(
+        f"{URL}{evaluator.public_id}/debug/", {"turns": turns, "config": config}, format="json"
+    )
     assert response.status_code == 200, response.content
     fenced, out_of_range = response.json()["results"]
     assert (fenced["status"], fenced["score"], fenced["verdict"]) == ("success", 0.8, "pass")
@@ -128,40 +178,56 @@ def test_llm_judge_debug_over_real_http(api, workspace, user, llm_server):
 
 def test_test_cases_crud_run_and_submit_records_result(api, code_eval):
     base = f"{URL}{code_eval.public_id}/test-cases/"
-    good = api.post(base, {"name": "Paris passes", "turn": turn("Paris"),
-                           "expected_verdict": "pass"}, format="json")
+    good = api.post(
+        base,
+        {"name": "Paris passes", "turn": turn("Paris"), "expected_verdict": "pass"},
+        format="json",
+    )
     assert good.status_code == 201, good.content
-    api.post(base, {"name": "boom is unknown", "turn": turn("boom"),
-                    "expected_verdict": "unknown"}, format="json")
-    wrong = api.post(base, {"name": "Lyon expected to pass (wrong)", "turn": turn("Lyon"),
-                            "expected_verdict": "pass"}, format="json")
-    bad = api.post(base, {"name": "", "turn": {"nope": 1}, "expected_verdict": "maybe"},
-                   format="json")
+    api.post(
+        base,
+        {"name": "boom is unknown", "turn": turn("boom"), "expected_verdict": "unknown"},
+        format="json",
+    )
+    wrong = api.post(
+        base,
+        {"name": "Lyon expected to pass (wrong)", "turn": turn("Lyon"), "expected_verdict": "pass"},
+        format="json",
+    )
+    bad = api.post(
+        base, {"name": "", "turn": {"nope": 1}, "expected_verdict": "maybe"}, format="json"
+    )
     assert bad.status_code == 400
     assert EvaluatorTestCase.objects.count() == 3
     run = api.post(base + "run/").json()
     assert (run["total"], run["agreed"], run["passed"]) == (3, 2, False)
     assert [c["agree"] for c in run["cases"]] == [True, True, False]
     api.delete(f"{base}{wrong.json()['id']}/")
-    version = api.post(f"{URL}{code_eval.public_id}/versions/", {"version": "1.0.0"},
-                       format="json")
+    version = api.post(f"{URL}{code_eval.public_id}/versions/", {"version": "1.0.0"}, format="json")
     assert version.status_code == 201
     assert version.json()["test_result"]["agreed"] == 2
     assert EvaluatorVersion.objects.get().test_result["passed"] is True
-    patched = api.patch(f"{base}{good.json()['id']}/", {"expected_verdict": "fail"},
-                        format="json")
+    patched = api.patch(f"{base}{good.json()['id']}/", {"expected_verdict": "fail"}, format="json")
     assert patched.json()["expected_verdict"] == "fail"
 
 
 def test_outsider_gets_404_on_debug_and_tests(outsider_api, api, code_eval):
-    case = api.post(f"{URL}{code_eval.public_id}/test-cases/",
-                    {"name": "c", "turn": turn("Paris"), "expected_verdict": "pass"}, format="json")
+    case = api.post(
+        f"{URL}{code_eval.public_id}/test-cases/",
+        {"name": "c", "turn": turn("Paris"), "expected_verdict": "pass"},
+        format="json",
+    )
     cid = case.json()["id"]
     base = f"{URL}{code_eval.public_id}/"
-    for method, url in [("post", base + "debug/"), ("get", base + "test-cases/"),
-                        ("post", base + "test-cases/"), ("post", base + "test-cases/run/"),
-                        ("get", f"{base}test-cases/{cid}/"), ("patch", f"{base}test-cases/{cid}/"),
-                        ("delete", f"{base}test-cases/{cid}/")]:
+    for method, url in [
+        ("post", base + "debug/"),
+        ("get", base + "test-cases/"),
+        ("post", base + "test-cases/"),
+        ("post", base + "test-cases/run/"),
+        ("get", f"{base}test-cases/{cid}/"),
+        ("patch", f"{base}test-cases/{cid}/"),
+        ("delete", f"{base}test-cases/{cid}/"),
+    ]:
         response = getattr(outsider_api, method)(url, {"turns": [turn("x")]}, format="json")
         assert response.status_code == 404, (method, url)
     assert EvaluatorTestCase.objects.count() == 1

@@ -18,8 +18,13 @@ def test_progress_bar():
 
 def test_summary_lines_wide_and_narrow():
     rows = [
-        {"name": "contains@1.0.0", "passed": 96, "fails": 4, "nones": 2,
-         "fail_rate_ci": (0.011, 0.099)},
+        {
+            "name": "contains@1.0.0",
+            "passed": 96,
+            "fails": 4,
+            "nones": 2,
+            "fail_rate_ci": (0.011, 0.099),
+        },
         {"name": "strict@1.0.0", "passed": 10, "fails": 0, "nones": 0, "fail_rate_ci": None},
         {"name": "broken@1.0.0", "passed": 0, "fails": 0, "nones": 7, "fail_rate_ci": None},
         {"name": "small@1.0.0", "passed": 8, "fails": 2, "nones": 0, "fail_rate_ci": None},
@@ -39,9 +44,13 @@ def test_summary_lines_wide_and_narrow():
 def test_run_experiment_command_inline(workspace, user):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40))
     ev = make_code_version(workspace=workspace, user=user)
-    experiment = services.experiment_create(workspace=workspace, user=user, name="cli",
-                                            evalset_version=version,
-                                            bindings=[{"evaluator_version": ev}])
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="cli",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+    )
     out = StringIO()
     call_command("run_experiment", str(experiment.public_id), "--inline", stdout=out)
     text = out.getvalue()

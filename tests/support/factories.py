@@ -30,30 +30,51 @@ def text(value: str) -> dict:
     return {"content_type": "Text", "text": value}
 
 
-def make_evalset_version(*, workspace, user, rows: list[dict], name: str = "QA",
-                         columns: list[dict] | None = None, version: str = "1.0.0"):
+def make_evalset_version(
+    *,
+    workspace,
+    user,
+    rows: list[dict],
+    name: str = "QA",
+    columns: list[dict] | None = None,
+    version: str = "1.0.0",
+):
     """An evalset whose committed version holds `rows` ({column: text, "tags": [...]})."""
-    evalset = evalset_services.evalset_create(workspace=workspace, user=user, name=name,
-                                              columns=columns or TEXT_COLUMNS)
+    evalset = evalset_services.evalset_create(
+        workspace=workspace, user=user, name=name, columns=columns or TEXT_COLUMNS
+    )
     items = [
-        EvalSetItem(evalset=evalset, item_id=uuid.uuid4(), position=i,
-                    data={k: text(v) for k, v in row.items() if k != "tags"},
-                    tags=row.get("tags", []))
+        EvalSetItem(
+            evalset=evalset,
+            item_id=uuid.uuid4(),
+            position=i,
+            data={k: text(v) for k, v in row.items() if k != "tags"},
+            tags=row.get("tags", []),
+        )
         for i, row in enumerate(rows)
     ]
     EvalSetItem.objects.bulk_create(items, batch_size=2000)
     return evalset_services.version_commit(evalset=evalset, user=user, version=version)
 
 
-def make_code_version(*, workspace, user, name: str = "Contains", source: str = CONTAINS_REFERENCE,
-                      version: str = "1.0.0", timeout_s: float = 5.0):
+def make_code_version(
+    *,
+    workspace,
+    user,
+    name: str = "Contains",
+    source: str = CONTAINS_REFERENCE,
+    version: str = "1.0.0",
+    timeout_s: float = 5.0,
+):
     """A submitted Python code evaluator (variables actual_output, reference_output)."""
-    evaluator = evaluator_services.evaluator_create(workspace=workspace, user=user, name=name,
-                                                    kind="code", language="python")
+    evaluator = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name=name, kind="code", language="python"
+    )
     config = {**evaluator.draft_config, "source": source, "timeout_s": timeout_s}
     evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user, config=config)
-    return evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user,
-                                                       version=version)
+    return evaluator_services.evaluator_submit_version(
+        evaluator=evaluator, user=user, version=version
+    )
 
 
 def qa_rows(n: int, *, error_every: int = 0, unknown_every: int = 0) -> list[dict]:
@@ -66,6 +87,12 @@ def qa_rows(n: int, *, error_every: int = 0, unknown_every: int = 0) -> list[dic
         elif unknown_every and i % unknown_every == unknown_every - 1:
             reference = "UNKNOWN"
         output = "The capital is Paris" if i % 2 == 0 else "The capital is Lyon"
-        rows.append({"input": f"question {i}", "actual_output": output,
-                     "reference_output": reference, "tags": ["even" if i % 2 == 0 else "odd"]})
+        rows.append(
+            {
+                "input": f"question {i}",
+                "actual_output": output,
+                "reference_output": reference,
+                "tags": ["even" if i % 2 == 0 else "odd"],
+            }
+        )
     return rows

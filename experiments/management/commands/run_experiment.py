@@ -16,8 +16,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("experiment", help="the experiment's id (UUID)")
-        parser.add_argument("--inline", action="store_true",
-                            help="run the chunks in this process instead of the workers")
+        parser.add_argument(
+            "--inline",
+            action="store_true",
+            help="run the chunks in this process instead of the workers",
+        )
         parser.add_argument("--timeout", type=float, default=3600.0)
         parser.add_argument("--narrow", action="store_true", help="narrow summary layout")
 
@@ -50,13 +53,20 @@ class Command(BaseCommand):
 
     def _summary(self, experiment: Experiment, *, narrow: bool) -> None:
         rows = []
-        for aggregate in experiment.aggregates.select_related("binding__evaluator_version__"
-                                                              "evaluator"):
+        for aggregate in experiment.aggregates.select_related(
+            "binding__evaluator_version__evaluator"
+        ):
             version = aggregate.binding.evaluator_version
             summary = aggregate.summary
-            rows.append({"name": f"{version.evaluator.name}@{version.version}",
-                         "passed": summary["passed"], "fails": summary["fails"],
-                         "nones": summary["nones"], "fail_rate_ci": summary["fail_rate_ci"]})
+            rows.append(
+                {
+                    "name": f"{version.evaluator.name}@{version.version}",
+                    "passed": summary["passed"],
+                    "fails": summary["fails"],
+                    "nones": summary["nones"],
+                    "fail_rate_ci": summary["fail_rate_ci"],
+                }
+            )
         self.stdout.write(f"{experiment.name}: {experiment.status}")
         for line in summary_lines(rows, wide=not narrow):
             self.stdout.write(line)
