@@ -92,6 +92,9 @@ else:
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
             },
+            # A file, not memory: the in-process worker thread then shares the test database
+            # with WAL and the busy timeout instead of shared-cache table locks.
+            "TEST": {"NAME": str(DATA_DIR / "test-assay.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -213,5 +216,7 @@ LOGGING = {
     },
 }
 
+ASSAY_EVALSET_MAX_IMPORT_BYTES = env_int("ASSAY_EVALSET_MAX_IMPORT_BYTES", 512 * 1024 * 1024)
+ASSAY_EVALSET_MAX_MEDIA_BYTES = env_int("ASSAY_EVALSET_MAX_MEDIA_BYTES", 25 * 1024 * 1024)
 ASSAY_REQUIRE_NETNS = env_bool("ASSAY_REQUIRE_NETNS", PRODUCTION)
 ASSAY_CHROMIUM = env_str("ASSAY_CHROMIUM", "/usr/bin/chromium")

@@ -94,8 +94,10 @@ def media_store(*, workspace: Workspace, upload, expected: str | None = None) ->
     name = getattr(upload, "name", "") or "file"
     if upload.size > max_media_bytes():
         raise ValidationError(
-            {"file": f"{name} is {upload.size:,} bytes; media files are at most "
-             f"{max_media_bytes():,} bytes."}
+            {
+                "file": f"{name} is {upload.size:,} bytes; media files are at most "
+                f"{max_media_bytes():,} bytes."
+            }
         )
     upload.seek(0)
     found = sniff_media(upload.read(16))

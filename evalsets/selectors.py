@@ -25,7 +25,9 @@ def evalset_list(*, workspace: Workspace, search: str = "", tag: str = "") -> Qu
     if tag:
         ids = [pk for pk, tags in qs.values_list("pk", "tags") if tag in (tags or [])]
         qs = qs.filter(pk__in=ids)
-    return qs.select_related("created_by").prefetch_related("versions").order_by("-updated_at", "pk")
+    return (
+        qs.select_related("created_by").prefetch_related("versions").order_by("-updated_at", "pk")
+    )
 
 
 def evalset_get(*, workspace: Workspace, public_id, include_deleted: bool = False) -> EvalSet:

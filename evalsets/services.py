@@ -178,7 +178,9 @@ def evalset_set_columns(*, evalset: EvalSet, columns: list[dict]) -> EvalSet:
     required is refused while draft rows disagree. Versions keep their own column snapshot.
     """
     _ensure_live(evalset)
-    renames = {c["old_name"]: c["name"] for c in columns if isinstance(c, dict) and c.get("old_name")}
+    renames = {
+        c["old_name"]: c["name"] for c in columns if isinstance(c, dict) and c.get("old_name")
+    }
     cleaned = clean_columns(columns)
     old = {c["name"]: c for c in evalset.columns}
     unknown = [n for n in renames if n not in old]
@@ -204,21 +206,33 @@ def _check_compatible(evalset, old: dict, cleaned: list[dict], renames: dict) ->
         if source is None:
             if column["required"] and draft.exists():
                 raise ValidationError(
-                    {"columns": [f"New column {column['name']!r} cannot be required: "
-                                 "existing rows have no value for it."]}
+                    {
+                        "columns": [
+                            f"New column {column['name']!r} cannot be required: "
+                            "existing rows have no value for it."
+                        ]
+                    }
                 )
             continue
         before = old[source]
         holding = draft.filter(data__has_key=source)
         if before["content_type"] != column["content_type"] and holding.exists():
             raise ValidationError(
-                {"columns": [f"Column {source!r} holds {before['content_type']} values in "
-                             f"{holding.count()} rows; clear them before changing its type."]}
+                {
+                    "columns": [
+                        f"Column {source!r} holds {before['content_type']} values in "
+                        f"{holding.count()} rows; clear them before changing its type."
+                    ]
+                }
             )
         if column["required"] and draft.exclude(data__has_key=source).exists():
             raise ValidationError(
-                {"columns": [f"Column {column['name']!r} is empty in some rows; fill them "
-                             "before making it required."]}
+                {
+                    "columns": [
+                        f"Column {column['name']!r} is empty in some rows; fill them "
+                        "before making it required."
+                    ]
+                }
             )
 
 
@@ -264,7 +278,9 @@ def items_bulk(
     new_rows = [_checked_row(builder, p, f"create[{i}]", errors) for i, p in enumerate(create)]
     with transaction.atomic():
         targets = _draft_items_by_id(evalset, [u.get("item_id") for u in update] + delete, errors)
-        changed = [_updated(builder, targets, p, f"update[{i}]", errors) for i, p in enumerate(update)]
+        changed = [
+            _updated(builder, targets, p, f"update[{i}]", errors) for i, p in enumerate(update)
+        ]
         if errors:
             raise ValidationError(errors)
         created = _insert(evalset, new_rows)
@@ -329,7 +345,8 @@ def _draft_items_by_id(evalset: EvalSet, ids: list, errors: dict) -> dict:
     wanted = [str(i) for i in ids if i]
     found = {}
     if wanted:
-        rows = EvalSetItem.objects.select_for_update().filter(draft_filter(), evalset=evalset)
+        rows = EvalSetItem.objects.select_for_update(of=("self",))
+        rows = rows.filter(draft_filter(), evalset=evalset)
         for chunk_start in range(0, len(wanted), 500):
             chunk = [i for i in wanted[chunk_start : chunk_start + 500] if _is_uuid(i)]
             found.update({str(it.item_id): it for it in rows.filter(item_id__in=chunk)})

@@ -1,10 +1,378 @@
-"""Pages of the evalsets app."""
+"""Evalset pages: list, rows table, row editor, columns, versions, import wizard, media."""
 
-from django.shortcuts import render
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
+from assay.views import add_errors
+
+from . import selectors, services
+from .content import MEDIA_KEYS
+from .export import errors_csv, export_response
+from .forms import (
+    ColumnFormSet,
+    CommitForm,
+    EvalSetForm,
+    ImportUploadForm,
+    MappingForm,
+    RowForm,
+    column_initial,
+)
+from .importing import import_configure, import_create, proposed_mapping
+from .media import media_mime, media_store, workspace_prefix
+from .models import ImportStatus
+
+ROWS_PER_PAGE = 25
 
 
 @workspace_view()
 def index(request):
-    return render(request, "evalsets/list.html", {})
+    """All live sets, with search, tag filter and draft row counts."""
+    q, tag = request.GET.get("q", ""), request.GET.get("tag", "")
+    rows = selectors.evalset_list(workspace=request.workspace, search=q, tag=tag)
+    page = Paginator(rows, 25).get_page(request.GET.get("page"))
+    for evalset in page.object_list:
+        evalset.draft_rows = selectors.draft_count(evalset)
+        evalset.latest = selectors.latest_version(evalset)
+    all_tags = sorted(
+        {t for e in selectors.evalset_list(workspace=request.workspace) for t in e.tags}
+    )
+    return render(
+        request,
+        "evalsets/list.html",
+        {"page": page, "q": q, "tag": tag, "tags": all_tags, "querystring": _qs(request)},
+    )
+
+
+def _qs(request) -> str:
+    kept = request.GET.copy()
+    kept.pop("page", None)
+    return kept.urlencode()
+
+
+@workspace_view()
+def new(request):
+    form = EvalSetForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            evalset = services.evalset_create(
+                workspace=request.workspace, user=request.user, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(request, _("Evaluation set created. Add columns, or import a file."))
+            return redirect("evalsets:import", ws=request.workspace.slug, id=evalset.public_id)
+    return render(request, "evalsets/new.html", {"form": form})
+
+
+def _evalset(request, id):
+    return selectors.evalset_get(workspace=request.workspace, public_id=id)
+
+
+@workspace_view()
+def detail(request, id):
+    """The rows table of the draft or a version: paginated, filtered by tag and text."""
+    evalset = _evalset(request, id)
+    ref = request.GET.get("version") or "draft"
+    version = selectors.version_ref(evalset=evalset, ref=ref)
+    q, tag = request.GET.get("q", ""), request.GET.get("tag", "")
+    rows = selectors.items_list(evalset=evalset, version=version, tag=tag, search=q)
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    columns = version.columns if version else evalset.columns
+    return render(
+        request,
+        "evalsets/detail.html",
+        {
+            "evalset": evalset,
+            "tab": "rows",
+            "version": version,
+            "ref": ref,
+            "columns": columns,
+            "page": page,
+            "table": _table(page.object_list, columns),
+            "q": q,
+            "tag": tag,
+            "tags": selectors.item_tags(evalset=evalset, version=version),
+            "versions": selectors.versions_sorted(evalset=evalset),
+            "querystring": _qs(request),
+            "editable": version is None and request.membership.can_edit,
+        },
+    )
+
+
+def _table(items, columns: list[dict]) -> list[dict]:
+    """Rows as cells in column order; the template renders each content by its type."""
+    return [{"item": item, "cells": [item.data.get(c["name"]) for c in columns]} for item in items]
+
+
+@workspace_view()
+def row_edit(request, id, item_id=None):
+    """Add a draft row, or edit one; media can be uploaded here."""
+    evalset = _evalset(request, id)
+    item = selectors.item_get(evalset=evalset, item_id=item_id) if item_id else None
+    initial = RowForm.initial_for(item, evalset.columns) if item else None
+    form = RowForm(
+        request.POST or None, request.FILES or None, columns=evalset.columns, initial=initial
+    )
+    if request.method == "POST" and form.is_valid():
+        if _save_row(request, evalset, item, form):
+            messages.success(request, _("Row saved."))
+            return redirect("evalsets:detail", ws=request.workspace.slug, id=id)
+    return render(
+        request,
+        "evalsets/row_form.html",
+        {"evalset": evalset, "item": item, "form": form, "tab": "rows"},
+    )
+
+
+def _save_row(request, evalset, item, form) -> bool:
+    data = form.data_values()
+    if form.errors:
+        return False
+    try:
+        for name, upload in form.uploads().items():
+            column = next(c for c in evalset.columns if c["name"] == name)
+            data[name] = media_store(
+                workspace=request.workspace, upload=upload, expected=column["content_type"]
+            )
+        fields = {
+            "data": data,
+            "tags": form.cleaned_data["tags"],
+            "human_verdict": form.cleaned_data["human_verdict"],
+            "label": form.cleaned_data["label"],
+        }
+        if item is None:
+            services.item_create(evalset=evalset, **fields)
+        else:
+            services.item_update(evalset=evalset, item_id=item.item_id, **fields)
+    except ValidationError as exc:
+        _row_errors(form, exc)
+        return False
+    return True
+
+
+def _row_errors(form, exc: ValidationError) -> None:
+    """Service paths such as create[0].data.question land on the column's field."""
+    for path, errors in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
+        column = path.rsplit(".", 1)[-1]
+        field = f"col_{column}" if f"col_{column}" in form.fields else None
+        if field is None and column in form.fields:
+            field = column
+        if field is None and path == "file":
+            field = next((f for f in form.fields if f.startswith("file_")), None)
+        form.add_error(field, errors)
+
+
+@require_POST
+@workspace_view()
+def row_delete(request, id, item_id):
+    evalset = _evalset(request, id)
+    selectors.item_get(evalset=evalset, item_id=item_id)
+    services.item_delete(evalset=evalset, item_id=item_id)
+    messages.success(request, _("Row deleted."))
+    return redirect("evalsets:detail", ws=request.workspace.slug, id=id)
+
+
+@workspace_view()
+def columns(request, id):
+    """The column editor: add, rename, retype, describe, require, remove; and set metadata."""
+    evalset = _evalset(request, id)
+    meta = EvalSetForm(
+        request.POST or None,
+        prefix="set",
+        initial={
+            "name": evalset.name,
+            "description": evalset.description,
+            "tags": ", ".join(evalset.tags),
+        },
+    )
+    formset = ColumnFormSet(
+        request.POST or None, prefix="col", initial=column_initial(evalset.columns)
+    )
+    if request.method == "POST" and meta.is_valid() and formset.is_valid():
+        wanted = [c for c in (f.column() for f in formset.forms if f.cleaned_data) if c]
+        try:
+            services.evalset_update(evalset=evalset, columns=wanted, **meta.cleaned_data)
+        except ValidationError as exc:
+            add_errors(meta, exc)
+            evalset.refresh_from_db()
+        else:
+            messages.success(request, _("Columns saved."))
+            return redirect("evalsets:columns", ws=request.workspace.slug, id=id)
+    return render(
+        request,
+        "evalsets/columns.html",
+        {"evalset": evalset, "meta": meta, "formset": formset, "tab": "columns"},
+    )
+
+
+@workspace_view()
+def versions(request, id):
+    evalset = _evalset(request, id)
+    return render(
+        request,
+        "evalsets/versions.html",
+        _versions_context(evalset, CommitForm(initial={"version": services.next_version(evalset)})),
+    )
+
+
+def _versions_context(evalset, form) -> dict:
+    return {
+        "evalset": evalset,
+        "tab": "versions",
+        "versions": selectors.versions_sorted(evalset=evalset),
+        "form": form,
+        "draft_rows": selectors.draft_count(evalset),
+    }
+
+
+@require_POST
+@workspace_view()
+def commit(request, id):
+    """Freeze the draft as a version."""
+    evalset = _evalset(request, id)
+    form = CommitForm(request.POST)
+    if form.is_valid():
+        try:
+            version = services.version_commit(
+                evalset=evalset, user=request.user, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Version %(v)s committed with %(n)s rows.")
+                % {"v": version.version, "n": version.item_count},
+            )
+            return redirect("evalsets:versions", ws=request.workspace.slug, id=id)
+    context = _versions_context(evalset, form)
+    context["open_commit"] = True
+    return render(request, "evalsets/versions.html", context, status=400)
+
+
+@workspace_view()
+def export(request, id):
+    """Download the draft or a version as CSV or JSONL (streamed)."""
+    evalset = _evalset(request, id)
+    file_format = request.GET.get("format", "csv")
+    if file_format not in ("csv", "jsonl"):
+        raise Http404("Unknown export format")
+    version = selectors.version_ref(evalset=evalset, ref=request.GET.get("version"))
+    items = selectors.items_list(evalset=evalset, version=version)
+    return export_response(evalset=evalset, version=version, items=items, file_format=file_format)
+
+
+@require_POST
+@workspace_view()
+def delete(request, id):
+    evalset = _evalset(request, id)
+    services.evalset_delete(evalset=evalset)
+    messages.success(request, _("“%(name)s” deleted.") % {"name": evalset.name})
+    return redirect("evalsets:list", ws=request.workspace.slug)
+
+
+@workspace_view()
+def import_upload(request, id):
+    """Wizard step 1: upload a CSV or JSONL file."""
+    evalset = _evalset(request, id)
+    form = ImportUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            job = import_create(
+                evalset=evalset,
+                user=request.user,
+                upload=form.cleaned_data["file"],
+                file_format=form.cleaned_data["format"] or None,
+                start=False,
+            )
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            return redirect(
+                "evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job.public_id
+            )
+    return render(
+        request,
+        "evalsets/import.html",
+        {
+            "evalset": evalset,
+            "form": form,
+            "tab": "import",
+            "recent": selectors.imports_recent(evalset=evalset),
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@workspace_view()
+def import_job(request, id, job_id):
+    """Wizard step 2 (map the columns) while the job waits; step 3 (progress) afterwards."""
+    evalset = _evalset(request, id)
+    job = selectors.import_get(evalset=evalset, public_id=job_id)
+    context = {"evalset": evalset, "job": job, "tab": "import"}
+    if job.status != ImportStatus.MAPPING:
+        return render(request, "evalsets/import_job.html", context)
+    proposed, new_columns = proposed_mapping(job)
+    form = MappingForm(
+        request.POST or None,
+        fields=job.fields,
+        columns=evalset.columns,
+        proposed=proposed,
+        new_types={c["name"]: c["content_type"] for c in new_columns},
+    )
+    if request.method == "POST" and form.is_valid():
+        mapping, new_columns = form.mapping()
+        try:
+            import_configure(
+                job=job,
+                mapping=mapping,
+                new_columns=new_columns,
+                skip_bad_rows=form.cleaned_data["skip_bad_rows"],
+                replace=form.cleaned_data["replace"],
+            )
+        except ValidationError as exc:
+            add_errors(form, exc)
+        else:
+            return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
+    context["form"] = form
+    return render(request, "evalsets/import_job.html", context, status=400 if form.errors else 200)
+
+
+@workspace_view()
+def import_progress(request, id, job_id):
+    """The progress partial htmx polls; it stops polling once the job is finished."""
+    evalset = _evalset(request, id)
+    job = selectors.import_get(evalset=evalset, public_id=job_id)
+    return render(request, "evalsets/_import_progress.html", {"evalset": evalset, "job": job})
+
+
+@workspace_view()
+def import_errors(request, id, job_id):
+    evalset = _evalset(request, id)
+    job = selectors.import_get(evalset=evalset, public_id=job_id)
+    response = HttpResponse(errors_csv(job.errors), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="import-{job.public_id}-errors.csv"'
+    return response
+
+
+@workspace_view()
+def media(request, path: str):
+    """A stored image or audio file, to signed-in members of the workspace that owns it."""
+    prefix = workspace_prefix(request.workspace)
+    kinds = tuple(f"{prefix}{kind}/" for kind in MEDIA_KEYS.values())
+    if not path.startswith(kinds) or ".." in path.split("/") or not default_storage.exists(path):
+        raise Http404("No such file")
+    response = FileResponse(default_storage.open(path, "rb"), content_type=media_mime(path))
+    response["Content-Disposition"] = "inline"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response

@@ -22,18 +22,30 @@ def dashboard_cards(experiment: Experiment) -> list[dict]:
 
 def _card(binding, summary: dict | None) -> dict:
     version = binding.evaluator_version
-    card = {"binding": binding, "name": version.evaluator.name, "version": version.version,
-            "meaning": version.score_meaning,
-            "policy": describe_policy(binding.policy, version.score_meaning), "summary": summary}
+    card = {
+        "binding": binding,
+        "name": version.evaluator.name,
+        "version": version.version,
+        "meaning": version.score_meaning,
+        "policy": describe_policy(binding.policy, version.score_meaning),
+        "summary": summary,
+    }
     if summary is None:
         return card
     evaluated, processed = summary["total_evaluated"], summary["total_processed"]
-    card["bar"] = [(kind, summary[key], summary[key] / processed if processed else 0)
-                   for kind, key in (("pass", "passed"), ("fail", "fails"), ("unknown", "nones"))]
+    card["bar"] = [
+        (kind, summary[key], summary[key] / processed if processed else 0)
+        for kind, key in (("pass", "passed"), ("fail", "fails"), ("unknown", "nones"))
+    ]
     card["pass_ci"] = _pass_ci(summary.get("fail_rate_ci"))
-    card["whisker"] = bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] >= MIN_WHISKER
-    card["ci_note"] = "" if card["pass_ci"] else (
-        f"n = {evaluated} < 30: no interval" if evaluated else "nothing evaluated")
+    card["whisker"] = (
+        bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] >= MIN_WHISKER
+    )
+    card["ci_note"] = (
+        ""
+        if card["pass_ci"]
+        else (f"n = {evaluated} < 30: no interval" if evaluated else "nothing evaluated")
+    )
     card["histogram"] = _histogram(summary)
     card["tags"] = sorted((summary.get("tags") or {}).items())
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
@@ -51,5 +63,7 @@ def _histogram(summary: dict) -> list[dict]:
     histogram = summary.get("histogram") or {}
     counts, edges = histogram.get("counts") or [], histogram.get("edges") or []
     peak = max(counts) if counts else 0
-    return [{"from": edges[i], "to": edges[i + 1], "count": c,
-             "height": (c / peak) if peak else 0} for i, c in enumerate(counts)]
+    return [
+        {"from": edges[i], "to": edges[i + 1], "count": c, "height": (c / peak) if peak else 0}
+        for i, c in enumerate(counts)
+    ]

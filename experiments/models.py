@@ -23,7 +23,11 @@ class ExperimentStatus(models.TextChoices):
 
 
 ACTIVE_STATUSES = (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING)
-FINISHED_STATUSES = (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED, ExperimentStatus.CANCELLED)
+FINISHED_STATUSES = (
+    ExperimentStatus.COMPLETED,
+    ExperimentStatus.FAILED,
+    ExperimentStatus.CANCELLED,
+)
 
 
 class TargetKind(models.TextChoices):
@@ -41,13 +45,15 @@ class Experiment(models.Model):
     evalset_version = models.ForeignKey(
         EvalSetVersion, on_delete=models.PROTECT, related_name="experiments"
     )
-    target_kind = models.CharField(max_length=8, choices=TargetKind.choices,
-                                   default=TargetKind.NONE)
+    target_kind = models.CharField(
+        max_length=8, choices=TargetKind.choices, default=TargetKind.NONE
+    )
     target_config = models.JSONField(default=dict, blank=True)
     concurrency = models.PositiveSmallIntegerField(default=8)
     chunk_size = models.PositiveIntegerField(default=1000)
-    status = models.CharField(max_length=10, choices=ExperimentStatus.choices,
-                              default=ExperimentStatus.DRAFT)
+    status = models.CharField(
+        max_length=10, choices=ExperimentStatus.choices, default=ExperimentStatus.DRAFT
+    )
     items_total = models.PositiveIntegerField(default=0)
     results_total = models.PositiveIntegerField(default=0)
     results_done = models.PositiveIntegerField(default=0)
@@ -58,18 +64,22 @@ class Experiment(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
-    cloned_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="clones")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
-                                   on_delete=models.SET_NULL, related_name="+")
+    cloned_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["workspace", "-created_at"]),
-                   models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["workspace", "-created_at"]),
+            models.Index(fields=["status", "heartbeat_at"]),
+        ]
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -90,16 +100,20 @@ class EvaluatorBinding(models.Model):
     """An evaluator version in an experiment: how its variables are fed and its verdict rule."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="bindings")
-    evaluator_version = models.ForeignKey(EvaluatorVersion, on_delete=models.PROTECT,
-                                          related_name="bindings")
+    evaluator_version = models.ForeignKey(
+        EvaluatorVersion, on_delete=models.PROTECT, related_name="bindings"
+    )
     mapping = models.JSONField(help_text="variable → 'column:<name>' | 'target:actual_output'")
     policy = models.JSONField()
     ext = models.JSONField(default=dict, blank=True)
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["experiment", "evaluator_version"],
-                                               name="unique_binding")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["experiment", "evaluator_version"], name="unique_binding"
+            )
+        ]
         ordering = ["position", "pk"]
 
     def __str__(self) -> str:
@@ -126,15 +140,17 @@ class ExperimentChunk(models.Model):
     kind = models.CharField(max_length=8, choices=ChunkKind.choices)
     position_from = models.BigIntegerField()
     position_to = models.BigIntegerField(help_text="exclusive")
-    status = models.CharField(max_length=8, choices=ChunkStatus.choices,
-                              default=ChunkStatus.PENDING)
+    status = models.CharField(
+        max_length=8, choices=ChunkStatus.choices, default=ChunkStatus.PENDING
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     claimed_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["experiment", "kind", "index"],
-                                               name="unique_chunk")]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "kind", "index"], name="unique_chunk")
+        ]
         indexes = [models.Index(fields=["experiment", "status"])]
         ordering = ["index", "kind"]
 
@@ -158,8 +174,9 @@ class Verdict(models.TextChoices):
 class TargetResult(models.Model):
     """The prompt target's output for one item."""
 
-    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
-                                   related_name="target_results")
+    experiment = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="target_results"
+    )
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
     status = models.CharField(max_length=8, choices=ResultStatus.choices)
@@ -172,8 +189,9 @@ class TargetResult(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["experiment", "item"],
-                                               name="unique_target_result")]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "item"], name="unique_target_result")
+        ]
 
     def __str__(self) -> str:
         return f"target {self.item_uid}"
@@ -183,8 +201,7 @@ class Result(models.Model):
     """One (experiment, item, evaluator version): written once by an idempotent upsert."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="results")
-    binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE,
-                                related_name="results")
+    binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="results")
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
     position = models.BigIntegerField(default=0)
@@ -205,18 +222,22 @@ class Result(models.Model):
     human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
     human_score = models.FloatField(null=True, blank=True)
     correction_note = models.TextField(blank=True)
-    corrected_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                     on_delete=models.SET_NULL, related_name="+")
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     corrected_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["experiment", "item", "binding"],
-                                               name="unique_result")]
-        indexes = [models.Index(fields=["experiment", "binding", "position"]),
-                   models.Index(fields=["experiment", "binding", "verdict"]),
-                   models.Index(fields=["experiment", "status"])]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "item", "binding"], name="unique_result")
+        ]
+        indexes = [
+            models.Index(fields=["experiment", "binding", "position"]),
+            models.Index(fields=["experiment", "binding", "verdict"]),
+            models.Index(fields=["experiment", "status"]),
+        ]
         ordering = ["position", "binding_id"]
 
     def __str__(self) -> str:
@@ -232,8 +253,9 @@ class Aggregate(models.Model):
     """The dashboard's numbers for one (experiment, evaluator binding), refreshed on change."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="aggregates")
-    binding = models.OneToOneField(EvaluatorBinding, on_delete=models.CASCADE,
-                                   related_name="aggregate")
+    binding = models.OneToOneField(
+        EvaluatorBinding, on_delete=models.CASCADE, related_name="aggregate"
+    )
     summary = models.JSONField()
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -249,12 +271,15 @@ class JudgeCalibration(models.Model):
     """
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    evaluator_version = models.ForeignKey(EvaluatorVersion, on_delete=models.CASCADE,
-                                          related_name="calibrations")
-    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE,
-                                   related_name="calibrations")
-    binding = models.OneToOneField(EvaluatorBinding, on_delete=models.CASCADE,
-                                   related_name="calibration")
+    evaluator_version = models.ForeignKey(
+        EvaluatorVersion, on_delete=models.CASCADE, related_name="calibrations"
+    )
+    experiment = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="calibrations"
+    )
+    binding = models.OneToOneField(
+        EvaluatorBinding, on_delete=models.CASCADE, related_name="calibration"
+    )
     n = models.PositiveIntegerField(help_text="rows where both the judge and a human decided")
     agreement = models.FloatField(null=True)
     sensitivity = models.FloatField(null=True)

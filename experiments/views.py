@@ -215,9 +215,11 @@ def _progress_context(experiment) -> dict:
 
 
 def _duration(seconds: float | None) -> str:
-    """'4 s', '2 min 5 s', '1 h 3 min' — a rough human figure for an ETA or an elapsed time."""
+    """'0.4 s', '42 s', '2 min 5 s', '1 h 3 min': a human figure for an ETA or elapsed time."""
     if seconds is None:
         return ""
+    if seconds < 10:  # short runs are common: keep a decimal so they do not read "0 s"
+        return _("%(s).1f s") % {"s": seconds}
     seconds = int(round(seconds))
     if seconds < 60:
         return _("%(s)d s") % {"s": seconds}

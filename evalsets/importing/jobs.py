@@ -181,8 +181,9 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
             problem = f"content_type of {name!r} must be one of {', '.join(CONTENT_TYPES)}"
         if problem:
             raise ValidationError({"new_columns": [problem]})
-        cleaned.append({"name": name, "content_type": content_type, "description": "",
-                        "required": False})
+        cleaned.append(
+            {"name": name, "content_type": content_type, "description": "", "required": False}
+        )
     return cleaned
 
 
@@ -199,8 +200,9 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
         )
     targets = [t for t in mapping.values() if t != IGNORE]
     for field, target in mapping.items():
-        if not isinstance(target, str) or (target not in columns and target not in SPECIAL_TARGETS
-                                           and target != IGNORE):
+        if not isinstance(target, str) or (
+            target not in columns and target not in SPECIAL_TARGETS and target != IGNORE
+        ):
             problems.append(f"field {field!r} maps to {target!r}, which is not a column of the set")
         elif target != IGNORE and targets.count(target) > 1:
             problems.append(f"more than one field maps to {target!r}")
@@ -218,4 +220,3 @@ def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:
     choices = [(c["name"], f"{c['name']} ({c['content_type']})") for c in job.evalset.columns]
     choices += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
     return choices
-

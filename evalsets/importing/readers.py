@@ -54,8 +54,7 @@ class Lines:
 def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
     column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
     return (
-        f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at character {column}; "
-        "save the file as UTF-8"
+        f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at character {column}; save the file as UTF-8"
     )
 
 

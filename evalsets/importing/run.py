@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,9 +36,16 @@ Progress = Callable[[EvalSetImport], None]
 
 
 def import_claim(*, import_id: int) -> EvalSetImport | None:
-    """Move a queued job to running; None when someone else has it (or it already ran)."""
-    claimed = EvalSetImport.objects.filter(pk=import_id, status=ImportStatus.QUEUED).update(
-        status=ImportStatus.RUNNING, started_at=timezone.now()
+    """Move a queued job to running; None when someone else has it (or it already ran).
+
+    A job left `running` for longer than the task time limit lost its worker; it is claimed
+    again (its staged rows are dropped when the new run starts).
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    claimable = Q(status=ImportStatus.QUEUED) | Q(status=ImportStatus.RUNNING, started_at__lt=stale)
+    claimed = EvalSetImport.objects.filter(claimable, pk=import_id).update(
+        status=ImportStatus.RUNNING, started_at=now
     )
     return EvalSetImport.objects.get(pk=import_id) if claimed else None
 
@@ -47,8 +57,10 @@ def import_run(*, job: EvalSetImport, on_progress: Progress | None = None) -> Ev
         run.execute()
     except FileProblem as exc:
         run.report(exc.line, [(exc.column, exc.problem)])
-        run.fail(_("The file cannot be read: line %(line)s: %(p)s") % {"line": exc.line,
-                                                                        "p": exc.problem})
+        run.fail(
+            _("The file cannot be read: line %(line)s: %(p)s")
+            % {"line": exc.line, "p": exc.problem}
+        )
     except Exception as exc:  # the job must end failed, whatever broke
         logger.exception("import %s failed", job.pk)
         run.fail(_("The import stopped: %(error)s") % {"error": f"{type(exc).__name__}: {exc}"})
@@ -68,6 +80,7 @@ class _Run:
         self.lines = None
 
     def execute(self) -> None:
+        EvalSetItem.objects.filter(import_job=self.job).delete()  # a lost earlier run's rows
         evalset = self.job.evalset
         columns = evalset.columns + self.job.new_columns
         try:
@@ -80,8 +93,11 @@ class _Run:
             self.scan(records, builder, next_position(evalset))
         if self.error_count and not self.job.skip_bad_rows:
             self.fail(
-                _("Nothing was imported: %(n)s problems found. Fix them, or import again with "
-                  "“skip bad rows”.") % {"n": self.error_count}
+                _(
+                    "Nothing was imported: %(n)s problems found. Fix them, or import again with "
+                    "“skip bad rows”."
+                )
+                % {"n": self.error_count}
             )
         else:
             self.complete()
@@ -115,8 +131,15 @@ class _Run:
             if not batch:
                 ids = new_item_ids(BATCH)
             batch.append(
-                (ids[len(batch)], position, dumps(row.data), dumps(row.tags), row.human_verdict,
-                 row.label, row.search_text)
+                (
+                    ids[len(batch)],
+                    position,
+                    dumps(row.data),
+                    dumps(row.tags),
+                    row.human_verdict,
+                    row.label,
+                    row.search_text,
+                )
             )
             position += 1
             if len(batch) >= BATCH:
@@ -201,6 +224,8 @@ def _merged_columns(columns: list[dict], new_columns: list[dict]) -> list[dict]:
             merged.append(column)
         elif existing["content_type"] != column["content_type"]:
             raise FileProblem(
-                1, column["name"], f"column {column['name']!r} was added meanwhile with another type"
+                1,
+                column["name"],
+                f"column {column['name']!r} was added meanwhile with another type",
             )
     return merged

@@ -228,8 +228,13 @@ BAD_BODIES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("case", list(BAD_BODIES))
-@pytest.mark.parametrize("launch", [False, True])
+# every case as a draft, and a few with launch: true (a failed create must not launch anything)
+BAD_CASES = [(case, False) for case in BAD_BODIES] + [
+    (case, True) for case in ("unmapped required variable", "evalset version of another workspace",
+                              "no evaluators")]  # fmt: skip
+
+
+@pytest.mark.parametrize("case, launch", BAD_CASES)
 def test_bad_create_is_400_naming_the_field_and_saves_nothing(
     api, body, foreign, image_version, case, launch
 ):
@@ -307,9 +312,11 @@ def stricter(workspace, user, evaluator_version):
     """Version 1.1.0 of the same evaluator: case-sensitive."""
     evaluator = evaluator_version.evaluator
     source = evaluator_version.config["source"].replace(
-        "reference.lower() in output.lower()", "reference in output")
+        "reference.lower() in output.lower()", "reference in output"
+    )
     evaluator_services.evaluator_update_draft(
-        evaluator=evaluator, user=user, config={**evaluator_version.config, "source": source})
+        evaluator=evaluator, user=user, config={**evaluator_version.config, "source": source}
+    )
     return evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user,
                                                        version="1.1.0")  # fmt: skip
 

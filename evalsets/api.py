@@ -1,0 +1,286 @@
+"""API: /api/v1/evalsets/ with their items, versions, imports, exports and media uploads."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, renderers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
+
+from . import selectors, services
+from . import serializers as s
+from .export import errors_csv, export_response
+from .importing import import_create
+from .media import media_store, with_urls
+from .models import EvalSet
+
+UUID_RE = r"[0-9a-fA-F-]{36}"
+
+
+class DownloadNegotiation(BaseContentNegotiation):
+    """`?format=` names the export's file format here, not a DRF renderer: errors are JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+
+class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """Evaluation sets. Columns are edited with PATCH; rows under /items/."""
+
+    serializer_class = s.EvalSetSerializer
+    queryset = EvalSet.objects.all()
+    lookup_value_regex = UUID_RE
+
+    def scoped_queryset(self):
+        if self.action != "list":
+            return EvalSet.objects.filter(workspace=self.request.workspace, deleted_at=None)
+        params = self.request.query_params
+        return selectors.evalset_list(
+            workspace=self.request.workspace, search=params.get("q", ""), tag=params.get("tag", "")
+        )
+
+    @extend_schema(parameters=[OpenApiParameter(n, str, required=False) for n in ("q", "tag")])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(request=s.EvalSetCreateSerializer, responses={201: s.EvalSetSerializer})
+    def create(self, request):
+        serializer = s.EvalSetCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        evalset = services.evalset_create(
+            workspace=request.workspace, user=request.user, **serializer.validated_data
+        )
+        return Response(s.EvalSetSerializer(evalset).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.EvalSetUpdateSerializer, responses=s.EvalSetSerializer)
+    def partial_update(self, request, id=None):
+        evalset = self.get_object()
+        serializer = s.EvalSetUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        evalset = services.evalset_update(evalset=evalset, **serializer.validated_data)
+        return Response(s.EvalSetSerializer(evalset).data)
+
+    def destroy(self, request, id=None):
+        services.evalset_delete(evalset=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("format", str, enum=["csv", "jsonl"], description="default jsonl"),
+            OpenApiParameter("version", str, description="a version, or 'draft' (default)"),
+        ],
+        responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[renderers.JSONRenderer],
+        content_negotiation_class=DownloadNegotiation,
+    )
+    def export(self, request, id=None):
+        """Download the draft or a version as CSV or JSONL, streamed."""
+        evalset = self.get_object()
+        file_format = request.query_params.get("format", "jsonl")
+        if file_format not in ("csv", "jsonl"):
+            raise ValidationError({"format": "Use format=csv or format=jsonl."})
+        version = selectors.version_ref(evalset=evalset, ref=request.query_params.get("version"))
+        items = selectors.items_list(evalset=evalset, version=version)
+        return export_response(
+            evalset=evalset, version=version, items=items, file_format=file_format
+        )
+
+    @extend_schema(
+        request={"multipart/form-data": s.MediaUploadSerializer},
+        responses={201: OpenApiTypes.OBJECT},
+        description="Upload an image or audio file; returns its content object for item data.",
+    )
+    @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def media(self, request):
+        if request.workspace is None:
+            raise Http404
+        serializer = s.MediaUploadSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        content = media_store(
+            workspace=request.workspace,
+            upload=serializer.validated_data["file"],
+            expected=serializer.validated_data.get("content_type"),
+        )
+        body = with_urls({"file": content}, request.workspace, request.build_absolute_uri)
+        return Response(body["file"], status=status.HTTP_201_CREATED)
+
+
+class _NestedMixin(WorkspaceMixin):
+    """Resolves the parent set from the URL inside the request's workspace (404 otherwise)."""
+
+    def evalset(self) -> EvalSet:
+        if self.request.workspace is None:
+            raise Http404
+        return selectors.evalset_get(
+            workspace=self.request.workspace, public_id=self.kwargs["evalset_id"]
+        )
+
+
+class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
+    """Rows of a set: the draft by default, or `?version=` for a committed version."""
+
+    serializer_class = s.ItemSerializer
+    lookup_field = "item_id"
+    lookup_value_regex = UUID_RE
+
+    def get_queryset(self):
+        return None
+
+    def _context(self) -> dict:
+        return {"request": self.request, "workspace": self.request.workspace}
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("version", str, description="a version, or 'draft' (default)"),
+            OpenApiParameter("tag", str),
+            OpenApiParameter("q", str, description="text search"),
+        ],
+        responses=s.ItemSerializer(many=True),
+    )
+    def list(self, request, evalset_id=None):
+        evalset = self.evalset()
+        params = request.query_params
+        version = selectors.version_ref(evalset=evalset, ref=params.get("version"))
+        rows = selectors.items_list(
+            evalset=evalset, version=version, tag=params.get("tag", ""), search=params.get("q", "")
+        )
+        page = self.paginate_queryset(rows)
+        data = s.ItemSerializer(page, many=True, context=self._context()).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        request=s.ItemsBulkSerializer,
+        responses={200: s.ItemsBulkResultSerializer, 201: s.ItemSerializer},
+        description="Bulk: {create: [...], update: [...], delete: [item_id]}, all-or-nothing. "
+        "A body with `data` at the top level creates one item (201).",
+    )
+    def create(self, request, evalset_id=None):
+        evalset = self.evalset()
+        if "data" in request.data:
+            serializer = s.ItemWriteSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            item = services.item_create(evalset=evalset, **serializer.validated_data)
+            body = s.ItemSerializer(item, context=self._context()).data
+            return Response(body, status=status.HTTP_201_CREATED)
+        serializer = s.ItemsBulkSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = services.items_bulk(evalset=evalset, **serializer.validated_data)
+        return Response(s.ItemsBulkResultSerializer(result, context=self._context()).data)
+
+    @extend_schema(parameters=[OpenApiParameter("version", str)])
+    def retrieve(self, request, evalset_id=None, item_id=None):
+        evalset = self.evalset()
+        version = selectors.version_ref(evalset=evalset, ref=request.query_params.get("version"))
+        item = selectors.item_get(evalset=evalset, item_id=item_id, version=version)
+        return Response(s.ItemSerializer(item, context=self._context()).data)
+
+    @extend_schema(request=s.ItemWriteSerializer, responses=s.ItemSerializer)
+    def partial_update(self, request, evalset_id=None, item_id=None):
+        evalset = self.evalset()
+        selectors.item_get(evalset=evalset, item_id=item_id)
+        serializer = s.ItemWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fields = {k: v for k, v in serializer.validated_data.items() if k != "item_id"}
+        item = services.item_update(evalset=evalset, item_id=item_id, **fields)
+        return Response(s.ItemSerializer(item, context=self._context()).data)
+
+    def destroy(self, request, evalset_id=None, item_id=None):
+        evalset = self.evalset()
+        selectors.item_get(evalset=evalset, item_id=item_id)
+        services.item_delete(evalset=evalset, item_id=item_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VersionViewSet(_NestedMixin, viewsets.GenericViewSet):
+    """Committed versions, addressed by SemVer string. There is no update and no delete."""
+
+    serializer_class = s.VersionSerializer
+    lookup_field = "version"
+    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
+
+    def get_queryset(self):
+        return None
+
+    def list(self, request, evalset_id=None):
+        versions = selectors.versions_sorted(evalset=self.evalset())
+        page = self.paginate_queryset(versions)
+        return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
+
+    def retrieve(self, request, evalset_id=None, version=None):
+        found = selectors.version_get(evalset=self.evalset(), version=version)
+        return Response(s.VersionSerializer(found).data)
+
+    @extend_schema(request=s.VersionCommitSerializer, responses={201: s.VersionSerializer})
+    def create(self, request, evalset_id=None):
+        evalset = self.evalset()
+        serializer = s.VersionCommitSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        created = services.version_commit(
+            evalset=evalset, user=request.user, **serializer.validated_data
+        )
+        return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+class ImportViewSet(_NestedMixin, viewsets.GenericViewSet):
+    """File imports: POST a CSV/JSONL file (202, a queued job), then poll its status."""
+
+    serializer_class = s.ImportSerializer
+    lookup_value_regex = UUID_RE
+    lookup_url_kwarg = "id"
+
+    def get_queryset(self):
+        return None
+
+    def list(self, request, evalset_id=None):
+        page = self.paginate_queryset(list(self.evalset().imports.all()[:200]))
+        return self.get_paginated_response(s.ImportSerializer(page, many=True).data)
+
+    def retrieve(self, request, evalset_id=None, id=None):
+        job = selectors.import_get(evalset=self.evalset(), public_id=id)
+        return Response(s.ImportSerializer(job).data)
+
+    @extend_schema(
+        request={"multipart/form-data": s.ImportCreateSerializer},
+        responses={202: s.ImportSerializer},
+    )
+    def create(self, request, evalset_id=None):
+        evalset = self.evalset()
+        serializer = s.ImportCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        job = import_create(
+            evalset=evalset,
+            user=request.user,
+            upload=data["file"],
+            file_format=data.get("format"),
+            mapping=data.get("mapping"),
+            new_columns=data.get("new_columns"),
+            skip_bad_rows=data["skip_bad_rows"],
+            replace=data["replace"],
+        )
+        return Response(s.ImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)})
+    @action(detail=True, methods=["get"], content_negotiation_class=DownloadNegotiation)
+    def errors(self, request, evalset_id=None, id=None):
+        """The error report: line, column, problem (the first 1,000 problems)."""
+        job = selectors.import_get(evalset=self.evalset(), public_id=id)
+        response = HttpResponse(errors_csv(job.errors), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="import-{job.public_id}-errors.csv"'
+        )
+        return response

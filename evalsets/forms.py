@@ -1,0 +1,218 @@
+"""Forms for the evalset pages: set metadata, columns, one row, commit, import and mapping."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .content import CONTENT_TYPES, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
+from .models import Verdict
+from .rows import SPECIAL_TARGETS
+
+TYPE_CHOICES = [(t, t) for t in CONTENT_TYPES]
+NEW, IGNORE = "__new__", "__ignore__"
+
+
+def split_tags(text: str) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+class EvalSetForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    description = forms.CharField(
+        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    tags = forms.CharField(label=_("Tags"), required=False, help_text=_("Comma-separated"))
+
+    def clean_tags(self) -> list[str]:
+        return split_tags(self.cleaned_data["tags"])
+
+
+class ColumnForm(forms.Form):
+    old_name = forms.CharField(widget=forms.HiddenInput, required=False)
+    name = forms.CharField(label=_("Name"), max_length=64, required=False)
+    content_type = forms.ChoiceField(label=_("Type"), choices=TYPE_CHOICES, initial=TEXT)
+    description = forms.CharField(label=_("Description"), required=False)
+    required = forms.BooleanField(label=_("Required"), required=False)
+    remove = forms.BooleanField(label=_("Remove"), required=False)
+
+    def column(self) -> dict | None:
+        """The column this row of the editor asks for, or None (removed or left blank)."""
+        data = self.cleaned_data
+        if data.get("remove") or not data.get("name"):
+            return None
+        column = {k: data[k] for k in ("name", "content_type", "description", "required")}
+        if data.get("old_name") and data["old_name"] != data["name"]:
+            column["old_name"] = data["old_name"]
+        return column
+
+
+ColumnFormSet = forms.formset_factory(ColumnForm, extra=2, max_num=50)
+
+
+def column_initial(columns: list[dict]) -> list[dict]:
+    return [{**c, "old_name": c["name"]} for c in columns]
+
+
+class RowForm(forms.Form):
+    """One draft row: a field per column (media: a URL/path or a file), then the row fields."""
+
+    tags = forms.CharField(label=_("Tags"), required=False, help_text=_("Comma-separated"))
+    human_verdict = forms.ChoiceField(
+        label=_("Human verdict"), required=False, choices=[("", "—"), *Verdict.choices]
+    )
+    label = forms.CharField(
+        label=_("Label"), required=False, widget=forms.Textarea(attrs={"rows": 1})
+    )
+
+    def __init__(self, *args, columns: list[dict], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.columns = columns
+        fields = {}
+        for column in columns:
+            fields.update(_column_fields(column))
+        self.fields = {**fields, **self.fields}
+
+    def clean_tags(self) -> list[str]:
+        return split_tags(self.cleaned_data["tags"])
+
+    def data_values(self) -> dict:
+        """{column: value} for the service: text, a media reference, or a JSON object."""
+        values = {}
+        for column in self.columns:
+            value = self.cleaned_data.get(f"col_{column['name']}")
+            if column["content_type"] == MULTIPART and value:
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    self.add_error(f"col_{column['name']}", f"Not valid JSON: {exc.msg}")
+                    continue
+            if value not in (None, ""):
+                values[column["name"]] = value
+        return values
+
+    def uploads(self) -> dict:
+        return {
+            c["name"]: self.cleaned_data[f"file_{c['name']}"]
+            for c in self.columns
+            if self.cleaned_data.get(f"file_{c['name']}")
+        }
+
+    @staticmethod
+    def initial_for(item, columns: list[dict]) -> dict:
+        initial = {
+            "tags": ", ".join(item.tags),
+            "human_verdict": item.human_verdict,
+            "label": item.label,
+        }
+        for column in columns:
+            content = item.data.get(column["name"])
+            if content:
+                initial[f"col_{column['name']}"] = content_cell(content)
+        return initial
+
+
+def _column_fields(column: dict) -> dict:
+    name, kind = column["name"], column["content_type"]
+    help_text = column.get("description", "")
+    if kind == TEXT:
+        widget = forms.Textarea(attrs={"rows": 3})
+        return {
+            f"col_{name}": forms.CharField(
+                label=name, required=False, widget=widget, help_text=help_text, strip=False
+            )
+        }
+    if kind in MEDIA_KEYS:
+        accept = "image/*" if kind == IMAGE else "audio/*"
+        return {
+            f"col_{name}": forms.CharField(
+                label=f"{name} ({kind})",
+                required=False,
+                help_text=_("An http(s) URL, or upload a file below."),
+            ),
+            f"file_{name}": forms.FileField(
+                label=_("Upload"),
+                required=False,
+                widget=forms.ClearableFileInput(attrs={"accept": accept}),
+            ),
+        }
+    return {
+        f"col_{name}": forms.CharField(
+            label=f"{name} (MultiPart JSON)",
+            required=False,
+            widget=forms.Textarea(attrs={"rows": 3, "class": "code"}),
+            help_text=help_text,
+        )
+    }
+
+
+class CommitForm(forms.Form):
+    version = forms.CharField(label=_("Version"), max_length=64)
+    note = forms.CharField(
+        label=_("Note"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+
+class ImportUploadForm(forms.Form):
+    file = forms.FileField(label=_("CSV or JSONL file"))
+    format = forms.ChoiceField(
+        label=_("Format"),
+        required=False,
+        choices=[("", _("From the file name")), ("csv", "CSV"), ("jsonl", "JSONL")],
+    )
+
+
+class MappingForm(forms.Form):
+    """For each file field: which column (or row field) it fills, or a new column, or nothing."""
+
+    skip_bad_rows = forms.BooleanField(
+        label=_("Skip bad rows (import the good ones and report the rest)"), required=False
+    )
+    replace = forms.BooleanField(
+        label=_("Replace the draft's rows instead of adding to them"), required=False
+    )
+
+    def __init__(
+        self,
+        *args,
+        fields: list[str],
+        columns: list[dict],
+        proposed: dict,
+        new_types: dict,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.file_fields = fields
+        targets = [(c["name"], f"{c['name']} ({c['content_type']})") for c in columns]
+        targets += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
+        choices = [(NEW, _("New column")), *targets, (IGNORE, _("Ignore"))]
+        for index, field in enumerate(fields):
+            target = proposed.get(field)
+            initial = NEW if field in new_types else (IGNORE if target == "" else target)
+            self.fields[f"map_{index}"] = forms.ChoiceField(
+                label=field, choices=choices, initial=initial or NEW, required=True
+            )
+            self.fields[f"type_{index}"] = forms.ChoiceField(
+                label=_("Type of the new column"),
+                choices=TYPE_CHOICES,
+                initial=new_types.get(field, TEXT),
+            )
+
+    def rows(self):
+        """(field, target bound field, type bound field) for the template."""
+        return [(f, self[f"map_{i}"], self[f"type_{i}"]) for i, f in enumerate(self.file_fields)]
+
+    def mapping(self) -> tuple[dict, list[dict]]:
+        mapping, new_columns = {}, []
+        for index, field in enumerate(self.file_fields):
+            target = self.cleaned_data[f"map_{index}"]
+            if target == NEW:
+                mapping[field] = field
+                new_columns.append(
+                    {"name": field, "content_type": self.cleaned_data[f"type_{index}"]}
+                )
+            else:
+                mapping[field] = "" if target == IGNORE else target
+        return mapping, new_columns

@@ -1,0 +1,215 @@
+"""Serializers for evaluation sets, items, versions and imports. Validation lives in services."""
+
+from __future__ import annotations
+
+import json
+
+from rest_framework import serializers
+
+from .media import with_urls
+from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses fields it does not know, so a typo is an error rather than silently ignored."""
+
+    def validate(self, attrs):
+        unknown = set(getattr(self, "initial_data", {}) or {}) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError(
+                {name: "Unknown or read-only field." for name in sorted(unknown)}
+            )
+        return attrs
+
+
+class JSONValueField(serializers.JSONField):
+    """JSON in a JSON body, or a JSON string in a multipart form field."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            try:
+                return json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise serializers.ValidationError(f"Not valid JSON: {exc.msg}.") from None
+        return super().to_internal_value(data)
+
+
+class ColumnSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    content_type = serializers.ChoiceField(choices=["Text", "Image", "Audio", "MultiPart"])
+    description = serializers.CharField(required=False, allow_blank=True)
+    required = serializers.BooleanField(required=False)
+
+
+class EvalSetSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    columns = ColumnSerializer(many=True, read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    latest_version = serializers.SerializerMethodField()
+    draft_item_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvalSet
+        fields = [
+            "id",
+            "name",
+            "description",
+            "columns",
+            "tags",
+            "draft_changed",
+            "draft_item_count",
+            "latest_version",
+            "created_by",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+    def get_latest_version(self, obj) -> str | None:
+        from .selectors import latest_version
+
+        latest = latest_version(obj)
+        return latest.version if latest else None
+
+    def get_draft_item_count(self, obj) -> int:
+        from .selectors import draft_count
+
+        return draft_count(obj)
+
+
+class EvalSetCreateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=120)
+    description = serializers.CharField(required=False, allow_blank=True)
+    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+    columns = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="[{name, content_type: Text|Image|Audio|MultiPart, description, required}]",
+    )
+
+
+class EvalSetUpdateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=120, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+    columns = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="The full new column list; give `old_name` on a column to rename it.",
+    )
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    """An item; stored media carry an absolute URL that members can read them by."""
+
+    data = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvalSetItem
+        fields = ["item_id", "position", "data", "tags", "human_verdict", "label"]
+        read_only_fields = fields
+
+    def get_data(self, obj) -> dict:
+        request = self.context.get("request")
+        absolute = request.build_absolute_uri if request is not None else None
+        return with_urls(obj.data, self.context["workspace"], absolute)
+
+
+class ItemWriteSerializer(StrictSerializer):
+    item_id = serializers.CharField(required=False)
+    data = serializers.DictField(required=False, help_text="{column: content object or text}")
+    tags = serializers.ListField(child=serializers.CharField(), required=False)
+    human_verdict = serializers.CharField(required=False, allow_blank=True)
+    label = serializers.CharField(required=False, allow_blank=True)
+
+
+class ItemsBulkSerializer(StrictSerializer):
+    """One all-or-nothing call: nothing is saved unless every change is valid."""
+
+    create = serializers.ListField(child=serializers.DictField(), required=False)
+    update = serializers.ListField(child=serializers.DictField(), required=False)
+    delete = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class ItemsBulkResultSerializer(serializers.Serializer):
+    created = ItemSerializer(many=True)
+    updated = ItemSerializer(many=True)
+    deleted = serializers.IntegerField()
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evalset = serializers.UUIDField(source="evalset.public_id", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = EvalSetVersion
+        fields = [
+            "id",
+            "evalset",
+            "version",
+            "note",
+            "item_count",
+            "columns",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class VersionCommitSerializer(StrictSerializer):
+    version = serializers.CharField(max_length=64)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+
+
+class ImportSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evalset = serializers.UUIDField(source="evalset.public_id", read_only=True)
+    percent = serializers.IntegerField(read_only=True)
+    errors = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvalSetImport
+        fields = [
+            "id",
+            "evalset",
+            "status",
+            "format",
+            "file_name",
+            "file_size",
+            "fields",
+            "mapping",
+            "new_columns",
+            "skip_bad_rows",
+            "replace",
+            "rows_total",
+            "rows_done",
+            "rows_imported",
+            "rows_failed",
+            "percent",
+            "error_count",
+            "errors",
+            "message",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_errors(self, obj) -> list[dict]:
+        """The first 100 problems; the full report (up to 1,000) downloads from errors/."""
+        return obj.errors[:100]
+
+
+class ImportCreateSerializer(StrictSerializer):
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=ImportFormat.values, required=False)
+    mapping = JSONValueField(required=False, help_text="{file field: column | @tags | '' }")
+    new_columns = JSONValueField(required=False, help_text="[{name, content_type}]")
+    skip_bad_rows = serializers.BooleanField(required=False, default=False)
+    replace = serializers.BooleanField(required=False, default=False)
+
+
+class MediaUploadSerializer(StrictSerializer):
+    file = serializers.FileField()
+    content_type = serializers.ChoiceField(choices=["Image", "Audio"], required=False)

@@ -1,0 +1,194 @@
+"""Demo experiments: "Demo QA" (60 Text rows) scored twice, so the list, the experiment page and
+the compare page have finished runs to show.
+
+The baseline uses "Answer contains reference" 1.0.0 (case-insensitive containment) and, when the
+evaluators demo made it, the "Equal" preset; the second run is a clone with 1.1.0 of the
+containment check, which is stricter (whole word, at most twelve words), so the two differ.
+Both run in this process: launching also enqueues the start task, which later finds the run
+finished and does nothing.
+"""
+
+from __future__ import annotations
+
+from evalsets.models import EvalSet
+from evalsets.services import evalset_create, items_bulk, version_commit
+from evaluators.models import Evaluator, EvaluatorVersion
+from evaluators.services import evaluator_create, evaluator_submit_version, evaluator_update_draft
+
+from . import engine, services
+from .models import Experiment
+
+EVALSET_NAME = "Demo QA"
+EVALUATOR_NAME = "Answer contains reference"
+BASELINE = "Demo QA · baseline"
+STRICTER = "Demo QA · stricter containment"
+
+# (question, reference answer, a wrong answer, topic, difficulty)
+FACTS = [
+    ("What is the capital of France?", "Paris", "Lyon", "geography", "easy"),
+    ("What is the capital of Australia?", "Canberra", "Sydney", "geography", "hard"),
+    ("What is the capital of Canada?", "Ottawa", "Toronto", "geography", "hard"),
+    ("Which river flows through Cairo?", "Nile", "Euphrates", "geography", "easy"),
+    ("What is the largest ocean?", "Pacific", "Atlantic", "geography", "easy"),
+    ("How many sides does a hexagon have?", "6", "8", "math", "easy"),
+    ("What is 12 times 12?", "144", "124", "math", "easy"),
+    ("What is the square root of 81?", "9", "8", "math", "easy"),
+    ("What is the smallest prime number?", "2", "1", "math", "hard"),
+    ("How many degrees are in a right angle?", "90", "180", "math", "easy"),
+    ("What is the chemical symbol for gold?", "Au", "Ag", "science", "hard"),
+    ("Which planet is known as the red planet?", "Mars", "Venus", "science", "easy"),
+    ("What gas do plants absorb from the air?", "carbon dioxide", "oxygen", "science", "easy"),
+    ("What is the hardest natural substance?", "diamond", "quartz", "science", "hard"),
+    ("How many bones are in the adult human body?", "206", "212", "science", "hard"),
+    ("Who wrote Hamlet?", "Shakespeare", "Marlowe", "history", "easy"),
+    ("In which year did the Berlin Wall fall?", "1989", "1991", "history", "hard"),
+    ("Who painted the Mona Lisa?", "Leonardo da Vinci", "Michelangelo", "history", "easy"),
+    ("Which empire built Machu Picchu?", "Inca", "Aztec", "history", "hard"),
+    ("Who was the first person on the Moon?", "Neil Armstrong", "Buzz Aldrin", "history", "easy"),
+]
+
+CONTAINS_V1 = '''def exec_evaluation(turn):
+    """1 when the answer mentions the reference (any case), 0 when not, unknown when empty."""
+    output = turn["evaluate_target_output_fields"]["actual_output"]["text"].strip()
+    reference = turn["evaluate_dataset_fields"]["reference_output"]["text"].strip()
+    if not output:
+        return EvalOutput(score=None, reason="Empty answer: cannot tell.")
+    if reference.lower() in output.lower():
+        return EvalOutput(score=1.0, reason="The answer mentions the reference.")
+    return EvalOutput(score=0.0, reason="The reference is missing from the answer.")
+'''
+
+CONTAINS_V2 = '''import re
+
+
+def exec_evaluation(turn):
+    """Stricter: the reference as a whole word, in an answer of at most twelve words."""
+    output = turn["evaluate_target_output_fields"]["actual_output"]["text"].strip()
+    reference = turn["evaluate_dataset_fields"]["reference_output"]["text"].strip()
+    if not output:
+        return EvalOutput(score=None, reason="Empty answer: cannot tell.")
+    if len(output.split()) > 12:
+        return EvalOutput(score=0.0, reason="Too long: more than twelve words.")
+    pattern = r"\\b" + re.escape(reference) + r"\\b"
+    if re.search(pattern, output, flags=re.IGNORECASE):
+        return EvalOutput(score=1.0, reason="The reference appears as a whole word.")
+    return EvalOutput(score=0.0, reason="The reference is missing from the answer.")
+'''
+
+VARIABLES = [
+    {"name": "actual_output", "content_type": "Text", "required": True,
+     "description": "The answer to check."},
+    {"name": "reference_output", "content_type": "Text", "required": True,
+     "description": "The expected answer."},
+]  # fmt: skip
+
+
+def demo_load(*, workspace, user) -> None:
+    """Create the demo evalset, evaluator and the two finished experiments once each."""
+    version = _evalset_version(workspace, user)
+    v1, v2 = _contains_versions(workspace, user)
+    baseline = Experiment.objects.filter(workspace=workspace, name=BASELINE).first()
+    if baseline is None:
+        bindings = [{"evaluator_version": v1}] + [
+            {"evaluator_version": ev} for ev in _equal_versions(workspace)
+        ]
+        baseline = services.experiment_create(
+            workspace=workspace, user=user, name=BASELINE, evalset_version=version,
+            bindings=bindings, chunk_size=20,
+            description="Containment and exact match on sixty answers.",
+        )  # fmt: skip
+        _run(baseline)
+    if not Experiment.objects.filter(workspace=workspace, name=STRICTER).exists():
+        stricter = services.experiment_clone(
+            experiment=baseline, user=user, name=STRICTER, versions={v1.evaluator_id: v2}
+        )
+        _run(stricter)
+
+
+def _run(experiment: Experiment) -> None:
+    services.experiment_launch(experiment=experiment)
+    engine.experiment_run_inline(experiment.pk)
+
+
+def _evalset_version(workspace, user):
+    evalset = EvalSet.objects.filter(workspace=workspace, name=EVALSET_NAME).first()
+    if evalset is None:
+        evalset = evalset_create(
+            workspace=workspace, user=user, name=EVALSET_NAME, tags=["demo", "qa"],
+            description="Sixty short answers to general-knowledge questions: exact, verbose, "
+            "differently cased, wrong and empty ones, tagged by topic and difficulty.",
+            # actual_output may be empty: an empty answer is a row the check cannot judge
+            columns=[{"name": name, "content_type": "Text", "required": name != "actual_output",
+                      "description": d}
+                     for name, d in (("input", "The question."),
+                                     ("actual_output", "The model's answer."),
+                                     ("reference_output", "The expected answer."))],
+        )  # fmt: skip
+        items_bulk(evalset=evalset, create=_rows())
+    version = evalset.versions.first()
+    if version is None:
+        version = version_commit(evalset=evalset, user=user, version="1.0.0", note="Sixty rows.")
+    return version
+
+
+def _rows() -> list[dict]:
+    """Three answers per fact: exact, a sentence, and a variant (wrong, lower case, empty…)."""
+    rows = []
+    for i, (question, answer, wrong, topic, level) in enumerate(FACTS):
+        variants = [
+            (answer, "exact"),
+            (f"The answer to that is {answer}, as far as I know." if i % 3 else
+             f"Good question! After weighing several sources and common references, I am fairly "
+             f"confident that the answer you are looking for is {answer}.", "verbose"),
+            _variant(i, answer, wrong),
+        ]  # fmt: skip
+        for text, style in variants:
+            rows.append({
+                "data": {"input": question, "actual_output": text, "reference_output": answer},
+                "tags": [topic, level, style],
+            })  # fmt: skip
+    return rows
+
+
+def _variant(i: int, answer: str, wrong: str) -> tuple[str, str]:
+    if i % 5 == 4:
+        return "", "empty"
+    if i % 4 == 1:
+        return answer.lower() + ".", "lowercase"
+    if i % 4 == 3:
+        return f"{answer}ish, roughly", "partial"
+    return wrong, "wrong"
+
+
+def _contains_versions(workspace, user) -> tuple[EvaluatorVersion, EvaluatorVersion]:
+    evaluator = Evaluator.objects.filter(workspace=workspace, name=EVALUATOR_NAME).first()
+    if evaluator is None:
+        evaluator = evaluator_create(
+            workspace=workspace, user=user, name=EVALUATOR_NAME, kind="code", language="python",
+            description="Does the answer mention the reference answer?", tags=["demo", "string"],
+            config={"input_variables": VARIABLES, "language": "python", "source": CONTAINS_V1,
+                    "timeout_s": 5.0, "memory_mb": 256},
+        )  # fmt: skip
+    return (
+        _version(evaluator, user, "1.0.0", CONTAINS_V1, "Case-insensitive containment."),
+        _version(evaluator, user, "1.1.0", CONTAINS_V2, "Stricter: whole word, short answers."),
+    )
+
+
+def _version(evaluator, user, version: str, source: str, note: str) -> EvaluatorVersion:
+    found = evaluator.versions.filter(version=version).first()
+    if found is not None:
+        return found
+    config = {**evaluator.draft_config, "source": source}
+    evaluator_update_draft(evaluator=evaluator, user=user, config=config)
+    return evaluator_submit_version(evaluator=evaluator, user=user, version=version,
+                                    change_note=note)  # fmt: skip
+
+
+def _equal_versions(workspace) -> list[EvaluatorVersion]:
+    """The evaluators demo's "Equal" preset version, when it exists."""
+    found = EvaluatorVersion.objects.filter(
+        evaluator__workspace=workspace, evaluator__template__slug="equal",
+        evaluator__deleted_at__isnull=True,
+    ).order_by("created_at").first()  # fmt: skip
+    return [found] if found is not None else []
