@@ -1,5 +1,6 @@
 """Django settings for Assay, read from the environment (see assay/env.py and the README)."""
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -94,7 +95,8 @@ else:
             },
             # A file, not memory: the in-process worker thread then shares the test database
             # with WAL and the busy timeout instead of shared-cache table locks.
-            "TEST": {"NAME": str(DATA_DIR / "test-assay.sqlite3")},
+            # One file per test process, so two test sessions never share (or delete) it.
+            "TEST": {"NAME": str(DATA_DIR / f"test-assay-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -221,6 +221,22 @@ def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, cha
 TARGET_OUTPUT_NAMES = {"actual_output", "output", "trajectory"}
 
 
+def turn_from_row(config: dict, data: dict) -> dict:
+    """A debug turn from an evalset row: each declared variable takes the same-named column
+    (output-like names also accept `actual_output`/`output`)."""
+    turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {}, "ext": {}}
+    aliases = {"output": "actual_output", "actual_output": "output"}
+    for variable in config.get("input_variables") or []:
+        name = variable["name"]
+        content = data.get(name) or data.get(aliases.get(name, ""))
+        if content is None:
+            continue
+        group = ("evaluate_target_output_fields" if name in TARGET_OUTPUT_NAMES
+                 else "evaluate_dataset_fields")  # fmt: skip
+        turn[group][name] = content
+    return turn
+
+
 def sample_turn(config: dict) -> dict:
     """A turn pre-filled from the declared variables, for the debug panel's first run."""
     turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {}, "ext": {}}

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import uuid
-from pathlib import PurePosixPath
 
 from django.core.exceptions import ValidationError
-from django.core.files.storage import default_storage
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
@@ -17,10 +14,6 @@ from assay.decorators import workspace_view
 from . import config as schema
 from . import debug, selectors
 from .models import EvaluatorTestCase
-
-MEDIA_TYPES = {".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image",
-               ".webp": "image", ".mp3": "audio", ".wav": "audio"}  # fmt: skip
-MAX_UPLOAD = 10 * 1024 * 1024
 
 
 def _json_field(request, name: str, default=None):
@@ -75,23 +68,50 @@ def prompt_text(request: dict | None) -> str:
 @require_POST
 @workspace_view()
 def debug_upload(request, id):
-    """Store an image/audio file for a debug turn; returns the content object to put in it."""
+    """Store an image/audio file for a debug turn (checked by its bytes); returns its content."""
+    from evalsets.media import media_store, with_urls
+
     selectors.evaluator_get(workspace=request.workspace, public_id=id)
     upload = request.FILES.get("file")
     if upload is None:
         return HttpResponseBadRequest("No file was uploaded.")
-    suffix = PurePosixPath(upload.name).suffix.lower()
-    kind = MEDIA_TYPES.get(suffix)
-    if kind is None or upload.size > MAX_UPLOAD:
-        return HttpResponseBadRequest("Upload a PNG, JPEG, GIF, WebP, MP3 or WAV of at most 10 MB.")
-    path = default_storage.save(
-        f"ws/{request.workspace.public_id}/debug/{uuid.uuid4().hex}{suffix}", upload
-    )
-    if kind == "image":
-        content = {"content_type": "Image", "image": {"uri": path, "name": upload.name}}
-    else:
-        content = {"content_type": "Audio", "audio": {"uri": path, "format": suffix[1:]}}
-    return JsonResponse(content)
+    try:
+        content = media_store(workspace=request.workspace, upload=upload)
+    except ValidationError as exc:
+        return HttpResponseBadRequest(" ".join(exc.messages))
+    return JsonResponse(with_urls({"f": content}, request.workspace)["f"])
+
+
+@workspace_view()
+def debug_rows(request, id):
+    """Up to 10 rows of an evalset (version or draft) as turns, variables filled by column name."""
+    from evalsets import selectors as evalset_selectors
+
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    evalset = evalset_selectors.evalset_get(workspace=request.workspace,
+                                            public_id=request.GET.get("evalset", ""))
+    ref = request.GET.get("version") or ""
+    source = evalset if ref in ("", "draft") else evalset_selectors.version_get(
+        evalset=evalset, version=ref)
+    rows = evalset_selectors.evalset_rows_for_debug(
+        workspace=request.workspace, evalset_version_or_draft=source,
+        limit=int(request.GET.get("limit") or 10))
+    config = _json_field(request, "config") if request.method == "POST" else None
+    turns = [debug.turn_from_row(config or evaluator.draft_config, row["data"]) for row in rows]
+    return JsonResponse({"turns": turns, "count": len(turns)})
+
+
+@workspace_view()
+def debug_evalsets(request, id):
+    """The workspace's evalsets and their versions, for the row picker."""
+    from evalsets import selectors as evalset_selectors
+
+    selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    sets = [{"id": str(e.public_id), "name": e.name,
+             "versions": ["draft"] + [v.version for v in evalset_selectors.versions_sorted(
+                 evalset=e)]}
+            for e in evalset_selectors.evalset_list(workspace=request.workspace)[:200]]
+    return JsonResponse({"evalsets": sets})
 
 
 @require_POST

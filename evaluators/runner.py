@@ -210,7 +210,9 @@ def provider_settings(provider: ModelProvider):
 
 def storage_media_resolver(workspace: Workspace):
     """uri → data URL for media in this workspace's storage area; others are refused."""
-    prefix = f"ws/{workspace.public_id}/"
+    from evalsets.media import workspace_prefix
+
+    prefix = workspace_prefix(workspace)
 
     def resolve(uri: str) -> str:
         if not uri.startswith(prefix) or ".." in uri:

@@ -14,6 +14,8 @@ urlpatterns = [
     path("<uuid:id>/restore/", views.restore, name="restore"),
     path("<uuid:id>/debug/", debug_views.debug_run, name="debug"),
     path("<uuid:id>/debug/upload/", debug_views.debug_upload, name="debug_upload"),
+    path("<uuid:id>/debug/rows/", debug_views.debug_rows, name="debug_rows"),
+    path("<uuid:id>/debug/evalsets/", debug_views.debug_evalsets, name="debug_evalsets"),
     path("<uuid:id>/tests/", debug_views.testcase_save, name="testcase_save"),
     path("<uuid:id>/tests/run/", debug_views.tests_run, name="tests_run"),
     path(

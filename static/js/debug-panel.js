@@ -135,5 +135,30 @@
     const answer = await post(panel.dataset.testsUrl, {});
     box.innerHTML = answer.text.replace('id="tests-box"', 'id="submit-tests-box"');
   });
+  const picker = document.getElementById("pick-rows");
+  if (picker) {
+    let sets = [];
+    const setSelect = document.getElementById("pick-evalset");
+    const versionSelect = document.getElementById("pick-version");
+    const fillVersions = () => {
+      const chosen = sets.find((x) => x.id === setSelect.value);
+      versionSelect.replaceChildren(...(chosen ? chosen.versions : []).map((v) => el("option", { value: v, text: v })));
+    };
+    picker.addEventListener("toggle", async () => {
+      if (!picker.open || sets.length) return;
+      sets = (await (await fetch(picker.dataset.evalsetsUrl, { credentials: "same-origin" })).json()).evalsets;
+      setSelect.replaceChildren(...sets.map((x) => el("option", { value: x.id, text: x.name })));
+      fillVersions();
+    });
+    setSelect.addEventListener("change", fillVersions);
+    document.getElementById("pick-load").addEventListener("click", async () => {
+      const params = new URLSearchParams({ evalset: setSelect.value, version: versionSelect.value,
+        limit: document.getElementById("pick-limit").value });
+      const answer = await post(`${picker.dataset.rowsUrl}?${params}`, { config: JSON.stringify(editorConfig()) });
+      if (!answer.ok) { document.getElementById("turn-json-error").textContent = "Could not load rows."; return; }
+      const loaded = JSON.parse(answer.text).turns;
+      if (loaded.length) { turns = loaded; current = 0; render(); }
+    });
+  }
   render();
 })();

@@ -92,3 +92,29 @@ def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_s
     assert "Capital of France" in first.locator(".rendered").inner_text()
     screenshot(page, "debug-llm")
     assert page.console_errors == []
+
+
+def test_pick_rows_from_an_evalset_into_the_debug_panel(live_server, page, user, workspace):
+    from evaluators import services
+    from tests.support.factories import make_evalset_version, qa_rows
+
+    make_evalset_version(workspace=workspace, user=user, rows=qa_rows(12), name="Capitals")
+    evaluator = services.evaluator_create(workspace=workspace, user=user, name="Pick",
+                                          kind="code", language="python")
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/acme/evaluators/{evaluator.public_id}/")
+    page.click("#pick-rows summary")
+    page.wait_for_selector("#pick-evalset option", state="attached")
+    page.select_option("#pick-version", "1.0.0")
+    page.fill("#pick-limit", "4")
+    page.click("#pick-load")
+    page.wait_for_selector("#turn-tabs >> text=Turn 4")
+    assert page.input_value("#turn-var-actual_output") == "The capital is Paris"
+    page.click("#debug-run")
+    page.wait_for_selector(".debug-result >> nth=3")
+    verdicts = page.locator(".debug-result .badge.pass, .debug-result .badge.fail").all_inner_texts()
+    # the blank evaluator checks output == reference exactly: every sentence-long answer fails
+    assert verdicts == ["fail", "fail", "fail", "fail"]
+    assert page.locator(".debug-result .reason").first.inner_text() == (
+        "The output differs from the reference.")
+    screenshot(page, "debug-pick-rows")

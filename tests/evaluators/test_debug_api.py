@@ -231,3 +231,30 @@ def test_outsider_gets_404_on_debug_and_tests(outsider_api, api, code_eval):
         response = getattr(outsider_api, method)(url, {"turns": [turn("x")]}, format="json")
         assert response.status_code == 404, (method, url)
     assert EvaluatorTestCase.objects.count() == 1
+
+
+def test_pick_rows_from_an_evalset(web, workspace, user, code_eval):
+    from tests.support.factories import make_evalset_version, qa_rows
+
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(20))
+    base = f"/w/acme/evaluators/{code_eval.public_id}/debug/"
+    sets = web.get(base + "evalsets/").json()["evalsets"]
+    assert sets[0]["versions"] == ["draft", "1.0.0"]
+    url = f"{base}rows/?evalset={version.evalset.public_id}&version=1.0.0&limit=3"
+    turns = web.post(url).json()["turns"]
+    assert len(turns) == 3
+    assert turns[1]["evaluate_target_output_fields"]["actual_output"]["text"] == (
+        "The capital is Lyon")
+    assert turns[0]["evaluate_dataset_fields"]["reference_output"]["text"] == "Paris"
+    assert "input" not in turns[0]["evaluate_dataset_fields"]  # not a variable of this evaluator
+    assert len(web.post(url.replace("limit=3", "limit=50")).json()["turns"]) == 10
+
+
+def test_pick_rows_of_another_workspace_is_404(client, outsider, workspace, user, code_eval):
+    from tests.support.factories import make_evalset_version, qa_rows
+
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2))
+    client.force_login(outsider)
+    url = (f"/w/other/evaluators/{code_eval.public_id}/debug/rows/"
+           f"?evalset={version.evalset.public_id}&version=1.0.0")
+    assert client.post(url).status_code == 404
