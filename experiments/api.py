@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -13,7 +14,9 @@ from assay.api.base import WorkspaceScopedViewSet
 
 from . import selectors, services
 from . import serializers as s
+from .exports import FORMATS, export_filename, export_stream
 from .models import Experiment
+from .result_views import CONTENT_TYPES
 
 BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
@@ -125,6 +128,34 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         """One result (by its integer id inside this experiment) with its exact input."""
         found = selectors.result_get(experiment=self.get_object(), result_id=result_id)
         return Response(s.ResultDetailSerializer(found).data)
+
+    @extend_schema(request=s.CorrectionSerializer, responses=s.ResultDetailSerializer)
+    @action(detail=True, methods=["post"], url_path=r"results/(?P<result_id>[0-9]+)/correct")
+    def correct(self, request, id=None, result_id=None):
+        """Override one result's verdict (and optionally score) with a note; "" undoes it."""
+        found = selectors.result_get(experiment=self.get_object(), result_id=result_id)
+        serializer = s.CorrectionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.result_correct(result=found, user=request.user, **serializer.validated_data)
+        return Response(s.ResultDetailSerializer(found).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=[*FORMATS])],
+        responses={(200, "text/csv"): str},
+    )
+    @action(detail=True, methods=["get"], url_path="export")
+    def export(self, request, id=None):
+        """Streamed results.csv / results.jsonl, or garak-style report.jsonl / hitlog.jsonl."""
+        experiment = self.get_object()
+        fmt = request.query_params.get("format", "csv")
+        if fmt not in FORMATS:
+            raise ValidationError({"format": f"Use one of {', '.join(FORMATS)}."})
+        response = StreamingHttpResponse(
+            export_stream(experiment, fmt), content_type=CONTENT_TYPES[fmt]
+        )
+        name = export_filename(experiment, fmt)
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
 
 
 def _resolve(request, data: dict) -> dict:

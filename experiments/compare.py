@@ -59,11 +59,17 @@ def compare_experiments(
                 result.unmatched.append(base.evaluator_version.evaluator.name)
                 continue
             stats = compare_paired(_side(baseline, base), _side(candidate, cand), seed=seed)
-            result.evaluators.append(EvaluatorComparison(
-                evaluator_id=evaluator_id, name=base.evaluator_version.evaluator.name,
-                baseline_version=base.evaluator_version.version,
-                candidate_version=cand.evaluator_version.version, stats=_with_counts(stats),
-                baseline_binding=base.pk, candidate_binding=cand.pk))
+            result.evaluators.append(
+                EvaluatorComparison(
+                    evaluator_id=evaluator_id,
+                    name=base.evaluator_version.evaluator.name,
+                    baseline_version=base.evaluator_version.version,
+                    candidate_version=cand.evaluator_version.version,
+                    stats=_with_counts(stats),
+                    baseline_binding=base.pk,
+                    candidate_binding=cand.pk,
+                )
+            )
         result.unmatched += [b.evaluator_version.evaluator.name for e, b in cand_bindings.items()
                              if e not in base_bindings]  # fmt: skip
         out.append(result)
@@ -72,9 +78,17 @@ def compare_experiments(
 
 def _with_counts(stats) -> dict:
     data = stats.to_dict()
-    data["counts"] = {key: len(data[key]) for key in (
-        "regressions", "improvements", "to_unknown", "from_unknown", "only_in_baseline",
-        "only_in_candidate")}
+    data["counts"] = {
+        key: len(data[key])
+        for key in (
+            "regressions",
+            "improvements",
+            "to_unknown",
+            "from_unknown",
+            "only_in_baseline",
+            "only_in_candidate",
+        )
+    }
     data["counts"]["unknown_flips"] = data["counts"]["to_unknown"] + data["counts"]["from_unknown"]
     return data
 
@@ -87,8 +101,12 @@ def _check_comparable(workspace, baseline, candidates) -> None:
         if experiment.workspace_id != workspace.pk:
             raise ValidationError({"candidates": "No such experiment in this workspace."})
         if experiment.evalset_version.evalset_id != evalset:
-            raise ValidationError({"candidates": f"{experiment.name!r} runs on another evalset; "
-                                                 "only runs on the same evalset can be paired."})
+            raise ValidationError(
+                {
+                    "candidates": f"{experiment.name!r} runs on another evalset; "
+                    "only runs on the same evalset can be paired."
+                }
+            )
     if any(c.pk == baseline.pk for c in candidates):
         raise ValidationError({"candidates": "The baseline cannot also be a candidate."})
 
@@ -100,7 +118,8 @@ def _bindings_by_evaluator(experiment: Experiment) -> dict:
 
 def _side(experiment: Experiment, binding) -> dict:
     rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
-        "item_uid", "verdict", "human_verdict", "score", "human_score")
+        "item_uid", "verdict", "human_verdict", "score", "human_score"
+    )
     return {str(uid): (hv or v, hs if hv and hs is not None else s)
             for uid, v, hv, s, hs in rows.iterator(5000)}  # fmt: skip
 
@@ -108,8 +127,14 @@ def _side(experiment: Experiment, binding) -> dict:
 # ----------------------------------------------------------------------------- row diff
 
 
-def diff_rows(*, baseline: Experiment, candidate: Experiment, comparison: EvaluatorComparison,
-              flt: str = "all", tag: str = "") -> list[str]:
+def diff_rows(
+    *,
+    baseline: Experiment,
+    candidate: Experiment,
+    comparison: EvaluatorComparison,
+    flt: str = "all",
+    tag: str = "",
+) -> list[str]:
     """Item ids to show, regressions first, then improvements, unknown flips, the rest."""
     stats = comparison.stats
     order = {"regressions": stats["regressions"], "improvements": stats["improvements"],
@@ -131,8 +156,11 @@ def diff_rows(*, baseline: Experiment, candidate: Experiment, comparison: Evalua
 def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
     # JSON containment differs between SQLite and PostgreSQL; tags are short lists
     rows = Result.objects.filter(experiment=experiment, binding_id=binding_id)
-    return {str(uid) for uid, tags in rows.values_list("item_uid", "tags").iterator(5000)
-            if tag in (tags or [])}
+    return {
+        str(uid)
+        for uid, tags in rows.values_list("item_uid", "tags").iterator(5000)
+        if tag in (tags or [])
+    }
 
 
 def _unchanged(baseline, comparison, changed) -> list[str]:
@@ -147,19 +175,28 @@ def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: l
     base = _results_by_uid(baseline, comparison.baseline_binding, ids)
     cand = _results_by_uid(candidate, comparison.candidate_binding, ids)
     stats = comparison.stats
-    kinds = {**{i: "only in baseline" for i in stats["only_in_baseline"]},
-             **{i: "only in candidate" for i in stats["only_in_candidate"]},
-             **{i: "regression" for i in stats["regressions"]},
-             **{i: "improvement" for i in stats["improvements"]},
-             **{i: "unknown flip" for i in stats["to_unknown"] + stats["from_unknown"]}}
+    kinds = {
+        **{i: "only in baseline" for i in stats["only_in_baseline"]},
+        **{i: "only in candidate" for i in stats["only_in_candidate"]},
+        **{i: "regression" for i in stats["regressions"]},
+        **{i: "improvement" for i in stats["improvements"]},
+        **{i: "unknown flip" for i in stats["to_unknown"] + stats["from_unknown"]},
+    }
     rows = []
     for uid in ids:
         left, right = base.get(uid), cand.get(uid)
-        rows.append({"item": uid, "kind": kinds.get(uid, "unchanged"), "baseline": left,
-                     "candidate": right,
-                     "output_diff": marked_diff(_output(left), _output(right)),
-                     "reason_diff": marked_diff(left.reason if left else "",
-                                                right.reason if right else "")})
+        rows.append(
+            {
+                "item": uid,
+                "kind": kinds.get(uid, "unchanged"),
+                "baseline": left,
+                "candidate": right,
+                "output_diff": marked_diff(_output(left), _output(right)),
+                "reason_diff": marked_diff(
+                    left.reason if left else "", right.reason if right else ""
+                ),
+            }
+        )
     return rows
 
 

@@ -35,10 +35,15 @@ def _experiment(workspace, public_id) -> Experiment:
 def _params(params) -> dict:
     raw = params.getlist("candidates")
     candidates = [c for value in raw for c in value.split(",") if c]
-    return {"baseline": params.get("baseline", ""), "candidates": candidates,
-            "evaluator": params.get("evaluator", ""), "candidate": params.get("candidate", ""),
-            "filter": params.get("filter", "all") if params.get("filter") in FILTERS else "all",
-            "tag": params.get("tag", ""), "page": params.get("page", "1")}
+    return {
+        "baseline": params.get("baseline", ""),
+        "candidates": candidates,
+        "evaluator": params.get("evaluator", ""),
+        "candidate": params.get("candidate", ""),
+        "filter": params.get("filter", "all") if params.get("filter") in FILTERS else "all",
+        "tag": params.get("tag", ""),
+        "page": params.get("page", "1"),
+    }
 
 
 def comparison_context(workspace, params: dict) -> dict:
@@ -49,13 +54,30 @@ def comparison_context(workspace, params: dict) -> dict:
     focus_candidate = next((r for r in results if str(r.experiment.public_id)
                             == params["candidate"]), results[0])  # fmt: skip
     evaluators = focus_candidate.evaluators
-    focus = next((e for e in evaluators if str(e.evaluator_id) == params["evaluator"]),
-                 evaluators[0] if evaluators else None)
-    ids = diff_rows(baseline=baseline, candidate=focus_candidate.experiment, comparison=focus,
-                    flt=params["filter"], tag=params["tag"]) if focus else []
-    return {"baseline": baseline, "results": results, "focus_candidate": focus_candidate,
-            "focus": focus, "ids": ids, "params": params,
-            "chart": _chart(baseline, candidates, results)}
+    focus = next(
+        (e for e in evaluators if str(e.evaluator_id) == params["evaluator"]),
+        evaluators[0] if evaluators else None,
+    )
+    ids = (
+        diff_rows(
+            baseline=baseline,
+            candidate=focus_candidate.experiment,
+            comparison=focus,
+            flt=params["filter"],
+            tag=params["tag"],
+        )
+        if focus
+        else []
+    )
+    return {
+        "baseline": baseline,
+        "results": results,
+        "focus_candidate": focus_candidate,
+        "focus": focus,
+        "ids": ids,
+        "params": params,
+        "chart": _chart(baseline, candidates, results),
+    }
 
 
 def _chart(baseline, candidates, results) -> list[dict]:
@@ -65,16 +87,21 @@ def _chart(baseline, candidates, results) -> list[dict]:
     rows = []
     experiments = [baseline, *candidates]
     aggregates = Aggregate.objects.filter(experiment__in=experiments).select_related(
-        "binding__evaluator_version__evaluator", "experiment")
+        "binding__evaluator_version__evaluator", "experiment"
+    )
     by_evaluator: dict = {}
     for aggregate in aggregates:
         evaluator = aggregate.binding.evaluator_version.evaluator
         ci = aggregate.summary.get("fail_rate_ci")
-        by_evaluator.setdefault((evaluator.pk, evaluator.name), []).append({
-            "experiment": aggregate.experiment.name, "baseline": aggregate.experiment == baseline,
-            "rate": aggregate.summary.get("pass_rate"),
-            "ci": (1 - ci[1], 1 - ci[0]) if ci else None,
-            "order": experiments.index(aggregate.experiment)})
+        by_evaluator.setdefault((evaluator.pk, evaluator.name), []).append(
+            {
+                "experiment": aggregate.experiment.name,
+                "baseline": aggregate.experiment == baseline,
+                "rate": aggregate.summary.get("pass_rate"),
+                "ci": (1 - ci[1], 1 - ci[0]) if ci else None,
+                "order": experiments.index(aggregate.experiment),
+            }
+        )
     for (_, name), bars in sorted(by_evaluator.items(), key=lambda kv: kv[0][1]):
         rows.append({"evaluator": name, "bars": sorted(bars, key=lambda b: b["order"])})
     return rows
@@ -84,10 +111,14 @@ def _chart(baseline, candidates, results) -> list[dict]:
 def compare(request):
     """The page: a picker without parameters; metrics, charts and the row diff with them."""
     params = _params(request.GET)
-    finished = Experiment.objects.filter(workspace=request.workspace,
-                                         status=ExperimentStatus.COMPLETED)
-    context = {"experiments": finished.select_related("evalset_version__evalset"),
-               "params": params, "filters": FILTERS}
+    finished = Experiment.objects.filter(
+        workspace=request.workspace, status=ExperimentStatus.COMPLETED
+    )
+    context = {
+        "experiments": finished.select_related("evalset_version__evalset"),
+        "params": params,
+        "filters": FILTERS,
+    }
     if params["baseline"] and params["candidates"]:
         try:
             context.update(comparison_context(request.workspace, params))
@@ -96,10 +127,16 @@ def compare(request):
             return render(request, "experiments/compare.html", context, status=400)
         page = Paginator(context["ids"], PAGE_SIZE).get_page(params["page"])
         context["page"] = page
-        context["rows"] = diff_page(baseline=context["baseline"],
-                                    candidate=context["focus_candidate"].experiment,
-                                    comparison=context["focus"], ids=list(page.object_list)) \
-            if context["focus"] else []
+        context["rows"] = (
+            diff_page(
+                baseline=context["baseline"],
+                candidate=context["focus_candidate"].experiment,
+                comparison=context["focus"],
+                ids=list(page.object_list),
+            )
+            if context["focus"]
+            else []
+        )
         context["querystring"] = _querystring(request.GET)
     return render(request, "experiments/compare.html", context)
 
@@ -129,11 +166,27 @@ def compare_export(request):
     return response
 
 
-CSV_FIELDS = ["candidate", "evaluator", "baseline_version", "candidate_version", "n_paired",
-              "pass_rate_baseline", "pass_rate_candidate", "pass_rate_delta",
-              "pass_rate_delta_ci_low", "pass_rate_delta_ci_high", "mcnemar_p",
-              "mean_score_delta", "regressions", "improvements", "to_unknown", "from_unknown",
-              "only_in_baseline", "only_in_candidate", "plain_words"]
+CSV_FIELDS = [
+    "candidate",
+    "evaluator",
+    "baseline_version",
+    "candidate_version",
+    "n_paired",
+    "pass_rate_baseline",
+    "pass_rate_candidate",
+    "pass_rate_delta",
+    "pass_rate_delta_ci_low",
+    "pass_rate_delta_ci_high",
+    "mcnemar_p",
+    "mean_score_delta",
+    "regressions",
+    "improvements",
+    "to_unknown",
+    "from_unknown",
+    "only_in_baseline",
+    "only_in_candidate",
+    "plain_words",
+]
 
 
 def _csv(body: dict) -> str:
@@ -143,37 +196,60 @@ def _csv(body: dict) -> str:
     for candidate in body["candidates"]:
         for ev in candidate["evaluators"]:
             s, ci = ev["stats"], ev["stats"]["pass_rate_delta_ci"] or (None, None)
-            writer.writerow({
-                "candidate": candidate["name"], "evaluator": ev["name"],
-                "baseline_version": ev["baseline_version"],
-                "candidate_version": ev["candidate_version"], "n_paired": s["n_paired"],
-                "pass_rate_baseline": s["pass_rate_baseline"],
-                "pass_rate_candidate": s["pass_rate_candidate"],
-                "pass_rate_delta": s["pass_rate_delta"], "pass_rate_delta_ci_low": ci[0],
-                "pass_rate_delta_ci_high": ci[1], "mcnemar_p": s["mcnemar_p"],
-                "mean_score_delta": s["mean_score_delta"],
-                "regressions": len(s["regressions"]), "improvements": len(s["improvements"]),
-                "to_unknown": len(s["to_unknown"]), "from_unknown": len(s["from_unknown"]),
-                "only_in_baseline": len(s["only_in_baseline"]),
-                "only_in_candidate": len(s["only_in_candidate"]), "plain_words": s["plain_words"],
-            })
+            writer.writerow(
+                {
+                    "candidate": candidate["name"],
+                    "evaluator": ev["name"],
+                    "baseline_version": ev["baseline_version"],
+                    "candidate_version": ev["candidate_version"],
+                    "n_paired": s["n_paired"],
+                    "pass_rate_baseline": s["pass_rate_baseline"],
+                    "pass_rate_candidate": s["pass_rate_candidate"],
+                    "pass_rate_delta": s["pass_rate_delta"],
+                    "pass_rate_delta_ci_low": ci[0],
+                    "pass_rate_delta_ci_high": ci[1],
+                    "mcnemar_p": s["mcnemar_p"],
+                    "mean_score_delta": s["mean_score_delta"],
+                    "regressions": len(s["regressions"]),
+                    "improvements": len(s["improvements"]),
+                    "to_unknown": len(s["to_unknown"]),
+                    "from_unknown": len(s["from_unknown"]),
+                    "only_in_baseline": len(s["only_in_baseline"]),
+                    "only_in_candidate": len(s["only_in_candidate"]),
+                    "plain_words": s["plain_words"],
+                }
+            )
     return buffer.getvalue()
 
 
 def comparison_json(context: dict) -> dict:
     baseline = context["baseline"]
     return {
-        "baseline": {"id": str(baseline.public_id), "name": baseline.name,
-                     "evalset_version": baseline.evalset_version.version},
-        "candidates": [{
-            "id": str(r.experiment.public_id), "name": r.experiment.name,
-            "evalset_version": r.experiment.evalset_version.version, "unmatched": r.unmatched,
-            "evaluators": [{"evaluator_id": e.evaluator_id, "name": e.name,
-                            "baseline_version": e.baseline_version,
-                            "candidate_version": e.candidate_version,
-                            "versions_differ": e.versions_differ, "stats": e.stats}
-                           for e in r.evaluators],
-        } for r in context["results"]],
+        "baseline": {
+            "id": str(baseline.public_id),
+            "name": baseline.name,
+            "evalset_version": baseline.evalset_version.version,
+        },
+        "candidates": [
+            {
+                "id": str(r.experiment.public_id),
+                "name": r.experiment.name,
+                "evalset_version": r.experiment.evalset_version.version,
+                "unmatched": r.unmatched,
+                "evaluators": [
+                    {
+                        "evaluator_id": e.evaluator_id,
+                        "name": e.name,
+                        "baseline_version": e.baseline_version,
+                        "candidate_version": e.candidate_version,
+                        "versions_differ": e.versions_differ,
+                        "stats": e.stats,
+                    }
+                    for e in r.evaluators
+                ],
+            }
+            for r in context["results"]
+        ],
     }
 
 
@@ -191,14 +267,22 @@ class CompareApi(WorkspaceMixin, APIView):
         body = comparison_json(context)
         size = min(max(int(request.query_params.get("page_size", PAGE_SIZE) or PAGE_SIZE), 1), 500)
         page = Paginator(context["ids"], size).get_page(params["page"])
-        rows = diff_page(baseline=context["baseline"],
-                         candidate=context["focus_candidate"].experiment,
-                         comparison=context["focus"], ids=list(page.object_list)) \
-            if context["focus"] else []
+        rows = (
+            diff_page(
+                baseline=context["baseline"],
+                candidate=context["focus_candidate"].experiment,
+                comparison=context["focus"],
+                ids=list(page.object_list),
+            )
+            if context["focus"]
+            else []
+        )
         body["diff"] = {
             "candidate": str(context["focus_candidate"].experiment.public_id),
             "evaluator_id": context["focus"].evaluator_id if context["focus"] else None,
-            "filter": params["filter"], "count": len(context["ids"]), "page": page.number,
+            "filter": params["filter"],
+            "count": len(context["ids"]),
+            "page": page.number,
             "results": [_api_row(row) for row in rows],
         }
         return Response(body)
@@ -208,8 +292,17 @@ def _api_row(row: dict) -> dict:
     def side(result):
         if result is None:
             return None
-        return {"verdict": result.final_verdict, "score": result.score, "status": result.status,
-                "reason": result.reason, "input": result.input}
+        return {
+            "verdict": result.final_verdict,
+            "score": result.score,
+            "status": result.status,
+            "reason": result.reason,
+            "input": result.input,
+        }
 
-    return {"item_id": row["item"], "kind": row["kind"], "baseline": side(row["baseline"]),
-            "candidate": side(row["candidate"])}
+    return {
+        "item_id": row["item"],
+        "kind": row["kind"],
+        "baseline": side(row["baseline"]),
+        "candidate": side(row["candidate"]),
+    }

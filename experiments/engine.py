@@ -63,8 +63,11 @@ def experiment_begin(experiment_id: int) -> list[ExperimentChunk]:
 
 def chunk_claim(chunk_id: int) -> ExperimentChunk | None:
     """Take a chunk unless it is done (a redelivered chunk is taken again and resumes)."""
-    claimed = ExperimentChunk.objects.filter(pk=chunk_id).exclude(status=ChunkStatus.DONE).update(
-        status=ChunkStatus.RUNNING, attempts=F("attempts") + 1, claimed_at=timezone.now())
+    claimed = (
+        ExperimentChunk.objects.filter(pk=chunk_id)
+        .exclude(status=ChunkStatus.DONE)
+        .update(status=ChunkStatus.RUNNING, attempts=F("attempts") + 1, claimed_at=timezone.now())
+    )
     if not claimed:
         return None
     return ExperimentChunk.objects.select_related("experiment").get(pk=chunk_id)
@@ -80,7 +83,7 @@ def chunk_run(chunk: ExperimentChunk) -> str:
         if _cancel_requested(experiment.pk):
             experiment_mark_cancelled(experiment.pk)
             return "cancelled"
-        batch = items[start:start + MINI_BATCH]
+        batch = items[start : start + MINI_BATCH]
         if chunk.kind == ChunkKind.TARGET:
             written = _run_target(experiment, batch)
         else:
@@ -91,25 +94,37 @@ def chunk_run(chunk: ExperimentChunk) -> str:
 
 def chunk_complete(chunk: ExperimentChunk) -> list[ExperimentChunk]:
     """Mark done once; return the chunks this one unblocks (evaluators after a target)."""
-    done = ExperimentChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
-        status=ChunkStatus.DONE, finished_at=timezone.now())
+    done = (
+        ExperimentChunk.objects.filter(pk=chunk.pk)
+        .exclude(status=ChunkStatus.DONE)
+        .update(status=ChunkStatus.DONE, finished_at=timezone.now())
+    )
     if not done:
         return []
     Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
     unblocked = []
     if chunk.kind == ChunkKind.TARGET:
-        unblocked = list(ExperimentChunk.objects.filter(
-            experiment_id=chunk.experiment_id, index=chunk.index,
-            kind__in=[ChunkKind.CODE, ChunkKind.LLM]).exclude(status=ChunkStatus.DONE))
+        unblocked = list(
+            ExperimentChunk.objects.filter(
+                experiment_id=chunk.experiment_id,
+                index=chunk.index,
+                kind__in=[ChunkKind.CODE, ChunkKind.LLM],
+            ).exclude(status=ChunkStatus.DONE)
+        )
     experiment_finalize_if_done(chunk.experiment_id)
     return unblocked
 
 
 def _chunk_items(chunk: ExperimentChunk):
-    return EvalSetItem.objects.filter(
-        version_id=chunk.experiment.evalset_version_id,
-        position__gte=chunk.position_from, position__lt=chunk.position_to,
-    ).order_by("position").only("id", "item_id", "position", "data", "tags")
+    return (
+        EvalSetItem.objects.filter(
+            version_id=chunk.experiment.evalset_version_id,
+            position__gte=chunk.position_from,
+            position__lt=chunk.position_to,
+        )
+        .order_by("position")
+        .only("id", "item_id", "position", "data", "tags")
+    )
 
 
 def _cancel_requested(experiment_id: int) -> bool:
@@ -118,7 +133,8 @@ def _cancel_requested(experiment_id: int) -> bool:
 
 def _progress(experiment_id: int, written: int) -> None:
     Experiment.objects.filter(pk=experiment_id).update(
-        results_done=F("results_done") + written, heartbeat_at=timezone.now())
+        results_done=F("results_done") + written, heartbeat_at=timezone.now()
+    )
 
 
 # ----------------------------------------------------------------------------- evaluators
@@ -137,8 +153,12 @@ def _run_evaluators(experiment: Experiment, kind: str, items: list[EvalSetItem])
                  for item in todo]  # fmt: skip
         version = binding.evaluator_version
         outcomes = evaluator_run_batch(
-            workspace=experiment.workspace, kind=version.kind, config=version.config,
-            turns=turns, policy=binding.policy, score_meaning=version.score_meaning,
+            workspace=experiment.workspace,
+            kind=version.kind,
+            config=version.config,
+            turns=turns,
+            policy=binding.policy,
+            score_meaning=version.score_meaning,
             version_key=f"evaluator-version:{version.public_id}",
             concurrency=experiment.concurrency,
         )
@@ -153,8 +173,9 @@ def _bindings(experiment: Experiment, kind: str) -> list[EvaluatorBinding]:
 
 def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSetItem]:
     """Rows without a result; in a retry round also rows whose result is error/timeout."""
-    existing = Result.objects.filter(experiment=experiment, binding=binding,
-                                     item_id__in=[i.pk for i in items])
+    existing = Result.objects.filter(
+        experiment=experiment, binding=binding, item_id__in=[i.pk for i in items]
+    )
     if experiment.retry_round:
         existing = existing.exclude(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
     have = set(existing.values_list("item_id", flat=True))
@@ -164,18 +185,34 @@ def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSe
 def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
     rows = [
         Result(
-            experiment=experiment, binding=binding, item_id=item.pk, item_uid=item.item_id,
-            position=item.position, tags=item.tags or [], status=o.status, score=o.score,
-            reason=o.reason[:16384], verdict=o.verdict, error=o.error[:16384],
-            stdout=o.stdout[:65536], latency_ms=o.latency_ms, tokens_in=o.tokens_in,
-            tokens_out=o.tokens_out, input=turn, rendered_request=o.rendered_request,
-            raw_answer=o.raw_answer, attempt=experiment.retry_round,
+            experiment=experiment,
+            binding=binding,
+            item_id=item.pk,
+            item_uid=item.item_id,
+            position=item.position,
+            tags=item.tags or [],
+            status=o.status,
+            score=o.score,
+            reason=o.reason[:16384],
+            verdict=o.verdict,
+            error=o.error[:16384],
+            stdout=o.stdout[:65536],
+            latency_ms=o.latency_ms,
+            tokens_in=o.tokens_in,
+            tokens_out=o.tokens_out,
+            input=turn,
+            rendered_request=o.rendered_request,
+            raw_answer=o.raw_answer,
+            attempt=experiment.retry_round,
         )
         for item, turn, o in zip(items, turns, outcomes, strict=True)
     ]
     Result.objects.bulk_create(
-        rows, batch_size=1000, update_conflicts=True,
-        unique_fields=["experiment", "item", "binding"], update_fields=RESULT_UPDATE_FIELDS,
+        rows,
+        batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["experiment", "item", "binding"],
+        update_fields=RESULT_UPDATE_FIELDS,
     )
     return len(rows)
 
@@ -186,8 +223,9 @@ def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
 def _target_outputs(experiment: Experiment, items: list[EvalSetItem]) -> dict[int, str]:
     if experiment.target_kind != TargetKind.PROMPT:
         return {}
-    rows = TargetResult.objects.filter(experiment=experiment, item_id__in=[i.pk for i in items],
-                                       status=ResultStatus.SUCCESS)
+    rows = TargetResult.objects.filter(
+        experiment=experiment, item_id__in=[i.pk for i in items], status=ResultStatus.SUCCESS
+    )
     return dict(rows.values_list("item_id", "output"))
 
 
@@ -203,11 +241,21 @@ def _run_target(experiment: Experiment, items: list[EvalSetItem]) -> int:
         return 0
     outputs = target_run_batch(experiment=experiment, items=todo)
     TargetResult.objects.bulk_create(
-        [TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id, **out)
-         for item, out in zip(todo, outputs, strict=True)],
-        update_conflicts=True, unique_fields=["experiment", "item"],
-        update_fields=["status", "output", "error", "rendered_request", "latency_ms",
-                       "tokens_in", "tokens_out"],
+        [
+            TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id, **out)
+            for item, out in zip(todo, outputs, strict=True)
+        ],
+        update_conflicts=True,
+        unique_fields=["experiment", "item"],
+        update_fields=[
+            "status",
+            "output",
+            "error",
+            "rendered_request",
+            "latency_ms",
+            "tokens_in",
+            "tokens_out",
+        ],
     )
     return len(todo)
 
@@ -217,9 +265,11 @@ def _run_target(experiment: Experiment, items: list[EvalSetItem]) -> int:
 
 def experiment_finalize_if_done(experiment_id: int) -> bool:
     """The last chunk finalises: running → completed exactly once, then the aggregates."""
-    if ExperimentChunk.objects.filter(experiment_id=experiment_id).exclude(
-        status=ChunkStatus.DONE
-    ).exists():
+    if (
+        ExperimentChunk.objects.filter(experiment_id=experiment_id)
+        .exclude(status=ChunkStatus.DONE)
+        .exists()
+    ):
         return False
     # claim and aggregates commit together: nobody sees "completed" without its numbers
     with transaction.atomic():
@@ -284,8 +334,10 @@ def _revive_chunks(experiment: Experiment) -> bool:
     """Reset stuck chunks to pending; fail the run when a chunk has used up its attempts."""
     stuck = experiment.chunks.exclude(status=ChunkStatus.DONE)
     if stuck.filter(attempts__gte=settings.ASSAY_CHUNK_MAX_ATTEMPTS).exists():
-        experiment_fail(experiment.pk, "A chunk failed repeatedly (its worker died or it hung); "
-                                       "the finished rows are kept.")
+        experiment_fail(
+            experiment.pk,
+            "A chunk failed repeatedly (its worker died or it hung); the finished rows are kept.",
+        )
         return False
     stuck.update(status=ChunkStatus.PENDING)
     Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())

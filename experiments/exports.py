@@ -9,9 +9,26 @@ from collections.abc import Iterator
 
 from .models import Experiment, Result
 
-CSV_FIELDS = ["item_id", "position", "tags", "evaluator", "evaluator_version", "status",
-              "verdict", "evaluator_verdict", "human_verdict", "score", "reason", "error",
-              "stdout", "latency_ms", "tokens_in", "tokens_out", "correction_note", "input"]
+CSV_FIELDS = [
+    "item_id",
+    "position",
+    "tags",
+    "evaluator",
+    "evaluator_version",
+    "status",
+    "verdict",
+    "evaluator_verdict",
+    "human_verdict",
+    "score",
+    "reason",
+    "error",
+    "stdout",
+    "latency_ms",
+    "tokens_in",
+    "tokens_out",
+    "correction_note",
+    "input",
+]
 FORMATS = ("csv", "jsonl", "report", "hitlog")
 
 
@@ -36,15 +53,25 @@ def _results(experiment: Experiment):
 def _row(result: Result) -> dict:
     version = result.binding.evaluator_version
     return {
-        "item_id": str(result.item_uid), "position": result.position, "tags": result.tags,
-        "evaluator": version.evaluator.name, "evaluator_version": version.version,
-        "status": result.status, "verdict": result.final_verdict,
-        "evaluator_verdict": result.verdict, "human_verdict": result.human_verdict or None,
-        "score": result.human_score if result.human_verdict and result.human_score is not None
+        "item_id": str(result.item_uid),
+        "position": result.position,
+        "tags": result.tags,
+        "evaluator": version.evaluator.name,
+        "evaluator_version": version.version,
+        "status": result.status,
+        "verdict": result.final_verdict,
+        "evaluator_verdict": result.verdict,
+        "human_verdict": result.human_verdict or None,
+        "score": result.human_score
+        if result.human_verdict and result.human_score is not None
         else result.score,
-        "reason": result.reason, "error": result.error, "stdout": result.stdout,
-        "latency_ms": round(result.latency_ms, 3), "tokens_in": result.tokens_in,
-        "tokens_out": result.tokens_out, "correction_note": result.correction_note,
+        "reason": result.reason,
+        "error": result.error,
+        "stdout": result.stdout,
+        "latency_ms": round(result.latency_ms, 3),
+        "tokens_in": result.tokens_in,
+        "tokens_out": result.tokens_out,
+        "correction_note": result.correction_note,
         "input": result.input,
     }
 
@@ -82,11 +109,16 @@ def report_jsonl(experiment: Experiment) -> Iterator[str]:
         yield json.dumps(_eval_entry(experiment, aggregate), ensure_ascii=False) + "\n"
         for key in totals:
             totals[key] += aggregate.summary[key]
-    summary = {"entry_type": "probe_summary", "probe": experiment.name,
-               "experiment": str(experiment.public_id), "status": experiment.status,
-               "evalset_version": experiment.evalset_version.version, **totals,
-               "total_evaluated": totals["passed"] + totals["fails"],
-               "total_processed": sum(totals.values())}
+    summary = {
+        "entry_type": "probe_summary",
+        "probe": experiment.name,
+        "experiment": str(experiment.public_id),
+        "status": experiment.status,
+        "evalset_version": experiment.evalset_version.version,
+        **totals,
+        "total_evaluated": totals["passed"] + totals["fails"],
+        "total_processed": sum(totals.values()),
+    }
     yield json.dumps(summary, ensure_ascii=False) + "\n"
 
 
@@ -94,17 +126,24 @@ def _eval_entry(experiment: Experiment, aggregate) -> dict:
     s = aggregate.summary
     version = aggregate.binding.evaluator_version
     ci = s.get("fail_rate_ci")
-    intents = {tag: {"passed": v["passed"], "total_evaluated": v["total_evaluated"],
-                     "nones": v["nones"]} for tag, v in (s.get("tags") or {}).items()}
+    intents = {
+        tag: {"passed": v["passed"], "total_evaluated": v["total_evaluated"], "nones": v["nones"]}
+        for tag, v in (s.get("tags") or {}).items()
+    }
     return {
-        "entry_type": "eval", "probe": experiment.name,
+        "entry_type": "eval",
+        "probe": experiment.name,
         "detector": f"{version.evaluator.name}@{version.version}",
-        "passed": s["passed"], "fails": s["fails"], "nones": s["nones"],
-        "total_evaluated": s["total_evaluated"], "total_processed": s["total_processed"],
+        "passed": s["passed"],
+        "fails": s["fails"],
+        "nones": s["nones"],
+        "total_evaluated": s["total_evaluated"],
+        "total_processed": s["total_processed"],
         "intents": intents,
         "confidence_method": "bootstrap" if ci else None,
         "confidence": 0.95 if ci else None,
-        "confidence_lower": ci[0] if ci else None, "confidence_upper": ci[1] if ci else None,
+        "confidence_lower": ci[0] if ci else None,
+        "confidence_upper": ci[1] if ci else None,
     }
 
 
@@ -116,9 +155,19 @@ def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
         row = _row(result)
         fields = result.input.get("evaluate_target_output_fields") or {}
         output = next((c.get("text") for c in fields.values() if isinstance(c, dict)), None)
-        yield json.dumps({
-            "experiment": str(experiment.public_id), "item": row["item_id"],
-            "evaluator": f"{row['evaluator']}@{row['evaluator_version']}",
-            "input": result.input, "output": output, "score": row["score"],
-            "reason": row["reason"], "tags": row["tags"],
-        }, ensure_ascii=False) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "experiment": str(experiment.public_id),
+                    "item": row["item_id"],
+                    "evaluator": f"{row['evaluator']}@{row['evaluator_version']}",
+                    "input": result.input,
+                    "output": output,
+                    "score": row["score"],
+                    "reason": row["reason"],
+                    "tags": row["tags"],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )

@@ -153,3 +153,11 @@ class ResultDetailSerializer(ResultSerializer):
 class RetriedSerializer(serializers.Serializer):
     retried = serializers.IntegerField()
     experiment = ExperimentSerializer()
+
+
+class CorrectionSerializer(serializers.Serializer):
+    """A human correction of one result; an empty verdict undoes it."""
+
+    verdict = serializers.ChoiceField(choices=["pass", "fail", "unknown", ""], allow_blank=True)
+    score = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)

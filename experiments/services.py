@@ -33,9 +33,16 @@ TARGET_KEYS = {"provider_id", "model", "messages", "temperature", "max_tokens"}
 
 
 def experiment_create(
-    *, workspace: Workspace, user: AbstractBaseUser, name: str, evalset_version: EvalSetVersion,
-    bindings: list[dict], description: str = "", target: dict | None = None,
-    concurrency: int = 8, chunk_size: int = 1000,
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    name: str,
+    evalset_version: EvalSetVersion,
+    bindings: list[dict],
+    description: str = "",
+    target: dict | None = None,
+    concurrency: int = 8,
+    chunk_size: int = 1000,
 ) -> Experiment:
     """Create a draft experiment; every binding and the target are validated first.
 
@@ -58,9 +65,14 @@ def experiment_create(
         raise ValidationError(errors)
     with transaction.atomic():
         experiment = Experiment.objects.create(
-            workspace=workspace, name=name[:160], description=(description or "").strip(),
-            evalset_version=evalset_version, target_kind=target_kind,
-            target_config=target_config, concurrency=concurrency, chunk_size=chunk_size,
+            workspace=workspace,
+            name=name[:160],
+            description=(description or "").strip(),
+            evalset_version=evalset_version,
+            target_kind=target_kind,
+            target_config=target_config,
+            concurrency=concurrency,
+            chunk_size=chunk_size,
             created_by=user,
         )
         EvaluatorBinding.objects.bulk_create(
@@ -82,9 +94,15 @@ def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
     if not _provider_exists(workspace, config.get("provider_id")):
         errors["target.provider_id"] = ["Choose a model provider of this workspace."]
     messages = config.get("messages")
-    if not isinstance(messages, list) or not messages or not all(
-        isinstance(m, dict) and m.get("role") in ("system", "user")
-        and isinstance(m.get("content"), str) for m in messages
+    if (
+        not isinstance(messages, list)
+        or not messages
+        or not all(
+            isinstance(m, dict)
+            and m.get("role") in ("system", "user")
+            and isinstance(m.get("content"), str)
+            for m in messages
+        )
     ):
         errors["target.messages"] = ["Give messages as [{role: system|user, content: text}]."]
     else:
@@ -99,8 +117,9 @@ def _target_placeholder_problems(messages, version) -> dict:
     used = {n for m in messages for n in PLACEHOLDER_RE.findall(m["content"])}
     bad = sorted(n for n in used if n not in columns or columns[n]["content_type"] != "Text")
     if bad:
-        return {"target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset."
-                                    for n in bad]}
+        return {
+            "target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset." for n in bad]
+        }
     return {}
 
 
@@ -140,9 +159,11 @@ def _clean_binding(workspace, binding, version, target_kind, path, errors) -> di
     variables = ev.config.get("input_variables") or []
     has_target = target_kind == TargetKind.PROMPT
     mapping = binding.get("mapping") or suggest_mapping(
-        variables=variables, columns=version.columns, has_target=has_target)
-    problems = mapping_problems(variables=variables, mapping=mapping, columns=version.columns,
-                                has_target=has_target)
+        variables=variables, columns=version.columns, has_target=has_target
+    )
+    problems = mapping_problems(
+        variables=variables, mapping=mapping, columns=version.columns, has_target=has_target
+    )
     if problems:
         errors[f"{path}.mapping"] = problems
     try:
@@ -163,13 +184,22 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
     with transaction.atomic():
         locked = Experiment.objects.select_for_update().get(pk=experiment.pk)
         if locked.status != ExperimentStatus.DRAFT:
-            raise ValidationError({"status": f"Only a draft can be launched (this one is "
-                                             f"{locked.status})."})
+            raise ValidationError(
+                {"status": f"Only a draft can be launched (this one is {locked.status})."}
+            )
         _plan_chunks(locked)
         locked.status, locked.queued_at = ExperimentStatus.QUEUED, timezone.now()
         locked.heartbeat_at = locked.queued_at
-        locked.save(update_fields=["status", "queued_at", "heartbeat_at", "items_total",
-                                   "results_total", "chunks_total"])
+        locked.save(
+            update_fields=[
+                "status",
+                "queued_at",
+                "heartbeat_at",
+                "items_total",
+                "results_total",
+                "chunks_total",
+            ]
+        )
         transaction.on_commit(lambda: experiment_start.delay(locked.pk))
     return locked
 
@@ -184,10 +214,15 @@ def _plan_chunks(experiment: Experiment) -> None:
     for index, start in enumerate(bounds):
         end = bounds[index + 1] if index + 1 < len(bounds) else math.inf
         for kind in kinds:
-            chunks.append(ExperimentChunk(
-                experiment=experiment, index=index, kind=kind, position_from=start,
-                position_to=end if end != math.inf else 2**62,
-            ))
+            chunks.append(
+                ExperimentChunk(
+                    experiment=experiment,
+                    index=index,
+                    kind=kind,
+                    position_from=start,
+                    position_to=end if end != math.inf else 2**62,
+                )
+            )
     ExperimentChunk.objects.bulk_create(chunks)
     experiment.items_total = count
     experiment.results_total = count * experiment.bindings.count()
@@ -205,14 +240,18 @@ def _chunk_kinds(experiment: Experiment) -> list[str]:
 def experiment_cancel(*, experiment: Experiment) -> Experiment:
     """Ask running chunks to stop between rows; a queued run is cancelled at once."""
     now = timezone.now()
-    Experiment.objects.filter(pk=experiment.pk, status__in=[ExperimentStatus.QUEUED,
-                                                            ExperimentStatus.RUNNING]).update(
-        cancel_requested=True)
+    Experiment.objects.filter(
+        pk=experiment.pk, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
+    ).update(cancel_requested=True)
     Experiment.objects.filter(pk=experiment.pk, status=ExperimentStatus.QUEUED).update(
-        status=ExperimentStatus.CANCELLED, finished_at=now)
+        status=ExperimentStatus.CANCELLED, finished_at=now
+    )
     experiment.refresh_from_db()
-    if experiment.status in (ExperimentStatus.DRAFT, ExperimentStatus.COMPLETED,
-                             ExperimentStatus.FAILED) and not experiment.cancel_requested:
+    if (
+        experiment.status
+        in (ExperimentStatus.DRAFT, ExperimentStatus.COMPLETED, ExperimentStatus.FAILED)
+        and not experiment.cancel_requested
+    ):
         raise ValidationError({"status": f"A {experiment.status} experiment cannot be cancelled."})
     return experiment
 
@@ -221,8 +260,11 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
     """Re-run only the error/timeout rows, into the same experiment; returns how many."""
     from .tasks import experiment_start
 
-    if experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED,
-                                 ExperimentStatus.CANCELLED):
+    if experiment.status not in (
+        ExperimentStatus.COMPLETED,
+        ExperimentStatus.FAILED,
+        ExperimentStatus.CANCELLED,
+    ):
         raise ValidationError({"status": "Retry once the experiment has finished."})
     failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
     count = failed.count()
@@ -232,9 +274,14 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
     with transaction.atomic():
         experiment.chunks.update(status=ChunkStatus.PENDING, attempts=0, claimed_at=None)
         Experiment.objects.filter(pk=experiment.pk).update(
-            status=ExperimentStatus.QUEUED, retry_round=F("retry_round") + 1,
-            results_done=F("results_done") - count, chunks_done=0, cancel_requested=False,
-            finished_at=None, error_message="", heartbeat_at=timezone.now(),
+            status=ExperimentStatus.QUEUED,
+            retry_round=F("retry_round") + 1,
+            results_done=F("results_done") - count,
+            chunks_done=0,
+            cancel_requested=False,
+            finished_at=None,
+            error_message="",
+            heartbeat_at=timezone.now(),
         )
         transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
     experiment.refresh_from_db()
@@ -242,7 +289,10 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
 
 
 def experiment_clone(
-    *, experiment: Experiment, user: AbstractBaseUser, name: str | None = None,
+    *,
+    experiment: Experiment,
+    user: AbstractBaseUser,
+    name: str | None = None,
     versions: dict[int, EvaluatorVersion] | None = None,
     evalset_version: EvalSetVersion | None = None,
 ) -> Experiment:
@@ -252,22 +302,37 @@ def experiment_clone(
     for b in experiment.bindings.select_related("evaluator_version"):
         ev = versions.get(b.evaluator_version.evaluator_id, b.evaluator_version)
         same = ev.pk == b.evaluator_version_id
-        bindings.append({"evaluator_version": ev, "mapping": b.mapping if same else None,
-                         "policy": b.policy, "ext": b.ext})
+        bindings.append(
+            {
+                "evaluator_version": ev,
+                "mapping": b.mapping if same else None,
+                "policy": b.policy,
+                "ext": b.ext,
+            }
+        )
     target = ({"kind": "prompt", **experiment.target_config}
               if experiment.target_kind == TargetKind.PROMPT else None)  # fmt: skip
     clone = experiment_create(
-        workspace=experiment.workspace, user=user, name=name or f"{experiment.name} (clone)",
-        evalset_version=evalset_version or experiment.evalset_version, bindings=bindings,
-        description=experiment.description, target=target,
-        concurrency=experiment.concurrency, chunk_size=experiment.chunk_size,
+        workspace=experiment.workspace,
+        user=user,
+        name=name or f"{experiment.name} (clone)",
+        evalset_version=evalset_version or experiment.evalset_version,
+        bindings=bindings,
+        description=experiment.description,
+        target=target,
+        concurrency=experiment.concurrency,
+        chunk_size=experiment.chunk_size,
     )
     Experiment.objects.filter(pk=clone.pk).update(cloned_from=experiment)
     return clone
 
 
 def result_correct(
-    *, result: Result, user: AbstractBaseUser, verdict: str, note: str,
+    *,
+    result: Result,
+    user: AbstractBaseUser,
+    verdict: str,
+    note: str,
     score: float | None = None,
 ) -> Result:
     """A human overrides one result's verdict (and optionally score); the original stays."""
@@ -282,7 +347,15 @@ def result_correct(
     result.human_verdict, result.human_score = verdict, score if verdict else None
     result.correction_note = (note or "").strip() if verdict else ""
     result.corrected_by, result.corrected_at = (user, timezone.now()) if verdict else (None, None)
-    result.save(update_fields=["human_verdict", "human_score", "correction_note", "corrected_by",
-                               "corrected_at", "updated_at"])
+    result.save(
+        update_fields=[
+            "human_verdict",
+            "human_score",
+            "correction_note",
+            "corrected_by",
+            "corrected_at",
+            "updated_at",
+        ]
+    )
     aggregates_refresh(experiment=result.experiment, binding_ids=[result.binding_id])
     return result

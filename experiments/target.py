@@ -46,8 +46,9 @@ async def _run_all(settings, requests: list[dict], concurrency: int) -> list[dic
     semaphore = asyncio.Semaphore(max(1, concurrency))
     limiter = _shared(make_limiter)
     try:
-        return list(await asyncio.gather(
-            *(_one(client, settings, limiter, semaphore, r) for r in requests)))
+        return list(
+            await asyncio.gather(*(_one(client, settings, limiter, semaphore, r) for r in requests))
+        )
     finally:
         await client.close()
 
@@ -63,9 +64,15 @@ async def _one(client, settings, limiter, semaphore, request: dict) -> dict:
                 failure = classify(exc)
                 if not failure.retryable or attempt > settings.max_retries:
                     return _failed(failure.message, request, started, failure.kind)
-                await asyncio.sleep(retry_delay(
-                    failure, attempt, base_s=settings.backoff_base_s,
-                    cap_s=settings.backoff_cap_s, retry_after_cap_s=settings.retry_after_cap_s))
+                await asyncio.sleep(
+                    retry_delay(
+                        failure,
+                        attempt,
+                        base_s=settings.backoff_base_s,
+                        cap_s=settings.backoff_cap_s,
+                        retry_after_cap_s=settings.retry_after_cap_s,
+                    )
+                )
                 continue
             return _succeeded(response, request, started)
     return _failed("no attempt was made", request, started)
@@ -74,15 +81,28 @@ async def _one(client, settings, limiter, semaphore, request: dict) -> dict:
 def _succeeded(response, request: dict, started: float) -> dict:
     usage = getattr(response, "usage", None)
     text = (response.choices[0].message.content or "") if response.choices else ""
-    return {"status": ResultStatus.SUCCESS, "output": text, "error": "",
-            "rendered_request": request, "latency_ms": (time.monotonic() - started) * 1000,
-            "tokens_in": getattr(usage, "prompt_tokens", 0) or 0,
-            "tokens_out": getattr(usage, "completion_tokens", 0) or 0}
+    return {
+        "status": ResultStatus.SUCCESS,
+        "output": text,
+        "error": "",
+        "rendered_request": request,
+        "latency_ms": (time.monotonic() - started) * 1000,
+        "tokens_in": getattr(usage, "prompt_tokens", 0) or 0,
+        "tokens_out": getattr(usage, "completion_tokens", 0) or 0,
+    }
 
 
-def _failed(message: str, request: dict | None = None, started: float | None = None,
-            kind: str = "error") -> dict:
+def _failed(
+    message: str, request: dict | None = None, started: float | None = None, kind: str = "error"
+) -> dict:
     elapsed = (time.monotonic() - started) * 1000 if started else 0.0
     status = ResultStatus.TIMEOUT if kind == "timeout" else ResultStatus.ERROR
-    return {"status": status, "output": "", "error": message, "rendered_request": request,
-            "latency_ms": elapsed, "tokens_in": 0, "tokens_out": 0}
+    return {
+        "status": status,
+        "output": "",
+        "error": message,
+        "rendered_request": request,
+        "latency_ms": elapsed,
+        "tokens_in": 0,
+        "tokens_out": 0,
+    }

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import result_views, views
 
 app_name = "experiments"
 urlpatterns = [
@@ -14,4 +14,12 @@ urlpatterns = [
     path("<uuid:id>/cancel/", views.cancel, name="cancel"),
     path("<uuid:id>/retry/", views.retry, name="retry"),
     path("<uuid:id>/clone/", views.clone, name="clone"),
+    path("<uuid:id>/dashboard/", result_views.dashboard, name="dashboard"),
+    path("<uuid:id>/results/<int:result_id>/", result_views.result_drawer, name="result"),
+    path(
+        "<uuid:id>/results/<int:result_id>/correct/",
+        result_views.result_correct,
+        name="result_correct",
+    ),
+    path("<uuid:id>/export/<str:fmt>/", result_views.export, name="export"),
 ]

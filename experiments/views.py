@@ -16,6 +16,7 @@ from assay.selectors import providers_list
 from evaluators.policies import describe_policy
 
 from . import selectors, services
+from .dashboard import dashboard_cards
 from .forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from .models import ExperimentStatus, ResultStatus, Verdict
 
@@ -188,6 +189,7 @@ def detail(request, id):
         "bindings": _bindings(experiment),
         "failed": selectors.failed_count(experiment=experiment),
         "clone_form": _clone_form(request, experiment),
+        "cards": dashboard_cards(experiment),
     })  # fmt: skip
     return render(request, "experiments/detail.html", context)
 

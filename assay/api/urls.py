@@ -6,7 +6,16 @@ from evaluators.api import EvaluatorViewSet, TemplateViewSet, TestCaseViewSet, V
 
 from . import views
 
-router = DefaultRouter(trailing_slash="/?")
+
+class Router(DefaultRouter):
+    """Every route answers with or without its trailing slash (a POST cannot be redirected)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trailing_slash = "/?"
+
+
+router = Router()
 router.register("workspaces", views.WorkspaceViewSet, basename="workspace")
 router.register("members", views.MemberViewSet, basename="member")
 router.register("tokens", views.TokenViewSet, basename="token")

@@ -99,8 +99,9 @@ def test_pick_rows_from_an_evalset_into_the_debug_panel(live_server, page, user,
     from tests.support.factories import make_evalset_version, qa_rows
 
     make_evalset_version(workspace=workspace, user=user, rows=qa_rows(12), name="Capitals")
-    evaluator = services.evaluator_create(workspace=workspace, user=user, name="Pick",
-                                          kind="code", language="python")
+    evaluator = services.evaluator_create(
+        workspace=workspace, user=user, name="Pick", kind="code", language="python"
+    )
     sign_in(page, live_server)
     page.goto(f"{live_server.url}/w/acme/evaluators/{evaluator.public_id}/")
     page.click("#pick-rows summary")
@@ -112,9 +113,12 @@ def test_pick_rows_from_an_evalset_into_the_debug_panel(live_server, page, user,
     assert page.input_value("#turn-var-actual_output") == "The capital is Paris"
     page.click("#debug-run")
     page.wait_for_selector(".debug-result >> nth=3")
-    verdicts = page.locator(".debug-result .badge.pass, .debug-result .badge.fail").all_inner_texts()
+    verdicts = page.locator(
+        ".debug-result .badge.pass, .debug-result .badge.fail"
+    ).all_inner_texts()
     # the blank evaluator checks output == reference exactly: every sentence-long answer fails
     assert verdicts == ["fail", "fail", "fail", "fail"]
     assert page.locator(".debug-result .reason").first.inner_text() == (
-        "The output differs from the reference.")
+        "The output differs from the reference."
+    )
     screenshot(page, "debug-pick-rows")

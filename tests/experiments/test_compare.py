@@ -26,9 +26,13 @@ STRICT = """def exec_evaluation(turn):
 
 
 def run(workspace, user, version, ev, name):
-    experiment = services.experiment_create(workspace=workspace, user=user, name=name,
-                                            evalset_version=version,
-                                            bindings=[{"evaluator_version": ev}])
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=name,
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+    )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment.pk)
 
@@ -40,19 +44,33 @@ def pair(workspace, user):
     v1 = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40))
     evalset = v1.evalset
     EvalSetItem.objects.filter(evalset=evalset, version__isnull=True, position__lt=5).delete()
-    EvalSetItem.objects.bulk_create([
-        EvalSetItem(evalset=evalset, item_id=uuid.uuid4(), position=100 + i,
-                    data={"input": text(f"new {i}"), "actual_output": text("Paris"),
-                          "reference_output": text("Paris")}, tags=["new"]) for i in range(3)])
+    EvalSetItem.objects.bulk_create(
+        [
+            EvalSetItem(
+                evalset=evalset,
+                item_id=uuid.uuid4(),
+                position=100 + i,
+                data={
+                    "input": text(f"new {i}"),
+                    "actual_output": text("Paris"),
+                    "reference_output": text("Paris"),
+                },
+                tags=["new"],
+            )
+            for i in range(3)
+        ]
+    )
     v2 = evalset_services.version_commit(evalset=evalset, user=user, version="1.1.0")
     contains = make_code_version(workspace=workspace, user=user)
     evaluator = contains.evaluator
     variables = evaluator.draft_config["input_variables"] + [
-        {"name": "input", "content_type": "Text", "required": True, "description": ""}]
+        {"name": "input", "content_type": "Text", "required": True, "description": ""}
+    ]
     config = {**evaluator.draft_config, "source": STRICT, "input_variables": variables}
     evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user, config=config)
-    strict = evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user,
-                                                         version="1.1.0")
+    strict = evaluator_services.evaluator_submit_version(
+        evaluator=evaluator, user=user, version="1.1.0"
+    )
     baseline = run(workspace, user, v1, contains, "baseline")
     candidate = run(workspace, user, v2, strict, "candidate")
     return baseline, candidate
@@ -73,11 +91,16 @@ def test_pairing_counts_missing_rows_and_keeps_unknown_flips_apart(pair, workspa
     assert not set(s["to_unknown"]) & set(s["regressions"])
     assert s["plain_words"] in {"worse", f"no detectable difference at n = {s['n_decided']}"}
     ids = diff_rows(baseline=baseline, candidate=candidate, comparison=ev)
-    assert ids[:len(s["regressions"])] == s["regressions"]  # regressions first
-    assert set(diff_rows(baseline=baseline, candidate=candidate, comparison=ev,
-                         flt="unknown")) == set(s["to_unknown"] + s["from_unknown"])
-    assert diff_rows(baseline=baseline, candidate=candidate, comparison=ev, flt="regressions",
-                     tag="odd") == []  # odd rows fail on both sides
+    assert ids[: len(s["regressions"])] == s["regressions"]  # regressions first
+    assert set(
+        diff_rows(baseline=baseline, candidate=candidate, comparison=ev, flt="unknown")
+    ) == set(s["to_unknown"] + s["from_unknown"])
+    assert (
+        diff_rows(
+            baseline=baseline, candidate=candidate, comparison=ev, flt="regressions", tag="odd"
+        )
+        == []
+    )  # odd rows fail on both sides
 
 
 def test_other_evalsets_cannot_be_compared(pair, workspace, user):
@@ -111,11 +134,13 @@ def test_api_and_exports(pair, api, web):
 def test_bad_requests(pair, api):
     baseline, _ = pair
     assert api.get("/api/v1/compare").status_code == 400
-    response = api.get(f"/api/v1/compare?baseline={baseline.public_id}"
-                       f"&candidates={baseline.public_id}")
+    response = api.get(
+        f"/api/v1/compare?baseline={baseline.public_id}&candidates={baseline.public_id}"
+    )
     assert response.status_code == 400 and "baseline" in response.json()["error"]["message"]
-    assert api.get(f"/api/v1/compare?baseline={baseline.public_id}&candidates=nope"
-                   ).status_code == 404
+    assert (
+        api.get(f"/api/v1/compare?baseline={baseline.public_id}&candidates=nope").status_code == 404
+    )
 
 
 def test_outsider_gets_404(pair, outsider_api, client, outsider):

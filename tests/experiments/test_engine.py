@@ -30,12 +30,17 @@ def wait_status(experiment, statuses, timeout=60):
 
 @pytest.fixture
 def setup(workspace, user):
-    version = make_evalset_version(workspace=workspace, user=user,
-                                   rows=qa_rows(120, error_every=10, unknown_every=7))
+    version = make_evalset_version(
+        workspace=workspace, user=user, rows=qa_rows(120, error_every=10, unknown_every=7)
+    )
     ev = make_code_version(workspace=workspace, user=user)
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="run", evalset_version=version,
-        bindings=[{"evaluator_version": ev}], chunk_size=50,
+        workspace=workspace,
+        user=user,
+        name="run",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+        chunk_size=50,
     )
     return experiment
 
@@ -46,8 +51,10 @@ def test_runs_to_completion_with_one_result_per_row(setup, celery_worker_inproc)
     done = wait_status(experiment, {ExperimentStatus.COMPLETED})
     assert done.results_done == done.results_total == 120
     assert Result.objects.filter(experiment=done).count() == 120
-    counts = {v: Result.objects.filter(experiment=done, verdict=v).count()
-              for v in ("pass", "fail", "unknown")}
+    counts = {
+        v: Result.objects.filter(experiment=done, verdict=v).count()
+        for v in ("pass", "fail", "unknown")
+    }
     errors = Result.objects.filter(experiment=done, status="error")
     assert errors.count() == 12 and all("ZeroDivisionError" in r.error for r in errors)
     assert sum(counts.values()) == 120 and counts["unknown"] >= 12
@@ -85,8 +92,9 @@ def test_cancel_stops_between_rows(setup):
 def test_retry_failed_reruns_only_error_rows(setup, celery_worker_inproc, user):
     services.experiment_launch(experiment=setup)
     wait_status(setup, {ExperimentStatus.COMPLETED})
-    good = dict(Result.objects.filter(experiment=setup, status="success")
-                .values_list("pk", "updated_at"))
+    good = dict(
+        Result.objects.filter(experiment=setup, status="success").values_list("pk", "updated_at")
+    )
     # the evaluator cannot change (versions are immutable), so the same rows fail again:
     # what matters is that only they are re-run and nothing else is touched
     assert services.experiment_retry_failed(experiment=setup) == 12
@@ -95,8 +103,12 @@ def test_retry_failed_reruns_only_error_rows(setup, celery_worker_inproc, user):
     assert Result.objects.filter(experiment=done).count() == 120
     retried = Result.objects.filter(experiment=done, status="error")
     assert retried.count() == 12 and set(retried.values_list("attempt", flat=True)) == {1}
-    assert dict(Result.objects.filter(experiment=done, status="success")
-                .values_list("pk", "updated_at")) == good
+    assert (
+        dict(
+            Result.objects.filter(experiment=done, status="success").values_list("pk", "updated_at")
+        )
+        == good
+    )
 
 
 def test_reaper_requeues_a_run_whose_heartbeat_stopped(setup, settings, celery_worker_inproc):
@@ -107,9 +119,12 @@ def test_reaper_requeues_a_run_whose_heartbeat_stopped(setup, settings, celery_w
     Experiment.objects.filter(pk=setup.pk).update(status=ExperimentStatus.DRAFT)
     services._plan_chunks(setup)
     Experiment.objects.filter(pk=setup.pk).update(
-        status=ExperimentStatus.QUEUED, heartbeat_at=timezone.now(),
-        items_total=setup.items_total, results_total=setup.results_total,
-        chunks_total=setup.chunks_total)
+        status=ExperimentStatus.QUEUED,
+        heartbeat_at=timezone.now(),
+        items_total=setup.items_total,
+        results_total=setup.results_total,
+        chunks_total=setup.chunks_total,
+    )
     from experiments.tasks import reap_stale
 
     assert reap_stale() == 1

@@ -22,8 +22,11 @@ FAST_REAPER = {"ASSAY_EXPERIMENT_STALE_S": "3", "ASSAY_REAPER_INTERVAL_S": "1"}
 @pytest.fixture
 def postgres_url():
     settings = connection.settings_dict
-    require_service("PostgreSQL", connection.vendor == "postgresql",
-                    "worker processes must share the test database")
+    require_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "worker processes must share the test database",
+    )
     user = settings["USER"] or "postgres"
     password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
     host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
@@ -61,8 +64,12 @@ def big_experiment(workspace, user):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(ROWS))
     ev = make_code_version(workspace=workspace, user=user)
     return services.experiment_create(
-        workspace=workspace, user=user, name="reliability", evalset_version=version,
-        bindings=[{"evaluator_version": ev}], chunk_size=500,
+        workspace=workspace,
+        user=user,
+        name="reliability",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+        chunk_size=500,
     )
 
 
@@ -102,10 +109,17 @@ def test_kill_9_worker_mid_run_then_restart(big_experiment, postgres_url, redis_
         killed_at = done_count(big_experiment)
         assert killed_at < ROWS, "the run finished before the kill: the test proves nothing"
         Experiment.objects.filter(pk=big_experiment.pk).update()  # no-op: state as left
-        second = Worker(database_url=postgres_url, redis_url=redis_server.url, beat=True,
-                        extra_env=FAST_REAPER).start()
-        wait_for(lambda: Experiment.objects.get(pk=big_experiment.pk).status
-                 == ExperimentStatus.COMPLETED, 180, "completion", [second])
+        second = Worker(
+            database_url=postgres_url, redis_url=redis_server.url, beat=True, extra_env=FAST_REAPER
+        ).start()
+        wait_for(
+            lambda: (
+                Experiment.objects.get(pk=big_experiment.pk).status == ExperimentStatus.COMPLETED
+            ),
+            180,
+            "completion",
+            [second],
+        )
     finally:
         first.kill_hard()
         if second:
@@ -114,8 +128,9 @@ def test_kill_9_worker_mid_run_then_restart(big_experiment, postgres_url, redis_
 
 
 def test_redis_restart_mid_run(big_experiment, postgres_url, redis_server):
-    worker = Worker(database_url=postgres_url, redis_url=redis_server.url, beat=True,
-                    extra_env=FAST_REAPER).start()
+    worker = Worker(
+        database_url=postgres_url, redis_url=redis_server.url, beat=True, extra_env=FAST_REAPER
+    ).start()
     try:
         services.experiment_launch(experiment=big_experiment)
         wait_for(lambda: done_count(big_experiment) >= 1000, 120, "first results", [worker])
@@ -123,28 +138,48 @@ def test_redis_restart_mid_run(big_experiment, postgres_url, redis_server):
         assert done_count(big_experiment) < ROWS, "the run finished before the restart"
         time.sleep(1)
         redis_server.start()
-        wait_for(lambda: Experiment.objects.get(pk=big_experiment.pk).status
-                 == ExperimentStatus.COMPLETED, 180, "completion", [worker])
+        wait_for(
+            lambda: (
+                Experiment.objects.get(pk=big_experiment.pk).status == ExperimentStatus.COMPLETED
+            ),
+            180,
+            "completion",
+            [worker],
+        )
     finally:
         worker.stop()
     assert_exactly_once(big_experiment)
 
 
 def test_errors_and_timeouts_never_fail_the_experiment(workspace, user, celery_worker_inproc):
-    source = ("def exec_evaluation(turn):\n"
-              "    ref = turn['evaluate_dataset_fields']['reference_output']['text']\n"
-              "    if ref == 'ERROR':\n        return 1 / 0\n"
-              "    if ref == 'UNKNOWN':\n        while True:\n            pass\n"
-              "    return EvalOutput(score=1.0, reason='ok')\n")
-    version = make_evalset_version(workspace=workspace, user=user,
-                                   rows=qa_rows(40, error_every=5, unknown_every=9))
+    source = (
+        "def exec_evaluation(turn):\n"
+        "    ref = turn['evaluate_dataset_fields']['reference_output']['text']\n"
+        "    if ref == 'ERROR':\n        return 1 / 0\n"
+        "    if ref == 'UNKNOWN':\n        while True:\n            pass\n"
+        "    return EvalOutput(score=1.0, reason='ok')\n"
+    )
+    version = make_evalset_version(
+        workspace=workspace, user=user, rows=qa_rows(40, error_every=5, unknown_every=9)
+    )
     ev = make_code_version(workspace=workspace, user=user, source=source, timeout_s=0.5)
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="rough", evalset_version=version,
-        bindings=[{"evaluator_version": ev}], chunk_size=20)
+        workspace=workspace,
+        user=user,
+        name="rough",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+        chunk_size=20,
+    )
     services.experiment_launch(experiment=experiment)
-    wait_for(lambda: Experiment.objects.get(pk=experiment.pk).status
-             in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED), 120, "completion")
+    wait_for(
+        lambda: (
+            Experiment.objects.get(pk=experiment.pk).status
+            in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED)
+        ),
+        120,
+        "completion",
+    )
     experiment.refresh_from_db()
     assert experiment.status == ExperimentStatus.COMPLETED
     results = Result.objects.filter(experiment=experiment)

@@ -17,17 +17,20 @@ pytestmark = pytest.mark.django_db
 
 
 def run(workspace, user, version, ev, name="run"):
-    experiment = services.experiment_create(workspace=workspace, user=user, name=name,
-                                            evalset_version=version,
-                                            bindings=[{"evaluator_version": ev}])
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=name,
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+    )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment.pk)
 
 
 @pytest.fixture
 def finished(workspace, user):
-    version = make_evalset_version(workspace=workspace, user=user,
-                                   rows=qa_rows(60, error_every=10))
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(60, error_every=10))
     ev = make_code_version(workspace=workspace, user=user)
     return run(workspace, user, version, ev)
 
@@ -45,8 +48,9 @@ def test_aggregate_counts_never_treat_errors_as_passes(finished):
 
 def test_human_correction_keeps_the_original_and_updates_counts(finished, user):
     result = Result.objects.filter(experiment=finished, verdict="fail").first()
-    services.result_correct(result=result, user=user, verdict="pass", note="synonym accepted",
-                            score=1.0)
+    services.result_correct(
+        result=result, user=user, verdict="pass", note="synonym accepted", score=1.0
+    )
     result.refresh_from_db()
     assert result.verdict == "fail" and result.human_verdict == "pass"
     assert result.corrected_by == user and result.correction_note == "synonym accepted"
@@ -59,11 +63,16 @@ def test_human_correction_keeps_the_original_and_updates_counts(finished, user):
 
 
 def test_confusion_and_agreement_metrics_by_hand():
-    pairs = ([("fail", "fail")] * 40 + [("pass", "fail")] * 10 + [("fail", "pass")] * 5
-             + [("pass", "pass")] * 45 + [("unknown", "pass")] * 3 + [("pass", "unknown")] * 2)
+    pairs = (
+        [("fail", "fail")] * 40
+        + [("pass", "fail")] * 10
+        + [("fail", "pass")] * 5
+        + [("pass", "pass")] * 45
+        + [("unknown", "pass")] * 3
+        + [("pass", "unknown")] * 2
+    )
     counts = confusion_counts(pairs)
-    assert counts == {"tp": 40, "fn": 10, "fp": 5, "tn": 45, "judge_unknown": 3,
-                      "human_unknown": 2}
+    assert counts == {"tp": 40, "fn": 10, "fp": 5, "tn": 45, "judge_unknown": 3, "human_unknown": 2}
     metrics = agreement_metrics(counts)
     assert metrics["n"] == 100 and metrics["agreement"] == 0.85
     assert metrics["sensitivity"] == 0.8 and metrics["specificity"] == 0.9
@@ -122,15 +131,22 @@ def test_export_command(finished, tmp_path):
     from django.core.management import call_command
 
     target = tmp_path / "report.jsonl"
-    call_command("export_results", str(finished.public_id), "--format", "report", "-o",
-                 str(target))
+    call_command("export_results", str(finished.public_id), "--format", "report", "-o", str(target))
     assert json.loads(target.read_text().splitlines()[-1])["entry_type"] == "probe_summary"
 
 
 def test_standing_bands_and_history(workspace, user):
     assert [band(z) for z in (-2, -1, -0.5, -0.125, 0, 0.125, 0.5, 1, 1.5)] == [
-        "far below", "below", "below", "typical", "typical", "typical", "above", "above",
-        "far above"]
+        "far below",
+        "below",
+        "below",
+        "typical",
+        "typical",
+        "typical",
+        "above",
+        "above",
+        "far above",
+    ]
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40))
     ev = make_code_version(workspace=workspace, user=user)
     runs = [run(workspace, user, version, ev, name=f"r{i}") for i in range(4)]

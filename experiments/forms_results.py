@@ -1,0 +1,23 @@
+"""The correction form of the result drawer."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+
+class CorrectionForm(forms.Form):
+    verdict = forms.ChoiceField(
+        label=_("Human verdict"),
+        choices=[
+            ("pass", _("pass")),
+            ("fail", _("fail")),
+            ("unknown", _("unknown")),
+            ("", _("— undo the correction")),
+        ],  # fmt: skip
+        required=False,
+    )
+    score = forms.FloatField(label=_("Score (optional)"), min_value=0, max_value=1, required=False)
+    note = forms.CharField(
+        label=_("Why"), required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )

@@ -1,0 +1,98 @@
+"""Dashboard partials, the result drawer with human correction, and export downloads."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from assay.decorators import workspace_view
+
+from . import selectors, services
+from .dashboard import dashboard_cards
+from .exports import FORMATS, export_filename, export_stream
+from .forms_results import CorrectionForm
+
+CONTENT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson",
+                 "report": "application/x-ndjson", "hitlog": "application/x-ndjson"}  # fmt: skip
+
+
+@workspace_view()
+def dashboard(request, id):
+    """The dashboard cards alone (refreshed after a correction)."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    return render(request, "experiments/_dashboard.html", {"cards": dashboard_cards(experiment)})
+
+
+@workspace_view()
+def result_drawer(request, id, result_id):
+    """Everything about one row: inputs, output, score, reason, stdout, error, prompt, answer."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    result = selectors.result_get(experiment=experiment, result_id=result_id)
+    return _drawer(request, experiment, result, CorrectionForm(initial=_initial(result)))
+
+
+def _initial(result) -> dict:
+    return {"verdict": result.human_verdict or result.verdict, "score": result.human_score,
+            "note": result.correction_note}  # fmt: skip
+
+
+def _drawer(request, experiment, result, form, status=200):
+    fields = (result.input or {}).get("evaluate_target_output_fields") or {}
+    inputs = (result.input or {}).get("evaluate_dataset_fields") or {}
+    return render(
+        request,
+        "experiments/_drawer.html",
+        {
+            "experiment": experiment,
+            "result": result,
+            "form": form,
+            "outputs": fields,
+            "inputs": inputs,
+            "ext": (result.input or {}).get("ext") or {},
+            "prompt": _prompt(result.rendered_request),
+        },
+        status=status,
+    )
+
+
+def _prompt(request_body) -> str:
+    from evaluators.debug_views import prompt_text
+
+    return prompt_text(request_body)
+
+
+@require_POST
+@workspace_view()
+def result_correct(request, id, result_id):
+    """A human overrides the verdict (and optionally the score) with a note; counts refresh."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    result = selectors.result_get(experiment=experiment, result_id=result_id)
+    form = CorrectionForm(request.POST)
+    if form.is_valid():
+        try:
+            services.result_correct(result=result, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            response = _drawer(
+                request, experiment, result, CorrectionForm(initial=_initial(result))
+            )
+            response["HX-Trigger"] = "result-corrected"
+            return response
+    return _drawer(request, experiment, result, form, status=400)
+
+
+@workspace_view()
+def export(request, id, fmt):
+    """Streamed download: results.csv, results.jsonl, report.jsonl or hitlog.jsonl."""
+    if fmt not in FORMATS:
+        raise Http404("No such export")
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    response = StreamingHttpResponse(
+        export_stream(experiment, fmt), content_type=CONTENT_TYPES[fmt]
+    )
+    response["Content-Disposition"] = f'attachment; filename="{export_filename(experiment, fmt)}"'
+    return response
