@@ -81,8 +81,12 @@ def run(size: int, worker) -> None:
     client = APIClient()
     key = platform.token_issue(workspace=workspace, user=user, name="bench").key
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    body = {"name": f"bench {size}", "evalset_version": str(version.public_id),
-            "bindings": [{"evaluator_version": str(ev.public_id)}], "launch": True}
+    body = {
+        "name": f"bench {size}",
+        "evalset_version": str(version.public_id),
+        "bindings": [{"evaluator_version": str(ev.public_id)}],
+        "launch": True,
+    }
     started = time.perf_counter()
     response = client.post("/api/v1/experiments/", body, format="json")
     if response.status_code not in (201, 202):
@@ -94,10 +98,12 @@ def run(size: int, worker) -> None:
     elapsed = time.perf_counter() - started
     experiment.refresh_from_db()
     count = Result.objects.filter(experiment=experiment).count()
-    print(f"{size:>7,} rows: {experiment.status} in {elapsed:6.2f} s "
-          f"= {size / elapsed:8,.0f} rows/s; results {count:,}; "
-          f"aggregate: {experiment.aggregates.get().summary['line']}; "
-          f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB")
+    print(
+        f"{size:>7,} rows: {experiment.status} in {elapsed:6.2f} s "
+        f"= {size / elapsed:8,.0f} rows/s; results {count:,}; "
+        f"aggregate: {experiment.aggregates.get().summary['line']}; "
+        f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB"
+    )
 
 
 def peak_rss_mb(pid: int) -> float:

@@ -78,7 +78,6 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         evaluator = services.evaluator_copy(evaluator=self.get_object(), user=request.user)
         return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
 
-
     @extend_schema(request=s.DebugRequestSerializer, responses=s.DebugResponseSerializer)
     @action(detail=True, methods=["post"])
     def debug(self, request, id=None):
@@ -202,8 +201,9 @@ class TestCaseViewSet(WorkspaceMixin, viewsets.ModelViewSet):
         evaluator = self.evaluator()
         serializer = s.TestCaseSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        case = debug.testcase_create(evaluator=evaluator, user=request.user,
-                                     **serializer.validated_data)
+        case = debug.testcase_create(
+            evaluator=evaluator, user=request.user, **serializer.validated_data
+        )
         return Response(s.TestCaseSerializer(case).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, evaluator_id=None, id=None):

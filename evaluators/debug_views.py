@@ -41,12 +41,14 @@ def debug_run(request, id):
             evaluator=evaluator, turns=turns, config=_json_field(request, "config")
         )
     except ValidationError as exc:
-        return render(request, "evaluators/_debug_results.html", {"errors": _errors(exc)},
-                      status=400)
+        return render(
+            request, "evaluators/_debug_results.html", {"errors": _errors(exc)}, status=400
+        )
     for outcome in outcomes:
         outcome.prompt_text = prompt_text(outcome.rendered_request)
-    return render(request, "evaluators/_debug_results.html",
-                  {"outcomes": outcomes, "evaluator": evaluator})
+    return render(
+        request, "evaluators/_debug_results.html", {"outcomes": outcomes, "evaluator": evaluator}
+    )
 
 
 def prompt_text(request: dict | None) -> str:
@@ -88,14 +90,20 @@ def debug_rows(request, id):
     from evalsets import selectors as evalset_selectors
 
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
-    evalset = evalset_selectors.evalset_get(workspace=request.workspace,
-                                            public_id=request.GET.get("evalset", ""))
+    evalset = evalset_selectors.evalset_get(
+        workspace=request.workspace, public_id=request.GET.get("evalset", "")
+    )
     ref = request.GET.get("version") or ""
-    source = evalset if ref in ("", "draft") else evalset_selectors.version_get(
-        evalset=evalset, version=ref)
+    source = (
+        evalset
+        if ref in ("", "draft")
+        else evalset_selectors.version_get(evalset=evalset, version=ref)
+    )
     rows = evalset_selectors.evalset_rows_for_debug(
-        workspace=request.workspace, evalset_version_or_draft=source,
-        limit=int(request.GET.get("limit") or 10))
+        workspace=request.workspace,
+        evalset_version_or_draft=source,
+        limit=int(request.GET.get("limit") or 10),
+    )
     config = _json_field(request, "config") if request.method == "POST" else None
     turns = [debug.turn_from_row(config or evaluator.draft_config, row["data"]) for row in rows]
     return JsonResponse({"turns": turns, "count": len(turns)})
@@ -107,10 +115,15 @@ def debug_evalsets(request, id):
     from evalsets import selectors as evalset_selectors
 
     selectors.evaluator_get(workspace=request.workspace, public_id=id)
-    sets = [{"id": str(e.public_id), "name": e.name,
-             "versions": ["draft"] + [v.version for v in evalset_selectors.versions_sorted(
-                 evalset=e)]}
-            for e in evalset_selectors.evalset_list(workspace=request.workspace)[:200]]
+    sets = [
+        {
+            "id": str(e.public_id),
+            "name": e.name,
+            "versions": ["draft"]
+            + [v.version for v in evalset_selectors.versions_sorted(evalset=e)],
+        }
+        for e in evalset_selectors.evalset_list(workspace=request.workspace)[:200]
+    ]
     return JsonResponse({"evalsets": sets})
 
 
@@ -122,8 +135,11 @@ def testcase_save(request, id):
     errors = []
     try:
         debug.testcase_create(
-            evaluator=evaluator, user=request.user, name=request.POST.get("name", ""),
-            turn=_json_field(request, "turn"), expected_verdict=request.POST.get("expected", ""),
+            evaluator=evaluator,
+            user=request.user,
+            name=request.POST.get("name", ""),
+            turn=_json_field(request, "turn"),
+            expected_verdict=request.POST.get("expected", ""),
         )
     except ValidationError as exc:
         errors = _errors(exc)
@@ -159,6 +175,14 @@ def tests_run(request, id):
 
 def _tests_partial(request, evaluator, *, errors=(), result=None, status=200):
     cases: list[EvaluatorTestCase] = list(evaluator.test_cases.all())
-    return render(request, "evaluators/_tests.html", {
-        "evaluator": evaluator, "cases": cases, "errors": errors, "result": result,
-    }, status=status)
+    return render(
+        request,
+        "evaluators/_tests.html",
+        {
+            "evaluator": evaluator,
+            "cases": cases,
+            "errors": errors,
+            "result": result,
+        },
+        status=status,
+    )

@@ -153,8 +153,11 @@ def submit(request, id):
         except ValidationError as exc:
             add_errors(form, exc)
         else:
-            messages.success(request, _("Version %(v)s submitted.") % {"v": version.version}
-                             + _tests_note(version.test_result))
+            messages.success(
+                request,
+                _("Version %(v)s submitted.") % {"v": version.version}
+                + _tests_note(version.test_result),
+            )
             return redirect("evaluators:versions", ws=request.workspace.slug, id=id)
     draft = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
     context = _detail_context(request, evaluator, draft, submit_form=form)
@@ -166,7 +169,9 @@ def _tests_note(result: dict | None) -> str:
     if not result:
         return ""
     return " " + _("Tests: %(a)d of %(t)d agree with the expected verdict.") % {
-        "a": result["agreed"], "t": result["total"]}
+        "a": result["agreed"],
+        "t": result["total"],
+    }
 
 
 @workspace_view()

@@ -235,6 +235,7 @@ class Result(models.Model):
         ]
         indexes = [
             models.Index(fields=["experiment", "binding", "position"]),
+            models.Index(fields=["experiment", "position", "binding"]),
             models.Index(fields=["experiment", "binding", "verdict"]),
             models.Index(fields=["experiment", "status"]),
         ]

@@ -244,7 +244,8 @@ def test_pick_rows_from_an_evalset(web, workspace, user, code_eval):
     turns = web.post(url).json()["turns"]
     assert len(turns) == 3
     assert turns[1]["evaluate_target_output_fields"]["actual_output"]["text"] == (
-        "The capital is Lyon")
+        "The capital is Lyon"
+    )
     assert turns[0]["evaluate_dataset_fields"]["reference_output"]["text"] == "Paris"
     assert "input" not in turns[0]["evaluate_dataset_fields"]  # not a variable of this evaluator
     assert len(web.post(url.replace("limit=3", "limit=50")).json()["turns"]) == 10
@@ -255,6 +256,8 @@ def test_pick_rows_of_another_workspace_is_404(client, outsider, workspace, user
 
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2))
     client.force_login(outsider)
-    url = (f"/w/other/evaluators/{code_eval.public_id}/debug/rows/"
-           f"?evalset={version.evalset.public_id}&version=1.0.0")
+    url = (
+        f"/w/other/evaluators/{code_eval.public_id}/debug/rows/"
+        f"?evalset={version.evalset.public_id}&version=1.0.0"
+    )
     assert client.post(url).status_code == 404

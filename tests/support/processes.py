@@ -41,8 +41,20 @@ class RedisServer:
         if binary is None:
             raise RuntimeError("redis-server is not installed")
         self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         _wait_port(self.port)
         return self
 
@@ -55,23 +67,54 @@ class RedisServer:
 class Worker:
     """`celery -A assay worker` (optionally with beat) in its own process group."""
 
-    def __init__(self, *, database_url: str, redis_url: str, beat: bool = False,
-                 concurrency: int = 2, extra_env: dict | None = None) -> None:
-        self.env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url,
-                    "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        redis_url: str,
+        beat: bool = False,
+        concurrency: int = 2,
+        extra_env: dict | None = None,
+    ) -> None:
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "PYTHONUNBUFFERED": "1",
+            **(extra_env or {}),
+        }
         self.beat, self.concurrency = beat, concurrency
         self.process: subprocess.Popen | None = None
         self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"assay-worker-{free_port()}.log"
 
     def start(self) -> Worker:
-        command = [sys.executable, "-m", "celery", "-A", "assay", "worker", "-Q",
-                   "default,code,llm", "-c", str(self.concurrency), "--loglevel", "INFO",
-                   "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"]
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "assay",
+            "worker",
+            "-Q",
+            "default,code,llm",
+            "-c",
+            str(self.concurrency),
+            "--loglevel",
+            "INFO",
+            "-n",
+            f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
+        ]
         if self.beat:
             command += ["-B", "--schedule", str(self.log.with_suffix(".beat"))]
         handle = self.log.open("wb")
-        self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=handle,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         return self
 
     def kill_hard(self) -> None:
