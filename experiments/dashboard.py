@@ -13,7 +13,9 @@ MIN_WHISKER = 0.001  # an interval narrower than this is not drawn (as garak doe
 def dashboard_cards(experiment: Experiment) -> list[dict]:
     """Everything a card shows, in binding order; no per-result queries."""
     cards = []
-    bindings = experiment.bindings.select_related("evaluator_version__evaluator", "aggregate")
+    bindings = experiment.bindings.select_related(
+        "evaluator_version__evaluator", "aggregate", "calibration"
+    )
     for binding in bindings.order_by("position"):
         summary = getattr(binding, "aggregate", None)
         cards.append(_card(binding, summary.summary if summary else None))
@@ -49,6 +51,7 @@ def _card(binding, summary: dict | None) -> dict:
     card["histogram"] = _histogram(summary)
     card["tags"] = sorted((summary.get("tags") or {}).items())
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
+    card["measured"] = getattr(binding, "calibration", None)
     return card
 
 

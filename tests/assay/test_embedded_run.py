@@ -27,6 +27,25 @@ def wait_for(url: str, deadline: float) -> tuple[int, str]:
     raise AssertionError(f"{url} did not answer in time")
 
 
+def sign_in_as_demo(base: str):
+    """Sign in through the real form (CSRF cookie and token included), as a person would."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    from assay.demo import DEMO_PASSWORD, DEMO_USERNAME
+
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+    form = opener.open(f"{base}/accounts/login/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    body = urllib.parse.urlencode(
+        {"username": DEMO_USERNAME, "password": DEMO_PASSWORD, "csrfmiddlewaretoken": token}
+    ).encode()
+    return opener.open(f"{base}/accounts/login/", data=body, timeout=30)
+
+
 def test_embedded_run_serves_sign_in(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["ASSAY_DATA_DIR"] = str(tmp_path)
@@ -45,6 +64,8 @@ def test_embedded_run_serves_sign_in(tmp_path):
         assert (tmp_path / "assay.sqlite3").exists()
         health = wait_for(f"http://127.0.0.1:{port}/healthz?sandbox=0", time.monotonic() + 30)
         assert '"status": "ok"' in health[1]
+        landing = sign_in_as_demo(f"http://127.0.0.1:{port}")
+        assert "/w/demo/evaluators/" in landing.url and "demo" in landing.read().decode()
     finally:
         os.killpg(process.pid, 15)
         output = process.communicate(timeout=30)[0].decode(errors="replace")

@@ -163,3 +163,16 @@ def test_dashboard_cards_hide_interval_below_min_sample(workspace, user):
     card = dashboard_cards(run(workspace, user, version, ev))[0]
     assert card["pass_ci"] is None and card["ci_note"] == "n = 12 < 30: no interval"
     assert [c for _, c, _ in card["bar"]] == [6, 6, 0]
+
+
+def test_calibration_is_shown_on_the_run_that_measured_it(workspace, user, web):
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40), name="H")
+    items = list(EvalSetItem.objects.filter(version=version).order_by("position"))
+    for i, item in enumerate(items):
+        item.human_verdict = "pass" if i % 2 == 0 or i % 10 == 9 else "fail"
+    EvalSetItem.objects.bulk_update(items, ["human_verdict"])
+    ev = make_code_version(workspace=workspace, user=user)
+    labelled = run(workspace, user, version, ev, name="labelled")
+    html = web.get(f"/w/acme/experiments/{labelled.public_id}/").content.decode()
+    assert "Judge calibration against human verdicts (n = 40)" in html
+    assert "Agreement <strong>90.0%</strong>" in html and "specificity 0.8333" in html
