@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from assay.immutable import ImmutableModel
 from assay.models import Workspace
 
 from .content import CONTENT_TYPES
@@ -85,19 +86,7 @@ class EvalSet(models.Model):
         return self.deleted_at is not None
 
 
-class ImmutableVersionError(Exception):
-    """Raised by every path that would change a committed version."""
-
-
-class EvalSetVersionQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise ImmutableVersionError("Evalset versions are immutable.")
-
-    def delete(self):
-        raise ImmutableVersionError("Evalset versions cannot be deleted.")
-
-
-class EvalSetVersion(models.Model):
+class EvalSetVersion(ImmutableModel):
     """A frozen copy of the draft: its columns and its items never change."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -111,8 +100,6 @@ class EvalSetVersion(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = EvalSetVersionQuerySet.as_manager()
-
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["evalset", "version"], name="unique_evalset_version")
@@ -121,14 +108,6 @@ class EvalSetVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evalset.name}@{self.version}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None or not self._state.adding:
-            raise ImmutableVersionError("Evalset versions are immutable.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ImmutableVersionError("Evalset versions cannot be deleted.")
 
 
 class ImportStatus(models.TextChoices):

@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from assay.immutable import ImmutableModel
 from assay.models import Workspace
 
 
@@ -108,19 +109,7 @@ class Evaluator(models.Model):
         return max(versions, key=lambda v: sort_key(v.version)) if versions else None
 
 
-class ImmutableVersionError(Exception):
-    """Raised by every path that would change a submitted version."""
-
-
-class EvaluatorVersionQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise ImmutableVersionError("Evaluator versions are immutable.")
-
-    def delete(self):
-        raise ImmutableVersionError("Evaluator versions cannot be deleted.")
-
-
-class EvaluatorVersion(models.Model):
+class EvaluatorVersion(ImmutableModel):
     """A frozen snapshot of a draft. Never updated, never deleted: experiments pin it."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -138,8 +127,6 @@ class EvaluatorVersion(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = EvaluatorVersionQuerySet.as_manager()
-
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -150,14 +137,6 @@ class EvaluatorVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluator.name}@{self.version}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None or not self._state.adding:
-            raise ImmutableVersionError("Evaluator versions are immutable.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ImmutableVersionError("Evaluator versions cannot be deleted.")
 
 
 class Expected(models.TextChoices):

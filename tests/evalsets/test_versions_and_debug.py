@@ -4,10 +4,11 @@ import pytest
 from django.core.management import call_command
 from django.http import Http404
 
+from assay.immutable import ImmutableVersionError
 from assay.models import Workspace
 from evalsets import selectors, services
 from evalsets.demo import demo_load
-from evalsets.models import EvalSet, EvalSetVersion, ImmutableVersionError
+from evalsets.models import EvalSet, EvalSetVersion
 
 pytestmark = pytest.mark.django_db
 

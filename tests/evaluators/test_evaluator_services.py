@@ -3,8 +3,9 @@
 import pytest
 from django.core.exceptions import ValidationError
 
+from assay.immutable import ImmutableVersionError
 from evaluators import services
-from evaluators.models import EvaluatorTemplate, EvaluatorVersion, ImmutableVersionError
+from evaluators.models import EvaluatorTemplate, EvaluatorVersion
 from evaluators.presets import load_presets
 from evaluators.templates_sync import templates_sync
 

@@ -8,9 +8,14 @@ import pytest
 from evalsets import services as evalset_services
 from evalsets.models import EvalSetItem
 from evaluators import services as evaluator_services
-from experiments import engine, services
 from experiments.compare import compare_experiments, diff_rows, marked_diff
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows, text
+from tests.support.factories import (
+    make_code_version,
+    make_evalset_version,
+    qa_rows,
+    run_inline,
+    text,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,15 +31,9 @@ STRICT = """def exec_evaluation(turn):
 
 
 def run(workspace, user, version, ev, name):
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name=name,
-        evalset_version=version,
-        bindings=[{"evaluator_version": ev}],
+    return run_inline(
+        workspace=workspace, user=user, version=version, evaluator_version=ev, name=name
     )
-    services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
 
 
 @pytest.fixture

@@ -5,27 +5,21 @@ import json
 import pytest
 
 from evalsets.models import EvalSetItem
-from experiments import engine, services
+from experiments import services
 from experiments.calibration import agreement_metrics, confusion_counts
 from experiments.dashboard import dashboard_cards
 from experiments.exports import export_stream
 from experiments.models import JudgeCalibration, Result
 from experiments.standing import band
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
 pytestmark = pytest.mark.django_db
 
 
 def run(workspace, user, version, ev, name="run"):
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name=name,
-        evalset_version=version,
-        bindings=[{"evaluator_version": ev}],
+    return run_inline(
+        workspace=workspace, user=user, version=version, evaluator_version=ev, name=name
     )
-    services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
 
 
 @pytest.fixture

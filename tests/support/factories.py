@@ -96,3 +96,18 @@ def qa_rows(n: int, *, error_every: int = 0, unknown_every: int = 0) -> list[dic
             }
         )
     return rows
+
+
+def run_inline(*, workspace, user, version, evaluator_version, name: str = "run"):
+    """Create, launch and run an experiment in this process (no worker); return it finished."""
+    from experiments import engine, services
+
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=name,
+        evalset_version=version,
+        bindings=[{"evaluator_version": evaluator_version}],
+    )
+    services.experiment_launch(experiment=experiment)
+    return engine.experiment_run_inline(experiment.pk)
