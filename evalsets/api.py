@@ -8,11 +8,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, renderers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
+from assay.api.base import IgnoreFormatNegotiation, WorkspaceMixin, WorkspaceScopedViewSet
 
 from . import selectors, services
 from . import serializers as s
@@ -22,16 +21,6 @@ from .media import media_store, with_urls
 from .models import EvalSet
 
 UUID_RE = r"[0-9a-fA-F-]{36}"
-
-
-class DownloadNegotiation(BaseContentNegotiation):
-    """`?format=` names the export's file format here, not a DRF renderer: errors are JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-    def select_parser(self, request, parsers):
-        return parsers[0] if parsers else None
 
 
 class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -85,7 +74,7 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         detail=True,
         methods=["get"],
         renderer_classes=[renderers.JSONRenderer],
-        content_negotiation_class=DownloadNegotiation,
+        content_negotiation_class=IgnoreFormatNegotiation,
     )
     def export(self, request, id=None):
         """Download the draft or a version as CSV or JSONL, streamed."""
@@ -275,7 +264,7 @@ class ImportViewSet(_NestedMixin, viewsets.GenericViewSet):
         return Response(s.ImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)})
-    @action(detail=True, methods=["get"], content_negotiation_class=DownloadNegotiation)
+    @action(detail=True, methods=["get"], content_negotiation_class=IgnoreFormatNegotiation)
     def errors(self, request, evalset_id=None, id=None):
         """The error report: line, column, problem (the first 1,000 problems)."""
         job = selectors.import_get(evalset=self.evalset(), public_id=id)

@@ -10,7 +10,7 @@ from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceScopedViewSet
+from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet
 
 from . import selectors, services
 from . import serializers as s
@@ -143,7 +143,12 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         parameters=[OpenApiParameter("format", str, enum=[*FORMATS])],
         responses={(200, "text/csv"): str},
     )
-    @action(detail=True, methods=["get"], url_path="export")
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="export",
+        content_negotiation_class=IgnoreFormatNegotiation,
+    )
     def export(self, request, id=None):
         """Streamed results.csv / results.jsonl, or garak-style report.jsonl / hitlog.jsonl."""
         experiment = self.get_object()

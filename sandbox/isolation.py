@@ -122,11 +122,13 @@ def bwrap_command(package_root: str) -> list[str]:
     ]
     if os.geteuid() != 0:
         args.append("--unshare-user")
+    # The private /tmp comes first: a checkout or virtualenv that lives under /tmp is then
+    # bound on top of it instead of being hidden by it.
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     made: set[str] = set()
     for source in _bind_sources(package_root):
         args += _parent_dirs(source, made)
         args += ["--ro-bind", source, source]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     return args + ["--perms", "0555", "--dir", "/evaluator", "--chdir", "/"]
 
 

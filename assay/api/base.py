@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from rest_framework import exceptions, viewsets
+from rest_framework.negotiation import DefaultContentNegotiation
 
 from assay.models import ApiToken, Workspace
 from assay.selectors import membership_get, workspaces_for_user
@@ -66,3 +67,11 @@ class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
             return super().get_object()
         except (ValidationError, ValueError):
             raise Http404("Not found") from None
+
+
+class IgnoreFormatNegotiation(DefaultContentNegotiation):
+    """For download actions whose `?format=` names a file format (csv, jsonl…), not a renderer:
+    errors still come back as JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
