@@ -18,7 +18,10 @@ from .models import Experiment, ResultStatus
 def target_run_batch(*, experiment: Experiment, items: list[EvalSetItem]) -> list[dict]:
     """One TargetResult field dict per item, in order; failures are rows, never exceptions."""
     config = experiment.target_config
-    provider = _provider(experiment.workspace, config)
+    # the target's provider sits at the top of its config (a judge's sits under "model")
+    provider = _provider(
+        experiment.workspace, {"model": {"provider_id": config.get("provider_id")}}
+    )
     if provider is None:
         return [_failed("the target's model provider no longer exists") for _ in items]
     settings = provider_settings(provider)
