@@ -156,3 +156,14 @@ def test_marked_diff_escapes_everything_it_does_not_mark():
     old, new = marked_diff("say <script>alert(1)</script> hi", "say <b>bold</b> hi")
     assert "<script>" not in old and "&lt;script&gt;" in old and "<del>" in old
     assert "<b>" not in new and "&lt;b&gt;bold&lt;/b&gt;" in new and "<ins>" in new
+
+
+def test_compare_is_reachable_from_the_experiment_pages(pair, web, user):
+    baseline, candidate = pair
+    from experiments.models import Experiment
+
+    Experiment.objects.filter(pk=candidate.pk).update(cloned_from=baseline)
+    listing = web.get("/w/acme/experiments/").content.decode()
+    assert 'id="compare-link"' in listing
+    page = web.get(f"/w/acme/experiments/{candidate.public_id}/").content.decode()
+    assert f"compare/?baseline={baseline.public_id}&amp;candidates={candidate.public_id}" in page
