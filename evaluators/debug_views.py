@@ -102,11 +102,19 @@ def debug_rows(request, id):
     rows = evalset_selectors.evalset_rows_for_debug(
         workspace=request.workspace,
         evalset_version_or_draft=source,
-        limit=int(request.GET.get("limit") or 10),
+        limit=_int(request.GET.get("limit"), default=10),
     )
     config = _json_field(request, "config") if request.method == "POST" else None
     turns = [debug.turn_from_row(config or evaluator.draft_config, row["data"]) for row in rows]
     return JsonResponse({"turns": turns, "count": len(turns)})
+
+
+def _int(value, *, default: int) -> int:
+    """A whole number from a query string; anything else means the default."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
 
 
 @workspace_view()

@@ -265,7 +265,7 @@ class CompareApi(WorkspaceMixin, APIView):
             raise ValidationError({"baseline": "Give a baseline and at least one candidate."})
         context = comparison_context(request.workspace, params)
         body = comparison_json(context)
-        size = min(max(int(request.query_params.get("page_size", PAGE_SIZE) or PAGE_SIZE), 1), 500)
+        size = _page_size(request.query_params.get("page_size"))
         page = Paginator(context["ids"], size).get_page(params["page"])
         rows = (
             diff_page(
@@ -286,6 +286,13 @@ class CompareApi(WorkspaceMixin, APIView):
             "results": [_api_row(row) for row in rows],
         }
         return Response(body)
+
+
+def _page_size(raw) -> int:
+    try:
+        return min(max(int(raw or PAGE_SIZE), 1), 500)
+    except ValueError:
+        raise ValidationError({"page_size": "Give a whole number from 1 to 500."}) from None
 
 
 def _api_row(row: dict) -> dict:

@@ -261,3 +261,14 @@ def test_pick_rows_of_another_workspace_is_404(client, outsider, workspace, user
         f"?evalset={version.evalset.public_id}&version=1.0.0"
     )
     assert client.post(url).status_code == 404
+
+
+def test_pick_rows_with_a_bad_limit_uses_the_default(web, workspace, user, code_eval):
+    from tests.support.factories import make_evalset_version, qa_rows
+
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(12))
+    url = (
+        f"/w/acme/evaluators/{code_eval.public_id}/debug/rows/"
+        f"?evalset={version.evalset.public_id}&version=1.0.0&limit=many"
+    )
+    assert len(web.post(url).json()["turns"]) == 10

@@ -167,3 +167,10 @@ def test_compare_is_reachable_from_the_experiment_pages(pair, web, user):
     assert 'id="compare-link"' in listing
     page = web.get(f"/w/acme/experiments/{candidate.public_id}/").content.decode()
     assert f"compare/?baseline={baseline.public_id}&amp;candidates={candidate.public_id}" in page
+
+
+def test_bad_page_size_is_400(pair, api):
+    baseline, candidate = pair
+    query = f"baseline={baseline.public_id}&candidates={candidate.public_id}"
+    response = api.get(f"/api/v1/compare?{query}&page_size=lots")
+    assert response.status_code == 400 and "page_size" in response.json()["error"]["details"]
