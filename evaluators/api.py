@@ -107,12 +107,8 @@ def _create(request, data: dict) -> Evaluator:
     return services.evaluator_create(workspace=request.workspace, user=request.user, **data)
 
 
-class VersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
-    """Submitted versions of one evaluator, addressed by SemVer string. There is no update."""
-
-    serializer_class = s.VersionSerializer
-    lookup_field = "version"
-    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
+class EvaluatorChildMixin(WorkspaceMixin):
+    """For routes under /evaluators/{evaluator_id}/: the parent, scoped to the workspace."""
 
     def evaluator(self) -> Evaluator:
         if self.request.workspace is None:
@@ -120,6 +116,14 @@ class VersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
         return selectors.evaluator_get(
             workspace=self.request.workspace, public_id=self.kwargs["evaluator_id"]
         )
+
+
+class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
+    """Submitted versions of one evaluator, addressed by SemVer string. There is no update."""
+
+    serializer_class = s.VersionSerializer
+    lookup_field = "version"
+    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
 
     def get_queryset(self):
         return self.evaluator().versions.all() if self.request.workspace else None
@@ -177,20 +181,13 @@ class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.template_list(kind=self.request.query_params.get("kind", ""))
 
 
-class TestCaseViewSet(WorkspaceMixin, viewsets.ModelViewSet):
+class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
     """An evaluator's test cases (debug turns with the expected verdict) and a run action."""
 
     serializer_class = s.TestCaseSerializer
     lookup_field = "public_id"
     lookup_url_kwarg = "id"
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-
-    def evaluator(self) -> Evaluator:
-        if self.request.workspace is None:
-            raise Http404
-        return selectors.evaluator_get(
-            workspace=self.request.workspace, public_id=self.kwargs["evaluator_id"]
-        )
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

@@ -107,6 +107,20 @@ def _chart(baseline, candidates, results) -> list[dict]:
     return rows
 
 
+def paged_rows(context: dict, size: int, number) -> tuple:
+    """One page of the row diff for the focused candidate and evaluator."""
+    page = Paginator(context["ids"], size).get_page(number)
+    if context["focus"] is None:
+        return page, []
+    rows = diff_page(
+        baseline=context["baseline"],
+        candidate=context["focus_candidate"].experiment,
+        comparison=context["focus"],
+        ids=list(page.object_list),
+    )
+    return page, rows
+
+
 @workspace_view()
 def compare(request):
     """The page: a picker without parameters; metrics, charts and the row diff with them."""
@@ -125,18 +139,7 @@ def compare(request):
         except ValidationError as exc:
             context["errors"] = exc.messages
             return render(request, "experiments/compare.html", context, status=400)
-        page = Paginator(context["ids"], PAGE_SIZE).get_page(params["page"])
-        context["page"] = page
-        context["rows"] = (
-            diff_page(
-                baseline=context["baseline"],
-                candidate=context["focus_candidate"].experiment,
-                comparison=context["focus"],
-                ids=list(page.object_list),
-            )
-            if context["focus"]
-            else []
-        )
+        context["page"], context["rows"] = paged_rows(context, PAGE_SIZE, params["page"])
         context["querystring"] = _querystring(request.GET)
     return render(request, "experiments/compare.html", context)
 
@@ -266,17 +269,7 @@ class CompareApi(WorkspaceMixin, APIView):
         context = comparison_context(request.workspace, params)
         body = comparison_json(context)
         size = _page_size(request.query_params.get("page_size"))
-        page = Paginator(context["ids"], size).get_page(params["page"])
-        rows = (
-            diff_page(
-                baseline=context["baseline"],
-                candidate=context["focus_candidate"].experiment,
-                comparison=context["focus"],
-                ids=list(page.object_list),
-            )
-            if context["focus"]
-            else []
-        )
+        page, rows = paged_rows(context, size, params["page"])
         body["diff"] = {
             "candidate": str(context["focus_candidate"].experiment.public_id),
             "evaluator_id": context["focus"].evaluator_id if context["focus"] else None,

@@ -1,4 +1,18 @@
 // Small page helpers. No framework: htmx does the partial updates.
+window.Assay = {
+  // Build an element: attrs "text" sets textContent, "on<event>" adds a listener, the rest are
+  // attributes. Text always goes in as text, never as HTML.
+  el(tag, attrs = {}, children = []) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    children.forEach((c) => node.appendChild(c));
+    return node;
+  },
+};
 document.addEventListener("keydown", (event) => {
   // Ctrl/Cmd+Enter clicks the element marked as the page's primary run action.
   if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {

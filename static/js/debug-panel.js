@@ -10,14 +10,7 @@
   let current = 0;
   let view = "form";
 
-  const el = (tag, attrs = {}, children = []) => {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (k === "text") node.textContent = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
-    }
-    children.forEach((c) => node.appendChild(c));
-    return node;
-  };
+  const el = window.Assay.el;
   function editorConfig() {
     try { return JSON.parse(document.getElementById("id_config_json").value); } catch (e) { return null; }
   }

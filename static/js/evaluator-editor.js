@@ -11,14 +11,7 @@
   let lastTextarea = null;
   let codeEditor = null;
 
-  const el = (tag, attrs = {}, children = []) => {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (k === "text") node.textContent = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v);
-    }
-    children.forEach((c) => node.appendChild(c));
-    return node;
-  };
+  const el = window.Assay.el;
 
   function sync() {
     if (codeEditor) config.source = codeEditor.getValue();

@@ -2,9 +2,8 @@
 
 import pytest
 
-from tests.browser.test_evaluator_library_browser import sign_in
 from tests.experiments.test_compare import pair  # noqa: F401 - the fixture
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

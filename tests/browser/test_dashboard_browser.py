@@ -4,9 +4,8 @@ correction changing the counts; and hostile text staying inert on every page."""
 import pytest
 
 from experiments import engine, services
-from tests.browser.test_evaluator_library_browser import sign_in
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

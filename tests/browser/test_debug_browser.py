@@ -4,8 +4,7 @@ case, and see it run when submitting."""
 import pytest
 
 from assay import services as platform
-from tests.browser.test_evaluator_library_browser import sign_in
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -7,8 +7,7 @@ from django.core.files.base import ContentFile
 from evalsets.demo import flag_png
 from evalsets.media import media_store
 from evalsets.models import EvalSet
-from tests.conftest import PASSWORD
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,14 +16,6 @@ FLAGS = {
     "Italy": [(0, 146, 70), (255, 255, 255), (206, 43, 55)],
     "Peru": [(217, 16, 35), (255, 255, 255), (217, 16, 35)],
 }
-
-
-def sign_in(page, live_server):
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/w/acme/evaluators/")
 
 
 def csv_with_images(workspace) -> str:

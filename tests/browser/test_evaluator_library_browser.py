@@ -3,18 +3,9 @@
 import pytest
 
 from evaluators.models import Evaluator
-from tests.conftest import PASSWORD
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def sign_in(page, live_server):
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/w/acme/evaluators/")
 
 
 def test_evaluator_library_flow(live_server, page, user, workspace):

@@ -6,21 +6,12 @@ import re
 import pytest
 
 from experiments.models import Experiment, ExperimentStatus, Result
-from tests.conftest import PASSWORD
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
-from tests.support.fixtures import screenshot
+from tests.support.fixtures import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROWS = 400
-
-
-def sign_in(page, live_server):
-    page.goto(live_server.url + "/accounts/login/")
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/w/acme/evaluators/")
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from experiments import services
 from experiments.models import Experiment, ExperimentStatus, Result
 from tests.conftest import require_service
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.fixtures import reset_broker_pools
 from tests.support.processes import RedisServer, Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -43,20 +44,11 @@ def redis_server():
     server = RedisServer().start()
     saved = app.conf.broker_url
     app.conf.broker_url = server.url
-    reset_pools(app)
+    reset_broker_pools(app)
     yield server
     app.conf.broker_url = saved
-    reset_pools(app)
+    reset_broker_pools(app)
     server.kill()
-
-
-def reset_pools(app):
-    """Drop cached broker connections so the next publish uses the current broker_url."""
-    from kombu import pools
-
-    pools.reset()
-    app._pool = None
-    app.amqp._producer_pool = None
 
 
 @pytest.fixture

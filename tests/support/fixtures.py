@@ -26,6 +26,7 @@ def celery_worker_inproc(transactional_db):
         app.conf.update(
             broker_url="memory://", result_backend="cache+memory://", broker_transport_options={}
         )
+        reset_broker_pools(app)
     try:
         with start_worker(
             app,
@@ -37,6 +38,17 @@ def celery_worker_inproc(transactional_db):
             yield worker
     finally:
         app.conf.update(saved)
+        reset_broker_pools(app)
+
+
+def reset_broker_pools(app) -> None:
+    """Drop cached broker connections so the next publish uses the current broker_url
+    (a producer made earlier in the session would still point at the old broker)."""
+    from kombu import pools
+
+    pools.reset()
+    app._pool = None
+    app.amqp._producer_pool = None
 
 
 @pytest.fixture
@@ -82,3 +94,14 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def sign_in(page, live_server, username: str = "alice") -> None:
+    """Sign in through the real form and land in the user's workspace."""
+    from tests.conftest import PASSWORD
+
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/w/*/evaluators/")
