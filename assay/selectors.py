@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -41,6 +42,16 @@ def tokens_list(*, workspace: Workspace, user: AbstractBaseUser) -> QuerySet[Api
 
 def providers_list(*, workspace: Workspace) -> QuerySet[ModelProvider]:
     return ModelProvider.objects.filter(workspace=workspace).select_related("api_key")
+
+
+def provider_find(*, workspace: Workspace, public_id) -> ModelProvider | None:
+    """The workspace's provider with that id, or None (also for a missing or malformed id)."""
+    if not public_id:
+        return None
+    try:
+        return providers_list(workspace=workspace).filter(public_id=public_id).first()
+    except (ValidationError, ValueError):
+        return None
 
 
 def scoped_get(queryset: QuerySet, *, workspace: Workspace, **lookup):

@@ -259,3 +259,19 @@ def _sample_content(content_type: str, name: str) -> dict:
             "audio": {"url": "https://example.com/a.mp3", "format": "mp3"},
         }
     return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}
+
+
+def prompt_text(request: dict | None) -> str:
+    """The rendered messages as readable text; media parts shown as markers, not data."""
+    if not request:
+        return ""
+    blocks = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(
+                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
+                for part in content
+            )
+        blocks.append(f"[{message.get('role')}]\n{content}")
+    return "\n\n".join(blocks)

@@ -13,6 +13,7 @@ from assay.decorators import workspace_view
 
 from . import config as schema
 from . import debug, selectors
+from .debug import prompt_text
 from .models import EvaluatorTestCase
 
 
@@ -49,22 +50,6 @@ def debug_run(request, id):
     return render(
         request, "evaluators/_debug_results.html", {"outcomes": outcomes, "evaluator": evaluator}
     )
-
-
-def prompt_text(request: dict | None) -> str:
-    """The rendered messages as readable text; media parts shown as markers, not data."""
-    if not request:
-        return ""
-    blocks = []
-    for message in request.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "\n".join(
-                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
-                for part in content
-            )
-        blocks.append(f"[{message.get('role')}]\n{content}")
-    return "\n\n".join(blocks)
 
 
 @require_POST

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 
 from assay.models import ModelProvider, Workspace
+from assay.selectors import provider_find
 from assay.services import secret_reveal
 from experiments.stats import Policy, verdict
 
@@ -139,7 +140,7 @@ def _code_error(outcome) -> str:
 def _run_llm(workspace, config, turns, version_key, concurrency) -> list[RunOutcome]:
     from .llm import make_cache, make_limiter, run_llm_batch
 
-    provider = _provider(workspace, config)
+    provider = judge_provider(workspace, config)
     if provider is None:
         error = "no model provider is configured for this evaluator"
         return [RunOutcome(status="error", error=error) for _ in turns]
@@ -148,8 +149,8 @@ def _run_llm(workspace, config, turns, version_key, concurrency) -> list[RunOutc
         turns,
         provider_settings(provider),
         concurrency=concurrency,
-        limiter=_shared(make_limiter),
-        cache=_shared(make_cache),
+        limiter=shared_backend(make_limiter),
+        cache=shared_backend(make_cache),
         version_key=version_key,
         media_resolver=storage_media_resolver(workspace),
     )
@@ -174,21 +175,18 @@ def _run_llm(workspace, config, turns, version_key, concurrency) -> list[RunOutc
 _SHARED: dict = {}
 
 
-def _shared(factory):
+def shared_backend(factory):
     """One limiter / cache per process, on Redis when REDIS_URL is set (shared by all workers)."""
     if factory not in _SHARED:
         _SHARED[factory] = factory(settings.REDIS_URL or None)
     return _SHARED[factory]
 
 
-def _provider(workspace: Workspace, config: dict) -> ModelProvider | None:
-    provider_id = (config.get("model") or {}).get("provider_id")
-    if not provider_id:
-        return None
-    try:
-        return ModelProvider.objects.filter(workspace=workspace, public_id=provider_id).first()
-    except Exception:  # a malformed id is the same as no provider
-        return None
+def judge_provider(workspace: Workspace, config: dict) -> ModelProvider | None:
+    """The provider an LLM config points at (under "model"), if it is this workspace's."""
+    return provider_find(
+        workspace=workspace, public_id=(config.get("model") or {}).get("provider_id")
+    )
 
 
 def provider_settings(provider: ModelProvider):

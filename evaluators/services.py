@@ -230,14 +230,9 @@ def _line_message(error: dict) -> str:
 
 
 def _model_configured(workspace: Workspace, config: dict) -> bool:
-    model = config.get("model") or {}
-    provider_id = model.get("provider_id")
-    if not provider_id:
-        return False
-    try:
-        return ModelProvider.objects.filter(workspace=workspace, public_id=provider_id).exists()
-    except ValidationError:
-        return False
+    from .runner import judge_provider
+
+    return judge_provider(workspace, config) is not None
 
 
 def evaluator_delete(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:

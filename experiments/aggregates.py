@@ -49,12 +49,8 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
     )
     summary["statuses"] = statuses
     summary["calibration"] = calibration
-    summary["corrected"] = sum(
-        1
-        for _ in Result.objects.filter(experiment=experiment, binding=binding)
-        .exclude(human_verdict="")
-        .values("pk")
-    )
+    results = Result.objects.filter(experiment=experiment, binding=binding)
+    summary["corrected"] = results.exclude(human_verdict="").count()
     return summary
 
 

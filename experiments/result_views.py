@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
+from evaluators.debug import prompt_text
 
 from . import selectors, services
 from .dashboard import dashboard_cards
@@ -51,16 +52,10 @@ def _drawer(request, experiment, result, form, status=200):
             "outputs": fields,
             "inputs": inputs,
             "ext": (result.input or {}).get("ext") or {},
-            "prompt": _prompt(result.rendered_request),
+            "prompt": prompt_text(result.rendered_request),
         },
         status=status,
     )
-
-
-def _prompt(request_body) -> str:
-    from evaluators.debug_views import prompt_text
-
-    return prompt_text(request_body)
 
 
 @require_POST

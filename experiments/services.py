@@ -10,7 +10,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from assay.models import ModelProvider, Workspace
+from assay.models import Workspace
+from assay.selectors import provider_find
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
@@ -124,12 +125,7 @@ def _target_placeholder_problems(messages, version) -> dict:
 
 
 def _provider_exists(workspace, provider_id) -> bool:
-    if not provider_id:
-        return False
-    try:
-        return ModelProvider.objects.filter(workspace=workspace, public_id=provider_id).exists()
-    except ValidationError:
-        return False
+    return provider_find(workspace=workspace, public_id=provider_id) is not None
 
 
 def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[dict]:

@@ -6,11 +6,12 @@ import asyncio
 import time
 from typing import Any
 
+from assay.selectors import provider_find
 from evalsets.models import EvalSetItem
 from evaluators.config import PLACEHOLDER_RE
 from evaluators.llm.client import make_client
 from evaluators.llm.retry import classify, retry_delay
-from evaluators.runner import _provider, _shared, provider_settings
+from evaluators.runner import provider_settings, shared_backend
 
 from .models import Experiment, ResultStatus
 
@@ -18,10 +19,7 @@ from .models import Experiment, ResultStatus
 def target_run_batch(*, experiment: Experiment, items: list[EvalSetItem]) -> list[dict]:
     """One TargetResult field dict per item, in order; failures are rows, never exceptions."""
     config = experiment.target_config
-    # the target's provider sits at the top of its config (a judge's sits under "model")
-    provider = _provider(
-        experiment.workspace, {"model": {"provider_id": config.get("provider_id")}}
-    )
+    provider = provider_find(workspace=experiment.workspace, public_id=config.get("provider_id"))
     if provider is None:
         return [_failed("the target's model provider no longer exists") for _ in items]
     settings = provider_settings(provider)
@@ -47,7 +45,7 @@ async def _run_all(settings, requests: list[dict], concurrency: int) -> list[dic
 
     client = make_client(settings, concurrency)
     semaphore = asyncio.Semaphore(max(1, concurrency))
-    limiter = _shared(make_limiter)
+    limiter = shared_backend(make_limiter)
     try:
         return list(
             await asyncio.gather(*(_one(client, settings, limiter, semaphore, r) for r in requests))
