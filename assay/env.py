@@ -62,6 +62,14 @@ VARIABLES: list[tuple[str, str, str]] = [
         "`0` (`1` in production)",
         "Refuse to run code evaluators when the sandbox cannot enter its own network namespace.",
     ),
+    (
+        "ASSAY_OUTBOUND_ALLOW",
+        "`*` (`public` in production)",
+        "Where providers and targets may be called: `*` (anything), `public` (public addresses "
+        "only: loopback, private and link-local ranges refused), plus address ranges or host "
+        "names to allow, comma-separated (`public,10.1.0.0/16,llm.internal`). Checked on the "
+        "resolved address of every connection.",
+    ),
     ("SESSION_COOKIE_SECURE", "`1` in production", "Send the session cookie over HTTPS only."),
     ("CSRF_COOKIE_SECURE", "`1` in production", "Send the CSRF cookie over HTTPS only."),
     ("ASSAY_CHROMIUM", "`/usr/bin/chromium`", "Chromium binary used by the browser tests."),

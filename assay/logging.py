@@ -13,11 +13,34 @@ _PATTERNS = [
 ]
 
 
+# A run of key-like characters; providers often echo a key partly masked ("sk-ab****wxyz").
+_KEYLIKE = re.compile(r"[A-Za-z0-9_\-.*]{8,}")
+_MASK = re.compile(r"\*+|\.{2,}")
+_MIN_FRAGMENT = 6
+
+
 def redact(text: str) -> str:
     """Replace anything that looks like a credential with a marker."""
     for pattern in _PATTERNS:
         text = pattern.sub("[redacted]", text)
     return text
+
+
+def scrub(text: str, secret: str) -> str:
+    """Remove `secret` from text an outsider wrote (a provider's error body), whole or in part.
+
+    A key-like run is redacted when an unmasked piece of it of 6+ characters occurs in the
+    secret: keys are random, so such a piece is an echo of the key, not a word.
+    """
+    if not text or not secret or len(secret) < _MIN_FRAGMENT:
+        return text
+    text = text.replace(secret, "[redacted]")
+
+    def fragment(match: re.Match) -> str:
+        pieces = [p for p in _MASK.split(match.group(0)) if len(p) >= _MIN_FRAGMENT]
+        return "[redacted]" if any(p in secret for p in pieces) else match.group(0)
+
+    return _KEYLIKE.sub(fragment, text)
 
 
 class RedactSecretsFilter(logging.Filter):

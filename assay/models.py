@@ -55,6 +55,10 @@ class Membership(models.Model):
     def can_edit(self) -> bool:
         return self.role in {self.Role.OWNER, self.Role.EDITOR}
 
+    @property
+    def is_owner(self) -> bool:
+        return self.role == self.Role.OWNER
+
 
 class ApiToken(models.Model):
     """A revocable API key acting as its user inside one workspace; only its hash is stored."""

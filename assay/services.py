@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -13,6 +14,7 @@ from django.utils.text import slugify
 
 from . import crypto
 from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
+from .outbound import outbound_policy, url_problem
 
 User = get_user_model()
 
@@ -164,14 +166,26 @@ def provider_create(*, workspace: Workspace, api_key: str | None = None, **field
 def provider_update(
     *, provider: ModelProvider, api_key: str | None = None, **fields
 ) -> ModelProvider:
-    """Update fields; a non-empty api_key replaces the stored one, an empty one keeps it."""
+    """Update fields; a non-empty api_key replaces the stored one, an empty one keeps it.
+
+    A new base URL drops the stored key: the key was given for the old host, and keeping it
+    would send it wherever the URL now points. The key must be entered again for the new one.
+    """
+    # Compared with the stored row: a bound ModelForm has already changed the instance.
+    stored = ModelProvider.objects.filter(pk=provider.pk).values_list("base_url", flat=True)
+    moved = "base_url" in fields and fields["base_url"] != stored.first()
     _provider_assign(provider=provider, fields=fields)
     with transaction.atomic():
+        stale = provider.api_key if moved and not api_key and provider.api_key_id else None
         if api_key:
             provider.api_key = secret_store(
                 workspace=provider.workspace, value=api_key, secret=provider.api_key
             )
+        elif stale is not None:
+            provider.api_key = None
         provider.save()
+        if stale is not None:
+            stale.delete()
     return provider
 
 
@@ -190,6 +204,9 @@ def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
     for name, value in fields.items():
         setattr(provider, name, value)
     provider.full_clean(exclude=["workspace", "api_key"], validate_unique=False)
+    problem = url_problem(provider.base_url, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW))
+    if problem:
+        raise ValidationError({"base_url": problem})
     clash = ModelProvider.objects.filter(workspace=provider.workspace, name=provider.name)
     if clash.exclude(pk=provider.pk).exists():
         raise ValidationError({"name": f"A provider named {provider.name!r} already exists."})

@@ -7,6 +7,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from .env import BASE_DIR, env_bool, env_int, env_list, env_str, local_secret_key
+from .outbound import outbound_policy
 
 ASSAY_ENV = env_str("ASSAY_ENV", "development")
 if ASSAY_ENV not in {"development", "production"}:
@@ -221,4 +222,9 @@ LOGGING = {
 ASSAY_EVALSET_MAX_IMPORT_BYTES = env_int("ASSAY_EVALSET_MAX_IMPORT_BYTES", 512 * 1024 * 1024)
 ASSAY_EVALSET_MAX_MEDIA_BYTES = env_int("ASSAY_EVALSET_MAX_MEDIA_BYTES", 25 * 1024 * 1024)
 ASSAY_REQUIRE_NETNS = env_bool("ASSAY_REQUIRE_NETNS", PRODUCTION)
+ASSAY_OUTBOUND_ALLOW = env_str("ASSAY_OUTBOUND_ALLOW", "public" if PRODUCTION else "*")
+try:
+    outbound_policy(ASSAY_OUTBOUND_ALLOW)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 ASSAY_CHROMIUM = env_str("ASSAY_CHROMIUM", "/usr/bin/chromium")

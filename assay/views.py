@@ -95,7 +95,7 @@ def settings_providers(request):
     return render(request, "assay/settings_providers.html", {"providers": providers})
 
 
-@workspace_view()
+@workspace_view(write_role=Membership.Role.OWNER)
 def settings_provider_edit(request, provider_id=None):
     provider = None
     if provider_id is not None:
@@ -127,7 +127,7 @@ def _save_provider(request, form, provider) -> bool:
 
 
 @require_POST
-@workspace_view()
+@workspace_view(write_role=Membership.Role.OWNER)
 def settings_provider_delete(request, provider_id):
     provider = selectors.scoped_get(
         ModelProvider.objects, workspace=request.workspace, public_id=provider_id

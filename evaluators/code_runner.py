@@ -14,8 +14,11 @@ def code_check(*, language: str, source: str) -> dict:
     return {"ok": bool(result.ok), "errors": errors}
 
 
-def code_run_batch(*, config: dict, turns: list[dict]) -> list:
-    """Run a code evaluator config on turns in one sandbox batch; one Outcome per turn."""
+def code_run_batch(*, config: dict, turns: list[dict], cancel=None) -> list:
+    """Run a code evaluator config on turns in one sandbox batch; one Outcome per turn.
+
+    Setting `cancel` (a threading.Event) kills the running child: `sandbox.Cancelled`.
+    """
     import sandbox
 
     return sandbox.execute(
@@ -25,4 +28,5 @@ def code_run_batch(*, config: dict, turns: list[dict]) -> list:
         timeout_s=float(config.get("timeout_s", 5.0)),
         memory_mb=int(config.get("memory_mb", 256)),
         require_netns=settings.ASSAY_REQUIRE_NETNS,
+        cancel=cancel,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -57,11 +58,17 @@ def evaluator_run_batch(
     score_meaning: str,
     version_key: str | None = None,
     concurrency: int = 16,
+    cancel: threading.Event | None = None,
 ) -> list[RunOutcome]:
-    """Run `config` on every turn; a missing required variable skips that turn (unknown)."""
+    """Run `config` on every turn; a missing required variable skips that turn (unknown).
+
+    Setting `cancel` stops the batch within a fraction of a second (the sandbox child is
+    killed, calls in flight are dropped) and raises `RunCancelled`.
+    """
     skipped = {i: _missing(config, turn) for i, turn in enumerate(turns)}
     runnable = [i for i, problem in skipped.items() if not problem]
-    ran = _run(workspace, kind, config, [turns[i] for i in runnable], version_key, concurrency)
+    todo = [turns[i] for i in runnable]
+    ran = _run(workspace, kind, config, todo, version_key, concurrency, cancel)
     outcomes: list[RunOutcome] = []
     results = dict(zip(runnable, ran, strict=True))
     for i in range(len(turns)):
@@ -71,12 +78,23 @@ def evaluator_run_batch(
     return outcomes
 
 
-def _run(workspace, kind, config, turns, version_key, concurrency) -> list[RunOutcome]:
+class RunCancelled(Exception):
+    """The batch was stopped by its cancel event; none of its outcomes should be stored."""
+
+
+def _run(workspace, kind, config, turns, version_key, concurrency, cancel) -> list[RunOutcome]:
+    import sandbox
+
+    from .llm import BatchCancelled
+
     if not turns:
         return []
-    if kind == EvaluatorKind.CODE:
-        return _run_code(config, turns)
-    return _run_llm(workspace, config, turns, version_key, concurrency)
+    try:
+        if kind == EvaluatorKind.CODE:
+            return _run_code(config, turns, cancel)
+        return _run_llm(workspace, config, turns, version_key, concurrency, cancel)
+    except (sandbox.Cancelled, BatchCancelled):
+        raise RunCancelled from None
 
 
 def _verdict(outcome: RunOutcome, policy: dict, meaning: str) -> str:
@@ -108,10 +126,10 @@ def _present(content: Any) -> bool:
 # ----------------------------------------------------------------------------- code
 
 
-def _run_code(config: dict, turns: list[dict]) -> list[RunOutcome]:
+def _run_code(config: dict, turns: list[dict], cancel) -> list[RunOutcome]:
     from .code_runner import code_run_batch
 
-    outcomes = code_run_batch(config=config, turns=turns)
+    outcomes = code_run_batch(config=config, turns=turns, cancel=cancel)
     return [
         RunOutcome(
             status=SANDBOX_STATUS.get(o.status, "error"),
@@ -137,22 +155,24 @@ def _code_error(outcome) -> str:
 # ----------------------------------------------------------------------------- LLM
 
 
-def _run_llm(workspace, config, turns, version_key, concurrency) -> list[RunOutcome]:
-    from .llm import make_cache, make_limiter, run_llm_batch
+def _run_llm(workspace, config, turns, version_key, concurrency, cancel) -> list[RunOutcome]:
+    from .llm import run_llm_batch
 
     provider = judge_provider(workspace, config)
     if provider is None:
         error = "no model provider is configured for this evaluator"
         return [RunOutcome(status="error", error=error) for _ in turns]
+    limiter, cache = llm_backends()
     results = run_llm_batch(
         config,
         turns,
         provider_settings(provider),
         concurrency=concurrency,
-        limiter=shared_backend(make_limiter),
-        cache=shared_backend(make_cache),
+        limiter=limiter,
+        cache=cache,
         version_key=version_key,
         media_resolver=storage_media_resolver(workspace),
+        cancel=cancel,
     )
     return [
         RunOutcome(
@@ -182,6 +202,13 @@ def shared_backend(factory):
     return _SHARED[factory]
 
 
+def llm_backends():
+    """(rate limiter, response cache) for provider calls, shared by judges and targets."""
+    from .llm import make_cache, make_limiter
+
+    return shared_backend(make_limiter), shared_backend(make_cache)
+
+
 def judge_provider(workspace: Workspace, config: dict) -> ModelProvider | None:
     """The provider an LLM config points at (under "model"), if it is this workspace's."""
     return provider_find(
@@ -203,6 +230,7 @@ def provider_settings(provider: ModelProvider):
         structured_mode=provider.structured_mode,
         max_retries=provider.max_retries,
         provider_key=f"provider:{provider.public_id}",
+        outbound_allow=settings.ASSAY_OUTBOUND_ALLOW,
     )
 
 

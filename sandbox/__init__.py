@@ -28,9 +28,10 @@ from sandbox.limits import (
     STARTUP_ALLOWANCE_S,
 )
 from sandbox.outcome import CheckResult, Outcome
-from sandbox.runner import one_shot, run_batch
+from sandbox.runner import Cancelled, one_shot, run_batch
 
 __all__ = [
+    "Cancelled",
     "CheckResult",
     "Outcome",
     "SandboxUnavailable",
@@ -60,11 +61,13 @@ def execute(
     timeout_s: float = 5.0,
     memory_mb: int = 256,
     require_netns: bool | None = None,
+    cancel: Any = None,
 ) -> list[Outcome]:
     """Run `exec_evaluation(turn)` from `source` on every turn; one Outcome per turn, in order.
 
     All turns run in one child forked from the zygote, each with fresh state; a turn that
-    exceeds `timeout_s` becomes `timeout` and the rest continue in a new child.
+    exceeds `timeout_s` becomes `timeout` and the rest continue in a new child. `cancel`
+    (a threading.Event) kills the running child when set and raises `Cancelled`.
     """
     _validate(language, timeout_s, memory_mb)
     turns = list(turns)
@@ -77,7 +80,7 @@ def execute(
     required = _SETTINGS["require_netns"] if require_netns is None else require_netns
     if required and not zygote.report.get("network_namespace"):
         return [Outcome("refused", error=NETNS_REQUIRED) for _ in turns]
-    return run_batch(language, source, turns, float(timeout_s), int(memory_mb))
+    return run_batch(language, source, turns, float(timeout_s), int(memory_mb), cancel)
 
 
 def check(

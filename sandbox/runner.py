@@ -26,10 +26,15 @@ from sandbox.limits import (
 from sandbox.outcome import Outcome, cap_text, outcome_from_record
 
 DRAIN_TIMEOUT_MS = 1000
+CANCEL_POLL_S = 0.1
 
 
 class ProtocolError(Exception):
     """The child sent something it must not send."""
+
+
+class Cancelled(Exception):
+    """The caller's cancel event was set: the running child was killed mid-batch."""
 
 
 def encode_turn(turn: Any) -> str | Outcome:
@@ -67,9 +72,15 @@ class ChildRun:
     """One child working through turns[first:]; fills outcomes as results arrive."""
 
     def __init__(
-        self, zygote: ZygoteProcess, outcomes: list[Outcome | None], first: int, timeout_s: float
+        self,
+        zygote: ZygoteProcess,
+        outcomes: list[Outcome | None],
+        first: int,
+        timeout_s: float,
+        cancel=None,
     ) -> None:
         self.zygote = zygote
+        self.cancel = cancel
         self.outcomes = outcomes
         self.index = first
         self.timeout_s = timeout_s
@@ -91,6 +102,9 @@ class ChildRun:
             except (ProtocolError, framing.FrameError) as exc:
                 self.zygote.finish(pid)
                 return self._blame(Outcome("error", error=f"sandbox protocol violation: {exc}"))
+            except Cancelled:
+                self.zygote.finish(pid)
+                raise
         finally:
             os.close(out_r)
         status = self.zygote.finish(pid)
@@ -102,11 +116,16 @@ class ChildRun:
         poller.register(out_r, select.POLLIN | select.POLLHUP)
         reader = framing.FrameReader(MAX_FRAME_BYTES)
         while True:
+            if self.cancel is not None and self.cancel.is_set():
+                kill_group(pid)
+                raise Cancelled("the batch was cancelled")
             wait = self.deadline - time.monotonic()
             if wait <= 0:
                 kill_group(pid)
                 self._drain(out_r, reader)
                 return True
+            if self.cancel is not None:
+                wait = min(wait, CANCEL_POLL_S)  # look at the cancel event a few times a second
             if not poller.poll(wait * 1000):
                 continue
             data = os.read(out_r, 1 << 20)
@@ -197,9 +216,13 @@ def _send(fd: int, payload: bytes) -> None:
 
 
 def run_batch(
-    language: str, source: str, turns: list[Any], timeout_s: float, memory_mb: int
+    language: str, source: str, turns: list[Any], timeout_s: float, memory_mb: int, cancel=None
 ) -> list[Outcome]:
-    """Every turn's outcome, running as many children as timeouts and crashes require."""
+    """Every turn's outcome, running as many children as timeouts and crashes require.
+
+    `cancel` (anything with `is_set()`, e.g. a threading.Event) kills the child and raises
+    `Cancelled` as soon as it is set.
+    """
     encoded = [encode_turn(turn) for turn in turns]
     outcomes: list[Outcome | None] = [e if isinstance(e, Outcome) else None for e in encoded]
     positions = [i for i, e in enumerate(encoded) if not isinstance(e, Outcome)]
@@ -216,7 +239,7 @@ def run_batch(
     while first < len(positions):
         payload = request_bytes(header, texts[first:])
         try:
-            first = ChildRun(MANAGER.get(), results, first, timeout_s).run(payload)
+            first = ChildRun(MANAGER.get(), results, first, timeout_s, cancel).run(payload)
         except SandboxUnavailable as exc:
             restarts += 1  # the zygote died: one fresh start, then give up on the rest
             if restarts > 1:
@@ -256,4 +279,4 @@ def _read_one(out_r: int, key: str, deadline: float) -> Any:
     return None
 
 
-__all__ = ["SandboxUnavailable", "one_shot", "run_batch"]
+__all__ = ["Cancelled", "SandboxUnavailable", "one_shot", "run_batch"]

@@ -64,7 +64,8 @@ class ProviderSerializer(serializers.ModelSerializer):
         required=False,
         allow_blank=True,
         trim_whitespace=True,
-        help_text="Write-only. Omit or send empty to keep the stored key.",
+        help_text="Write-only. Omit or send empty to keep the stored key; a new base_url drops "
+        "the stored key, so send the key for the new endpoint with it.",
     )
     has_api_key = serializers.BooleanField(read_only=True)
     timeout_s = serializers.FloatField(min_value=1, max_value=600, required=False)

@@ -104,10 +104,15 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
 
 
 class ProviderViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
-    """OpenAI-compatible model providers. `api_key` is write-only and never returned."""
+    """OpenAI-compatible model providers. `api_key` is write-only and never returned.
+
+    Members read them (editors pick one for a judge); only owners create, change or delete
+    them, since a provider decides where the workspace's key is sent.
+    """
 
     serializer_class = s.ProviderSerializer
     queryset = ModelProvider.objects.all()
+    write_role = Membership.Role.OWNER
 
     def scoped_queryset(self):
         return selectors.providers_list(workspace=self.request.workspace)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -12,7 +13,7 @@ from typing import Any
 import openai
 
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderSettings, call_judge
+from .client import CallResult, ProviderSettings, call_completion, call_judge
 from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
@@ -45,6 +46,13 @@ class LlmOutcome:
         return asdict(self)
 
 
+CANCEL_POLL_S = 0.1
+
+
+class BatchCancelled(Exception):
+    """The batch's cancel event was set; calls still in flight were abandoned."""
+
+
 def run_llm_batch(
     config: Mapping[str, Any],
     turns: Sequence[Mapping[str, Any]],
@@ -55,10 +63,13 @@ def run_llm_batch(
     cache: ResponseCache | None = None,
     version_key: str | None = None,
     media_resolver: MediaResolver | None = None,
+    cancel: threading.Event | None = None,
 ) -> list[LlmOutcome]:
     """Judge ``turns`` with the evaluator ``config``; blocking (for Celery tasks and debug runs).
 
-    The cache is used only with a ``version_key`` (drafts change without a new key).
+    The cache is used only with a ``version_key`` (drafts change without a new key). Setting
+    ``cancel`` stops the batch within ~0.1 s: requests in flight are dropped and
+    ``BatchCancelled`` is raised.
     """
     coroutine = arun_llm_batch(
         config,
@@ -69,8 +80,74 @@ def run_llm_batch(
         cache=cache,
         version_key=version_key,
         media_resolver=media_resolver,
+        cancel=cancel,
     )
     return _run_blocking(coroutine)
+
+
+def run_completion_batch(
+    requests: Sequence[Mapping[str, Any]],
+    settings: ProviderSettings,
+    *,
+    concurrency: int = 16,
+    limiter: RateLimiter | None = None,
+    cache: ResponseCache | None = None,
+    cache_namespace: str | None = None,
+    cancel: threading.Event | None = None,
+) -> list[CallResult]:
+    """Send ready chat completion bodies (a prompt target's); one CallResult per body, in order.
+
+    The same pool, rate limit, retries and cache as the judges; answers are not parsed.
+    """
+    coroutine = _completions(
+        requests, settings, concurrency, limiter, cache if cache_namespace else None,
+        cache_namespace, cancel,
+    )  # fmt: skip
+    return _run_blocking(coroutine)
+
+
+async def _completions(requests, settings, concurrency, limiter, cache, namespace, cancel):
+    limiter = _default_limiter(limiter, settings)
+    pool = ClientPool(settings, concurrency)
+
+    async def one(request: Mapping[str, Any]) -> CallResult:
+        key = cache_key(namespace, request, settings.limiter_key) if cache else None
+        async with pool.slot() as client:
+            return await call_completion(
+                settings, dict(request), client=client, limiter=limiter, cache=cache, cache_key=key
+            )
+
+    try:
+        return await gather_cancellable([one(r) for r in requests], cancel)
+    finally:
+        await pool.close()
+
+
+def _default_limiter(limiter: RateLimiter | None, settings: ProviderSettings):
+    if limiter is None and (settings.rpm_limit or settings.tpm_limit):
+        return make_limiter(None)  # a configured limit always holds, at least per process
+    return limiter
+
+
+async def gather_cancellable(coroutines: list, cancel: threading.Event | None) -> list:
+    """``asyncio.gather`` that stops everything when ``cancel`` is set (BatchCancelled)."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    if cancel is None:
+        return list(await asyncio.gather(*tasks))
+    everything = asyncio.gather(*tasks)
+    watcher = asyncio.ensure_future(_wait_for(cancel))
+    await asyncio.wait({everything, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    if everything.done():
+        watcher.cancel()
+        return list(everything.result())
+    everything.cancel()
+    await asyncio.gather(everything, return_exceptions=True)
+    raise BatchCancelled("cancelled while calls were in flight")
+
+
+async def _wait_for(event: threading.Event) -> None:
+    while not event.is_set():
+        await asyncio.sleep(CANCEL_POLL_S)
 
 
 def _run_blocking(coroutine: Any) -> Any:
@@ -93,15 +170,14 @@ async def arun_llm_batch(
     cache: ResponseCache | None = None,
     version_key: str | None = None,
     media_resolver: MediaResolver | None = None,
+    cancel: threading.Event | None = None,
 ) -> list[LlmOutcome]:
     """Async ``run_llm_batch``: at most ``concurrency`` calls in flight, clients per batch."""
-    if limiter is None and (settings.rpm_limit or settings.tpm_limit):
-        limiter = make_limiter(None)  # a configured limit always holds, at least per process
+    limiter = _default_limiter(limiter, settings)
     pool = ClientPool(settings, concurrency)
     job = _Job(config, settings, pool, limiter, cache if version_key else None, version_key)
     try:
-        tasks = [job.run(turn, media_resolver) for turn in turns]
-        return list(await asyncio.gather(*tasks))
+        return await gather_cancellable([job.run(t, media_resolver) for t in turns], cancel)
     finally:
         await pool.close()
 

@@ -19,6 +19,10 @@ from typing import Any
 import httpx2
 import openai
 
+from assay.caps import ANSWER_BYTES, ERROR_BYTES, cap_text
+from assay.logging import scrub
+from assay.outbound import async_transport, outbound_policy
+
 from .cache import ResponseCache
 from .parse import AnswerError, ParsedAnswer, parse_answer
 from .ratelimit import RateLimiter
@@ -34,6 +38,7 @@ _FINAL_MESSAGES = {
     "timeout": "timed out after {n} attempts ({detail})",
     "connection": "connection failed after {n} attempts: {detail}",
     "rejected": "provider rejected the request: {detail}",
+    "refused": "{detail}",
     "unexpected": "unexpected error calling the provider: {detail}",
 }
 
@@ -55,6 +60,7 @@ class ProviderSettings:
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 20.0
     retry_after_cap_s: float = 60.0
+    outbound_allow: str = "*"
 
     @property
     def limiter_key(self) -> str:
@@ -81,7 +87,9 @@ def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.Asy
     """An async client with a connection pool large enough for ``concurrency`` calls."""
     size = max(1, concurrency)
     limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
-    http_client = openai.DefaultAsyncHttpxClient(limits=limits, verify=_ssl_context())
+    policy = outbound_policy(settings.outbound_allow)
+    transport = async_transport(policy, limits=limits, ssl_context=_ssl_context())
+    http_client = openai.DefaultAsyncHttpxClient(limits=limits, transport=transport)
     return openai.AsyncOpenAI(
         base_url=settings.base_url,
         api_key=settings.api_key or _NO_KEY,
@@ -111,12 +119,33 @@ async def call_judge(
     A cached answer is returned without any HTTP request; only answers that parsed to a valid
     score are cached, so "retry failed rows" really asks the model again.
     """
+    return await call_completion(
+        settings, request, client=client, limiter=limiter, cache=cache, cache_key=cache_key,
+        parse=True,
+    )  # fmt: skip
+
+
+async def call_completion(
+    settings: ProviderSettings,
+    request: dict[str, Any],
+    *,
+    client: openai.AsyncOpenAI,
+    limiter: RateLimiter | None = None,
+    cache: ResponseCache | None = None,
+    cache_key: str | None = None,
+    parse: bool = False,
+) -> CallResult:
+    """The one call path of judges and prompt targets: cache, rate limit, retries, deadline.
+
+    With ``parse`` the answer must be a judge's score (invalid answers are errors and are not
+    cached); without it any answer is a success (a target's output).
+    """
     if cache is not None and cache_key:
         hit = await _cache_get(cache, cache_key)
         if hit is not None:
-            return _from_cache(hit)
-    result = await _call_with_retries(settings, request, client, limiter)
-    if result.parsed is not None and cache is not None and cache_key:
+            return _from_cache(hit, parse)
+    result = await _call_with_retries(settings, request, client, limiter, parse)
+    if result.status == "success" and cache is not None and cache_key:
         await _cache_set(cache, cache_key, _cache_value(result))
     return result
 
@@ -126,6 +155,7 @@ async def _call_with_retries(
     request: dict[str, Any],
     client: openai.AsyncOpenAI,
     limiter: RateLimiter | None,
+    parse: bool,
 ) -> CallResult:
     """Attempt the call until it succeeds, fails for good, or the deadline is reached."""
     clock = _Clock(settings.deadline_s)
@@ -139,7 +169,7 @@ async def _call_with_retries(
         except Exception as exc:  # classified below; anything unknown ends the call
             failure = classify(exc)
         else:
-            return _answer_result(response, attempt, clock)
+            return _answer_result(response, attempt, clock, parse, settings)
         wait = _next_wait(failure, attempt, settings)
         if wait is None or clock.remaining() < wait:
             return _failure_result(failure, attempt, clock, settings, wait is not None)
@@ -204,9 +234,13 @@ def _estimated_tokens(request: dict[str, Any]) -> int:
     return prompt_chars // 4 + int(request.get("max_tokens") or 0)
 
 
-def _answer_result(response: dict[str, Any], attempt: int, clock: _Clock) -> CallResult:
-    """Parse a successful HTTP answer into a result."""
+def _answer_result(
+    response: dict[str, Any], attempt: int, clock: _Clock, parse: bool, settings: ProviderSettings
+) -> CallResult:
+    """A successful HTTP answer as a result (parsed for a judge), capped and scrubbed."""
     raw, truncated = _raw_answer(response)
+    if raw is not None:
+        raw = scrub(cap_text(raw, ANSWER_BYTES), settings.api_key)
     usage = response.get("usage") or {}
     result = CallResult(
         status="success",
@@ -216,6 +250,8 @@ def _answer_result(response: dict[str, Any], attempt: int, clock: _Clock) -> Cal
         tokens_out=_int(usage.get("completion_tokens")),
         attempts=attempt,
     )
+    if not parse:
+        return result
     return _with_parse(result, truncated)
 
 
@@ -263,6 +299,7 @@ def _failure_result(
     message = _FINAL_MESSAGES[failure.kind].format(n=attempt, detail=detail)
     if by_deadline:
         message += f"; stopped at the {settings.deadline_s:g} s deadline"
+    message = scrub(cap_text(message, ERROR_BYTES), settings.api_key)
     status = "timeout" if failure.kind == "timeout" else "error"
     return CallResult(status=status, error=message, latency_ms=clock.elapsed_ms(), attempts=attempt)
 
@@ -276,7 +313,7 @@ def _cache_value(result: CallResult) -> dict[str, Any]:
     }
 
 
-def _from_cache(hit: dict[str, Any]) -> CallResult:
+def _from_cache(hit: dict[str, Any], parse: bool) -> CallResult:
     """A result rebuilt from a cached answer (parsed again: parsing is cheap and may improve)."""
     result = CallResult(
         status="success",
@@ -286,7 +323,7 @@ def _from_cache(hit: dict[str, Any]) -> CallResult:
         attempts=0,
         cached=True,
     )
-    return _with_parse(result)
+    return _with_parse(result) if parse else result
 
 
 async def _cache_get(cache: ResponseCache, key: str) -> dict[str, Any] | None:

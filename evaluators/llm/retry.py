@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import openai
 
+from assay.outbound import refused_in
+
 # Status codes worth retrying: request timeout, conflict, rate limit and server errors.
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _MAX_MESSAGE = 300
@@ -19,7 +21,8 @@ _MAX_MESSAGE = 300
 class Failure:
     """A classified failed attempt."""
 
-    kind: str  # "rate_limited" | "server" | "timeout" | "connection" | "rejected" | "unexpected"
+    # "rate_limited" | "server" | "timeout" | "connection" | "rejected" | "refused" | "unexpected"
+    kind: str
     message: str
     retryable: bool
     retry_after: float | None = None
@@ -33,6 +36,9 @@ def classify(exc: BaseException) -> Failure:
     """Classify an exception raised by the OpenAI client."""
     if isinstance(exc, ProviderAnswerError):
         return Failure("unexpected", _short(str(exc)), False)
+    refused = refused_in(exc)
+    if refused is not None:  # the outbound policy will refuse every retry too
+        return Failure("refused", _short(str(refused)), False)
     if isinstance(exc, openai.APITimeoutError):
         return Failure("timeout", "the request timed out", True)
     if isinstance(exc, openai.APIConnectionError):

@@ -12,7 +12,7 @@ PROBE = (
     "db = settings.DATABASES['default'];"
     "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'debug': settings.DEBUG,"
     "'hosts': settings.ALLOWED_HOSTS, 'broker': settings.CELERY_BROKER_URL,"
-    "'secret_len': len(settings.SECRET_KEY)}))"
+    "'secret_len': len(settings.SECRET_KEY), 'outbound': settings.ASSAY_OUTBOUND_ALLOW}))"
 )
 
 
@@ -87,3 +87,11 @@ def test_readme_documents_every_variable():
     readme = (ROOT / "README.md").read_text()
     missing = [name for name, _, _ in VARIABLES if f"`{name}`" not in readme]
     assert missing == []
+
+
+def test_outbound_policy_defaults_and_bad_values(tmp_path):
+    assert json.loads(run_settings(tmp_path).stdout)["outbound"] == "*"
+    production = run_settings(tmp_path, ASSAY_ENV="production", SECRET_KEY="k" * 50)
+    assert json.loads(production.stdout)["outbound"] == "public", production.stderr
+    bad = run_settings(tmp_path, ASSAY_OUTBOUND_ALLOW="public,not a host!")
+    assert bad.returncode != 0 and "ASSAY_OUTBOUND_ALLOW" in bad.stderr

@@ -111,3 +111,31 @@ def run_inline(*, workspace, user, version, evaluator_version, name: str = "run"
     )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment.pk)
+
+
+def make_provider(*, workspace, server, api_key: str = "sk-test-assay-0123456789", **fields):
+    """A model provider pointing at a local scripted server (JSON mode, quick retries)."""
+    from assay import services as platform
+
+    values = {"name": "Local", "default_model": "judge-model", "structured_mode": "json_object",
+              "max_retries": 1, **fields}  # fmt: skip
+    return platform.provider_create(
+        workspace=workspace, base_url=server.base_url, api_key=api_key, **values
+    )
+
+
+def make_llm_evaluator(*, workspace, user, provider, name: str = "Judge"):
+    """An LLM-judge evaluator (draft) whose model is `provider`'s default."""
+    judge = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name=name, kind="llm"
+    )
+    model = {**judge.draft_config["model"], "provider_id": str(provider.public_id),
+             "model": provider.default_model}  # fmt: skip
+    config = {**judge.draft_config, "model": model}
+    return evaluator_services.evaluator_update_draft(evaluator=judge, user=user, config=config)
+
+
+def make_llm_version(*, workspace, user, provider, name: str = "Judge", version: str = "1.0.0"):
+    """A submitted LLM-judge version on `provider`."""
+    judge = make_llm_evaluator(workspace=workspace, user=user, provider=provider, name=name)
+    return evaluator_services.evaluator_submit_version(evaluator=judge, user=user, version=version)

@@ -15,7 +15,9 @@ Answer scripts (content; sent as ``tool_calls`` arguments when the request has t
 ``bool_score``, ``pattern``, ``empty``, ``tool_text`` (content even when tools are requested).
 Transport scripts: ``429[:seconds|:date:seconds|:none]``, ``500``, ``503``, ``400``,
 ``slow:<seconds>`` (clean after a delay), ``hang:<seconds>`` (for client timeouts), ``drop``
-(close the connection without answering).
+(close the connection without answering), ``echo_key[:masked]`` (401 whose message repeats the
+bearer key, whole or masked as some providers do), ``huge:<MB>`` (a clean-looking answer of that
+many megabytes of incompressible text).
 
 Run standalone (benchmarks): ``python -m tests.support.llm_server --latency 0.2``.
 """
@@ -38,7 +40,8 @@ from typing import Any
 
 MODEL_ID = "judge-model"
 _MARKER_RE = re.compile(r"\[\[script:([^\]]+)\]\]")
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
+_REASONS |= {429: "Too Many Requests"}
 _REASONS |= {500: "Internal Server Error", 503: "Service Unavailable"}
 
 CLEAN = '{"reason": "The answer matches the reference.", "score": 0.8}'
@@ -237,6 +240,24 @@ def _drop(handler: _Handler, arg: str, body: Any) -> None:
     handler.drop()
 
 
+def _echo_key(handler: _Handler, arg: str, body: Any) -> None:
+    """401 that repeats the presented key, as careless providers do."""
+    key = handler.headers.get("Authorization", "").removeprefix("Bearer ")
+    shown = f"{key[:8]}{'*' * 20}{key[-4:]}" if arg == "masked" else key
+    error = {"message": f"Incorrect API key provided: {shown}.", "type": "invalid_request_error"}
+    handler._send_json(401, {"error": error})
+
+
+def _huge(handler: _Handler, arg: str, body: Any) -> None:
+    """An answer of `arg` MB: hex of a hash chain, so compression cannot hide its size."""
+    size = int(float(arg or 1) * 1024 * 1024)
+    block, chunks = hashlib.sha256(b"huge").hexdigest(), []
+    for _ in range(size // len(block) + 1):
+        block = hashlib.sha256(block.encode()).hexdigest()
+        chunks.append(block)
+    _answer(handler, body, "".join(chunks)[:size])
+
+
 _TRANSPORT: dict[str, Callable[[_Handler, str, Any], None]] = {
     "429": _rate_limited,
     "500": _status(500),
@@ -245,6 +266,8 @@ _TRANSPORT: dict[str, Callable[[_Handler, str, Any], None]] = {
     "slow": _slow,
     "hang": _slow,
     "drop": _drop,
+    "echo_key": _echo_key,
+    "huge": _huge,
 }
 
 

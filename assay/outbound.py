@@ -1,0 +1,192 @@
+"""Where Assay may send requests: the `ASSAY_OUTBOUND_ALLOW` policy, checked at connect time.
+
+Pure Python (no Django): the LLM client and the HTTP targets build their transports here.
+A URL is checked when it is saved (a literal address, or a host that resolves to a refused one,
+is named at once), and again on every connection: the host is resolved, each address checked,
+and the connection made to the checked address, so a name that later resolves elsewhere (DNS
+rebinding) or a redirect to an internal host is refused too.
+
+The policy is a comma-separated list:
+
+- `*` — anything (the development default);
+- `public` — public addresses only (the production default); loopback, private, link-local,
+  shared, multicast and reserved ranges are refused;
+- CIDR ranges or single addresses (`10.1.0.0/16`, `127.0.0.1`) and host names
+  (`llm.internal`) allowed in addition.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import ssl
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import anyio
+import httpcore2
+import httpx2
+
+ANY, PUBLIC = "*", "public"
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class OutboundRefused(httpcore2.ConnectError):
+    """A connection the policy does not allow (never retried: it will not change)."""
+
+
+@dataclass(frozen=True)
+class OutboundPolicy:
+    """A parsed ASSAY_OUTBOUND_ALLOW value."""
+
+    anything: bool
+    public: bool
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+    hosts: frozenset[str]
+    text: str
+
+    def allows_address(self, address: Address) -> bool:
+        """Whether a connection to `address` may be made."""
+        if self.anything or any(address in network for network in self.networks):
+            return True
+        mapped = getattr(address, "ipv4_mapped", None)
+        return self.public and (mapped or address).is_global
+
+    def allows_host(self, host: str) -> bool:
+        return self.anything or host.lower().rstrip(".") in self.hosts
+
+
+@lru_cache(maxsize=16)
+def outbound_policy(text: str) -> OutboundPolicy:
+    """Parse a policy; a malformed entry is a ValueError naming it."""
+    entries = [entry.strip() for entry in (text or "").split(",") if entry.strip()]
+    networks, hosts = [], set()
+    for entry in entries:
+        if entry in (ANY, PUBLIC):
+            continue
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            if not _looks_like_host(entry):
+                raise ValueError(f"ASSAY_OUTBOUND_ALLOW: {entry!r} is not *, public, "
+                                 "an address range or a host name") from None  # fmt: skip
+            hosts.add(entry.lower().rstrip("."))
+    return OutboundPolicy(ANY in entries, PUBLIC in entries, tuple(networks), frozenset(hosts),
+                          text)  # fmt: skip
+
+
+def _looks_like_host(entry: str) -> bool:
+    return all(part and (part.isalnum() or "-" in part) for part in entry.rstrip(".").split("."))
+
+
+def refusal(host: str, address: str, policy: OutboundPolicy) -> str:
+    """The message for a refused destination (names the setting to change)."""
+    where = host if host == address else f"{host} ({address})"
+    return (f"outbound requests to {where} are not allowed: the address is not public and "
+            f"ASSAY_OUTBOUND_ALLOW ({policy.text!r}) does not list it")  # fmt: skip
+
+
+def resolve_checked(host: str, port: int, policy: OutboundPolicy) -> str:
+    """The address to connect to for `host`, after checking every address it resolves to."""
+    if policy.anything:
+        return host
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise httpcore2.ConnectError(f"cannot resolve {host}: {exc}") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if policy.allows_host(host):
+        return addresses[0]
+    for address in addresses:
+        if not policy.allows_address(ipaddress.ip_address(address.split("%")[0])):
+            raise OutboundRefused(refusal(host, address, policy))
+    return addresses[0]
+
+
+def url_problem(url: str, policy: OutboundPolicy) -> str | None:
+    """Why a URL cannot be used, checked when it is saved (None when it may be)."""
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "Give an http:// or https:// URL."
+    try:
+        resolve_checked(parts.hostname, parts.port or 443, policy)
+    except OutboundRefused as exc:
+        return f"{exc}."
+    except httpcore2.ConnectError:
+        return None  # not resolvable from here now; checked again at connect time
+    return None
+
+
+class GuardedAsyncBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore's network backend with the policy applied to every TCP connection."""
+
+    def __init__(self, policy: OutboundPolicy) -> None:
+        self.policy = policy
+        self.inner = httpcore2.AnyIOBackend()
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None,
+                          socket_options=None):  # fmt: skip
+        address = await anyio.to_thread.run_sync(resolve_checked, host, port, self.policy)
+        return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+
+    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise OutboundRefused("unix sockets are not outbound destinations")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class GuardedSyncBackend(httpcore2.NetworkBackend):
+    """The same check for blocking clients."""
+
+    def __init__(self, policy: OutboundPolicy) -> None:
+        self.policy = policy
+        self.inner = httpcore2.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        address = resolve_checked(host, port, self.policy)
+        return self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise OutboundRefused("unix sockets are not outbound destinations")
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+def async_transport(policy: OutboundPolicy, *, limits: httpx2.Limits,
+                    ssl_context: ssl.SSLContext) -> httpx2.AsyncHTTPTransport:  # fmt: skip
+    """An httpx transport whose connections pass the policy.
+
+    httpx has no parameter for a network backend, so its pool is replaced by one built with
+    the same settings and ours (environment proxies do not apply with an explicit transport).
+    """
+    transport = httpx2.AsyncHTTPTransport(verify=ssl_context, limits=limits)
+    transport._pool = httpcore2.AsyncConnectionPool(
+        ssl_context=ssl_context,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=GuardedAsyncBackend(policy),
+    )
+    return transport
+
+
+def sync_transport(policy: OutboundPolicy, *, ssl_context: ssl.SSLContext) -> httpx2.HTTPTransport:
+    """A blocking transport whose connections pass the policy (connection tests)."""
+    transport = httpx2.HTTPTransport(verify=ssl_context)
+    transport._pool = httpcore2.ConnectionPool(
+        ssl_context=ssl_context, network_backend=GuardedSyncBackend(policy)
+    )
+    return transport
+
+
+def refused_in(exc: BaseException | None) -> OutboundRefused | None:
+    """The OutboundRefused behind an exception (httpx and the SDK wrap it), if any."""
+    depth = 0
+    while exc is not None and depth < 10:
+        if isinstance(exc, OutboundRefused):
+            return exc
+        exc, depth = exc.__cause__ or exc.__context__, depth + 1
+    return None
