@@ -12,7 +12,9 @@ from . import views
 from .api.urls import router
 from .health import healthz
 
+handler400 = "assay.api.errors.json_bad_request"
 handler404 = "assay.api.errors.json_not_found"
+handler500 = "assay.api.errors.json_server_error"
 
 settings_urls = [
     path("", views.settings_home, name="settings"),

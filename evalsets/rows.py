@@ -44,7 +44,7 @@ def default_mapping(fields: list[str], column_names: list[str]) -> dict[str, str
 
     `item_id` (in every export) is ignored, so an exported file imports back as new rows.
     """
-    mapping = {}
+    mapping, column_names = {}, set(column_names)
     for field in fields:
         if field in column_names:
             mapping[field] = field

@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.core.files.storage import default_storage
 
+from assay import caps
+from assay.caps import cap_json, cap_text
 from assay.models import ModelProvider, Workspace
 from assay.selectors import provider_find
 from assay.services import secret_reveal
@@ -74,8 +76,20 @@ def evaluator_run_batch(
     for i in range(len(turns)):
         outcome = results.get(i) or RunOutcome(status="skipped", error=skipped[i])
         outcome.verdict = _verdict(outcome, policy, score_meaning)
-        outcomes.append(outcome)
+        outcomes.append(_bounded(outcome))
     return outcomes
+
+
+def _bounded(outcome: RunOutcome) -> RunOutcome:
+    """Cap what a turn produced to its stored sizes, whoever reads it (debug, tests, runs)."""
+    outcome.reason = cap_text(outcome.reason, caps.REASON_BYTES)
+    outcome.error = cap_text(outcome.error, caps.ERROR_BYTES)
+    outcome.stdout = cap_text(outcome.stdout, caps.STDOUT_BYTES)
+    if outcome.raw_answer is not None:
+        outcome.raw_answer = cap_text(outcome.raw_answer, caps.ANSWER_BYTES)
+    if outcome.rendered_request is not None:
+        outcome.rendered_request = cap_json(outcome.rendered_request)
+    return outcome
 
 
 class RunCancelled(Exception):

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from assay.caps import ERROR_BYTES, MESSAGE_BYTES, cap_json, cap_text
 from evalsets.models import EvalSetItem
 from evaluators.runner import evaluator_run_batch
 
@@ -193,14 +194,14 @@ def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
             tags=item.tags or [],
             status=o.status,
             score=o.score,
-            reason=o.reason[:16384],
+            reason=o.reason,  # outcomes come capped from the runner
             verdict=o.verdict,
-            error=o.error[:16384],
-            stdout=o.stdout[:65536],
+            error=o.error,
+            stdout=o.stdout,
             latency_ms=o.latency_ms,
             tokens_in=o.tokens_in,
             tokens_out=o.tokens_out,
-            input=turn,
+            input=cap_json(turn),
             rendered_request=o.rendered_request,
             raw_answer=o.raw_answer,
             attempt=experiment.retry_round,
@@ -242,7 +243,12 @@ def _run_target(experiment: Experiment, items: list[EvalSetItem]) -> int:
     outputs = target_run_batch(experiment=experiment, items=todo)
     TargetResult.objects.bulk_create(
         [
-            TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id, **out)
+            TargetResult(
+                experiment=experiment,
+                item_id=item.pk,
+                item_uid=item.item_id,
+                **_bounded_target(out),
+            )
             for item, out in zip(todo, outputs, strict=True)
         ],
         update_conflicts=True,
@@ -258,6 +264,12 @@ def _run_target(experiment: Experiment, items: list[EvalSetItem]) -> int:
         ],
     )
     return len(todo)
+
+
+def _bounded_target(out: dict) -> dict:
+    """A target row at its stored sizes (the output itself is capped by the call path)."""
+    return {**out, "error": cap_text(out["error"], ERROR_BYTES),
+            "rendered_request": cap_json(out["rendered_request"])}  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- finishing
@@ -311,7 +323,7 @@ def experiment_fail(experiment_id: int, message: str) -> None:
     changed = Experiment.objects.filter(
         pk=experiment_id, status__in=[ExperimentStatus.RUNNING, ExperimentStatus.QUEUED]
     ).update(status=ExperimentStatus.FAILED, finished_at=timezone.now(),
-             error_message=message[:4000])  # fmt: skip
+             error_message=cap_text(message, MESSAGE_BYTES))  # fmt: skip
     if changed:
         _settle(experiment_id)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
@@ -38,6 +38,10 @@ def exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
         details = _django_validation_details(exc)
         return Response(error_body("invalid", _first_message(details), details), status=400)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(error_body("too_large", _too_large()), status=413)
+    if isinstance(exc, SuspiciousOperation):
+        return Response(error_body("bad_request", str(exc) or "Bad request."), status=400)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     if isinstance(exc, PermissionDenied):
@@ -53,6 +57,34 @@ def exception_handler(exc, context):
         detail = getattr(exc, "detail", str(exc))
         response.data = error_body(str(code), str(detail))
     return response
+
+
+def _too_large() -> str:
+    from django.conf import settings
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return f"The request body (files aside) is over the limit: the limit is {limit:,} bytes."
+
+
+def json_bad_request(request, exception=None):
+    """400 handler (e.g. a body over the size limit): JSON under /api/, the page elsewhere."""
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            return JsonResponse(error_body("too_large", _too_large()), status=413)
+        return JsonResponse(error_body("bad_request", "Bad request."), status=400)
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)
+
+
+def json_server_error(request):
+    """500 handler: JSON under /api/ (never Django's HTML page), the page elsewhere."""
+    if request.path.startswith("/api/"):
+        body = error_body("server_error", "Something went wrong on our side; it was logged.")
+        return JsonResponse(body, status=500)
+    from django.views.defaults import server_error
+
+    return server_error(request)
 
 
 def json_not_found(request, exception=None):

@@ -6,6 +6,7 @@ from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from assay import selectors, services
@@ -16,7 +17,10 @@ from .base import WorkspaceMixin, WorkspaceScopedViewSet
 
 
 class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
-    """Workspaces you belong to. Anyone signed in may create one and becomes its owner."""
+    """Workspaces you belong to. Anyone signed in may create one and becomes its owner.
+
+    An API token lives in one workspace: it sees that workspace only, read-only.
+    """
 
     serializer_class = s.WorkspaceSerializer
     lookup_field = "slug"
@@ -24,9 +28,19 @@ class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self):
-        return selectors.workspaces_for_user(user=self.request.user).prefetch_related(
-            Prefetch("memberships", queryset=Membership.objects.all())
-        )
+        mine = selectors.workspaces_for_user(user=self.request.user)
+        if isinstance(self.request.auth, ApiToken):
+            mine = mine.filter(pk=self.request.auth.workspace_id)
+        return mine.prefetch_related(Prefetch("memberships", queryset=Membership.objects.all()))
+
+    def check_permissions(self, request):
+        super().check_permissions(request)
+        if isinstance(request.auth, ApiToken) and request.method not in SAFE_METHODS:
+            self.permission_denied(
+                request,
+                message="An API token acts inside its own workspace; sign in to create or "
+                "rename workspaces.",
+            )
 
     def perform_create(self, serializer):
         data = serializer.validated_data

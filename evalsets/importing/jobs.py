@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -49,6 +50,9 @@ def import_create(
     except FileProblem as exc:
         default_storage.delete(stored)
         raise ValidationError({"file": f"line {exc.line}: {exc.problem}"}) from None
+    except BaseException:
+        default_storage.delete(stored)  # nothing may outlive a request that failed
+        raise
     job = EvalSetImport.objects.create(
         workspace=evalset.workspace,
         evalset=evalset,
@@ -190,6 +194,7 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
 def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None:
     if not isinstance(mapping, dict):
         raise ValidationError({"mapping": ["mapping is an object {file field: target}."]})
+    # Every step is a dict or set lookup: the cost stays linear in the number of fields.
     columns = {c["name"]: c for c in job.evalset.columns + new_columns}
     problems = []
     unmapped = [f for f in job.fields if f not in mapping]
@@ -198,13 +203,13 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
             f"line 1, column {field!r}: unknown column {field!r}; map it to a column of the set "
             "or choose to ignore it"
         )
-    targets = [t for t in mapping.values() if t != IGNORE]
+    targets = Counter(t for t in mapping.values() if isinstance(t, str) and t != IGNORE)
     for field, target in mapping.items():
         if not isinstance(target, str) or (
             target not in columns and target not in SPECIAL_TARGETS and target != IGNORE
         ):
             problems.append(f"field {field!r} maps to {target!r}, which is not a column of the set")
-        elif target != IGNORE and targets.count(target) > 1:
+        elif target != IGNORE and targets[target] > 1:
             problems.append(f"more than one field maps to {target!r}")
     for column in columns.values():
         if column.get("required") and column["name"] not in targets:
@@ -212,7 +217,7 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
     unused = [c["name"] for c in new_columns if c["name"] not in targets]
     problems += [f"new column {name!r} has no field mapped to it" for name in unused]
     if problems:
-        raise ValidationError({"mapping": sorted(set(problems), key=problems.index)})
+        raise ValidationError({"mapping": list(dict.fromkeys(problems))})
 
 
 def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from collections.abc import Iterator
 
 from ..content import TEXT_CELL_CAP
@@ -19,6 +20,8 @@ Record = tuple[int, dict | None, list[tuple[str, str]]]
 # clearer message is the one people see.
 CSV_FIELD_LIMIT = TEXT_CELL_CAP * 4 + 1024
 csv.field_size_limit(CSV_FIELD_LIMIT)
+MAX_FIELDS = 1000
+MAX_HEADER_BYTES = 64 * 1024
 
 
 class FileProblem(ValueError):
@@ -32,14 +35,15 @@ class FileProblem(ValueError):
 class Lines:
     """Decoded lines of a binary file, counting lines and bytes and noting bad UTF-8."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, first_line_limit: int | None = None):
         self.binary = binary
         self.line = 0
         self.bytes_read = 0
         self.bad: list[tuple[int, str]] = []
+        self.first_line_limit = first_line_limit
 
     def __iter__(self) -> Iterator[str]:
-        for raw in self.binary:
+        for raw in self._raw_lines():
             self.line += 1
             self.bytes_read += len(raw)
             if self.line == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -49,6 +53,22 @@ class Lines:
             except UnicodeDecodeError as exc:
                 self.bad.append((self.line, _decode_problem(raw, exc)))
                 yield raw.decode("utf-8", "replace")
+
+    def _raw_lines(self):
+        if self.first_line_limit:
+            _check_first_line(self.binary, self.first_line_limit)
+        return self.binary
+
+
+def _check_first_line(binary, limit: int) -> None:
+    """Refuse a header line over `limit` bytes without reading it whole (a file's lines are
+    read whole, so a 100 MB first line would otherwise be loaded and split)."""
+    start = binary.tell()
+    head = binary.read(limit + 1)
+    binary.seek(start)
+    if len(head) > limit and b"\n" not in head and b"\r" not in head:
+        raise FileProblem(1, "", f"the header line is longer than {limit:,} bytes; a header has "
+                                 f"at most {MAX_FIELDS:,} fields")  # fmt: skip
 
 
 def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
@@ -67,18 +87,25 @@ def csv_fields(lines: Lines, reader) -> list[str]:
         if not header or not any(h.strip() for h in header):
             continue
         names = [h.strip() for h in header]
+        if len(names) > MAX_FIELDS:
+            raise FileProblem(lines.line, "", _too_many(len(names)))
         if any(not n for n in names):
             raise FileProblem(lines.line, "", f"header cell {names.index('') + 1} is empty")
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        counts = Counter(names)
+        duplicates = sorted(n for n, count in counts.items() if count > 1)
         if duplicates:
             raise FileProblem(lines.line, duplicates[0], f"column {duplicates[0]!r} appears twice")
         return names
     raise FileProblem(1, "", "the file is empty: a CSV file needs a header row")
 
 
+def _too_many(count: int) -> str:
+    return f"the file has {count:,} fields; a header has at most {MAX_FIELDS:,}"
+
+
 def read_csv(binary) -> tuple[list[str], Iterator[Record], Lines]:
     """The header and an iterator of records; `Lines` tells how far the reading got."""
-    lines = Lines(binary)
+    lines = Lines(binary, first_line_limit=MAX_HEADER_BYTES)
     reader = csv.reader(iter(lines), strict=True)
     try:
         fields = csv_fields(lines, reader)
@@ -143,6 +170,9 @@ def _jsonl_records(lines: Lines) -> Iterator[Record]:
         except json.JSONDecodeError as exc:
             yield lines.line, None, [("", _json_problem(exc))]
             continue
+        except RecursionError:
+            yield lines.line, None, [("", "the JSON on this line is nested too deeply")]
+            continue
         if not isinstance(record, dict):
             problem = f"each line must be a JSON object, got a {type(record).__name__}"
             yield lines.line, None, [("", problem)]
@@ -158,11 +188,13 @@ def jsonl_fields(binary, sample_lines: int = 200) -> list[str]:
     """The keys seen in the first lines of a JSONL file, in first-seen order."""
     records, _lines = read_jsonl(binary)
     seen: dict[str, None] = {}
-    for count, (_line, record, _problems) in enumerate(records):
+    for count, (line, record, _problems) in enumerate(records):
         if count >= sample_lines:
             break
         for key in record or {}:
             seen.setdefault(key, None)
+        if len(seen) > MAX_FIELDS:
+            raise FileProblem(line, "", _too_many(len(seen)))
     return list(seen)
 
 

@@ -99,3 +99,36 @@ def test_editor_cannot_manage_members(member, workspace, api_client_for):
         "/api/v1/members/", {"username": "eddie", "role": "owner"}, format="json"
     )
     assert response.status_code == 403
+
+
+def test_a_token_sees_only_its_own_workspace_read_only(api, user, workspace):
+    services.workspace_create(name="Second", slug="second", owner=user)
+    listed = api.get("/api/v1/workspaces/").json()
+    slugs = [w["slug"] for w in listed.get("results", listed)]
+    assert slugs == ["acme"]
+    assert api.get("/api/v1/workspaces/second/").status_code == 404
+    for method, url, body in [
+        ("post", "/api/v1/workspaces/", {"name": "Third"}),
+        ("patch", "/api/v1/workspaces/acme/", {"name": "Renamed"}),
+        ("patch", "/api/v1/workspaces/second/", {"name": "Renamed"}),
+    ]:
+        response = getattr(api, method)(url, body, format="json")
+        assert response.status_code in (403, 404), (method, url)
+        assert response.json()["error"]["code"] in ("permission_denied", "not_found")
+    from assay.models import Workspace
+
+    assert sorted(Workspace.objects.values_list("name", flat=True)) == ["Acme", "Second"]
+
+
+def test_a_signed_in_session_still_manages_its_workspaces(client, user, workspace):
+    client.force_login(user)
+    assert (
+        client.post(
+            "/api/v1/workspaces/", {"name": "Third"}, content_type="application/json"
+        ).status_code
+        == 201
+    )
+    response = client.patch(
+        "/api/v1/workspaces/acme/", {"name": "Renamed"}, content_type="application/json"
+    )
+    assert response.status_code == 200 and response.json()["name"] == "Renamed"

@@ -3,6 +3,8 @@
 Each bad file must end in a clear problem naming the line and column, with nothing saved.
 """
 
+import json
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -289,3 +291,26 @@ def test_a_job_whose_worker_died_is_claimed_again_without_duplicates(evalset):
     done = import_run(job=import_claim(import_id=job.pk))
     assert done.status == "completed"
     assert [r.data["question"]["text"] for r in draft(evalset)] == ["x", "y"]
+
+
+def test_a_header_of_1000_fields_maps_and_imports(evalset):
+    fields = ["question"] + [f"extra_{i}" for i in range(999)]
+    body = ",".join(fields) + "\n" + ",".join(["q"] + ["x"] * 999) + "\n"
+    mapping = {"question": "question", **{f: "" for f in fields[1:]}}
+    job = imported(evalset, "wide.csv", body, mapping=mapping)
+    assert job.status == "completed", job.message
+    assert draft(evalset)[0].data == {"question": {"content_type": "Text", "text": "q"}}
+
+
+def test_headers_over_the_limits_are_refused_at_upload(evalset):
+    too_many = ",".join(f"f{i}" for i in range(1001)) + "\n"
+    huge_line = "question," + "y" * 5_000_000 + "\n"
+    wide_jsonl = json.dumps({f"k{i}": "v" for i in range(1001)}) + "\n"
+    cases = [("many.csv", too_many, "line 1: the file has 1,001 fields; a header has at most 1,000"),
+             ("long.csv", huge_line, "line 1: the header line is longer than 65,536 bytes"),
+             ("wide.jsonl", wide_jsonl, "line 1: the file has 1,001 fields")]  # fmt: skip
+    for name, body, message in cases:
+        with pytest.raises(ValidationError) as caught:
+            import_create(evalset=evalset, user=None, upload=upload(name, body))
+        assert message in str(caught.value), name
+    assert evalset.imports.count() == 0
