@@ -306,9 +306,11 @@ def test_headers_over_the_limits_are_refused_at_upload(evalset):
     too_many = ",".join(f"f{i}" for i in range(1001)) + "\n"
     huge_line = "question," + "y" * 5_000_000 + "\n"
     wide_jsonl = json.dumps({f"k{i}": "v" for i in range(1001)}) + "\n"
-    cases = [("many.csv", too_many, "line 1: the file has 1,001 fields; a header has at most 1,000"),
-             ("long.csv", huge_line, "line 1: the header line is longer than 65,536 bytes"),
-             ("wide.jsonl", wide_jsonl, "line 1: the file has 1,001 fields")]  # fmt: skip
+    cases = [
+        ("many.csv", too_many, "line 1: the file has 1,001 fields; a header has at most 1,000"),
+        ("long.csv", huge_line, "line 1: the header line is longer than 65,536 bytes"),
+        ("wide.jsonl", wide_jsonl, "line 1: the file has 1,001 fields"),
+    ]
     for name, body, message in cases:
         with pytest.raises(ValidationError) as caught:
             import_create(evalset=evalset, user=None, upload=upload(name, body))
