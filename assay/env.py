@@ -58,6 +58,38 @@ VARIABLES: list[tuple[str, str, str]] = [
         "Redis or Chromium is missing (CI sets it).",
     ),
     (
+        "ASSAY_EXPERIMENT_STALE_S",
+        "`120`",
+        "Seconds a run may sit queued, or a chunk's message wait in the broker, before the "
+        "reaper sends it again (a broker restarted without persistence loses messages).",
+    ),
+    (
+        "ASSAY_CHUNK_LEASE_S",
+        "`60`",
+        "Lease of a running chunk; its worker renews it every sixth of that while it works, "
+        "and the reaper revives a chunk only when its lease expired (its worker died).",
+    ),
+    ("ASSAY_CHUNK_MAX_ATTEMPTS", "`5`", "Attempts per chunk before the experiment is failed."),
+    ("ASSAY_REAPER_INTERVAL_S", "`30`", "How often the beat schedule runs the reaper."),
+    (
+        "ASSAY_DISPATCH_AHEAD",
+        "`2`",
+        "Chunks per queue (code, llm) waiting in the broker at a time; the next ones are picked "
+        "round-robin across workspaces as chunks start.",
+    ),
+    (
+        "ASSAY_WORKSPACE_MAX_CHUNKS",
+        "`8`",
+        "Chunks one workspace may have queued or running on one queue at a time, so its "
+        "runaways cannot take every worker.",
+    ),
+    (
+        "ASSAY_EVALSET_MAX_IMPORT_BYTES",
+        "`536870912` (512 MB)",
+        "Largest evalset import file.",
+    ),
+    ("ASSAY_EVALSET_MAX_MEDIA_BYTES", "`26214400` (25 MB)", "Largest uploaded media file."),
+    (
         "ASSAY_REQUIRE_NETNS",
         "`0` (`1` in production)",
         "Refuse to run code evaluators when the sandbox cannot enter its own network namespace.",
@@ -69,6 +101,11 @@ VARIABLES: list[tuple[str, str, str]] = [
         "only: loopback, private and link-local ranges refused), plus address ranges or host "
         "names to allow, comma-separated (`public,10.1.0.0/16,llm.internal`). Checked on the "
         "resolved address of every connection.",
+    ),
+    (
+        "ASSAY_HSTS_SECONDS",
+        "`31536000` in production, `0` in development",
+        "Strict-Transport-Security max-age sent with HTTPS responses.",
     ),
     ("SESSION_COOKIE_SECURE", "`1` in production", "Send the session cookie over HTTPS only."),
     ("CSRF_COOKIE_SECURE", "`1` in production", "Send the CSRF cookie over HTTPS only."),
@@ -111,6 +148,19 @@ def env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+
+
+def private_dir(path: Path) -> None:
+    """Create `path` readable by its owner only (0700); tighten it if we own it already."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o700)
+
+
+def private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 if it does not exist yet (never widen an existing one)."""
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
 def local_secret_key(data_dir: Path) -> str:

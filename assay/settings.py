@@ -1,12 +1,22 @@
 """Django settings for Assay, read from the environment (see assay/env.py and the README)."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import BASE_DIR, env_bool, env_int, env_list, env_str, local_secret_key
+from .env import (
+    BASE_DIR,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    local_secret_key,
+    private_dir,
+    private_file,
+)
 from .outbound import outbound_policy
 
 ASSAY_ENV = env_str("ASSAY_ENV", "development")
@@ -17,7 +27,7 @@ if ASSAY_ENV not in {"development", "production"}:
 PRODUCTION = ASSAY_ENV == "production"
 
 DATA_DIR = Path(env_str("ASSAY_DATA_DIR", str(BASE_DIR / "var")))
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+private_dir(DATA_DIR)  # database, broker messages, media and the secret key live here
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
@@ -41,6 +51,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_htmx",
+    "axes",
     "assay",
     "evaluators",
     "evalsets",
@@ -58,6 +69,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "assay.security.SecurityHeadersMiddleware",
+    "assay.security.LocalDebugMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "assay.urls"
@@ -83,6 +97,7 @@ DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 else:
+    private_file(DATA_DIR / "assay.sqlite3")  # SQLite gives its -wal/-shm files the same mode
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -101,6 +116,19 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses sign-ins while a lockout holds
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling: 10 failures for one username from one address lock that pair out for
+# 15 minutes (other users, and the same user elsewhere, are unaffected).
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
+AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -141,6 +169,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# HSTS is sent on HTTPS responses in production (a year; off in development).
+SECURE_HSTS_SECONDS = env_int("ASSAY_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0)
+DEFAULT_EXCEPTION_REPORTER_FILTER = "assay.security.SecretsReporterFilter"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -200,6 +233,9 @@ CELERY_TASK_ROUTES = {
 }
 ASSAY_EXPERIMENT_STALE_S = env_int("ASSAY_EXPERIMENT_STALE_S", 120)
 ASSAY_CHUNK_MAX_ATTEMPTS = env_int("ASSAY_CHUNK_MAX_ATTEMPTS", 5)
+ASSAY_CHUNK_LEASE_S = env_int("ASSAY_CHUNK_LEASE_S", 60)
+ASSAY_DISPATCH_AHEAD = env_int("ASSAY_DISPATCH_AHEAD", 2)
+ASSAY_WORKSPACE_MAX_CHUNKS = env_int("ASSAY_WORKSPACE_MAX_CHUNKS", 8)
 ASSAY_REAPER_INTERVAL_S = env_int("ASSAY_REAPER_INTERVAL_S", 30)
 CELERY_BEAT_SCHEDULE: dict = {
     "reap-stale-experiments": {

@@ -30,7 +30,8 @@ def add_errors(form, exc: ValidationError) -> None:
 def home(request):
     """Send the user to their current (or first) workspace, or to create one."""
     mine = selectors.workspaces_for_user(user=request.user)
-    current = mine.filter(slug=request.session.get("workspace_slug", "")).first()
+    chosen = request.GET.get("ws") or request.session.get("workspace_slug", "")  # the switcher
+    current = mine.filter(slug=chosen).first()
     current = current or mine.order_by("created_at").first()
     if current is None:
         return redirect("workspace_new")

@@ -15,6 +15,8 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
+from assay.csvcells import csv_safe_row
+
 from .content import content_cell
 from .models import EvalSet, EvalSetVersion
 
@@ -50,7 +52,7 @@ def csv_lines(items: QuerySet, columns: list[str]) -> Iterator[bytes]:
     count = 0
     for item_id, data, tags, verdict, label in export_rows(items):
         cells = [content_cell(data[name]) if name in data else "" for name in columns]
-        writer.writerow([str(item_id), *cells, ", ".join(tags), verdict, label])
+        writer.writerow(csv_safe_row([str(item_id), *cells, ", ".join(tags), verdict, label]))
         count += 1
         if count % CHUNK == 0:
             yield _drain(out)
@@ -83,5 +85,5 @@ def errors_csv(errors: list[dict]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["line", "column", "problem"])
     for error in errors:
-        writer.writerow([error["line"], error["column"], error["problem"]])
+        writer.writerow(csv_safe_row([error["line"], error["column"], error["problem"]]))
     return out.getvalue()

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assay.api.base import WorkspaceMixin
+from assay.csvcells import csv_safe_row
 from assay.decorators import workspace_view
 
 from .compare import FILTERS, compare_experiments, diff_page, diff_rows
@@ -200,27 +201,29 @@ def _csv(body: dict) -> str:
         for ev in candidate["evaluators"]:
             s, ci = ev["stats"], ev["stats"]["pass_rate_delta_ci"] or (None, None)
             writer.writerow(
-                {
-                    "candidate": candidate["name"],
-                    "evaluator": ev["name"],
-                    "baseline_version": ev["baseline_version"],
-                    "candidate_version": ev["candidate_version"],
-                    "n_paired": s["n_paired"],
-                    "pass_rate_baseline": s["pass_rate_baseline"],
-                    "pass_rate_candidate": s["pass_rate_candidate"],
-                    "pass_rate_delta": s["pass_rate_delta"],
-                    "pass_rate_delta_ci_low": ci[0],
-                    "pass_rate_delta_ci_high": ci[1],
-                    "mcnemar_p": s["mcnemar_p"],
-                    "mean_score_delta": s["mean_score_delta"],
-                    "regressions": len(s["regressions"]),
-                    "improvements": len(s["improvements"]),
-                    "to_unknown": len(s["to_unknown"]),
-                    "from_unknown": len(s["from_unknown"]),
-                    "only_in_baseline": len(s["only_in_baseline"]),
-                    "only_in_candidate": len(s["only_in_candidate"]),
-                    "plain_words": s["plain_words"],
-                }
+                csv_safe_row(
+                    {
+                        "candidate": candidate["name"],
+                        "evaluator": ev["name"],
+                        "baseline_version": ev["baseline_version"],
+                        "candidate_version": ev["candidate_version"],
+                        "n_paired": s["n_paired"],
+                        "pass_rate_baseline": s["pass_rate_baseline"],
+                        "pass_rate_candidate": s["pass_rate_candidate"],
+                        "pass_rate_delta": s["pass_rate_delta"],
+                        "pass_rate_delta_ci_low": ci[0],
+                        "pass_rate_delta_ci_high": ci[1],
+                        "mcnemar_p": s["mcnemar_p"],
+                        "mean_score_delta": s["mean_score_delta"],
+                        "regressions": len(s["regressions"]),
+                        "improvements": len(s["improvements"]),
+                        "to_unknown": len(s["to_unknown"]),
+                        "from_unknown": len(s["from_unknown"]),
+                        "only_in_baseline": len(s["only_in_baseline"]),
+                        "only_in_candidate": len(s["only_in_candidate"]),
+                        "plain_words": s["plain_words"],
+                    }
+                )
             )
     return buffer.getvalue()
 

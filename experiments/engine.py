@@ -1,12 +1,18 @@
-"""The run engine: chunk work, idempotent result upserts, progress, finalisation, the reaper.
+"""The run engine: chunk work under a lease, idempotent result upserts, progress, finalisation,
+the reaper.
 
 Every function takes ids or rows and is safe to run twice: a chunk computes what is missing
-(results that do not exist yet, or error/timeout rows in a retry round) and upserts only that.
+(results that do not exist yet, or error/timeout rows in a retry round) and upserts only that,
+and each mini-batch commits its rows together with a check that this runner still holds the
+chunk's lease and the experiment is still running. Status changes go through
+`experiments.lifecycle`; which chunk runs next is `experiments.dispatch`'s business.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
@@ -16,8 +22,11 @@ from django.utils import timezone
 
 from assay.caps import ERROR_BYTES, MESSAGE_BYTES, cap_json, cap_text
 from evalsets.models import EvalSetItem
-from evaluators.runner import evaluator_run_batch
+from evaluators.runner import RunCancelled, evaluator_run_batch
 
+from . import lifecycle
+from .dispatch import chunks_dispatch
+from .leases import ChunkLease
 from .mapping import build_turn
 from .models import (
     ChunkKind,
@@ -38,82 +47,104 @@ MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
 RESULT_UPDATE_FIELDS = ["status", "score", "reason", "verdict", "error", "stdout", "latency_ms",
                         "tokens_in", "tokens_out", "input", "rendered_request", "raw_answer",
                         "attempt", "updated_at"]  # fmt: skip
+TARGET_UPDATE_FIELDS = ["status", "output", "error", "rendered_request", "latency_ms",
+                        "tokens_in", "tokens_out"]  # fmt: skip
+
+
+class ChunkStopped(Exception):
+    """This runner must stop: cancel was asked, or its lease or the experiment moved on."""
 
 
 def experiment_begin(experiment_id: int) -> list[ExperimentChunk]:
-    """queued → running (or keep running); return the chunks to enqueue now."""
+    """queued → running (or keep running); return the chunks dispatched now."""
     now = timezone.now()
-    claimed = Experiment.objects.filter(
-        pk=experiment_id, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
-    ).update(status=ExperimentStatus.RUNNING, heartbeat_at=now)
-    if not claimed:
+    if not lifecycle.experiment_move(experiment_id, "start", heartbeat_at=now):
         return []
     Experiment.objects.filter(pk=experiment_id, started_at__isnull=True).update(started_at=now)
-    experiment = Experiment.objects.get(pk=experiment_id)
-    pending = experiment.chunks.exclude(status=ChunkStatus.DONE)
-    if experiment.target_kind == TargetKind.PROMPT:
-        # evaluators of a range wait for its target chunk, which enqueues them when done
-        done_targets = set(experiment.chunks.filter(kind=ChunkKind.TARGET,
-                                                    status=ChunkStatus.DONE)
-                           .values_list("index", flat=True))  # fmt: skip
-        pending = [c for c in pending if c.kind == ChunkKind.TARGET or c.index in done_targets]
-    if not list(pending):
-        experiment_finalize_if_done(experiment_id)
-    return list(pending)
-
-
-def chunk_claim(chunk_id: int) -> ExperimentChunk | None:
-    """Take a chunk unless it is done (a redelivered chunk is taken again and resumes)."""
-    claimed = (
-        ExperimentChunk.objects.filter(pk=chunk_id)
-        .exclude(status=ChunkStatus.DONE)
-        .update(status=ChunkStatus.RUNNING, attempts=F("attempts") + 1, claimed_at=timezone.now())
+    unfinished = ExperimentChunk.objects.filter(
+        experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
     )
-    if not claimed:
+    if not unfinished.exists():
+        experiment_finalize_if_done(experiment_id)
+        return []
+    return chunks_dispatch()
+
+
+def chunk_claim(chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
+    """Take a chunk under a fresh lease, or None when it is done or someone holds it."""
+    token = lifecycle.chunk_claim(chunk_id)
+    if token is None:
         return None
-    return ExperimentChunk.objects.select_related("experiment").get(pk=chunk_id)
+    return ExperimentChunk.objects.select_related("experiment").get(pk=chunk_id), token
 
 
-def chunk_run(chunk: ExperimentChunk) -> str:
-    """Do the chunk's missing work in mini-batches; 'done', 'cancelled' or 'skipped'."""
+def chunk_unclaimable_reason(chunk_id: int) -> str:
+    """Why a delivered chunk was not taken (for the task's result and logs)."""
+    status = ExperimentChunk.objects.filter(pk=chunk_id).values_list("status", flat=True).first()
+    return {ChunkStatus.DONE: "already done", ChunkStatus.RUNNING: "held by another worker",
+            None: "no such chunk"}.get(status, f"not claimable ({status})")  # fmt: skip
+
+
+def chunk_run(chunk: ExperimentChunk, token: uuid.UUID, *, keeper: bool = True) -> str:
+    """Do the chunk's missing work; 'done', 'cancelled', 'stopped' (lease lost) or 'skipped'.
+
+    `keeper` runs the lease keeper thread (tasks); the inline runner checks between batches.
+    """
     experiment = chunk.experiment
-    if experiment.status != ExperimentStatus.RUNNING:
-        return "skipped"
-    items = list(_chunk_items(chunk))
-    for start in range(0, len(items), MINI_BATCH):
-        if _cancel_requested(experiment.pk):
-            experiment_mark_cancelled(experiment.pk)
-            return "cancelled"
-        batch = items[start : start + MINI_BATCH]
-        if chunk.kind == ChunkKind.TARGET:
-            written = _run_target(experiment, batch)
-        else:
-            written = _run_evaluators(experiment, chunk.kind, batch)
-        _progress(experiment.pk, written if chunk.kind != ChunkKind.TARGET else 0)
+    if experiment.status != ExperimentStatus.RUNNING or experiment.cancel_requested:
+        lifecycle.chunk_move(chunk.pk, "release", token=token)
+        experiment_settle_cancel(experiment.pk)
+        return "cancelled" if experiment.cancel_requested else "skipped"
+    with ChunkLease(chunk.pk, experiment.pk, token, keeper=keeper) as lease:
+        try:
+            _work(chunk, lease)
+        except (ChunkStopped, RunCancelled):
+            return _stopped(chunk, lease)
     return "done"
 
 
-def chunk_complete(chunk: ExperimentChunk) -> list[ExperimentChunk]:
-    """Mark done once; return the chunks this one unblocks (evaluators after a target)."""
-    done = (
-        ExperimentChunk.objects.filter(pk=chunk.pk)
-        .exclude(status=ChunkStatus.DONE)
-        .update(status=ChunkStatus.DONE, finished_at=timezone.now())
-    )
-    if not done:
+def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
+    items = list(_chunk_items(chunk))
+    for start in range(0, len(items), MINI_BATCH):
+        if not lease.check():
+            raise ChunkStopped(lease.reason)
+        batch = items[start : start + MINI_BATCH]
+        if chunk.kind == ChunkKind.TARGET:
+            _run_target(chunk, batch, lease)
+        else:
+            _run_evaluators(chunk, batch, lease)
+
+
+def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
+    """Give the chunk back (if still ours) and, after a cancel, end the run as cancelled."""
+    lifecycle.chunk_move(chunk.pk, "release", token=lease.token)
+    if experiment_settle_cancel(chunk.experiment_id) or lease.reason == "cancelled":
+        return "cancelled"
+    return "stopped"
+
+
+def chunk_complete(chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentChunk]:
+    """Mark done once (only by the lease holder); return the chunks dispatched next."""
+    if not lifecycle.chunk_move(chunk.pk, "done", token=token, finished_at=timezone.now()):
         return []
     Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
-    unblocked = []
     if chunk.kind == ChunkKind.TARGET:
-        unblocked = list(
-            ExperimentChunk.objects.filter(
-                experiment_id=chunk.experiment_id,
-                index=chunk.index,
-                kind__in=[ChunkKind.CODE, ChunkKind.LLM],
-            ).exclude(status=ChunkStatus.DONE)
-        )
-    experiment_finalize_if_done(chunk.experiment_id)
-    return unblocked
+        for waiting in ExperimentChunk.objects.filter(
+            experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
+        ):
+            lifecycle.chunk_move(waiting.pk, "unblock")
+    if not experiment_settle_cancel(chunk.experiment_id):
+        experiment_finalize_if_done(chunk.experiment_id)
+    return chunks_dispatch()
+
+
+def chunk_failed(chunk_id: int, message: str) -> None:
+    """A chunk's task raised: the chunk and its experiment fail at once (rows are kept)."""
+    chunk = ExperimentChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None:
+        return
+    lifecycle.chunk_move(chunk_id, "fail", error=cap_text(message, ERROR_BYTES))
+    experiment_fail(chunk.experiment_id, f"A chunk of work failed: {message}")
 
 
 def _chunk_items(chunk: ExperimentChunk):
@@ -128,24 +159,30 @@ def _chunk_items(chunk: ExperimentChunk):
     )
 
 
-def _cancel_requested(experiment_id: int) -> bool:
-    return Experiment.objects.filter(pk=experiment_id, cancel_requested=True).exists()
-
-
-def _progress(experiment_id: int, written: int) -> None:
-    Experiment.objects.filter(pk=experiment_id).update(
-        results_done=F("results_done") + written, heartbeat_at=timezone.now()
-    )
+def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> None:
+    """Rows, lease check and progress bump in one transaction: a runner that lost its lease,
+    or a run that was cancelled meanwhile, writes nothing (the rows roll back)."""
+    with transaction.atomic():
+        write()
+        if not lifecycle.lease_renew(chunk.pk, lease.token):
+            lease.reason = "lost"
+            raise ChunkStopped("lost")
+        bumped = Experiment.objects.filter(
+            pk=chunk.experiment_id, status=ExperimentStatus.RUNNING
+        ).update(results_done=F("results_done") + count, heartbeat_at=timezone.now())
+        if not bumped:
+            lease.reason = "cancelled"
+            raise ChunkStopped("the experiment is no longer running")
 
 
 # ----------------------------------------------------------------------------- evaluators
 
 
-def _run_evaluators(experiment: Experiment, kind: str, items: list[EvalSetItem]) -> int:
-    """Run each binding of `kind` on the rows that still lack a usable result; upsert them."""
-    written = 0
+def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
+    """Run each binding of the chunk's kind on the rows that still lack a usable result."""
+    experiment = chunk.experiment
     targets = _target_outputs(experiment, items)
-    for binding in _bindings(experiment, kind):
+    for binding in _bindings(experiment, chunk.kind):
         todo = _missing_items(experiment, binding, items)
         if not todo:
             continue
@@ -162,9 +199,10 @@ def _run_evaluators(experiment: Experiment, kind: str, items: list[EvalSetItem])
             score_meaning=version.score_meaning,
             version_key=f"evaluator-version:{version.public_id}",
             concurrency=experiment.concurrency,
+            cancel=lease.stop,
         )
-        written += _upsert_results(experiment, binding, todo, turns, outcomes)
-    return written
+        rows = _result_rows(experiment, binding, todo, turns, outcomes)
+        _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows))
 
 
 def _bindings(experiment: Experiment, kind: str) -> list[EvaluatorBinding]:
@@ -183,8 +221,8 @@ def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSe
     return [item for item in items if item.pk not in have]
 
 
-def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
-    rows = [
+def _result_rows(experiment, binding, items, turns, outcomes) -> list[Result]:
+    return [
         Result(
             experiment=experiment,
             binding=binding,
@@ -208,6 +246,11 @@ def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
         )
         for item, turn, o in zip(items, turns, outcomes, strict=True)
     ]
+
+
+def results_upsert(rows: list[Result]) -> None:
+    """Insert results, or update the row already there for (experiment, item, binding): two
+    runners that both found a row missing still leave exactly one."""
     Result.objects.bulk_create(
         rows,
         batch_size=1000,
@@ -215,7 +258,6 @@ def _upsert_results(experiment, binding, items, turns, outcomes) -> int:
         unique_fields=["experiment", "item", "binding"],
         update_fields=RESULT_UPDATE_FIELDS,
     )
-    return len(rows)
 
 
 # ----------------------------------------------------------------------------- target
@@ -230,40 +272,29 @@ def _target_outputs(experiment: Experiment, items: list[EvalSetItem]) -> dict[in
     return dict(rows.values_list("item_id", "output"))
 
 
-def _run_target(experiment: Experiment, items: list[EvalSetItem]) -> int:
+def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
     from .target import target_run_batch
 
+    experiment = chunk.experiment
     have = TargetResult.objects.filter(experiment=experiment, item_id__in=[i.pk for i in items])
     if experiment.retry_round:
         have = have.filter(status=ResultStatus.SUCCESS)
     done = set(have.values_list("item_id", flat=True))
     todo = [item for item in items if item.pk not in done]
     if not todo:
-        return 0
-    outputs = target_run_batch(experiment=experiment, items=todo)
+        return
+    outputs = target_run_batch(experiment=experiment, items=todo, cancel=lease.stop)
+    rows = [TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id,
+                         **_bounded_target(out))
+            for item, out in zip(todo, outputs, strict=True)]  # fmt: skip
+    _commit(chunk, lease, 0, lambda: _target_upsert(rows))
+
+
+def _target_upsert(rows: list[TargetResult]) -> None:
     TargetResult.objects.bulk_create(
-        [
-            TargetResult(
-                experiment=experiment,
-                item_id=item.pk,
-                item_uid=item.item_id,
-                **_bounded_target(out),
-            )
-            for item, out in zip(todo, outputs, strict=True)
-        ],
-        update_conflicts=True,
-        unique_fields=["experiment", "item"],
-        update_fields=[
-            "status",
-            "output",
-            "error",
-            "rendered_request",
-            "latency_ms",
-            "tokens_in",
-            "tokens_out",
-        ],
-    )
-    return len(todo)
+        rows, update_conflicts=True, unique_fields=["experiment", "item"],
+        update_fields=TARGET_UPDATE_FIELDS,
+    )  # fmt: skip
 
 
 def _bounded_target(out: dict) -> dict:
@@ -277,21 +308,31 @@ def _bounded_target(out: dict) -> dict:
 
 def experiment_finalize_if_done(experiment_id: int) -> bool:
     """The last chunk finalises: running → completed exactly once, then the aggregates."""
-    if (
-        ExperimentChunk.objects.filter(experiment_id=experiment_id)
-        .exclude(status=ChunkStatus.DONE)
-        .exists()
-    ):
+    if ExperimentChunk.objects.filter(
+        experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
+    ).exists():
         return False
     # claim and aggregates commit together: nobody sees "completed" without its numbers
     with transaction.atomic():
-        claimed = Experiment.objects.filter(pk=experiment_id,
-                                            status=ExperimentStatus.RUNNING).update(
-            status=ExperimentStatus.COMPLETED, finished_at=timezone.now(),
-            heartbeat_at=timezone.now())  # fmt: skip
+        now = timezone.now()
+        claimed = lifecycle.experiment_move(
+            experiment_id, "complete", where=Q(cancel_requested=False), finished_at=now,
+            heartbeat_at=now,
+        )  # fmt: skip
         if claimed:
             _settle(experiment_id)
-    return bool(claimed)
+    return claimed or experiment_settle_cancel(experiment_id)
+
+
+def experiment_settle_cancel(experiment_id: int) -> bool:
+    """End a run whose cancel was asked: → cancelled once, with its numbers."""
+    with transaction.atomic():
+        cancelled = lifecycle.experiment_move(
+            experiment_id, "cancel", where=Q(cancel_requested=True), finished_at=timezone.now()
+        )
+        if cancelled:
+            _settle(experiment_id)
+    return cancelled
 
 
 def _settle(experiment_id: int) -> None:
@@ -310,63 +351,103 @@ def _settle_counters(experiment_id: int) -> None:
     Experiment.objects.filter(pk=experiment_id).update(results_done=count)
 
 
-def experiment_mark_cancelled(experiment_id: int) -> None:
-    now = timezone.now()
-    changed = Experiment.objects.filter(
-        pk=experiment_id, status__in=[ExperimentStatus.RUNNING, ExperimentStatus.QUEUED]
-    ).update(status=ExperimentStatus.CANCELLED, finished_at=now)
-    if changed:
-        _settle(experiment_id)
-
-
 def experiment_fail(experiment_id: int, message: str) -> None:
-    changed = Experiment.objects.filter(
-        pk=experiment_id, status__in=[ExperimentStatus.RUNNING, ExperimentStatus.QUEUED]
-    ).update(status=ExperimentStatus.FAILED, finished_at=timezone.now(),
-             error_message=cap_text(message, MESSAGE_BYTES))  # fmt: skip
-    if changed:
-        _settle(experiment_id)
+    """→ failed (from queued or running), keeping every finished row."""
+    with transaction.atomic():
+        failed = lifecycle.experiment_move(
+            experiment_id, "fail", finished_at=timezone.now(),
+            error_message=cap_text(message, MESSAGE_BYTES),
+        )  # fmt: skip
+        if failed:
+            _settle(experiment_id)
 
 
-def stale_experiments() -> list[int]:
-    """Active runs whose heartbeat stopped, with their stuck chunks reset to pending.
-
-    Messages can be lost (a broker restarted without persistence) or held by a dead worker;
-    the chunks' idempotent claim makes enqueueing them again safe.
-    """
-    cutoff = timezone.now() - timedelta(seconds=settings.ASSAY_EXPERIMENT_STALE_S)
-    stale = Experiment.objects.filter(
-        Q(status=ExperimentStatus.RUNNING) | Q(status=ExperimentStatus.QUEUED),
-        heartbeat_at__lt=cutoff,
-    )
-    return [experiment.pk for experiment in stale if _revive_chunks(experiment)]
+# ----------------------------------------------------------------------------- the reaper
 
 
-def _revive_chunks(experiment: Experiment) -> bool:
-    """Reset stuck chunks to pending; fail the run when a chunk has used up its attempts."""
-    stuck = experiment.chunks.exclude(status=ChunkStatus.DONE)
-    if stuck.filter(attempts__gte=settings.ASSAY_CHUNK_MAX_ATTEMPTS).exists():
-        experiment_fail(
-            experiment.pk,
-            "A chunk failed repeatedly (its worker died or it hung); the finished rows are kept.",
-        )
-        return False
-    stuck.update(status=ChunkStatus.PENDING)
-    Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
-    return True
+@dataclass
+class Reaped:
+    """What one reaper pass found: chunks to send again, experiments to start again."""
+
+    send: list[ExperimentChunk] = field(default_factory=list)
+    start: list[int] = field(default_factory=list)
+    touched: set[int] = field(default_factory=set)
+
+
+def experiments_reap() -> Reaped:
+    """Revive chunks whose lease expired (their worker died), resend chunk messages and
+    start messages that were lost (a broker restarted without persistence), finish runs whose
+    last step was interrupted, and dispatch what can run."""
+    now, reaped = timezone.now(), Reaped()
+    stale = now - timedelta(seconds=settings.ASSAY_EXPERIMENT_STALE_S)
+    _revive_expired(now, reaped)
+    _resend_lost(now, stale, reaped)
+    _restart_lost_starts(now, stale, reaped)
+    for experiment_id in Experiment.objects.filter(status=ExperimentStatus.RUNNING).values_list(
+        "pk", flat=True
+    ):
+        experiment_finalize_if_done(experiment_id) or experiment_settle_cancel(experiment_id)
+    reaped.send += chunks_dispatch()
+    return reaped
+
+
+def _revive_expired(now, reaped: Reaped) -> None:
+    expired = ExperimentChunk.objects.filter(status=ChunkStatus.RUNNING, lease_expires_at__lt=now)
+    for chunk in expired:
+        reaped.touched.add(chunk.experiment_id)
+        if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
+            lifecycle.chunk_move(chunk.pk, "fail", error="its worker died or it hung repeatedly")
+            experiment_fail(
+                chunk.experiment_id,
+                "A chunk failed repeatedly (its worker died or it hung); the finished rows are "
+                "kept.",
+            )
+            continue
+        lifecycle.chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
+
+
+def _resend_lost(now, stale, reaped: Reaped) -> None:
+    lost = ExperimentChunk.objects.filter(
+        status=ChunkStatus.QUEUED, queued_at__lt=stale,
+        experiment__status=ExperimentStatus.RUNNING,
+    ).select_related("experiment")  # fmt: skip
+    for chunk in lost:
+        if lifecycle.chunk_move(chunk.pk, "resend", where=Q(queued_at__lt=stale), queued_at=now):
+            reaped.send.append(chunk)
+            reaped.touched.add(chunk.experiment_id)
+
+
+def _restart_lost_starts(now, stale, reaped: Reaped) -> None:
+    for experiment in Experiment.objects.filter(
+        status=ExperimentStatus.QUEUED, heartbeat_at__lt=stale
+    ):
+        if Experiment.objects.filter(pk=experiment.pk, heartbeat_at__lt=stale).update(
+            heartbeat_at=now
+        ):
+            reaped.start.append(experiment.pk)
+            reaped.touched.add(experiment.pk)
 
 
 def experiment_run_inline(experiment_id: int) -> Experiment:
     """Run a launched experiment in this process, chunk by chunk (demo data, operators' --inline).
 
-    Uses the same claim/run/complete steps as the tasks, so the result is identical.
+    Uses the same begin/claim/run/complete steps as the tasks, so the result is identical; it
+    takes its own experiment's chunks in order instead of waiting for dispatch.
     """
-    pending = experiment_begin(experiment_id)
-    while pending:
-        chunk = chunk_claim(pending.pop(0).pk)
-        if chunk is None:
-            continue
-        if chunk_run(chunk) != "done":
+    experiment_begin(experiment_id)
+    while (chunk := _next_inline_chunk(experiment_id)) is not None:
+        claimed = chunk_claim(chunk.pk)
+        if claimed is None:
             break
-        pending.extend(chunk_complete(chunk))
+        chunk, token = claimed
+        if chunk_run(chunk, token, keeper=False) != "done":
+            break
+        chunk_complete(chunk, token)
     return Experiment.objects.get(pk=experiment_id)
+
+
+def _next_inline_chunk(experiment_id: int) -> ExperimentChunk | None:
+    ready = ExperimentChunk.objects.filter(
+        experiment_id=experiment_id, status__in=[ChunkStatus.PENDING, ChunkStatus.QUEUED]
+    )
+    return ready.order_by("index", "kind").first()

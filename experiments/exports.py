@@ -7,6 +7,8 @@ import io
 import json
 from collections.abc import Iterator
 
+from assay.csvcells import csv_safe_row
+
 from .models import Experiment, Result
 
 CSV_FIELDS = [
@@ -85,7 +87,7 @@ def results_csv(experiment: Experiment) -> Iterator[str]:
         row = _row(result)
         row["tags"] = ",".join(row["tags"] or [])
         row["input"] = json.dumps(row["input"], ensure_ascii=False)
-        writer.writerow(row)
+        writer.writerow(csv_safe_row(row))
         yield _drain(buffer)
 
 

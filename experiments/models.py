@@ -62,7 +62,6 @@ class Experiment(models.Model):
     retry_round = models.PositiveSmallIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
     cloned_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones"
@@ -127,9 +126,14 @@ class ChunkKind(models.TextChoices):
 
 
 class ChunkStatus(models.TextChoices):
+    """See experiments.lifecycle for the moves between them."""
+
+    WAITING = "waiting", _("waiting for its target chunk")
     PENDING = "pending", _("pending")
+    QUEUED = "queued", _("queued")
     RUNNING = "running", _("running")
     DONE = "done", _("done")
+    FAILED = "failed", _("failed")
 
 
 class ExperimentChunk(models.Model):
@@ -144,14 +148,21 @@ class ExperimentChunk(models.Model):
         max_length=8, choices=ChunkStatus.choices, default=ChunkStatus.PENDING
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["experiment", "kind", "index"], name="unique_chunk")
         ]
-        indexes = [models.Index(fields=["experiment", "status"])]
+        indexes = [
+            models.Index(fields=["experiment", "status"]),
+            models.Index(fields=["status", "kind"], name="chunk_dispatch"),
+        ]
         ordering = ["index", "kind"]
 
     def __str__(self) -> str:

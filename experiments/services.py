@@ -7,7 +7,7 @@ import math
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from assay.models import Workspace
@@ -16,6 +16,7 @@ from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
+from . import lifecycle
 from .mapping import mapping_problems, suggest_mapping
 from .models import (
     ChunkKind,
@@ -184,19 +185,13 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
                 {"status": f"Only a draft can be launched (this one is {locked.status})."}
             )
         _plan_chunks(locked)
-        locked.status, locked.queued_at = ExperimentStatus.QUEUED, timezone.now()
-        locked.heartbeat_at = locked.queued_at
-        locked.save(
-            update_fields=[
-                "status",
-                "queued_at",
-                "heartbeat_at",
-                "items_total",
-                "results_total",
-                "chunks_total",
-            ]
-        )
+        now = timezone.now()
+        lifecycle.experiment_move(
+            locked.pk, "launch", queued_at=now, heartbeat_at=now, items_total=locked.items_total,
+            results_total=locked.results_total, chunks_total=locked.chunks_total,
+        )  # fmt: skip
         transaction.on_commit(lambda: experiment_start.delay(locked.pk))
+    locked.refresh_from_db()
     return locked
 
 
@@ -206,15 +201,19 @@ def _plan_chunks(experiment: Experiment) -> None:
     ordered = list(positions.order_by("position").values_list("position", flat=True))
     bounds, count = ordered[:: experiment.chunk_size], len(ordered)
     kinds = _chunk_kinds(experiment)
+    has_target = ChunkKind.TARGET in kinds
     chunks = []
     for index, start in enumerate(bounds):
         end = bounds[index + 1] if index + 1 < len(bounds) else math.inf
         for kind in kinds:
+            # evaluators of a range wait for its target chunk, which unblocks them when done
+            waits = has_target and kind != ChunkKind.TARGET
             chunks.append(
                 ExperimentChunk(
                     experiment=experiment,
                     index=index,
                     kind=kind,
+                    status=ChunkStatus.WAITING if waits else ChunkStatus.PENDING,
                     position_from=start,
                     position_to=end if end != math.inf else 2**62,
                 )
@@ -234,14 +233,21 @@ def _chunk_kinds(experiment: Experiment) -> list[str]:
 
 
 def experiment_cancel(*, experiment: Experiment) -> Experiment:
-    """Ask running chunks to stop between rows; a queued run is cancelled at once."""
-    now = timezone.now()
+    """Stop a run: a queued run, or one with no chunk at work, is cancelled at once; running
+    chunks see the flag within a second, kill their sandbox child or drop their calls in
+    flight, and the run ends cancelled (never completed) without writing what they were doing.
+    """
+    from . import engine
+
     Experiment.objects.filter(
         pk=experiment.pk, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
     ).update(cancel_requested=True)
-    Experiment.objects.filter(pk=experiment.pk, status=ExperimentStatus.QUEUED).update(
-        status=ExperimentStatus.CANCELLED, finished_at=now
-    )
+    lifecycle.experiment_move(
+        experiment.pk, "cancel", where=Q(status=ExperimentStatus.QUEUED),
+        finished_at=timezone.now(),
+    )  # fmt: skip
+    if not experiment.chunks.filter(status=ChunkStatus.RUNNING).exists():
+        engine.experiment_settle_cancel(experiment.pk)
     experiment.refresh_from_db()
     if (
         experiment.status
@@ -268,9 +274,10 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
     if count == 0 and missing <= 0:
         raise ValidationError({"status": "There are no failed rows to retry."})
     with transaction.atomic():
-        experiment.chunks.update(status=ChunkStatus.PENDING, attempts=0, claimed_at=None)
-        Experiment.objects.filter(pk=experiment.pk).update(
-            status=ExperimentStatus.QUEUED,
+        lifecycle.chunks_reset(experiment, with_target=experiment.target_kind != TargetKind.NONE)
+        retried = lifecycle.experiment_move(
+            experiment.pk,
+            "retry",
             retry_round=F("retry_round") + 1,
             results_done=F("results_done") - count,
             chunks_done=0,
@@ -279,6 +286,8 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
             error_message="",
             heartbeat_at=timezone.now(),
         )
+        if not retried:
+            raise ValidationError({"status": "The experiment changed meanwhile; reload it."})
         transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
     experiment.refresh_from_db()
     return count + max(missing, 0)

@@ -2,44 +2,70 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
+
+from celery import Task, shared_task
+from celery.exceptions import WorkerLostError
 
 from . import engine
-from .models import ChunkKind
+from .dispatch import QUEUE, chunks_dispatch
 
-QUEUE = {ChunkKind.TARGET: "llm", ChunkKind.LLM: "llm", ChunkKind.CODE: "code"}
+log = logging.getLogger(__name__)
 
 
 def enqueue_chunks(chunks) -> None:
-    """Each chunk goes to the queue of its work: code → code, judges and targets → llm."""
+    """Each chunk goes to the queue of its work: code → code, judges and targets → llm.
+
+    A message that cannot be sent (broker down) leaves its chunk queued; the reaper sends it
+    again once it has waited `ASSAY_EXPERIMENT_STALE_S`.
+    """
     for chunk in chunks:
-        chunk_run.apply_async(args=[chunk.pk], queue=QUEUE[chunk.kind])
+        try:
+            chunk_run.apply_async(args=[chunk.pk], queue=QUEUE[chunk.kind])
+        except Exception:  # noqa: BLE001 - the row is the truth; the reaper resends
+            log.warning("could not send chunk %s; the reaper will resend it", chunk.pk)
+
+
+class ChunkTask(Task):
+    """A chunk whose task raised fails at once (its experiment with it), not after a timeout."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        if isinstance(exc, WorkerLostError):
+            return  # the process died: the lease expires and the reaper revives the chunk
+        engine.chunk_failed(args[0], f"{type(exc).__name__}: {exc}")
 
 
 @shared_task(name="experiments.tasks.experiment_start", acks_late=True)
 def experiment_start(experiment_id: int) -> int:
-    """queued → running and fan out the chunks that can start. Safe to run twice."""
+    """queued → running and dispatch the chunks that can start. Safe to run twice."""
     chunks = engine.experiment_begin(experiment_id)
     enqueue_chunks(chunks)
     return len(chunks)
 
 
-@shared_task(name="experiments.tasks.chunk_run", acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    name="experiments.tasks.chunk_run", base=ChunkTask, acks_late=True, reject_on_worker_lost=True
+)
 def chunk_run(chunk_id: int) -> str:
-    """Claim a chunk, do what is missing, mark it done; a redelivered chunk resumes."""
-    chunk = engine.chunk_claim(chunk_id)
-    if chunk is None:
-        return "already done"
-    outcome = engine.chunk_run(chunk)
+    """Claim a chunk under a lease, do what is missing, mark it done; safe to deliver twice."""
+    claimed = engine.chunk_claim(chunk_id)
+    if claimed is None:
+        return engine.chunk_unclaimable_reason(chunk_id)
+    chunk, token = claimed
+    enqueue_chunks(chunks_dispatch())  # this claim freed a place in the broker
+    outcome = engine.chunk_run(chunk, token)
     if outcome == "done":
-        enqueue_chunks(engine.chunk_complete(chunk))
+        enqueue_chunks(engine.chunk_complete(chunk, token))
+    else:
+        enqueue_chunks(chunks_dispatch())
     return outcome
 
 
 @shared_task(name="experiments.tasks.reap_stale")
 def reap_stale() -> int:
-    """Beat task: runs whose heartbeat stopped get their unfinished chunks enqueued again."""
-    stale = engine.stale_experiments()
-    for experiment_id in stale:
+    """Beat task: revive dead chunks, resend lost messages, restart lost starts, dispatch."""
+    reaped = engine.experiments_reap()
+    for experiment_id in reaped.start:
         experiment_start.delay(experiment_id)
-    return len(stale)
+    enqueue_chunks(reaped.send)
+    return len(reaped.touched)

@@ -13,6 +13,32 @@ from assay.models import Membership
 
 pytest_plugins = ["tests.support.fixtures", "tests.support.llm_fixtures"]
 
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    from tests.support import isolation
+
+    # A million PBKDF2 rounds per test user cost ~0.2 s each; tests do not need slow hashes.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    isolation.unique_test_database(settings)
+    base = os.environ.get("REDIS_URL")
+    if base:
+        db = isolation.claim_redis_db(base)
+        if db is None:
+            raise pytest.UsageError(f"no free Redis db (1-15) at {base} for this test run")
+        config._assay_redis = (base, db)
+        isolation.point_at_redis(settings, isolation.with_db(base, db))
+
+
+def pytest_unconfigure(config):
+    from tests.support import isolation
+
+    claimed = getattr(config, "_assay_redis", None)
+    if claimed:
+        isolation.release_redis_db(*claimed)
+
+
 PASSWORD = "correct-horse-battery"
 
 

@@ -12,6 +12,8 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 
+from assay.csvcells import csv_restore
+
 from ..content import TEXT_CELL_CAP
 
 Record = tuple[int, dict | None, list[tuple[str, str]]]
@@ -134,7 +136,7 @@ def _csv_records(fields: list[str], lines: Lines, reader) -> Iterator[Record]:
         if len(values) != width:
             yield start, None, [("", _ragged(len(values), width))]
             continue
-        yield start, dict(zip(fields, values, strict=True)), []
+        yield start, dict(zip(fields, map(csv_restore, values), strict=True)), []
 
 
 def _csv_problem(exc: csv.Error) -> str:

@@ -25,7 +25,7 @@ from ..models import dumps as json_dumps
 from ..rows import RowBuilder, new_item_ids
 from ..services import next_position
 from .readers import FileProblem, read_csv, read_jsonl
-from .writer import ItemWriter
+from .writer import ItemWriter, SetDeleted
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,8 @@ def import_run(*, job: EvalSetImport, on_progress: Progress | None = None) -> Ev
     run = _Run(job, on_progress)
     try:
         run.execute()
+    except SetDeleted:
+        run.fail(_("The evaluation set was deleted during the import; nothing was imported."))
     except FileProblem as exc:
         run.report(exc.line, [(exc.column, exc.problem)])
         run.fail(
@@ -82,6 +84,8 @@ class _Run:
     def execute(self) -> None:
         EvalSetItem.objects.filter(import_job=self.job).delete()  # a lost earlier run's rows
         evalset = self.job.evalset
+        if evalset.deleted_at is not None:
+            raise SetDeleted
         columns = evalset.columns + self.job.new_columns
         try:
             builder = RowBuilder(columns, self.job.mapping, uri_checker(evalset.workspace))
@@ -184,6 +188,8 @@ class _Run:
         job = self.job
         with transaction.atomic():
             evalset = EvalSet.objects.select_for_update().get(pk=job.evalset_id)
+            if evalset.deleted_at is not None:
+                raise SetDeleted
             evalset.columns = _merged_columns(evalset.columns, job.new_columns)
             if job.replace:
                 old = EvalSetItem.objects.filter(draft_filter(), evalset=evalset)

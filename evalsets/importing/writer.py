@@ -10,7 +10,12 @@ import uuid
 
 from django.db import connection, transaction
 
-from ..models import EvalSetItem
+from ..models import EvalSet, EvalSetItem
+
+
+class SetDeleted(Exception):
+    """The evaluation set was deleted while its import ran: nothing more may be written."""
+
 
 COLUMNS = (
     "evalset_id",
@@ -39,8 +44,17 @@ class ItemWriter:
         self.vendor = connection.vendor
 
     def write(self, rows: list[Prepared], after=None) -> None:
-        """Insert `rows`; `after()` runs in the same transaction (progress counters)."""
+        """Insert `rows`; `after()` runs in the same transaction (progress counters).
+
+        The set's row is locked first: a delete either lands before (and this batch is not
+        written) or waits for this batch, whose rows the swap then refuses.
+        """
         with transaction.atomic():
+            live = EvalSet.objects.select_for_update().filter(
+                pk=self.evalset_id, deleted_at__isnull=True
+            )
+            if not live.exists():
+                raise SetDeleted
             if self.vendor == "postgresql":
                 self._copy(rows)
             elif self.vendor == "sqlite":

@@ -26,3 +26,17 @@ document.addEventListener("click", (event) => {
   const closer = event.target.closest("[data-close-dialog]");
   if (closer) { closer.closest("dialog")?.close(); }
 });
+// Page glue behind data attributes (the CSP allows no inline handlers):
+// data-autosubmit submits its form on change; data-confirm asks before a form is sent;
+// data-close-drawer removes the drawer it sits in.
+document.addEventListener("change", (event) => {
+  if (event.target.matches("[data-autosubmit]")) event.target.form?.requestSubmit();
+});
+document.addEventListener("submit", (event) => {
+  const message = event.target.dataset?.confirm;
+  if (message && !window.confirm(message)) event.preventDefault();
+});
+document.addEventListener("click", (event) => {
+  const closer = event.target.closest("[data-close-drawer]");
+  if (closer) closer.closest(".drawer")?.remove();
+});

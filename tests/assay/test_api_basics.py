@@ -42,10 +42,14 @@ def test_pagination(api, workspace):
     assert len(second["results"]) == 2
 
 
-def test_create_workspace_and_manage_members(api, make_user):
-    response = api.post("/api/v1/workspaces/", {"name": "Labs", "slug": "labs"}, format="json")
+def test_create_workspace_and_manage_members(api, user, make_user):
+    from rest_framework.test import APIClient
+
+    session = APIClient()  # workspaces are made by signed-in people; tokens live in one
+    session.force_login(user)
+    response = session.post("/api/v1/workspaces/", {"name": "Labs", "slug": "labs"}, format="json")
     assert response.status_code == 201 and response.json()["role"] == "owner"
-    dup = api.post("/api/v1/workspaces/", {"name": "Labs", "slug": "labs"}, format="json")
+    dup = session.post("/api/v1/workspaces/", {"name": "Labs", "slug": "labs"}, format="json")
     assert dup.status_code == 400 and "slug" in dup.json()["error"]["details"]
     make_user("bob")
     added = api.post("/api/v1/members/", {"username": "bob", "role": "viewer"}, format="json")

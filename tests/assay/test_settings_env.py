@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ PROBE = (
     "db = settings.DATABASES['default'];"
     "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'debug': settings.DEBUG,"
     "'hosts': settings.ALLOWED_HOSTS, 'broker': settings.CELERY_BROKER_URL,"
-    "'secret_len': len(settings.SECRET_KEY), 'outbound': settings.ASSAY_OUTBOUND_ALLOW}))"
+    "'secret_len': len(settings.SECRET_KEY), 'outbound': settings.ASSAY_OUTBOUND_ALLOW,"
+    "'hsts': settings.SECURE_HSTS_SECONDS}))"
 )
 
 
@@ -81,12 +83,32 @@ def test_bad_boolean_names_the_variable(tmp_path):
     assert "DEBUG must be a boolean" in result.stderr
 
 
-def test_readme_documents_every_variable():
-    from assay.env import VARIABLES
+def test_readme_table_is_generated_from_the_variables():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from config_table import readme_table, table
 
     readme = (ROOT / "README.md").read_text()
-    missing = [name for name, _, _ in VARIABLES if f"`{name}`" not in readme]
-    assert missing == []
+    start, end = readme_table(readme)
+    assert readme[start:end] == table(), "run: python scripts/config_table.py --write"
+
+
+READS = re.compile(
+    r"""(?:env_(?:str|int|bool|list)\(|os\.environ(?:\.get\(|\[))\s*["']([A-Z_]+)["']"""
+)
+
+
+def test_every_variable_read_is_listed_and_every_listed_one_is_read():
+    from assay.env import VARIABLES
+
+    sources = [p for d in ("assay", "evaluators", "evalsets", "experiments", "sandbox", "tests")
+               for p in (ROOT / d).rglob("*.py")]  # fmt: skip
+    read = {name for path in sources for name in READS.findall(path.read_text())}
+    # the framework's own, and a canary the sandbox tests plant to prove it never leaks
+    read -= {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "TMPDIR", "PATH",
+             "ASSAY_SANDBOX_CANARY"}  # fmt: skip
+    listed = {name for name, _, _ in VARIABLES}
+    assert sorted(read - listed) == [], "read but not documented"
+    assert sorted(listed - read) == [], "documented but never read"
 
 
 def test_outbound_policy_defaults_and_bad_values(tmp_path):

@@ -5,7 +5,7 @@ import pytest
 
 from experiments import engine, services
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
-from tests.support.fixtures import screenshot, sign_in
+from tests.support.fixtures import screenshot, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -57,9 +57,10 @@ def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):
     page.fill("#correct-form textarea[name=note]", "Reviewer accepts Lyon here")
     page.click("#correct-submit")
     page.wait_for_selector("#correction-note")
-    page.wait_for_function(
+    wait_until(
+        page,
         "document.querySelector('.eval-card .summary-line')"
-        ".innerText.startsWith('31 pass, 23 fail')"
+        ".innerText.startsWith('31 pass, 23 fail')",
     )
     assert "1 human correction" in page.locator(".eval-card").first.inner_text()
     screenshot(page, "dashboard-corrected")

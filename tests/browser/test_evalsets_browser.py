@@ -7,7 +7,7 @@ from django.core.files.base import ContentFile
 from evalsets.demo import flag_png
 from evalsets.media import media_store
 from evalsets.models import EvalSet
-from tests.support.fixtures import screenshot, sign_in
+from tests.support.fixtures import screenshot, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -57,8 +57,8 @@ def test_import_edit_commit_export(
     page.wait_for_selector("#rows-table")
     thumbs = page.locator("#rows-table img.thumb")
     assert thumbs.count() == 3
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('img.thumb')].every(i => i.naturalWidth === 48)"
+    wait_until(
+        page, "[...document.querySelectorAll('img.thumb')].every(i => i.naturalWidth === 48)"
     )
     page.locator(".edit-row").nth(1).click()
     page.fill("#id_col_question", "Which country flies this flag?")

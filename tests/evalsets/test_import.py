@@ -316,3 +316,32 @@ def test_headers_over_the_limits_are_refused_at_upload(evalset):
             import_create(evalset=evalset, user=None, upload=upload(name, body))
         assert message in str(caught.value), name
     assert evalset.imports.count() == 0
+
+
+def test_an_import_into_a_set_deleted_before_it_runs_fails_and_writes_nothing(evalset):
+    from evalsets import services
+
+    job = import_create(evalset=evalset, user=None, upload=upload("a.csv", "question\nx\n"))
+    services.evalset_delete(evalset=evalset)
+    done = run_now(job)
+    assert done.status == "failed" and "deleted during the import" in done.message
+    assert EvalSetItem.objects.count() == 0
+
+
+def test_an_import_stops_when_its_set_is_deleted_between_batches(evalset):
+    from evalsets import services
+    from evalsets.importing import import_claim, import_run
+
+    body = "question\n" + "".join(f"q{i}\n" for i in range(12_000))  # three write batches
+    job = import_create(evalset=evalset, user=None, upload=upload("big.csv", body))
+    batches = []
+
+    def delete_after_the_first_batch(progress):
+        batches.append(progress.rows_done)
+        if len(batches) == 1:
+            services.evalset_delete(evalset=evalset)
+
+    done = import_run(job=import_claim(import_id=job.pk), on_progress=delete_after_the_first_batch)
+    assert done.status == "failed" and "deleted during the import" in done.message
+    assert len(batches) == 1  # the second batch was refused
+    assert EvalSetItem.objects.count() == 0

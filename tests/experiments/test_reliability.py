@@ -9,46 +9,13 @@ from django.db import connection
 
 from experiments import services
 from experiments.models import Experiment, ExperimentStatus, Result
-from tests.conftest import require_service
+from tests.experiments.conftest import FAST_REAPER, wait_for
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
-from tests.support.fixtures import reset_broker_pools
-from tests.support.processes import RedisServer, Worker
+from tests.support.processes import Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 ROWS = 20_000
-FAST_REAPER = {"ASSAY_EXPERIMENT_STALE_S": "3", "ASSAY_REAPER_INTERVAL_S": "1"}
-
-
-@pytest.fixture
-def postgres_url():
-    settings = connection.settings_dict
-    require_service(
-        "PostgreSQL",
-        connection.vendor == "postgresql",
-        "worker processes must share the test database",
-    )
-    user = settings["USER"] or "postgres"
-    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
-    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
-    return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
-
-
-@pytest.fixture
-def redis_server():
-    import shutil
-
-    from assay.celery import app
-
-    require_service("redis-server", shutil.which("redis-server") is not None)
-    server = RedisServer().start()
-    saved = app.conf.broker_url
-    app.conf.broker_url = server.url
-    reset_broker_pools(app)
-    yield server
-    app.conf.broker_url = saved
-    reset_broker_pools(app)
-    server.kill()
 
 
 @pytest.fixture
@@ -63,16 +30,6 @@ def big_experiment(workspace, user):
         bindings=[{"evaluator_version": ev}],
         chunk_size=500,
     )
-
-
-def wait_for(predicate, timeout: float, what: str, workers=()):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    logs = "\n".join(w.output()[-3000:] for w in workers)
-    raise AssertionError(f"timed out waiting for {what}\n{logs}")
 
 
 def done_count(experiment) -> int:
@@ -92,7 +49,9 @@ def assert_exactly_once(experiment):
 
 
 def test_kill_9_worker_mid_run_then_restart(big_experiment, postgres_url, redis_server):
-    first = Worker(database_url=postgres_url, redis_url=redis_server.url).start()
+    first = Worker(
+        database_url=postgres_url, redis_url=redis_server.url, extra_env=FAST_REAPER
+    ).start()
     second = None
     try:
         services.experiment_launch(experiment=big_experiment)

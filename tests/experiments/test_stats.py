@@ -331,3 +331,46 @@ def test_mean_ci_methods_agree_at_the_switch_point():
     resampled = mean_ci(scores[:-1], seed=4)
     assert normal[0] == pytest.approx(resampled[0], abs=0.002)
     assert normal[1] == pytest.approx(resampled[1], abs=0.002)
+
+
+# The interval the product ships (default mode, seed 0, as the aggregates compute it), pinned:
+# a change of sampler, seed handling or percentile rule shows up here, not in a user's report.
+SHIPPED = [
+    ((3, 27), (0.0, 0.2333333333333334)),
+    ((10, 90), (0.050000000000000044, 0.15999999999999992)),
+    ((50, 50), (0.3999999999999999, 0.6000000000000001)),
+    ((0, 40), (0.0, 0.0)),
+    ((40, 0), (1.0, 1.0)),
+    ((7, 293), (0.006666666666666599, 0.043333333333333446)),
+    ((24, 30), (0.3148148148148149, 0.574074074074074)),
+]
+
+
+@pytest.mark.parametrize(("counts", "expected"), SHIPPED)
+def test_the_shipped_interval_is_pinned_on_known_vectors(counts, expected):
+    from experiments.aggregates import MIN_SAMPLE
+
+    fails, passes = counts
+    assert bootstrap_ci(fails, passes, min_sample=MIN_SAMPLE, seed=0) == expected
+    # and it is a sensible interval: within five points of Wilson's at these sizes
+    n, p = fails + passes, fails / (fails + passes)
+    z = 1.959963984540054
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    if 0 < fails < n:
+        assert abs(expected[0] - (centre - half)) < 0.05
+        assert abs(expected[1] - (centre + half)) < 0.05
+
+
+def test_the_dashboard_pass_interval_is_the_fail_interval_mirrored(workspace, user):
+    from experiments.dashboard import dashboard_cards
+    from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
+
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(54))
+    ev = make_code_version(workspace=workspace, user=user)
+    experiment = run_inline(workspace=workspace, user=user, version=version, evaluator_version=ev)
+    (card,) = dashboard_cards(experiment)
+    fail_low, fail_high = card["summary"]["fail_rate_ci"]
+    assert card["pass_ci"] == (1 - fail_high, 1 - fail_low)
+    expected = bootstrap_ci(card["summary"]["fails"], card["summary"]["passed"], seed=0)
+    assert (fail_low, fail_high) == expected

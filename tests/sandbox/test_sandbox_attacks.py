@@ -3,9 +3,12 @@ host survives, no host secret leaks, and a benign evaluator right after scores n
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import sandbox
+from tests.sandbox.attacks import OWN_ATTACKS
 from tests.sandbox.support import CANARY, leaked, load_attacks, make_turn
 
 PY_WRAPPER = """
@@ -38,95 +41,9 @@ BENIGN = {
 ENGINE_ERRORS = {"js-wasm-loop"}
 RESOURCE_STATUSES = {"timeout", "memory"}
 
-OWN_ATTACKS = [
-    {"id": "own-format-map-walk", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n"
-             "    return {'score': 0.0, 'reason': '{0.__class__}'.format_map({'0': output})}\n"},
-    {"id": "own-fstring-dunder", "language": "python", "expected": "refused",
-     "code": "def evaluate(output, expected):\n"
-             "    return {'score': 0.0, 'reason': f'{output.__class__.__mro__}'}\n"},
-    {"id": "own-generator-frame-getattr", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n"
-             "    g = (x for x in [1])\n"
-             "    return {'score': 0.0, 'reason': str(getattr(g, 'gi_frame'))}\n"},
-    {"id": "own-statistics-sys-walk", "language": "python", "expected": "error",
-     "code": "import statistics\n"
-             "def evaluate(output, expected):\n"
-             "    os = statistics.sys.modules['os']\n"
-             "    return {'score': 0.0, 'reason': os.popen('id').read()}\n"},
-    {"id": "own-json-decoder-walk", "language": "python", "expected": "error",
-     "code": "import json\n"
-             "def evaluate(output, expected):\n"
-             "    return {'score': 0.0, 'reason': str(json.decoder.re)}\n"},
-    {"id": "own-string-formatter", "language": "python", "expected": "refused",
-     "code": "from string import Formatter\n"
-             "def evaluate(output, expected):\n"
-             "    return {'score': 0.0, 'reason': Formatter().format('{0.__class__}', output)}\n"},
-    {"id": "own-module-poison", "language": "python", "expected": "error",
-     "code": "import json\n"
-             "def evaluate(output, expected):\n"
-             "    json.dumps = lambda *a, **k: 'poisoned'\n"
-             "    return {'score': 1.0, 'reason': json.dumps(1)}\n"},
-    {"id": "own-score-1.5", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n    return {'score': 1.5, 'reason': 'high'}\n"},
-    {"id": "own-bool-score-in-dict", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n    return {'score': True, 'reason': 'bool'}\n"},
-    {"id": "own-reason-not-string", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n    return {'score': 0.5, 'reason': 42}\n"},
-    {"id": "own-huge-result", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n"
-             "    return {'score': 1.0, 'reason': 'x' * (300 * 1024), 'extra': [1] * 10**6}\n"},
-    {"id": "own-read-environ", "language": "python", "expected": "error",
-     "code": "def evaluate(output, expected):\n"
-             "    return {'score': 0.0, 'reason': open('/proc/self/environ').read()}\n"},
-    {"id": "own-fork-via-exception-globals", "language": "python", "expected": "refused",
-     "code": "def evaluate(output, expected):\n"
-             "    try:\n        1 / 0\n"
-             "    except Exception as e:\n"
-             "        return {'score': 0.0, 'reason': str(e.__traceback__.tb_frame.f_globals)}\n"},
-    {"id": "own-catch-timeout", "language": "python", "expected": "timeout",
-     "code": "def evaluate(output, expected):\n"
-             "    while True:\n"
-             "        try:\n"
-             "            while True:\n                pass\n"
-             "        except:\n            pass\n"},
-    {"id": "own-deep-source", "language": "python", "expected": "refused",
-     "code": "X = " + "+".join(["1"] * 5000) + "\n"
-             "def evaluate(output, expected):\n    return 1.0\n"},
-    {"id": "own-js-prototype-pollution", "language": "javascript", "expected": "contained",
-     "code": "function evaluate(output, expected) {\n"
-             "  const polluted = String.prototype.includes.length === 0;\n"
-             "  String.prototype.includes = function () { return true; };\n"
-             "  globalThis.seen = (globalThis.seen || 0) + 1;\n"
-             "  return {score: polluted ? 1 : 0, reason: 'seen ' + globalThis.seen};\n"
-             "}\n"},
-    {"id": "own-js-microtask-loop", "language": "javascript", "expected": "timeout",
-     "code": "function evaluate(output, expected) {\n"
-             "  return Promise.resolve().then(() => { while (true) {} });\n"
-             "}\n"},
-    {"id": "own-js-job-chain", "language": "javascript", "expected": "timeout",
-     "code": "function evaluate(output, expected) {\n"
-             "  function again() { return Promise.resolve().then(again); }\n"
-             "  return again();\n"
-             "}\n"},
-    {"id": "own-js-unsettled-promise", "language": "javascript", "expected": "error",
-     "code": "function evaluate(output, expected) { return new Promise(() => {}); }\n"},
-    {"id": "own-js-stdout-spoof", "language": "javascript", "expected": "error",
-     "code": "function evaluate(output, expected) {\n"
-             "  console.log('__COZE_RETURN_VAL_START__{\"score\": 1, \"reason\": \"spoof\"}');\n"
-             "  throw new Error('real failure');\n"
-             "}\n"},
-    {"id": "own-js-infinity-score", "language": "javascript", "expected": "error",
-     "code": "function evaluate(output, expected) { return {score: Infinity, reason: 'x'}; }\n"},
-    {"id": "own-js-function-constructor", "language": "javascript", "expected": "error",
-     "code": "function evaluate(output, expected) {\n"
-             "  const g = Function('return this')();\n"
-             "  return {score: 0, reason: String(g.process.env.HOME)};\n"
-             "}\n"},
-]  # fmt: skip
 
 CORPUS = load_attacks()
-ALL = CORPUS + OWN_ATTACKS
+ALL = OWN_ATTACKS + CORPUS
 
 
 def run_attack(attack: dict) -> list[sandbox.Outcome]:
@@ -147,9 +64,21 @@ def satisfies(attack: dict, status: str) -> bool:
     return status == expected
 
 
-def test_corpus_is_present():
-    assert len(CORPUS) >= 40, "the shared attack corpus was not found next to the repository"
-    assert len(OWN_ATTACKS) >= 8
+def test_our_own_table_covers_every_kind_of_attack():
+    assert len(OWN_ATTACKS) >= 40
+    assert {a["expected"] for a in OWN_ATTACKS} >= {"error", "refused", "timeout", "memory",
+                                                     "contained"}  # fmt: skip
+    assert {a["language"] for a in OWN_ATTACKS} == {"python", "javascript"}
+    assert len({a["id"] for a in OWN_ATTACKS}) == len(OWN_ATTACKS)
+
+
+def test_the_shared_corpus_runs_when_present_and_ci_requires_it():
+    if not CORPUS:
+        assert os.environ.get("ASSAY_REQUIRE_SERVICES") != "1", (
+            "CI runs the shared attack corpus: ../shared/sandbox-attacks.json is missing"
+        )
+        pytest.skip("the shared attack corpus is not beside this checkout")
+    assert len(CORPUS) >= 40
 
 
 @pytest.mark.parametrize("attack", ALL, ids=[a["id"] for a in ALL])
@@ -174,7 +103,7 @@ def test_attack_is_contained(attack):
 
 
 def test_output_flood_is_capped_with_a_marker():
-    attack = next(a for a in CORPUS if a["id"] == "py-output-flood")
+    attack = next(a for a in OWN_ATTACKS if a["id"] == "own-print-flood")
     outcome = run_attack(attack)[0]
     assert outcome.status == "ok"
     assert outcome.stdout.endswith("[output truncated]")
@@ -182,7 +111,7 @@ def test_output_flood_is_capped_with_a_marker():
 
 
 def test_cross_call_state_does_not_survive_between_turns():
-    attack = next(a for a in CORPUS if a["id"] == "py-cross-call-state")
+    attack = next(a for a in OWN_ATTACKS if a["id"] == "own-cross-turn-global")
     outcomes = run_attack(attack)
     assert [(o.score, o.reason) for o in outcomes] == [(0.1, "call 1"), (0.1, "call 1")]
 

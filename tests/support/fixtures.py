@@ -18,8 +18,16 @@ def celery_worker_inproc(transactional_db):
     one broker; tasks still cross a real broker, serialisation and a real worker loop.
     """
     from celery.contrib.testing.worker import start_worker
+    from celery.signals import task_postrun
+    from django.db import connections
 
     from assay.celery import app
+
+    def close_connections(**kwargs):
+        # The worker thread's own connections; a real worker's Django fix-up does the same.
+        connections.close_all()
+
+    task_postrun.connect(close_connections, weak=False)
 
     saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "broker_transport_options")}
     if not os.environ.get("REDIS_URL"):
@@ -37,6 +45,7 @@ def celery_worker_inproc(transactional_db):
         ) as worker:
             yield worker
     finally:
+        task_postrun.disconnect(close_connections)
         app.conf.update(saved)
         reset_broker_pools(app)
 
@@ -54,6 +63,7 @@ def reset_broker_pools(app) -> None:
 @pytest.fixture
 def browser(chromium_path):
     """Headless Chromium driven by Playwright, launched from the system binary."""
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API keeps an event loop running in this thread; the test's own ORM
@@ -76,6 +86,10 @@ def browser(chromium_path):
         )
         yield instance
         instance.close()
+        # Playwright's sync API runs the test in a greenlet with its own context variables,
+        # where Django keeps its connections: close them here, or one stays open after the
+        # run and the test database cannot be dropped.
+        connections.close_all()
 
 
 @pytest.fixture
@@ -84,8 +98,27 @@ def page(browser):
     page = context.new_page()
     page.console_errors = []
     page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    # A script or handler our CSP blocks is a bug in the page: report it like an exception.
+    page.on("console", lambda msg: _csp_violation(page, msg))
     yield page
     context.close()
+
+
+def _csp_violation(page, message) -> None:
+    if message.type == "error" and "Content Security Policy" in message.text:
+        page.console_errors.append(message.text)
+
+
+def wait_until(page, predicate: str, timeout_s: float = 15.0) -> None:
+    """Poll a JS expression until it is truthy. `page.wait_for_function` evaluates its string
+    inside the page, which our CSP (rightly) forbids; `page.evaluate` is not subject to it."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(predicate):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for: {predicate}")
+        page.wait_for_timeout(50)
 
 
 def screenshot(page, name: str) -> Path:

@@ -7,7 +7,6 @@ import the fixtures into a test module.
 from __future__ import annotations
 
 import os
-import urllib.parse
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -17,7 +16,6 @@ from evaluators.llm import ProviderSettings
 from .llm_server import ScriptedLlmServer
 
 TEST_API_KEY = "sk-test-assay-0123456789"
-REDIS_TEST_DB = 15
 
 
 @pytest.fixture
@@ -67,11 +65,11 @@ def provider_settings(server: ScriptedLlmServer, **overrides: object) -> Provide
 
 @pytest.fixture
 def llm_redis_url() -> str:
-    """A Redis URL on the test database (15); skip without REDIS_URL unless CI requires it."""
-    base = os.environ.get("REDIS_URL")
-    if not base:
-        _unavailable("REDIS_URL is not set (these tests need Redis at redis://127.0.0.1:6379/15)")
-    url = _with_db(base, REDIS_TEST_DB)
+    """The run's own Redis db (see tests.support.isolation); skip without REDIS_URL unless CI
+    requires it."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        _unavailable("REDIS_URL is not set (these tests need a Redis server)")
     try:
         import redis
 
@@ -79,12 +77,6 @@ def llm_redis_url() -> str:
     except Exception as exc:  # any failure to reach Redis means "service unavailable"
         _unavailable(f"cannot reach Redis at {url}: {exc}")
     return url
-
-
-def _with_db(url: str, db: int) -> str:
-    """``url`` with its database number replaced."""
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit(parts._replace(path=f"/{db}"))
 
 
 def _unavailable(message: str) -> None:

@@ -1,0 +1,37 @@
+"""Spreadsheet-safe CSV cells: a cell that a spreadsheet would run as a formula gets a `'`.
+
+Exports call `csv_safe` on every text cell; the evalset import calls `csv_restore`, so an
+exported set imports back exactly (a text that itself starts with `'` before a formula
+character is escaped once more, which makes the pair exact inverses).
+"""
+
+from __future__ import annotations
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _needs_quote(text: str) -> bool:
+    while text[:1] == "'":
+        text = text[1:]
+    return text.startswith(FORMULA_STARTS)
+
+
+def csv_safe(cell):
+    """The cell as written to a CSV export (non-text values unchanged)."""
+    if isinstance(cell, str) and cell and _needs_quote(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_restore(cell: str) -> str:
+    """The inverse of `csv_safe`, for cells read back from a CSV file."""
+    if cell[:1] == "'" and _needs_quote(cell[1:]):
+        return cell[1:]
+    return cell
+
+
+def csv_safe_row(row):
+    """`csv_safe` on every cell of a list or dict row."""
+    if isinstance(row, dict):
+        return {key: csv_safe(value) for key, value in row.items()}
+    return [csv_safe(value) for value in row]

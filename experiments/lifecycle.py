@@ -1,0 +1,103 @@
+"""Every status change of experiments and chunks, each one conditional UPDATE.
+
+Nothing else writes `status`: a caller names an event, the allowed from-states come from the
+table below, and the return value says whether this caller made the move (so exactly one of
+two racing callers acts on it).
+
+Experiment: draft → queued → running → completed | failed | cancelled; a finished run goes
+back to queued for "retry failed rows".
+
+Chunk: waiting (evaluator chunks behind their range's target chunk) → pending → queued (its
+message is in the broker) → running (claimed under a lease token) → done | failed; a running
+chunk goes back to pending when it is released (cancel, a lost lease) or revived (its lease
+expired: the worker died).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import F, Q
+from django.utils import timezone
+
+from .models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus
+
+E, C = ExperimentStatus, ChunkStatus
+EXPERIMENT_EVENTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "launch": ((E.DRAFT,), E.QUEUED),
+    "start": ((E.QUEUED, E.RUNNING), E.RUNNING),
+    "complete": ((E.RUNNING,), E.COMPLETED),
+    "cancel": ((E.QUEUED, E.RUNNING), E.CANCELLED),
+    "fail": ((E.QUEUED, E.RUNNING), E.FAILED),
+    "retry": ((E.COMPLETED, E.FAILED, E.CANCELLED), E.QUEUED),
+}
+CHUNK_EVENTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "unblock": ((C.WAITING,), C.PENDING),
+    "queue": ((C.PENDING,), C.QUEUED),
+    "resend": ((C.QUEUED,), C.QUEUED),
+    "release": ((C.RUNNING,), C.PENDING),
+    "revive": ((C.RUNNING,), C.PENDING),
+    "done": ((C.RUNNING,), C.DONE),
+    "fail": ((C.WAITING, C.PENDING, C.QUEUED, C.RUNNING), C.FAILED),
+}
+UNFINISHED_CHUNKS = (C.WAITING, C.PENDING, C.QUEUED, C.RUNNING)
+
+
+def experiment_move(experiment_id: int, event: str, *, where: Q | None = None, **fields) -> bool:
+    """Apply `event` if the experiment is in one of its from-states (and matches `where`)."""
+    sources, target = EXPERIMENT_EVENTS[event]
+    rows = Experiment.objects.filter(pk=experiment_id, status__in=sources)
+    if where is not None:
+        rows = rows.filter(where)
+    return bool(rows.update(status=target, **fields))
+
+
+def chunk_move(
+    chunk_id: int, event: str, *, token: uuid.UUID | None = None, where: Q | None = None, **fields
+) -> bool:
+    """Apply `event` to one chunk; with `token`, only while that lease holds it."""
+    sources, target = CHUNK_EVENTS[event]
+    rows = ExperimentChunk.objects.filter(pk=chunk_id, status__in=sources)
+    if token is not None:
+        rows = rows.filter(lease_token=token)
+    if where is not None:
+        rows = rows.filter(where)
+    if target != C.RUNNING:
+        fields.setdefault("lease_token", None)
+    return bool(rows.update(status=target, **fields))
+
+
+def lease_seconds() -> float:
+    return float(settings.ASSAY_CHUNK_LEASE_S)
+
+
+def chunk_claim(chunk_id: int) -> uuid.UUID | None:
+    """Take a chunk under a new lease token: pending or queued, or running with an expired
+    lease (its worker died). A chunk whose lease is alive is someone else's: None."""
+    now, token = timezone.now(), uuid.uuid4()
+    claimable = Q(status__in=[C.PENDING, C.QUEUED]) | Q(status=C.RUNNING, lease_expires_at__lt=now)
+    claimed = ExperimentChunk.objects.filter(claimable, pk=chunk_id).update(
+        status=C.RUNNING, lease_token=token, claimed_at=now, attempts=F("attempts") + 1,
+        lease_expires_at=now + timedelta(seconds=lease_seconds()),
+    )  # fmt: skip
+    return token if claimed else None
+
+
+def lease_renew(chunk_id: int, token: uuid.UUID) -> bool:
+    """Push the lease's expiry forward; False when the lease is no longer ours."""
+    expires = timezone.now() + timedelta(seconds=lease_seconds())
+    rows = ExperimentChunk.objects.filter(pk=chunk_id, status=C.RUNNING, lease_token=token)
+    return bool(rows.update(lease_expires_at=expires))
+
+
+def chunks_reset(experiment: Experiment, *, with_target: bool) -> None:
+    """Every chunk back to its first state, for a retry round (evaluators wait for targets)."""
+    chunks = ExperimentChunk.objects.filter(experiment=experiment)
+    fields = {"attempts": 0, "claimed_at": None, "lease_token": None, "error": ""}
+    if with_target:
+        chunks.exclude(kind="target").update(status=C.WAITING, **fields)
+        chunks.filter(kind="target").update(status=C.PENDING, **fields)
+    else:
+        chunks.update(status=C.PENDING, **fields)

@@ -1,0 +1,154 @@
+"""Against real worker processes, PostgreSQL and a private Redis: a healthy slow chunk is never
+run twice, cancel stops running work, one workspace's runaways do not starve another's, and a
+chunk whose task raised fails its run at once."""
+
+import pytest
+
+from experiments import services
+from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
+from tests.experiments.conftest import FAST_REAPER, wait_for
+from tests.support.factories import (
+    make_code_version,
+    make_evalset_version,
+    make_llm_version,
+    make_provider,
+    qa_rows,
+)
+from tests.support.processes import Worker
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+COLUMNS = [{"name": n, "content_type": "Text", "required": True, "description": ""}
+           for n in ("input", "output")]  # fmt: skip
+SLOW_ROW = """def exec_evaluation(turn):
+    total = 0
+    for i in range({loops}):
+        total += i
+    return EvalOutput(score=1.0, reason="slow")
+"""
+
+
+def status_of(experiment) -> str:
+    return Experiment.objects.get(pk=experiment.pk).status
+
+
+def launch(workspace, user, version, evaluator_version, **options):
+    experiment = services.experiment_create(
+        workspace=workspace, user=user, name=options.pop("name", "run"), evalset_version=version,
+        bindings=[{"evaluator_version": evaluator_version}], **options,
+    )  # fmt: skip
+    return services.experiment_launch(experiment=experiment)
+
+
+@pytest.fixture
+def worker(postgres_url, redis_server):
+    started = []
+
+    def start(**env):
+        process = Worker(database_url=postgres_url, redis_url=redis_server.url, beat=True,
+                         extra_env={**FAST_REAPER, **env}).start()  # fmt: skip
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, worker):
+    # Each answer takes 1 s and the experiment calls one at a time: one mini-batch of 8 rows
+    # works for 8 s, far past the 3 s lease and the 1 s staleness. The lease is renewed on a
+    # timer, so the reaper never hands the chunk to the second worker process.
+    llm_server.set_latency(1.0)
+    provider = make_provider(workspace=workspace, server=llm_server)
+    judge = make_llm_version(workspace=workspace, user=user, provider=provider)
+    rows = [{"input": f"q{i}", "output": "a"} for i in range(8)]
+    version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
+    process = worker(ASSAY_EXPERIMENT_STALE_S="1")
+    experiment = launch(workspace, user, version, judge, concurrency=1)
+    wait_for(lambda: status_of(experiment) == ExperimentStatus.COMPLETED, 90, "completion",
+             [process])  # fmt: skip
+    assert Result.objects.filter(experiment=experiment).count() == 8
+    assert len(llm_server.chat_requests()) == 8  # every row paid for once
+
+
+def test_cancel_kills_a_running_code_batch(workspace, user, worker):
+    # 250 rows of ~0.2 s each: the first mini-batch would work for ~50 s before a check
+    # between rows could see the cancel.
+    slow = make_code_version(workspace=workspace, user=user, name="Slow",
+                             source=SLOW_ROW.format(loops=400_000))  # fmt: skip
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(250))
+    process = worker()
+    experiment = launch(workspace, user, version, slow)
+    wait_for(lambda: experiment.chunks.filter(status="running").exists(), 60, "a running chunk",
+             [process])  # fmt: skip
+    services.experiment_cancel(experiment=experiment)
+    wait_for(lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled",
+             [process])  # fmt: skip
+    assert Result.objects.filter(experiment=experiment).count() == 0
+    # the worker is free again at once: its sandbox child was killed, not left to finish
+    quick = make_code_version(workspace=workspace, user=user, name="Quick")
+    again = launch(workspace, user, version, quick, name="after")
+    wait_for(lambda: status_of(again) == ExperimentStatus.COMPLETED, 20, "the next run",
+             [process])  # fmt: skip
+    assert status_of(experiment) == ExperimentStatus.CANCELLED
+
+
+def test_cancel_drops_llm_calls_in_flight(workspace, user, llm_server, worker):
+    llm_server.set_latency(60.0)
+    provider = make_provider(workspace=workspace, server=llm_server)
+    judge = make_llm_version(workspace=workspace, user=user, provider=provider)
+    rows = [{"input": f"q{i}", "output": "a"} for i in range(20)]
+    version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
+    process = worker()
+    experiment = launch(workspace, user, version, judge, concurrency=4)
+    wait_for(lambda: llm_server.max_in_flight >= 4, 60, "calls in flight", [process])
+    services.experiment_cancel(experiment=experiment)
+    wait_for(lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled",
+             [process])  # fmt: skip
+    assert Result.objects.filter(experiment=experiment).count() == 0
+    assert len(llm_server.chat_requests()) == 4  # nothing was sent after the cancel
+
+
+def test_a_small_run_of_another_workspace_is_not_starved(workspace, user, make_user, worker):
+    from assay import services as platform
+
+    slow = make_code_version(workspace=workspace, user=user, name="Slow",
+                             source=SLOW_ROW.format(loops=200_000))  # fmt: skip
+    big = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(200))
+    process = worker()
+    runaways = [launch(workspace, user, big, slow, name=f"runaway {i}", chunk_size=10)
+                for i in range(2)]  # fmt: skip
+    wait_for(lambda: Result.objects.filter(experiment__in=runaways).exists(), 60, "runaways",
+             [process])  # fmt: skip
+    bob = make_user("bob")
+    other = platform.workspace_create(name="Other", slug="other-team", owner=bob)
+    small_set = make_evalset_version(workspace=other, user=bob, rows=qa_rows(10), name="Small")
+    quick = make_code_version(workspace=other, user=bob, name="Quick")
+    small = launch(other, bob, small_set, quick, name="small")
+    wait_for(lambda: status_of(small) == ExperimentStatus.COMPLETED, 60, "the small run",
+             [process])  # fmt: skip
+    assert [status_of(r) for r in runaways] == [ExperimentStatus.RUNNING] * 2
+    assert Result.objects.filter(experiment=small).count() == 10
+    for runaway in runaways:
+        services.experiment_cancel(experiment=runaway)
+
+
+def test_a_chunk_whose_task_raised_fails_its_run_at_once(workspace, user, worker):
+    from evaluators.models import EvaluatorVersion
+
+    good = make_code_version(workspace=workspace, user=user)
+    # A version the sandbox refuses to even start (no such language): the task raises.
+    broken = EvaluatorVersion.objects.create(
+        evaluator=good.evaluator, version="9.9.9", kind="code", score_meaning="quality",
+        default_policy=good.default_policy, config={**good.config, "language": "cobol"},
+        config_hash="x",
+    )  # fmt: skip
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(10))
+    process = worker(ASSAY_EXPERIMENT_STALE_S="600", ASSAY_CHUNK_LEASE_S="600")
+    experiment = launch(workspace, user, version, broken)
+    wait_for(lambda: status_of(experiment) == ExperimentStatus.FAILED, 30, "failed", [process])
+    experiment.refresh_from_db()
+    assert "ValueError" in experiment.error_message and "language" in experiment.error_message
+    chunk = ExperimentChunk.objects.get(experiment=experiment)
+    assert chunk.status == "failed" and "cobol" in chunk.error

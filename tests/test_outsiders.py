@@ -1,0 +1,252 @@
+"""An outsider reaches nothing of Acme's: not through Acme's URLs, not through their own
+workspace's URLs with Acme's ids, not with their own token, and not with Acme's ids inside the
+bodies they send. One case per URL, so one failure never hides another."""
+
+from dataclasses import dataclass
+
+import pytest
+from django.core.files.base import ContentFile
+from django.urls import reverse
+
+from assay import services as platform
+from assay.models import Workspace
+from evalsets import services as evalset_services
+from evalsets.importing import import_create
+from evaluators import services as evaluator_services
+from evaluators.models import EvaluatorTestCase
+from experiments.models import Result
+from tests.support.factories import (
+    make_code_version,
+    make_evalset_version,
+    make_llm_evaluator,
+    make_provider,
+    qa_rows,
+    run_inline,
+)
+
+pytestmark = pytest.mark.django_db
+
+KEY = "sk-acme-only-0123456789abcdef"
+
+
+@dataclass
+class Acme:
+    evaluator: str
+    version: str
+    case: str
+    evalset: str
+    item: str
+    job: str
+    experiment: str
+    result: int
+    provider: str
+    token: str
+    member: int
+    set_version: str
+
+
+@pytest.fixture
+def acme(workspace, user, settings, tmp_path, llm_server):
+    settings.MEDIA_ROOT = tmp_path
+    provider = make_provider(workspace=workspace, server=llm_server, api_key=KEY)
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2))
+    code = make_code_version(workspace=workspace, user=user)
+    case = EvaluatorTestCase.objects.create(
+        evaluator=code.evaluator, name="c", turn={}, expected_verdict="pass"
+    )
+    experiment = run_inline(workspace=workspace, user=user, version=version, evaluator_version=code)
+    evalset = version.evalset
+    cell = {"content_type": "Text", "text": "x"}
+    item = evalset_services.item_create(
+        evalset=evalset, data={"input": cell, "actual_output": cell, "reference_output": cell}
+    )
+    job = import_create(evalset=evalset, user=user, start=False,
+                        upload=ContentFile(b"input\nq\n", name="r.csv"))  # fmt: skip
+    token = platform.token_issue(workspace=workspace, user=user, name="acme").token
+    return Acme(
+        evaluator=str(code.evaluator.public_id), version=code.version, case=str(case.public_id),
+        evalset=str(evalset.public_id), item=str(item.item_id), job=str(job.public_id),
+        experiment=str(experiment.public_id), result=Result.objects.first().pk,
+        provider=str(provider.public_id), token=str(token.public_id),
+        member=workspace.memberships.first().pk, set_version=str(version.public_id),
+    )  # fmt: skip
+
+
+PAGES = [
+    ("evaluators:detail", "evaluator", {}),
+    ("evaluators:versions", "evaluator", {}),
+    ("evaluators:submit", "evaluator", {}),
+    ("evaluators:copy", "evaluator", {}),
+    ("evaluators:delete", "evaluator", {}),
+    ("evaluators:restore", "evaluator", {}),
+    ("evaluators:debug", "evaluator", {}),
+    ("evaluators:debug_upload", "evaluator", {}),
+    ("evaluators:debug_rows", "evaluator", {}),
+    ("evaluators:debug_evalsets", "evaluator", {}),
+    ("evaluators:testcase_save", "evaluator", {}),
+    ("evaluators:tests_run", "evaluator", {}),
+    ("evaluators:testcase_delete", "evaluator", {"case_id": "case"}),
+    ("evalsets:detail", "evalset", {}),
+    ("evalsets:columns", "evalset", {}),
+    ("evalsets:row_new", "evalset", {}),
+    ("evalsets:row_edit", "evalset", {"item_id": "item"}),
+    ("evalsets:row_delete", "evalset", {"item_id": "item"}),
+    ("evalsets:versions", "evalset", {}),
+    ("evalsets:commit", "evalset", {}),
+    ("evalsets:export", "evalset", {}),
+    ("evalsets:delete", "evalset", {}),
+    ("evalsets:import", "evalset", {}),
+    ("evalsets:import_job", "evalset", {"job_id": "job"}),
+    ("evalsets:import_progress", "evalset", {"job_id": "job"}),
+    ("evalsets:import_errors", "evalset", {"job_id": "job"}),
+    ("experiments:detail", "experiment", {}),
+    ("experiments:progress", "experiment", {}),
+    ("experiments:launch", "experiment", {}),
+    ("experiments:cancel", "experiment", {}),
+    ("experiments:retry", "experiment", {}),
+    ("experiments:clone", "experiment", {}),
+    ("experiments:dashboard", "experiment", {}),
+    ("experiments:result", "experiment", {"result_id": "result"}),
+    ("experiments:result_correct", "experiment", {"result_id": "result"}),
+    ("experiments:export", "experiment", {"fmt": "csv"}),
+    ("settings_provider", None, {"provider_id": "provider"}),
+    ("settings_provider_delete", None, {"provider_id": "provider"}),
+    ("settings_token_revoke", None, {"token_id": "token"}),
+    ("settings_member_change", None, {"member_id": "member"}),
+]
+
+
+def page_url(name: str, owner: str | None, extra: dict, acme: Acme, ws: str) -> str:
+    kwargs = {"ws": ws}
+    if owner:
+        kwargs["id"] = getattr(acme, owner)
+    for key, attr in extra.items():
+        kwargs[key] = getattr(acme, attr) if hasattr(acme, attr) else attr
+    return reverse(name, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("ws", ["acme", "other"], ids=["their-url", "own-workspace-url"])
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize(("name", "owner", "extra"), PAGES, ids=[p[0] for p in PAGES])
+def test_pages_are_404(client, outsider, acme, ws, method, name, owner, extra):
+    client.force_login(outsider)
+    url = page_url(name, owner, extra, acme, ws)
+    response = getattr(client, method)(url, {"action": "remove", "verdict": "pass", "note": "x"})
+    assert response.status_code in (404, 405), (url, response.status_code)
+    if response.status_code == 405:  # this view takes only the other method, which must 404
+        other = client.get if method == "post" else client.post
+        assert other(url, {"action": "remove"}).status_code == 404, url
+
+
+def test_acme_is_untouched_after_every_outsider_request(client, outsider, acme):
+    client.force_login(outsider)
+    for name, owner, extra in PAGES:
+        for ws in ("acme", "other"):
+            client.post(page_url(name, owner, extra, acme, ws), {"action": "remove"})
+    from evaluators.models import Evaluator
+    from experiments.models import Experiment
+
+    assert Evaluator.objects.get(public_id=acme.evaluator).deleted_at is None
+    assert Experiment.objects.get(public_id=acme.experiment).status == "completed"
+    assert Workspace.objects.get(slug="acme").memberships.count() == 1
+
+
+E, S, X = "/api/v1/evaluators/", "/api/v1/evalsets/", "/api/v1/experiments/"
+API = [
+    ("get", E + "{evaluator}/"), ("patch", E + "{evaluator}/"), ("delete", E + "{evaluator}/"),
+    ("post", E + "{evaluator}/copy/"), ("post", E + "{evaluator}/restore/"),
+    ("post", E + "{evaluator}/debug"), ("get", E + "{evaluator}/versions/"),
+    ("post", E + "{evaluator}/versions/"), ("get", E + "{evaluator}/versions/{version}/"),
+    ("get", E + "{evaluator}/test-cases/"), ("post", E + "{evaluator}/test-cases/"),
+    ("get", E + "{evaluator}/test-cases/{case}/"), ("delete", E + "{evaluator}/test-cases/{case}/"),
+    ("get", S + "{evalset}/"), ("patch", S + "{evalset}/"), ("delete", S + "{evalset}/"),
+    ("get", S + "{evalset}/items/"), ("post", S + "{evalset}/items/"),
+    ("get", S + "{evalset}/items/{item}/"), ("patch", S + "{evalset}/items/{item}/"),
+    ("get", S + "{evalset}/versions/"), ("post", S + "{evalset}/versions/"),
+    ("get", S + "{evalset}/imports/"), ("get", S + "{evalset}/imports/{job}/"),
+    ("get", S + "{evalset}/export/?format=csv"),
+    ("get", X + "{experiment}/"), ("get", X + "{experiment}/results/"),
+    ("get", X + "{experiment}/results/{result}/"),
+    ("post", X + "{experiment}/results/{result}/correct"),
+    ("post", X + "{experiment}/launch/"), ("post", X + "{experiment}/cancel/"),
+    ("post", X + "{experiment}/retry-failed/"), ("post", X + "{experiment}/clone/"),
+    ("get", X + "{experiment}/export/?format=csv"),
+    ("get", "/api/v1/compare?baseline={experiment}&candidates={experiment}"),
+    ("get", "/api/v1/providers/{provider}/"), ("patch", "/api/v1/providers/{provider}/"),
+    ("delete", "/api/v1/providers/{provider}/"), ("get", "/api/v1/tokens/{token}/"),
+    ("post", "/api/v1/tokens/{token}/revoke/"), ("patch", "/api/v1/members/{member}/"),
+    ("delete", "/api/v1/members/{member}/"), ("get", "/api/v1/workspaces/acme/"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("method", "template"), API, ids=[f"{m} {t}" for m, t in API])
+def test_api_with_the_outsiders_own_token_is_404(outsider_api, acme, method, template):
+    url = template.format(**vars(acme))
+    body = {"name": "pwned", "version": "9.9.9", "verdict": "pass", "note": "x", "role": "owner"}
+    response = getattr(outsider_api, method)(url, None if method == "get" else body, format="json")
+    assert response.status_code == 404, (url, response.status_code, response.content[:200])
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.fixture
+def own(outsider):
+    workspace = Workspace.objects.get(slug="other")
+    return workspace
+
+
+def error_fields(response) -> set[str]:
+    assert response.status_code == 400, response.content[:300]
+    return set(response.json()["error"]["details"])
+
+
+def test_foreign_ids_in_an_experiment_body_are_refused(outsider_api, acme, own, outsider):
+    mine = make_evalset_version(workspace=own, user=outsider, rows=qa_rows(2), name="Mine")
+    theirs = {"evalset_version": acme.set_version, "name": "x", "bindings": []}
+    assert "evalset_version" in error_fields(outsider_api.post(X, theirs, format="json"))
+    from evaluators.models import EvaluatorVersion
+
+    acme_version = EvaluatorVersion.objects.get(evaluator__public_id=acme.evaluator)
+    body = {"evalset_version": str(mine.public_id), "name": "x",
+            "bindings": [{"evaluator_version": str(acme_version.public_id)}],
+            "target": {"kind": "prompt", "provider_id": acme.provider,
+                       "messages": [{"role": "user", "content": "{{input}}"}]}}  # fmt: skip
+    fields = error_fields(outsider_api.post(X, body, format="json"))
+    assert {"bindings[0].evaluator_version", "target.provider_id"} <= fields
+
+
+def test_an_outsiders_judge_never_uses_another_workspaces_provider(
+    outsider_api, acme, own, outsider, llm_server
+):
+    from assay.models import ModelProvider
+
+    acme_provider = ModelProvider.objects.get(public_id=acme.provider)
+    judge = make_llm_evaluator(workspace=own, user=outsider, provider=acme_provider)
+    turn = {
+        "evaluate_dataset_fields": {"input": {"content_type": "Text", "text": "q"}},
+        "evaluate_target_output_fields": {"output": {"content_type": "Text", "text": "a"}},
+    }
+    response = outsider_api.post(f"{E}{judge.public_id}/debug", {"turns": [turn]}, format="json")
+    assert response.status_code == 200, response.content[:300]
+    outcome = response.json()["results"][0]
+    assert outcome["status"] == "error" and "no model provider" in outcome["error"]
+    submitted = outsider_api.post(f"{E}{judge.public_id}/versions/", {"version": "1.0.0"},
+                                  format="json")  # fmt: skip
+    assert submitted.status_code == 400
+    assert llm_server.chat_requests() == []  # nothing went to Acme's endpoint, with or without key
+
+
+def test_debug_rows_from_another_workspaces_set_are_404(client, outsider, acme, own):
+    mine = evaluator_services.evaluator_create(workspace=own, user=outsider, name="m", kind="code")
+    client.force_login(outsider)
+    url = reverse("evaluators:debug_rows", kwargs={"ws": "other", "id": mine.public_id})
+    assert client.get(url, {"evalset": acme.evalset}).status_code == 404
+
+
+def test_clone_cannot_swap_in_another_workspaces_versions(outsider_api, acme, own, outsider):
+    version = make_evalset_version(workspace=own, user=outsider, rows=qa_rows(2), name="Mine")
+    ev = make_code_version(workspace=own, user=outsider, name="Mine")
+    mine = run_inline(workspace=own, user=outsider, version=version, evaluator_version=ev)
+    body = {"versions": {acme.evaluator: acme.version}, "evalset_version": acme.set_version}
+    response = outsider_api.post(f"{X}{mine.public_id}/clone/", body, format="json")
+    assert response.status_code == 400
+    assert Result.objects.filter(experiment__workspace=own).count() == 2
