@@ -26,6 +26,17 @@ SLOW_ROW = """def exec_evaluation(turn):
         total += i
     return EvalOutput(score=1.0, reason="slow")
 """
+# Rows whose reference is "slow" take ~0.2 s each; the others return at once.
+SLOW_SECOND_HALF = """def exec_evaluation(turn):
+    if turn["evaluate_dataset_fields"]["reference_output"]["text"] == "slow":
+        total = 0
+        for i in range(4000000):
+            total += i
+    return EvalOutput(score=1.0, reason="done")
+"""
+# No help from the reaper: cancel alone must stop the work.
+NO_REAPER = {"ASSAY_EXPERIMENT_STALE_S": "600", "ASSAY_CHUNK_LEASE_S": "600",
+             "ASSAY_REAPER_INTERVAL_S": "600"}  # fmt: skip
 
 
 def status_of(experiment) -> str:
@@ -44,9 +55,10 @@ def launch(workspace, user, version, evaluator_version, **options):
 def worker(postgres_url, redis_server):
     started = []
 
-    def start(**env):
+    def start(concurrency=2, **env):
+        env = {**FAST_REAPER, **env}
         process = Worker(database_url=postgres_url, redis_url=redis_server.url, beat=True,
-                         extra_env={**FAST_REAPER, **env}).start()  # fmt: skip
+                         concurrency=concurrency, extra_env=env).start()  # fmt: skip
         started.append(process)
         return process
 
@@ -73,20 +85,21 @@ def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, wo
 
 
 def test_cancel_kills_a_running_code_batch(workspace, user, worker):
-    # 250 rows of ~0.2 s each: the first mini-batch would work for ~50 s before a check
-    # between rows could see the cancel.
-    slow = make_code_version(workspace=workspace, user=user, name="Slow",
-                             source=SLOW_ROW.format(loops=400_000))  # fmt: skip
-    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(250))
-    process = worker()
+    # 250 quick rows, then 250 rows of ~0.2 s: the second mini-batch works for ~50 s, so a
+    # check between mini-batches would see the cancel only after it.
+    rows = [{"input": f"q{i}", "actual_output": "a", "reference_output": "fast" if i < 250
+             else "slow"} for i in range(500)]  # fmt: skip
+    slow = make_code_version(workspace=workspace, user=user, name="Slow", source=SLOW_SECOND_HALF)
+    version = make_evalset_version(workspace=workspace, user=user, rows=rows)
+    process = worker(concurrency=1, **NO_REAPER)
     experiment = launch(workspace, user, version, slow)
-    wait_for(lambda: experiment.chunks.filter(status="running").exists(), 60, "a running chunk",
-             [process])  # fmt: skip
+    wait_for(lambda: Result.objects.filter(experiment=experiment).count() == 250, 60,
+             "the first mini-batch", [process])  # fmt: skip
     services.experiment_cancel(experiment=experiment)
     wait_for(lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled",
              [process])  # fmt: skip
-    assert Result.objects.filter(experiment=experiment).count() == 0
-    # the worker is free again at once: its sandbox child was killed, not left to finish
+    assert Result.objects.filter(experiment=experiment).count() == 250  # nothing half-written
+    # The one worker process is free again at once: its sandbox child was killed.
     quick = make_code_version(workspace=workspace, user=user, name="Quick")
     again = launch(workspace, user, version, quick, name="after")
     wait_for(lambda: status_of(again) == ExperimentStatus.COMPLETED, 20, "the next run",
@@ -100,7 +113,7 @@ def test_cancel_drops_llm_calls_in_flight(workspace, user, llm_server, worker):
     judge = make_llm_version(workspace=workspace, user=user, provider=provider)
     rows = [{"input": f"q{i}", "output": "a"} for i in range(20)]
     version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
-    process = worker()
+    process = worker(concurrency=1, **NO_REAPER)
     experiment = launch(workspace, user, version, judge, concurrency=4)
     wait_for(lambda: llm_server.max_in_flight >= 4, 60, "calls in flight", [process])
     services.experiment_cancel(experiment=experiment)
