@@ -53,4 +53,3 @@ def test_web_answers_while_a_runaway_evaluator_runs(live_server, user, workspace
     assert result["results"][0]["status"] == "timeout"
     # the health check was answered while the runaway was still running
     assert events["health_done"] < events["debug_done"]
-    assert events["debug_done"] - events["debug_started"] < 2.0 + 1.0 + 0.5
