@@ -97,18 +97,11 @@ class RunCancelled(Exception):
 
 
 def _run(workspace, kind, config, turns, version_key, concurrency, cancel) -> list[RunOutcome]:
-    import sandbox
-
-    from .llm import BatchCancelled
-
     if not turns:
         return []
-    try:
-        if kind == EvaluatorKind.CODE:
-            return _run_code(config, turns, cancel)
-        return _run_llm(workspace, config, turns, version_key, concurrency, cancel)
-    except (sandbox.Cancelled, BatchCancelled):
-        raise RunCancelled from None
+    if kind == EvaluatorKind.CODE:
+        return _run_code(config, turns, cancel)
+    return _run_llm(workspace, config, turns, version_key, concurrency, cancel)
 
 
 def _verdict(outcome: RunOutcome, policy: dict, meaning: str) -> str:
@@ -141,9 +134,14 @@ def _present(content: Any) -> bool:
 
 
 def _run_code(config: dict, turns: list[dict], cancel) -> list[RunOutcome]:
+    import sandbox
+
     from .code_runner import code_run_batch
 
-    outcomes = code_run_batch(config=config, turns=turns, cancel=cancel)
+    try:
+        outcomes = code_run_batch(config=config, turns=turns, cancel=cancel)
+    except sandbox.Cancelled:
+        raise RunCancelled from None
     return [
         RunOutcome(
             status=SANDBOX_STATUS.get(o.status, "error"),
@@ -170,24 +168,28 @@ def _code_error(outcome) -> str:
 
 
 def _run_llm(workspace, config, turns, version_key, concurrency, cancel) -> list[RunOutcome]:
-    from .llm import run_llm_batch
+    # imported here: the SDK costs ~0.4 s to import, which code-only workers never pay
+    from .llm import BatchCancelled, run_llm_batch
 
     provider = judge_provider(workspace, config)
     if provider is None:
         error = "no model provider is configured for this evaluator"
         return [RunOutcome(status="error", error=error) for _ in turns]
     limiter, cache = llm_backends()
-    results = run_llm_batch(
-        config,
-        turns,
-        provider_settings(provider),
-        concurrency=concurrency,
-        limiter=limiter,
-        cache=cache,
-        version_key=version_key,
-        media_resolver=storage_media_resolver(workspace),
-        cancel=cancel,
-    )
+    try:
+        results = run_llm_batch(
+            config,
+            turns,
+            provider_settings(provider),
+            concurrency=concurrency,
+            limiter=limiter,
+            cache=cache,
+            version_key=version_key,
+            media_resolver=storage_media_resolver(workspace),
+            cancel=cancel,
+        )
+    except BatchCancelled:
+        raise RunCancelled from None
     return [
         RunOutcome(
             status=r.status,

@@ -14,6 +14,7 @@ from collections import defaultdict, deque
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from . import lifecycle
@@ -25,12 +26,12 @@ CANDIDATES = 500
 DISPATCH_LOCK = 0x4153_5341  # a PostgreSQL advisory lock key ("ASSA")
 
 
-def chunks_dispatch() -> list[ExperimentChunk]:
-    """Mark the next fair chunks queued and return them; their messages go out on commit."""
+def chunks_dispatch(queues=tuple(KINDS_OF)) -> list[ExperimentChunk]:
+    """Mark the next fair chunks of `queues` queued and return them (to be sent)."""
     chosen: list[ExperimentChunk] = []
     with transaction.atomic():
         _serialise()
-        for queue in KINDS_OF:
+        for queue in queues:
             chosen += _dispatch_queue(queue)
     return chosen
 
@@ -48,23 +49,27 @@ def _dispatch_queue(queue: str) -> list[ExperimentChunk]:
         kind__in=KINDS_OF[queue], experiment__status=ExperimentStatus.RUNNING,
         experiment__cancel_requested=False,
     )  # fmt: skip
-    free = settings.ASSAY_DISPATCH_AHEAD - live.filter(status=ChunkStatus.QUEUED).count()
+    queued, in_flight = _in_flight(live)
+    free = settings.ASSAY_DISPATCH_AHEAD - queued
     if free <= 0:
         return []
-    in_flight = _in_flight(live)
     picked = _round_robin(_waiting_by_workspace(live), in_flight, free)
     now = timezone.now()
     return [c for c in picked if lifecycle.chunk_move(c.pk, "queue", queued_at=now)]
 
 
-def _in_flight(live) -> dict[int, int]:
-    rows = live.filter(status__in=[ChunkStatus.QUEUED, ChunkStatus.RUNNING]).values_list(
-        "experiment__workspace_id", flat=True
+def _in_flight(live) -> tuple[int, dict[int, int]]:
+    """(chunks waiting in the broker, chunks queued or running per workspace), one query."""
+    rows = (
+        live.filter(status__in=[ChunkStatus.QUEUED, ChunkStatus.RUNNING])
+        .values_list("experiment__workspace_id", "status")
+        .annotate(n=Count("id"))
     )
-    counts: dict[int, int] = defaultdict(int)
-    for workspace_id in rows:
-        counts[workspace_id] += 1
-    return counts
+    queued, counts = 0, defaultdict(int)
+    for workspace_id, status, n in rows:
+        counts[workspace_id] += n
+        queued += n if status == ChunkStatus.QUEUED else 0
+    return queued, counts
 
 
 def _waiting_by_workspace(live) -> dict[int, deque]:

@@ -133,8 +133,7 @@ def chunk_complete(chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentC
             experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
         ):
             lifecycle.chunk_move(waiting.pk, "unblock")
-    if not experiment_settle_cancel(chunk.experiment_id):
-        experiment_finalize_if_done(chunk.experiment_id)
+    experiment_finalize_if_done(chunk.experiment_id)  # or settles a cancel that was asked
     return chunks_dispatch()
 
 
@@ -311,7 +310,7 @@ def experiment_finalize_if_done(experiment_id: int) -> bool:
     if ExperimentChunk.objects.filter(
         experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
     ).exists():
-        return False
+        return _cancel_asked(experiment_id) and experiment_settle_cancel(experiment_id)
     # claim and aggregates commit together: nobody sees "completed" without its numbers
     with transaction.atomic():
         now = timezone.now()
@@ -322,6 +321,12 @@ def experiment_finalize_if_done(experiment_id: int) -> bool:
         if claimed:
             _settle(experiment_id)
     return claimed or experiment_settle_cancel(experiment_id)
+
+
+def _cancel_asked(experiment_id: int) -> bool:
+    return Experiment.objects.filter(
+        pk=experiment_id, cancel_requested=True, status=ExperimentStatus.RUNNING
+    ).exists()
 
 
 def experiment_settle_cancel(experiment_id: int) -> bool:
@@ -386,7 +391,7 @@ def experiments_reap() -> Reaped:
     for experiment_id in Experiment.objects.filter(status=ExperimentStatus.RUNNING).values_list(
         "pk", flat=True
     ):
-        experiment_finalize_if_done(experiment_id) or experiment_settle_cancel(experiment_id)
+        experiment_finalize_if_done(experiment_id)
     reaped.send += chunks_dispatch()
     return reaped
 

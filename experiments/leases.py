@@ -1,76 +1,113 @@
 """A running chunk's lease: renewed on a timer while the chunk works, watched for cancel.
 
-The keeper is a thread beside the chunk's work. Every second it looks at the experiment's
-cancel flag; every sixth of the lease it renews the lease. When either says stop — cancel was
-asked, or the lease was taken over (the reaper revived the chunk, so another runner owns it) —
-it sets `stop`, which the sandbox and the LLM batch watch: the sandbox child is killed and
-calls in flight are dropped within a fraction of a second. Writes check the lease again in
-their own transaction, so a superseded runner never writes.
+One keeper thread per process looks after every lease the process holds. Every second it looks
+at each chunk's cancel flag; every sixth of the lease it renews the lease. When either says
+stop — cancel was asked, or the lease was taken over (the reaper revived the chunk, so another
+runner owns it) — it sets the lease's `stop` event, which the sandbox and the LLM batch watch:
+the sandbox child is killed and calls in flight are dropped within a fraction of a second.
+Writes check the lease again in their own transaction, so a superseded runner never writes.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import time
 import uuid
 
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connections
 
 from . import lifecycle
 from .models import Experiment
 
+log = logging.getLogger(__name__)
 TICK_S = 1.0
 
 
 class ChunkLease:
-    """The lease one runner holds on one chunk (a context manager that runs the keeper)."""
+    """The lease one runner holds on one chunk (a context manager: the keeper watches it)."""
 
     def __init__(self, chunk_id: int, experiment_id: int, token: uuid.UUID, *, keeper=True):
         self.chunk_id, self.experiment_id, self.token = chunk_id, experiment_id, token
         self.stop = threading.Event()
         self.reason = ""
+        self.ticks = 0
         self._keeper = keeper
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> ChunkLease:
         if self._keeper:
-            self._thread = threading.Thread(target=self._keep, name="chunk-lease", daemon=True)
-            self._thread.start()
+            _keeper().watch(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        if self._keeper:
+            _keeper().forget(self)
 
     def check(self) -> bool:
         """Between mini-batches: True while the chunk may go on (the inline runner's keeper)."""
         if not self._keeper:
-            self._look(renew=True)
+            self.look(renew=True)
         return not self.stop.is_set()
 
-    def _keep(self) -> None:
-        ticks = 0
-        renew_every = max(1, int(lifecycle.lease_seconds() / 6 / TICK_S))
-        try:
-            while not self._done.wait(TICK_S) and not self.stop.is_set():
-                ticks += 1
-                self._look(renew=ticks % renew_every == 0)
-        finally:
-            connection.close()  # this thread's own connection
-
-    def _look(self, *, renew: bool) -> None:
-        try:
-            if _cancel_requested(self.experiment_id):
-                self._halt("cancelled")
-            elif renew and not lifecycle.lease_renew(self.chunk_id, self.token):
-                self._halt("lost")
-        except Exception:  # a failed check is retried next tick; the write check still holds
-            close_old_connections()
+    def look(self, *, renew: bool) -> None:
+        """Stop on a cancel or a lost lease; renew the lease when asked."""
+        if _cancel_requested(self.experiment_id):
+            self._halt("cancelled")
+        elif renew and not lifecycle.lease_renew(self.chunk_id, self.token):
+            self._halt("lost")
 
     def _halt(self, reason: str) -> None:
         self.reason = reason
         self.stop.set()
+
+
+class _Keeper:
+    """The process's keeper thread and the leases it watches (started on first use, and again
+    in a forked worker child, which does not inherit threads)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.leases: set[ChunkLease] = set()
+        self.pid = os.getpid()
+        self.thread = threading.Thread(target=self._run, name="chunk-leases", daemon=True)
+        self.thread.start()
+
+    def watch(self, lease: ChunkLease) -> None:
+        with self.lock:
+            self.leases.add(lease)
+
+    def forget(self, lease: ChunkLease) -> None:
+        with self.lock:
+            self.leases.discard(lease)
+
+    def _run(self) -> None:
+        renew_every = max(1, int(lifecycle.lease_seconds() / 6 / TICK_S))
+        while True:
+            time.sleep(TICK_S)
+            with self.lock:
+                leases = [lease for lease in self.leases if not lease.stop.is_set()]
+            if not leases:
+                connections.close_all()  # idle: hold no connection (this thread's only)
+            for lease in leases:
+                lease.ticks += 1
+                try:
+                    lease.look(renew=lease.ticks % renew_every == 0)
+                except Exception:  # retried next tick; the write check still holds meanwhile
+                    log.warning("lease check of chunk %s failed", lease.chunk_id, exc_info=True)
+                    close_old_connections()
+
+
+_KEEPER: _Keeper | None = None
+_KEEPER_LOCK = threading.Lock()
+
+
+def _keeper() -> _Keeper:
+    global _KEEPER
+    with _KEEPER_LOCK:
+        if _KEEPER is None or _KEEPER.pid != os.getpid():
+            _KEEPER = _Keeper()
+        return _KEEPER
 
 
 def _cancel_requested(experiment_id: int) -> bool:

@@ -52,7 +52,7 @@ def chunk_run(chunk_id: int) -> str:
     if claimed is None:
         return engine.chunk_unclaimable_reason(chunk_id)
     chunk, token = claimed
-    enqueue_chunks(chunks_dispatch())  # this claim freed a place in the broker
+    enqueue_chunks(chunks_dispatch([QUEUE[chunk.kind]]))  # this claim freed a place in the broker
     outcome = engine.chunk_run(chunk, token)
     if outcome == "done":
         enqueue_chunks(engine.chunk_complete(chunk, token))

@@ -7,7 +7,7 @@ the limiter / cache backends and stores the outcomes.
 from .answer import STRUCTURED_MODES, answer_instruction, answer_params, answer_schema
 from .batch import BatchCancelled, LlmOutcome, arun_llm_batch, run_completion_batch, run_llm_batch
 from .cache import MemoryCache, RedisCache, ResponseCache, cache_key, make_cache
-from .client import CallResult, ProviderSettings, call_completion, call_judge, make_client
+from .client import CallResult, ProviderSettings, call_completion, make_client
 from .parse import AnswerError, ParsedAnswer, parse_answer, validate_score
 from .ratelimit import LocalRateLimiter, RateLimiter, RedisRateLimiter, make_limiter
 from .render import RenderError, render_messages, template_variables
@@ -35,7 +35,6 @@ __all__ = [
     "build_request",
     "cache_key",
     "call_completion",
-    "call_judge",
     "make_cache",
     "make_client",
     "make_limiter",

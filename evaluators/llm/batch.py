@@ -13,7 +13,7 @@ from typing import Any
 import openai
 
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderSettings, call_completion, call_judge
+from .client import CallResult, ProviderSettings, call_completion
 from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
@@ -222,13 +222,14 @@ class _Job:
         key = None
         if self.cache is not None and self.version_key:
             key = cache_key(self.version_key, request, self.settings.limiter_key)
-        return await call_judge(
+        return await call_completion(
             self.settings,
             request,
             client=client,
             limiter=self.limiter,
             cache=self.cache,
             cache_key=key,
+            parse=True,
         )
 
 

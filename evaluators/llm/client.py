@@ -105,26 +105,6 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-async def call_judge(
-    settings: ProviderSettings,
-    request: dict[str, Any],
-    *,
-    client: openai.AsyncOpenAI,
-    limiter: RateLimiter | None = None,
-    cache: ResponseCache | None = None,
-    cache_key: str | None = None,
-) -> CallResult:
-    """Send ``request`` (a chat completion body) and parse the judge's answer.
-
-    A cached answer is returned without any HTTP request; only answers that parsed to a valid
-    score are cached, so "retry failed rows" really asks the model again.
-    """
-    return await call_completion(
-        settings, request, client=client, limiter=limiter, cache=cache, cache_key=cache_key,
-        parse=True,
-    )  # fmt: skip
-
-
 async def call_completion(
     settings: ProviderSettings,
     request: dict[str, Any],
