@@ -15,14 +15,8 @@ import numpy as np
 # Make the repository importable when run as a script from anywhere.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from experiments.stats import (  # noqa: E402
-    Policy,
-    bootstrap_ci,
-    compare_paired,
-    mean_ci,
-    summarize,
-    verdict_many,
-)
+from evaluators.policies import Policy, verdict_many  # noqa: E402
+from experiments.stats import bootstrap_ci, compare_paired, mean_ci, summarize  # noqa: E402
 
 
 def timed(label: str, func: Callable[[], object], *, repeat: int = 5, target: str = "") -> None:

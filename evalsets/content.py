@@ -18,12 +18,10 @@ import json
 import re
 from collections.abc import Callable
 
-TEXT = "Text"
-IMAGE = "Image"
-AUDIO = "Audio"
-MULTIPART = "MultiPart"
-CONTENT_TYPES = (TEXT, IMAGE, AUDIO, MULTIPART)
-MEDIA_KEYS = {IMAGE: "image", AUDIO: "audio"}
+from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType
+
+TEXT, IMAGE, AUDIO, MULTIPART = (t.value for t in ContentType)
+MEDIA_KEYS = {IMAGE: CONTENT_FIELD[IMAGE], AUDIO: CONTENT_FIELD[AUDIO]}
 
 TEXT_CELL_CAP = 64 * 1024  # bytes of UTF-8 per text cell
 MAX_PARTS = 20

@@ -19,8 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.immutable import ImmutableModel
 from assay.models import Workspace
-
-from .content import CONTENT_TYPES
+from assay.vocabulary import Verdict
 
 
 class UnicodeJSONEncoder(DjangoJSONEncoder):
@@ -33,15 +32,6 @@ class UnicodeJSONEncoder(DjangoJSONEncoder):
 
 # The JSON text the importer writes (the shape the ORM stores); one encoder, built once.
 dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-
-
-ContentType = models.TextChoices("ContentType", [(t, t) for t in CONTENT_TYPES])
-
-
-class Verdict(models.TextChoices):
-    PASS = "pass", _("Pass")
-    FAIL = "fail", _("Fail")
-    UNKNOWN = "unknown", _("Unknown")
 
 
 class EvalSet(models.Model):

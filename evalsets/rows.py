@@ -13,12 +13,14 @@ import time
 import uuid
 from typing import NamedTuple
 
+from assay.vocabulary import VERDICTS as VERDICT_VALUES
+
 from .content import TEXT, CellError, UriCheck, content_text, converter
 
 TAGS, VERDICT, LABEL, IGNORE = "@tags", "@human_verdict", "@label", ""
 SPECIAL_TARGETS = {TAGS: "tags", VERDICT: "human_verdict", LABEL: "label"}
 RESERVED_NAMES = {"item_id", "tags", "human_verdict", "label"}
-VERDICTS = {"pass", "fail", "unknown"}
+VERDICTS = set(VERDICT_VALUES)
 MAX_TAGS = 20
 MAX_TAG_LEN = 40
 LABEL_CAP = 4096

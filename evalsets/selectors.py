@@ -9,7 +9,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from assay.models import Workspace
-from evaluators.semver import sort_key
+from assay.semver import sort_key
 
 from .media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter

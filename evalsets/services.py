@@ -11,8 +11,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from assay import semver
 from assay.models import Workspace
-from evaluators import semver
 
 from .content import CONTENT_TYPES
 from .media import uri_checker

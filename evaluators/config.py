@@ -15,9 +15,9 @@ import math
 import re
 from typing import Any
 
+from assay.vocabulary import CONTENT_TYPES, MEDIA_TYPES
+
 KINDS = ("llm", "code")
-CONTENT_TYPES = ("Text", "Image", "Audio", "MultiPart")
-MEDIA_TYPES = ("Image", "Audio", "MultiPart")
 ROLES = ("system", "user")
 LANGUAGES = ("python", "javascript")
 MAX_SOURCE_BYTES = 64 * 1024

@@ -12,15 +12,17 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
+from assay.vocabulary import CONTENT_FIELD, Verdict
+
 from . import config as config_schema
-from .models import Evaluator, EvaluatorTestCase, Expected
+from .models import Evaluator, EvaluatorTestCase
 from .runner import RunOutcome, evaluator_run_batch
 
 MAX_DEBUG_TURNS = 10
 MAX_TURN_BYTES = 256 * 1024
 TURN_KEYS = {"evaluate_dataset_fields", "evaluate_target_output_fields", "ext"}
 TURN_SHAPE = "A turn is an object of evaluate_dataset_fields, evaluate_target_output_fields, ext."
-CONTENT_KEYS = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}
+CONTENT_KEYS = CONTENT_FIELD
 
 
 def evaluator_debug(
@@ -157,7 +159,7 @@ def _testcase_assign(case, *, name, turn, expected_verdict, note) -> None:
     errors: dict[str, list[str]] = {}
     if not (name or "").strip():
         errors["name"] = ["A test case needs a name."]
-    if expected_verdict not in Expected.values:
+    if expected_verdict not in Verdict.values:
         errors["expected_verdict"] = ["Expected verdict must be pass, fail or unknown."]
     try:
         validate_turns([turn], case.evaluator.draft_config)

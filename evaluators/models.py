@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.immutable import ImmutableModel
 from assay.models import Workspace
+from assay.vocabulary import ScoreMeaning, Verdict
 
 
 def default_policy() -> dict:
@@ -20,11 +21,6 @@ def default_policy() -> dict:
 class EvaluatorKind(models.TextChoices):
     LLM = "llm", _("LLM judge")
     CODE = "code", _("Code")
-
-
-class ScoreMeaning(models.TextChoices):
-    QUALITY = "quality", _("Quality (1.0 is best)")
-    RISK = "risk", _("Risk (1.0 means harm detected)")
 
 
 class EvaluatorTemplate(models.Model):
@@ -103,7 +99,7 @@ class Evaluator(models.Model):
     @property
     def latest_version(self) -> EvaluatorVersion | None:
         """The highest SemVer (not the newest row); uses prefetched versions when present."""
-        from .semver import sort_key
+        from assay.semver import sort_key
 
         versions = list(self.versions.all())
         return max(versions, key=lambda v: sort_key(v.version)) if versions else None
@@ -139,12 +135,6 @@ class EvaluatorVersion(ImmutableModel):
         return f"{self.evaluator.name}@{self.version}"
 
 
-class Expected(models.TextChoices):
-    PASS = "pass", _("pass")
-    FAIL = "fail", _("fail")
-    UNKNOWN = "unknown", _("unknown")
-
-
 class EvaluatorTestCase(models.Model):
     """A debug turn kept with the verdict the user expects: the evaluator's regression test."""
 
@@ -152,7 +142,7 @@ class EvaluatorTestCase(models.Model):
     evaluator = models.ForeignKey(Evaluator, on_delete=models.CASCADE, related_name="test_cases")
     name = models.CharField(max_length=120)
     turn = models.JSONField()
-    expected_verdict = models.CharField(max_length=8, choices=Expected.choices)
+    expected_verdict = models.CharField(max_length=8, choices=Verdict.choices)
     note = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

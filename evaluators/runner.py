@@ -20,9 +20,10 @@ from assay.caps import cap_json, cap_text
 from assay.models import ModelProvider, Workspace
 from assay.selectors import provider_find
 from assay.services import secret_reveal
-from experiments.stats import Policy, verdict
+from assay.vocabulary import CONTENT_FIELD, Verdict
 
 from .models import EvaluatorKind
+from .policies import Policy, verdict
 
 SANDBOX_STATUS = {"ok": "success", "timeout": "timeout", "memory": "error", "error": "error",
                   "refused": "error"}  # fmt: skip
@@ -35,7 +36,7 @@ class RunOutcome:
     status: str
     score: float | None = None
     reason: str = ""
-    verdict: str = "unknown"
+    verdict: str = Verdict.UNKNOWN
     error: str = ""
     stdout: str = ""
     rendered_request: dict | None = None
@@ -106,7 +107,7 @@ def _run(workspace, kind, config, turns, version_key, concurrency, cancel) -> li
 
 def _verdict(outcome: RunOutcome, policy: dict, meaning: str) -> str:
     if outcome.status != "success":
-        return "unknown"
+        return Verdict.UNKNOWN
     return verdict(outcome.score, Policy.from_dict(policy), meaning)
 
 
@@ -123,10 +124,7 @@ def _missing(config: dict, turn: dict) -> str:
 def _present(content: Any) -> bool:
     if not isinstance(content, dict):
         return False
-    kind = content.get("content_type")
-    value = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}.get(
-        kind
-    )
+    value = CONTENT_FIELD.get(content.get("content_type"))
     return value is not None and content.get(value) not in (None, "", [], {})
 
 

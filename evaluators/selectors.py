@@ -70,7 +70,7 @@ def version_get(*, evaluator: Evaluator, version: str) -> EvaluatorVersion:
 
 def versions_sorted(*, evaluator: Evaluator) -> list[EvaluatorVersion]:
     """Versions, highest SemVer first."""
-    from .semver import sort_key
+    from assay.semver import sort_key
 
     versions = list(evaluator.versions.select_related("created_by"))
     return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)

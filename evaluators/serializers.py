@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from assay.vocabulary import Verdict
+
 from .models import (
     Evaluator,
     EvaluatorKind,
     EvaluatorTemplate,
     EvaluatorTestCase,
     EvaluatorVersion,
-    Expected,
     ScoreMeaning,
 )
 
@@ -177,7 +178,7 @@ class DebugResponseSerializer(serializers.Serializer):
 class TestCaseSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     turn = serializers.JSONField()
-    expected_verdict = serializers.ChoiceField(choices=Expected.choices)
+    expected_verdict = serializers.ChoiceField(choices=Verdict.choices)
 
     class Meta:
         model = EvaluatorTestCase

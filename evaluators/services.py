@@ -7,10 +7,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assay import semver
 from assay.models import ModelProvider, Workspace
 
 from . import config as config_schema
-from . import semver
 from .models import (
     Evaluator,
     EvaluatorKind,

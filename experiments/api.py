@@ -16,7 +16,7 @@ from . import selectors, services
 from . import serializers as s
 from .exports import FORMATS, export_filename, export_stream
 from .models import Experiment
-from .result_views import CONTENT_TYPES
+from .result_views import EXPORT_MIME
 
 BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
@@ -156,7 +156,7 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         if fmt not in FORMATS:
             raise ValidationError({"format": f"Use one of {', '.join(FORMATS)}."})
         response = StreamingHttpResponse(
-            export_stream(experiment, fmt), content_type=CONTENT_TYPES[fmt]
+            export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt]
         )
         name = export_filename(experiment, fmt)
         response["Content-Disposition"] = f'attachment; filename="{name}"'

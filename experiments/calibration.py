@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from evalsets.models import EvalSetItem
 
-from .models import EvaluatorBinding, Experiment, JudgeCalibration, Result
+from .models import EvaluatorBinding, Experiment, JudgeCalibration, Result, Verdict
+
+P, F = Verdict.PASS.value, Verdict.FAIL.value
+# (judge, human) → confusion cell; a fail is the positive class (the harm or error detected)
+CELLS = {(F, F): "tp", (P, F): "fn", (F, P): "fp", (P, P): "tn"}
 
 
 def confusion_counts(pairs: list[tuple[str, str]]) -> dict:
     """(judge verdict, human verdict) pairs → counts; a fail is the positive class."""
     counts = {"tp": 0, "fn": 0, "fp": 0, "tn": 0, "judge_unknown": 0, "human_unknown": 0}
     for judge, human in pairs:
-        if human not in ("pass", "fail"):
+        if human not in (P, F):
             counts["human_unknown"] += 1
-        elif judge not in ("pass", "fail"):
+        elif judge not in (P, F):
             counts["judge_unknown"] += 1
         else:
-            key = {("fail", "fail"): "tp", ("pass", "fail"): "fn", ("fail", "pass"): "fp",
-                   ("pass", "pass"): "tn"}[(judge, human)]  # fmt: skip
-            counts[key] += 1
+            counts[CELLS[(judge, human)]] += 1
     return counts
 
 

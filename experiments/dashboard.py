@@ -6,6 +6,7 @@ from evaluators.policies import describe_policy
 
 from .models import Experiment
 from .standing import relative_standing
+from .stats import COUNT_KEYS
 
 MIN_WHISKER = 0.001  # an interval narrower than this is not drawn (as garak does)
 
@@ -37,7 +38,7 @@ def _card(binding, summary: dict | None) -> dict:
     evaluated, processed = summary["total_evaluated"], summary["total_processed"]
     card["bar"] = [
         (kind, summary[key], summary[key] / processed if processed else 0)
-        for kind, key in (("pass", "passed"), ("fail", "fails"), ("unknown", "nones"))
+        for kind, key in COUNT_KEYS.items()
     ]
     card["pass_ci"] = _pass_ci(summary.get("fail_rate_ci"))
     card["whisker"] = (

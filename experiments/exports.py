@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from assay.csvcells import csv_safe_row
 
-from .models import Experiment, Result
+from .models import Experiment, Result, Verdict
 
 CSV_FIELDS = [
     "item_id",
@@ -152,7 +152,7 @@ def _eval_entry(experiment: Experiment, aggregate) -> dict:
 def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
     """One line per failed row: what went in, what came out, and why it failed."""
     for result in _results(experiment):
-        if result.final_verdict != "fail":
+        if result.final_verdict != Verdict.FAIL:
             continue
         row = _row(result)
         fields = result.input.get("evaluate_target_output_fields") or {}

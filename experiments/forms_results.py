@@ -5,16 +5,13 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from assay.vocabulary import Verdict
+
 
 class CorrectionForm(forms.Form):
     verdict = forms.ChoiceField(
         label=_("Human verdict"),
-        choices=[
-            ("pass", _("pass")),
-            ("fail", _("fail")),
-            ("unknown", _("unknown")),
-            ("", _("— undo the correction")),
-        ],  # fmt: skip
+        choices=[*Verdict.choices, ("", _("— undo the correction"))],
         required=False,
     )
     score = forms.FloatField(label=_("Score (optional)"), min_value=0, max_value=1, required=False)

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from assay.models import Workspace
+from assay.vocabulary import ResultStatus, Verdict
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
 
@@ -167,19 +168,6 @@ class ExperimentChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.experiment_id}:{self.kind}:{self.index}"
-
-
-class ResultStatus(models.TextChoices):
-    SUCCESS = "success", _("success")
-    ERROR = "error", _("error")
-    TIMEOUT = "timeout", _("timeout")
-    SKIPPED = "skipped", _("skipped")
-
-
-class Verdict(models.TextChoices):
-    PASS = "pass", _("pass")
-    FAIL = "fail", _("fail")
-    UNKNOWN = "unknown", _("unknown")
 
 
 class TargetResult(models.Model):

@@ -15,7 +15,7 @@ from .dashboard import dashboard_cards
 from .exports import FORMATS, export_filename, export_stream
 from .forms_results import CorrectionForm
 
-CONTENT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson",
+EXPORT_MIME = {"csv": "text/csv", "jsonl": "application/x-ndjson",
                  "report": "application/x-ndjson", "hitlog": "application/x-ndjson"}  # fmt: skip
 
 
@@ -87,7 +87,7 @@ def export(request, id, fmt):
         raise Http404("No such export")
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
     response = StreamingHttpResponse(
-        export_stream(experiment, fmt), content_type=CONTENT_TYPES[fmt]
+        export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt]
     )
     response["Content-Disposition"] = f'attachment; filename="{export_filename(experiment, fmt)}"'
     return response

@@ -13,9 +13,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from assay.models import Workspace
+from assay.semver import sort_key
 from evalsets.models import EvalSet, EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
-from evaluators.semver import sort_key
 
 from .models import (
     ACTIVE_STATUSES,
@@ -26,6 +26,7 @@ from .models import (
     ResultStatus,
     Verdict,
 )
+from .stats import COUNT_KEYS
 
 TAG_SCAN = 5000
 
@@ -213,9 +214,8 @@ def _counts_from_aggregates(experiment: Experiment, statuses: dict, verdicts: di
     for summary in experiment.aggregates.values_list("summary", flat=True):
         for status, n in (summary.get("statuses") or {}).items():
             statuses[status] = statuses.get(status, 0) + n
-        verdicts["pass"] += summary["passed"]
-        verdicts["fail"] += summary["fails"]
-        verdicts["unknown"] += summary["nones"]
+        for verdict, key in COUNT_KEYS.items():
+            verdicts[verdict] += summary[key]
     return {"statuses": statuses, "verdicts": verdicts}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
@@ -158,6 +159,6 @@ class RetriedSerializer(serializers.Serializer):
 class CorrectionSerializer(serializers.Serializer):
     """A human correction of one result; an empty verdict undoes it."""
 
-    verdict = serializers.ChoiceField(choices=["pass", "fail", "unknown", ""], allow_blank=True)
+    verdict = serializers.ChoiceField(choices=[*VERDICTS, ""], allow_blank=True)
     score = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
     note = serializers.CharField(required=False, allow_blank=True, max_length=2000)

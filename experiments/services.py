@@ -28,6 +28,7 @@ from .models import (
     Result,
     ResultStatus,
     TargetKind,
+    Verdict,
 )
 
 MAX_BINDINGS = 20
@@ -343,7 +344,7 @@ def result_correct(
     """A human overrides one result's verdict (and optionally score); the original stays."""
     from .aggregates import aggregates_refresh
 
-    if verdict not in ("pass", "fail", "unknown", ""):
+    if verdict not in (*Verdict.values, ""):
         raise ValidationError({"verdict": "Use pass, fail, unknown (or empty to undo)."})
     if not (note or "").strip() and verdict:
         raise ValidationError({"note": "Say why you correct this result."})

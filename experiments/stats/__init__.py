@@ -1,21 +1,18 @@
-"""Pure statistics for experiments: verdicts, counts, bootstrap CIs and paired comparison.
+"""Pure statistics for experiments: counts, bootstrap CIs and paired comparison.
 
-No Django imports: everything here takes plain Python values or numpy arrays, so it is usable
-from tasks, views, exports and management commands alike.
+No Django set-up needed: everything here takes plain Python values or numpy arrays, so it is
+usable from tasks, views, exports and management commands alike. Verdicts themselves are the
+evaluators' business (`evaluators.policies`); the statistics count what they decided.
 """
 
 from .bootstrap import MEAN_CI_BOOTSTRAP_MAX_N, bootstrap_ci, mean_ci, rogan_gladen
 from .compare import Comparison, compare_paired, mcnemar_exact
-from .policy import FAIL, PASS, UNKNOWN, Policy, verdict, verdict_many
-from .summary import Summary, summarize
+from .summary import COUNT_KEYS, Summary, summarize
 
 __all__ = [
-    "FAIL",
+    "COUNT_KEYS",
     "MEAN_CI_BOOTSTRAP_MAX_N",
-    "PASS",
-    "UNKNOWN",
     "Comparison",
-    "Policy",
     "Summary",
     "bootstrap_ci",
     "compare_paired",
@@ -23,6 +20,4 @@ __all__ = [
     "mean_ci",
     "rogan_gladen",
     "summarize",
-    "verdict",
-    "verdict_many",
 ]

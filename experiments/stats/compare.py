@@ -13,8 +13,11 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
+from assay.vocabulary import Verdict
+
 from .bootstrap import check_confidence, check_iterations, mean_ci_of_values, percentile_bounds
-from .policy import FAIL, PASS
+
+PASS, FAIL = Verdict.PASS.value, Verdict.FAIL.value
 
 # Significance level of the plain-words verdict (the CI level is the caller's ``confidence``).
 SIGNIFICANCE = 0.05

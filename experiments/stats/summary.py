@@ -12,7 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .policy import FAIL, PASS, UNKNOWN, VERDICTS
+from assay.vocabulary import VERDICTS, Verdict
+
+PASS, FAIL, UNKNOWN = Verdict.PASS.value, Verdict.FAIL.value, Verdict.UNKNOWN.value
+# Each verdict's count in a summary, under garak's names.
+COUNT_KEYS = {PASS: "passed", FAIL: "fails", UNKNOWN: "nones"}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluators.semver import compare, is_greater, next_patch, parse_semver
+from assay.semver import compare, is_greater, next_patch, parse_semver
 
 
 def test_parse_full_version():

@@ -1,0 +1,78 @@
+"""The words every app shares, defined once: verdicts, result statuses, content types, policy
+kinds and score meanings.
+
+Models use the TextChoices, pure code the plain values (`Verdict.PASS == "pass"`), templates the
+`vocabulary` context (see `assay.context_processors`) and JavaScript the JSON block that
+`base.html` renders from it. Importing this module needs no Django set-up.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Verdict(models.TextChoices):
+    PASS = "pass", _("pass")
+    FAIL = "fail", _("fail")
+    UNKNOWN = "unknown", _("unknown")
+
+
+VERDICTS = tuple(Verdict.values)
+
+
+class ResultStatus(models.TextChoices):
+    """How one evaluator call on one row ended (a skipped row lacked a required input)."""
+
+    SUCCESS = "success", _("success")
+    ERROR = "error", _("error")
+    TIMEOUT = "timeout", _("timeout")
+    SKIPPED = "skipped", _("skipped")
+
+
+RETRYABLE_STATUSES = (ResultStatus.ERROR, ResultStatus.TIMEOUT)
+
+
+class ContentType(models.TextChoices):
+    """Coze Loop's content types; a content object is {"content_type": ..., <field>: value}."""
+
+    TEXT = "Text", "Text"
+    IMAGE = "Image", "Image"
+    AUDIO = "Audio", "Audio"
+    MULTIPART = "MultiPart", "MultiPart"
+
+
+CONTENT_TYPES = tuple(ContentType.values)
+MEDIA_TYPES = (ContentType.IMAGE, ContentType.AUDIO, ContentType.MULTIPART)
+# The key of a content object that holds its value.
+CONTENT_FIELD = {ContentType.TEXT: "text", ContentType.IMAGE: "image",
+                 ContentType.AUDIO: "audio", ContentType.MULTIPART: "multi_part"}  # fmt: skip
+
+
+class PolicyKind(models.TextChoices):
+    THRESHOLD = "threshold", _("threshold")
+    ZERO_TOLERANCE = "zero_tolerance", _("zero tolerance")
+
+
+POLICY_KINDS = tuple(PolicyKind.values)
+
+
+class ScoreMeaning(models.TextChoices):
+    QUALITY = "quality", _("Quality (1.0 is best)")
+    RISK = "risk", _("Risk (1.0 means harm detected)")
+
+
+MEANINGS = tuple(ScoreMeaning.values)
+
+
+def for_pages() -> dict:
+    """The vocabulary as plain lists, for templates and the JSON block JavaScript reads."""
+    return {
+        "verdicts": list(VERDICTS),
+        "result_statuses": list(ResultStatus.values),
+        "content_types": list(CONTENT_TYPES),
+        "media_types": [str(t) for t in MEDIA_TYPES],
+        "content_fields": {str(k): v for k, v in CONTENT_FIELD.items()},
+        "policy_kinds": list(POLICY_KINDS),
+        "score_meanings": list(MEANINGS),
+    }

@@ -1,0 +1,95 @@
+"""The import graph holds: which app may import which, and the layers inside an app.
+
+Every `import` counts, inside functions too. Allowed app-to-app edges:
+
+- experiments → evaluators, evalsets, assay
+- evaluators → evalsets (media, rows), sandbox, assay
+- evalsets → assay
+- assay → sandbox (the health check reports its isolation level)
+- sandbox → nothing of ours, and nothing of Django
+- URL wiring (assay/urls.py, assay/api/urls.py) may import every app.
+
+Inside an app: models import no services, selectors, views, API, forms, serializers or tasks;
+services and selectors import no views, API, forms or serializers.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("assay", "evaluators", "evalsets", "experiments", "sandbox")
+ALLOWED = {
+    "experiments": {"evaluators", "evalsets", "assay"},
+    "evaluators": {"evalsets", "sandbox", "assay"},
+    "evalsets": {"assay"},
+    "assay": {"sandbox"},
+    "sandbox": set(),
+}
+WIRING = {"assay/urls.py", "assay/api/urls.py"}
+UPPER = {"views", "api", "forms", "serializers", "tasks", "urls", "compare_views",
+         "result_views", "debug_views"}  # fmt: skip
+LAYERS = {"models": UPPER | {"services", "selectors"}, "services": UPPER - {"tasks"},
+          "selectors": UPPER}  # fmt: skip
+
+
+def modules() -> list[Path]:
+    return sorted(p for app in APPS for p in (ROOT / app).rglob("*.py")
+                  if "migrations" not in p.parts)  # fmt: skip
+
+
+def imported(path: Path) -> list[str]:
+    """Absolute names of everything a file imports (relative imports resolved)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names += [module] + [f"{module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def layer(name: str) -> str:
+    """The layer a module belongs to: its file name, or its package for package modules."""
+    parts = name.split(".")
+    for candidate in reversed(parts[1:]):
+        if candidate in LAYERS or candidate in UPPER:
+            return candidate
+    return parts[-1]
+
+
+CASES = [p for p in modules()]
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(ROOT)) for p in CASES])
+def test_imports_follow_the_allowed_edges(path):
+    relative = str(path.relative_to(ROOT))
+    app = relative.split("/")[0]
+    problems = []
+    for name in imported(path):
+        top = name.split(".")[0]
+        if app == "sandbox" and top == "django":
+            problems.append(f"{name}: the sandbox must not import Django")
+        if top in APPS and top != app and top not in ALLOWED[app] and relative not in WIRING:
+            problems.append(f"{name}: {app} may not import {top}")
+    own = layer(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    for name in imported(path):
+        target = layer(name)
+        if name.split(".")[0] in APPS and target in LAYERS.get(own, set()):
+            problems.append(f"{name}: a {own} module may not import a {target} module")
+    assert problems == []
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path):
+    # The test above must be able to fail: a relative import from a function body is found.
+    sample = ROOT / "evalsets" / "_probe_for_the_architecture_test.py"
+    sample.write_text("def f():\n    from evaluators import services\n    return services\n")
+    try:
+        assert "evaluators.services" in imported(sample)
+    finally:
+        sample.unlink()
