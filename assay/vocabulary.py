@@ -65,9 +65,18 @@ class ScoreMeaning(models.TextChoices):
 MEANINGS = tuple(ScoreMeaning.values)
 
 
+def _names(choices) -> dict[str, str]:
+    return {member.name: member.value for member in choices}
+
+
 def for_pages() -> dict:
-    """The vocabulary as plain lists, for templates and the JSON block JavaScript reads."""
+    """The vocabulary as plain lists and name → value maps, for templates and the JSON block
+    JavaScript reads (`window.Assay.vocabulary.ContentType.TEXT`)."""
     return {
+        "Verdict": _names(Verdict),
+        "ResultStatus": _names(ResultStatus),
+        "ContentType": _names(ContentType),
+        "PolicyKind": _names(PolicyKind),
         "verdicts": list(VERDICTS),
         "result_statuses": list(ResultStatus.values),
         "content_types": list(CONTENT_TYPES),

@@ -15,12 +15,13 @@ from django.core.exceptions import ValidationError
 from assay.vocabulary import CONTENT_FIELD, Verdict
 
 from . import config as config_schema
+from . import turns
 from .models import Evaluator, EvaluatorTestCase
 from .runner import RunOutcome, evaluator_run_batch
 
 MAX_DEBUG_TURNS = 10
 MAX_TURN_BYTES = 256 * 1024
-TURN_KEYS = {"evaluate_dataset_fields", "evaluate_target_output_fields", "ext"}
+TURN_KEYS = turns.KEYS
 TURN_SHAPE = "A turn is an object of evaluate_dataset_fields, evaluate_target_output_fields, ext."
 CONTENT_KEYS = CONTENT_FIELD
 
@@ -80,7 +81,7 @@ def _turn_problems(turn: Any, config: dict):
     yield from _ext_problems(turn.get("ext"))
     declared = {v["name"]: v for v in config.get("input_variables") or []}
     fields = {}
-    for group in ("evaluate_dataset_fields", "evaluate_target_output_fields"):
+    for group in turns.GROUPS:
         value = turn.get(group) or {}
         if not isinstance(value, dict):
             yield f".{group}", "Must be an object of name → content."
@@ -220,34 +221,27 @@ def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, cha
     )
 
 
-TARGET_OUTPUT_NAMES = {"actual_output", "output", "trajectory"}
+ALIASES = {"output": "actual_output", "actual_output": "output"}
 
 
 def turn_from_row(config: dict, data: dict) -> dict:
     """A debug turn from an evalset row: each declared variable takes the same-named column
     (output-like names also accept `actual_output`/`output`)."""
-    turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {}, "ext": {}}
-    aliases = {"output": "actual_output", "actual_output": "output"}
+    contents = {}
     for variable in config.get("input_variables") or []:
         name = variable["name"]
-        content = data.get(name) or data.get(aliases.get(name, ""))
-        if content is None:
-            continue
-        group = ("evaluate_target_output_fields" if name in TARGET_OUTPUT_NAMES
-                 else "evaluate_dataset_fields")  # fmt: skip
-        turn[group][name] = content
-    return turn
+        content = data.get(name) or data.get(ALIASES.get(name, ""))
+        if content is not None:
+            contents[name] = content
+    return turns.turn_build(contents)
 
 
 def sample_turn(config: dict) -> dict:
     """A turn pre-filled from the declared variables, for the debug panel's first run."""
-    turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {}, "ext": {}}
-    for variable in config.get("input_variables") or []:
-        name = variable["name"]
-        group = ("evaluate_target_output_fields" if name in TARGET_OUTPUT_NAMES
-                 else "evaluate_dataset_fields")  # fmt: skip
-        turn[group][name] = _sample_content(variable["content_type"], name)
-    return turn
+    variables = config.get("input_variables") or []
+    return turns.turn_build(
+        {v["name"]: _sample_content(v["content_type"], v["name"]) for v in variables}
+    )
 
 
 def _sample_content(content_type: str, name: str) -> dict:

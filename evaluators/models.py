@@ -7,7 +7,6 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
 
 from assay.immutable import ImmutableModel
 from assay.models import Workspace
@@ -18,17 +17,26 @@ def default_policy() -> dict:
     return {"kind": "threshold", "threshold": 0.5}
 
 
-class EvaluatorKind(models.TextChoices):
-    LLM = "llm", _("LLM judge")
-    CODE = "code", _("Code")
+class KindMixin:
+    """The label and behaviour of the object's kind come from its plug-in (evaluators.kinds)."""
+
+    @property
+    def kind_spec(self):
+        from .kinds import kind_get
+
+        return kind_get(self.kind)
+
+    @property
+    def kind_label(self) -> str:
+        return str(self.kind_spec.label)
 
 
-class EvaluatorTemplate(models.Model):
+class EvaluatorTemplate(KindMixin, models.Model):
     """A preset from the catalogue in evaluators/presets/, synced into the database on migrate."""
 
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=120)
-    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    kind = models.CharField(max_length=16, help_text="A kind registered in evaluators.kinds.")
     description = models.TextField()
     inputs = models.TextField(blank=True)
     score_meaning = models.CharField(max_length=8, choices=ScoreMeaning.choices)
@@ -45,17 +53,17 @@ class EvaluatorTemplate(models.Model):
 
     @property
     def languages(self) -> list[str]:
-        return sorted(self.configs) if self.kind == EvaluatorKind.CODE else []
+        return self.kind_spec.template_languages(self)
 
 
-class Evaluator(models.Model):
+class Evaluator(KindMixin, models.Model):
     """The unit users manage: a draft config they edit, and the versions they submit."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="evaluators")
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
-    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    kind = models.CharField(max_length=16, help_text="A kind registered in evaluators.kinds.")
     tags = models.JSONField(default=list, blank=True)
     score_meaning = models.CharField(
         max_length=8, choices=ScoreMeaning.choices, default=ScoreMeaning.QUALITY
@@ -105,14 +113,14 @@ class Evaluator(models.Model):
         return max(versions, key=lambda v: sort_key(v.version)) if versions else None
 
 
-class EvaluatorVersion(ImmutableModel):
+class EvaluatorVersion(KindMixin, ImmutableModel):
     """A frozen snapshot of a draft. Never updated, never deleted: experiments pin it."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     evaluator = models.ForeignKey(Evaluator, on_delete=models.PROTECT, related_name="versions")
     version = models.CharField(max_length=64)
     change_note = models.TextField(blank=True)
-    kind = models.CharField(max_length=8, choices=EvaluatorKind.choices)
+    kind = models.CharField(max_length=16, help_text="A kind registered in evaluators.kinds.")
     score_meaning = models.CharField(max_length=8, choices=ScoreMeaning.choices)
     default_policy = models.JSONField()
     config = models.JSONField()

@@ -8,16 +8,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from assay import semver
-from assay.models import ModelProvider, Workspace
+from assay.models import Workspace
 
 from . import config as config_schema
-from .models import (
-    Evaluator,
-    EvaluatorKind,
-    EvaluatorTemplate,
-    EvaluatorVersion,
-    ScoreMeaning,
-)
+from .kinds import kind_get
+from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
 from .policies import validate_policy
 
 MAX_NAME = 120
@@ -39,8 +34,10 @@ def evaluator_create(
     template: EvaluatorTemplate | None = None,
 ) -> Evaluator:
     """Create an evaluator; without a config it starts from the kind's blank starter."""
-    if kind not in EvaluatorKind.values:
-        raise ValidationError({"kind": f"Unknown kind {kind!r}; use 'llm' or 'code'."})
+    try:
+        kind_get(kind)
+    except ValueError as exc:
+        raise ValidationError({"kind": str(exc)}) from None
     if config is None:
         config = _starter(kind=kind, language=language)
     evaluator = Evaluator(
@@ -73,14 +70,14 @@ def evaluator_create_from_template(
     name: str | None = None,
     language: str | None = None,
 ) -> Evaluator:
-    """Start an evaluator from a preset (code presets: in the chosen language)."""
-    if template.kind == EvaluatorKind.CODE:
-        language = language or "python"
-        if language not in template.configs:
-            raise ValidationError({"language": f"Template {template.slug!r} has no {language!r}."})
-        config = template.configs[language]
-    else:
-        config = _with_workspace_model(workspace, template.configs["llm"])
+    """Start an evaluator from a preset, in the chosen language when the kind has several (a
+    judge's model is pointed at the workspace's first provider)."""
+    try:
+        config = kind_get(template.kind).from_template(
+            template, workspace=workspace, language=language
+        )
+    except ValueError as exc:
+        raise ValidationError({"language": str(exc)}) from None
     return evaluator_create(
         workspace=workspace,
         user=user,
@@ -93,19 +90,6 @@ def evaluator_create_from_template(
         config=config,
         template=template,
     )
-
-
-def _with_workspace_model(workspace: Workspace, config: dict) -> dict:
-    """Point a template's judge at the workspace's first provider and its default model."""
-    provider = ModelProvider.objects.filter(workspace=workspace).order_by("created_at").first()
-    if provider is None:
-        return config
-    model = {
-        **config.get("model", {}),
-        "provider_id": str(provider.public_id),
-        "model": provider.default_model,
-    }
-    return {**config, "model": model}
 
 
 def evaluator_copy(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
@@ -203,36 +187,15 @@ def evaluator_submit_precheck(*, evaluator: Evaluator, version: str) -> None:
 
 
 def submit_problems(*, evaluator: Evaluator) -> dict[str, list[str]]:
-    """What stops the draft from being submitted (schema, variables, model, code checks)."""
+    """What stops the draft from being submitted: the schema, the kind's checks, then (only when
+    those pass) the kind's deep checks, such as the code kind's sandbox check."""
+    kind, config = kind_get(evaluator.kind), evaluator.draft_config
     problems = config_schema.submit_problems(
         evaluator.kind,
-        evaluator.draft_config,
-        model_configured=_model_configured(evaluator.workspace, evaluator.draft_config),
+        config,
+        model_configured=kind.model_configured(config, workspace=evaluator.workspace),
     )
-    if not problems and evaluator.kind == EvaluatorKind.CODE:
-        problems = _sandbox_problems(evaluator.draft_config)
-    return problems
-
-
-def _sandbox_problems(config: dict) -> dict[str, list[str]]:
-    """The real syntax/contract/import check runs inside the sandbox, never in this process."""
-    from .code_runner import code_check
-
-    result = code_check(language=config["language"], source=config["source"])
-    if result["ok"]:
-        return {}
-    return {"source": [_line_message(e) for e in result["errors"]]}
-
-
-def _line_message(error: dict) -> str:
-    line = error.get("line")
-    return f"line {line}: {error['message']}" if line else error["message"]
-
-
-def _model_configured(workspace: Workspace, config: dict) -> bool:
-    from .runner import judge_provider
-
-    return judge_provider(workspace, config) is not None
+    return problems or kind.deep_problems(config_schema.validate_config(evaluator.kind, config))
 
 
 def evaluator_delete(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:

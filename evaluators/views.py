@@ -12,13 +12,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
-from assay.selectors import providers_list
 from assay.views import add_errors
 
-from . import selectors, services
+from . import selectors, services, turns
 from .debug import evaluator_submit_with_tests, sample_turn
 from .forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
-from .models import EvaluatorKind
+from .kinds import KINDS, kind_choices
 from .policies import describe_policy
 
 
@@ -48,7 +47,7 @@ def index(request):
             "deleted": deleted,
             "tags": selectors.workspace_tags(workspace=request.workspace),
             "creators": selectors.workspace_creators(workspace=request.workspace),
-            "kinds": EvaluatorKind.choices,
+            "kinds": kind_choices(),
             "querystring": _querystring(params),
         },
     )
@@ -92,7 +91,7 @@ def _create_from_choice(request, data: dict):
         return services.evaluator_create_from_template(
             template=template, language=language, **common
         )
-    if source not in EvaluatorKind.values:
+    if source not in KINDS:
         raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
     return services.evaluator_create(kind=source, language=language, **common)
 
@@ -120,21 +119,20 @@ def detail(request, id):
 
 
 def _detail_context(request, evaluator, form, submit_form=None) -> dict:
-    providers = [
-        {"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
-        for p in providers_list(workspace=request.workspace)
-    ]
+    spec = evaluator.kind_spec
     return {
+        **spec.editor_context(workspace=request.workspace),
+        "editor_template": spec.editor_template,
         "evaluator": evaluator,
         "form": form,
         "tab": "draft",
-        "providers": providers,
         "submit_form": submit_form
         or SubmitVersionForm(initial={"version": services.next_version(evaluator)}),
         "problems": services.submit_problems(evaluator=evaluator) if not form.errors else {},
         "versions": selectors.versions_sorted(evaluator=evaluator),
         "policy_text": describe_policy(evaluator.default_policy, evaluator.score_meaning),
         "sample_turns": [sample_turn(evaluator.draft_config)],
+        "turn_shape": turns.for_pages(),
         "cases": list(evaluator.test_cases.all()),
     }
 

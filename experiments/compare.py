@@ -14,6 +14,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from assay.models import Workspace
+from evaluators.turns import TARGET
 
 from .models import Experiment, Result
 from .stats import compare_paired
@@ -208,7 +209,7 @@ def _results_by_uid(experiment, binding_id, ids) -> dict:
 def _output(result: Result | None) -> str:
     if result is None:
         return ""
-    fields = (result.input or {}).get("evaluate_target_output_fields") or {}
+    fields = (result.input or {}).get(TARGET) or {}
     texts = [c.get("text", "") for c in fields.values() if isinstance(c, dict)]
     return "\n".join(t for t in texts if isinstance(t, str))
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from assay.caps import ERROR_BYTES, MESSAGE_BYTES, cap_json, cap_text
 from evalsets.models import EvalSetItem
+from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, evaluator_run_batch
 
 from . import lifecycle
@@ -37,9 +38,9 @@ from .models import (
     ExperimentStatus,
     Result,
     ResultStatus,
-    TargetKind,
     TargetResult,
 )
+from .targets import target_get
 
 log = logging.getLogger(__name__)
 
@@ -105,14 +106,11 @@ def chunk_run(chunk: ExperimentChunk, token: uuid.UUID, *, keeper: bool = True) 
 
 def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
     items = list(_chunk_items(chunk))
+    work = WORK[chunk.kind]
     for start in range(0, len(items), MINI_BATCH):
         if not lease.check():
             raise ChunkStopped(lease.reason)
-        batch = items[start : start + MINI_BATCH]
-        if chunk.kind == ChunkKind.TARGET:
-            _run_target(chunk, batch, lease)
-        else:
-            _run_evaluators(chunk, batch, lease)
+        work(chunk, items[start : start + MINI_BATCH], lease)
 
 
 def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
@@ -128,11 +126,11 @@ def chunk_complete(chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentC
     if not lifecycle.chunk_move(chunk.pk, "done", token=token, finished_at=timezone.now()):
         return []
     Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
-    if chunk.kind == ChunkKind.TARGET:
-        for waiting in ExperimentChunk.objects.filter(
-            experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
-        ):
-            lifecycle.chunk_move(waiting.pk, "unblock")
+    # Only evaluator chunks behind a target wait, and only that target chunk can finish first.
+    for waiting in ExperimentChunk.objects.filter(
+        experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
+    ):
+        lifecycle.chunk_move(waiting.pk, "unblock")
     experiment_finalize_if_done(chunk.experiment_id)  # or settles a cancel that was asked
     return chunks_dispatch()
 
@@ -204,9 +202,10 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
         _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows))
 
 
-def _bindings(experiment: Experiment, kind: str) -> list[EvaluatorBinding]:
-    return list(experiment.bindings.select_related("evaluator_version")
-                .filter(evaluator_version__kind=kind))  # fmt: skip
+def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
+    """The bindings whose evaluator kind runs on `queue` (the chunk's kind)."""
+    bindings = experiment.bindings.select_related("evaluator_version")
+    return [b for b in bindings if kind_get(b.evaluator_version.kind).queue == queue]
 
 
 def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSetItem]:
@@ -263,7 +262,7 @@ def results_upsert(rows: list[Result]) -> None:
 
 
 def _target_outputs(experiment: Experiment, items: list[EvalSetItem]) -> dict[int, str]:
-    if experiment.target_kind != TargetKind.PROMPT:
+    if not target_get(experiment.target_kind).produces_output:
         return {}
     rows = TargetResult.objects.filter(
         experiment=experiment, item_id__in=[i.pk for i in items], status=ResultStatus.SUCCESS
@@ -272,8 +271,6 @@ def _target_outputs(experiment: Experiment, items: list[EvalSetItem]) -> dict[in
 
 
 def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
-    from .target import target_run_batch
-
     experiment = chunk.experiment
     have = TargetResult.objects.filter(experiment=experiment, item_id__in=[i.pk for i in items])
     if experiment.retry_round:
@@ -282,7 +279,8 @@ def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLe
     todo = [item for item in items if item.pk not in done]
     if not todo:
         return
-    outputs = target_run_batch(experiment=experiment, items=todo, cancel=lease.stop)
+    spec = target_get(experiment.target_kind)
+    outputs = spec.run_batch(experiment=experiment, items=todo, cancel=lease.stop)
     rows = [TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id,
                          **_bounded_target(out))
             for item, out in zip(todo, outputs, strict=True)]  # fmt: skip
@@ -300,6 +298,10 @@ def _bounded_target(out: dict) -> dict:
     """A target row at its stored sizes (the output itself is capped by the call path)."""
     return {**out, "error": cap_text(out["error"], ERROR_BYTES),
             "rendered_request": cap_json(out["rendered_request"])}  # fmt: skip
+
+
+WORK = {ChunkKind.TARGET: _run_target, ChunkKind.CODE: _run_evaluators,
+        ChunkKind.LLM: _run_evaluators}  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- finishing

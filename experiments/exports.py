@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 
 from assay.csvcells import csv_safe_row
+from evaluators.turns import turn_output
 
 from .models import Experiment, Result, Verdict
 
@@ -155,8 +156,7 @@ def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
         if result.final_verdict != Verdict.FAIL:
             continue
         row = _row(result)
-        fields = result.input.get("evaluate_target_output_fields") or {}
-        output = next((c.get("text") for c in fields.values() if isinstance(c, dict)), None)
+        output = turn_output(result.input)
         yield (
             json.dumps(
                 {

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from evaluators.policies import describe_policy
 
 from .mapping import TARGET_OUTPUT, suggest_mapping
+from .targets import target_choices, target_get
 
 POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
 
@@ -26,13 +27,7 @@ class NewExperimentForm(forms.Form):
     )
     evalset_version = forms.ChoiceField(label=_("Evalset version"))
     target_kind = forms.ChoiceField(
-        label=_("Target"),
-        choices=[
-            ("none", _("None: the outputs are already in a column")),
-            ("prompt", _("Prompt: an LLM answers each row first")),
-        ],  # fmt: skip
-        widget=forms.RadioSelect,
-        initial="none",
+        label=_("Target"), choices=target_choices, widget=forms.RadioSelect, initial="none"
     )
     provider = forms.ChoiceField(label=_("Model provider"), required=False)
     model = forms.CharField(
@@ -65,7 +60,7 @@ class NewExperimentForm(forms.Form):
             for v in evalset_versions
         ]
         self.fields["evaluator_versions"].choices = [
-            (str(v.public_id), f"{v.evaluator.name} @ {v.version} ({v.get_kind_display()})")
+            (str(v.public_id), f"{v.evaluator.name} @ {v.version} ({v.kind_label})")
             for v in evaluator_versions
         ]
         self.fields["provider"].choices = [("", _("Choose a provider"))] + [
@@ -74,27 +69,14 @@ class NewExperimentForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("target_kind") == "prompt":
-            if not data.get("provider"):
-                self.add_error("provider", _("Choose the provider the target prompt runs on."))
-            if not (data.get("user_prompt") or "").strip():
-                self.add_error("user_prompt", _("The target needs a user message."))
+        if data.get("target_kind"):
+            for field, message in target_get(data["target_kind"]).form_problems(data).items():
+                self.add_error(field, message)
         return data
 
     def target(self) -> dict | None:
         """The service's target dict, or None for no target."""
-        data = self.cleaned_data
-        if data["target_kind"] != "prompt":
-            return None
-        messages = [{"role": "user", "content": data["user_prompt"]}]
-        if (data.get("system_prompt") or "").strip():
-            messages.insert(0, {"role": "system", "content": data["system_prompt"]})
-        target = {"kind": "prompt", "provider_id": data["provider"], "model": data["model"],
-                  "messages": messages}  # fmt: skip
-        for key in ("temperature", "max_tokens"):
-            if data.get(key) is not None:
-                target[key] = data[key]
-        return target
+        return target_get(self.cleaned_data["target_kind"]).from_form(self.cleaned_data)
 
 
 def mapping_field(version, variable: str) -> str:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.vocabulary import ContentType
+from evaluators.turns import OUTPUT_NAMES, turn_build
+
 TARGET_OUTPUT = "target:actual_output"
-TARGET_OUTPUT_NAMES = {"actual_output", "output", "trajectory"}
 
 
 def suggest_mapping(*, variables: list[dict], columns: list[dict], has_target: bool) -> dict:
@@ -15,7 +17,7 @@ def suggest_mapping(*, variables: list[dict], columns: list[dict], has_target: b
     mapping = {}
     for variable in variables:
         name = variable["name"]
-        if has_target and name in TARGET_OUTPUT_NAMES:
+        if has_target and name in OUTPUT_NAMES:
             mapping[name] = TARGET_OUTPUT
         elif name in names:
             mapping[name] = f"column:{name}"
@@ -67,20 +69,15 @@ def _source_problems(name, variable, source, by_name, has_target) -> list[str]:
 
 
 def build_turn(*, mapping: dict, data: dict, target_output: str | None, ext: dict) -> dict:
-    """The Coze Loop turn for one row: output-like variables go to the target output fields."""
-    turn: dict = {"evaluate_dataset_fields": {}, "evaluate_target_output_fields": {},
-                  "ext": dict(ext or {})}  # fmt: skip
+    """The Coze Loop turn for one row (`evaluators.turns`): mapped columns and the target's
+    output; a variable whose source is missing on the row is left out."""
+    contents, from_target = {}, []
     for variable, source in mapping.items():
         if source == TARGET_OUTPUT:
             if target_output is None:
                 continue
-            content = {"content_type": "Text", "text": target_output}
-        else:
-            content = data.get(source.removeprefix("column:"))
-            if content is None:
-                continue
-        group = ("evaluate_target_output_fields"
-                 if source == TARGET_OUTPUT or variable in TARGET_OUTPUT_NAMES
-                 else "evaluate_dataset_fields")  # fmt: skip
-        turn[group][variable] = content
-    return turn
+            contents[variable] = {"content_type": ContentType.TEXT, "text": target_output}
+            from_target.append(variable)
+        elif (content := data.get(source.removeprefix("column:"))) is not None:
+            contents[variable] = content
+    return turn_build(contents, from_target=from_target, ext=ext)

@@ -31,11 +31,6 @@ FINISHED_STATUSES = (
 )
 
 
-class TargetKind(models.TextChoices):
-    NONE = "none", _("None: outputs come from a column")
-    PROMPT = "prompt", _("Prompt: an LLM produces actual_output")
-
-
 class Experiment(models.Model):
     """One run. Status moves draft → queued → running → completed | failed | cancelled."""
 
@@ -47,7 +42,7 @@ class Experiment(models.Model):
         EvalSetVersion, on_delete=models.PROTECT, related_name="experiments"
     )
     target_kind = models.CharField(
-        max_length=8, choices=TargetKind.choices, default=TargetKind.NONE
+        max_length=16, default="none", help_text="A kind registered in experiments.targets."
     )
     target_config = models.JSONField(default=dict, blank=True)
     concurrency = models.PositiveSmallIntegerField(default=8)
@@ -94,6 +89,12 @@ class Experiment(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in ACTIVE_STATUSES
+
+    @property
+    def target_spec(self):
+        from .targets import target_get
+
+        return target_get(self.target_kind)
 
 
 class EvaluatorBinding(models.Model):

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
 from evaluators.debug import prompt_text
+from evaluators.turns import DATASET, TARGET
 
 from . import selectors, services
 from .dashboard import dashboard_cards
@@ -40,8 +41,8 @@ def _initial(result) -> dict:
 
 
 def _drawer(request, experiment, result, form, status=200):
-    fields = (result.input or {}).get("evaluate_target_output_fields") or {}
-    inputs = (result.input or {}).get("evaluate_dataset_fields") or {}
+    fields = (result.input or {}).get(TARGET) or {}
+    inputs = (result.input or {}).get(DATASET) or {}
     return render(
         request,
         "experiments/_drawer.html",
@@ -86,8 +87,6 @@ def export(request, id, fmt):
     if fmt not in FORMATS:
         raise Http404("No such export")
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
-    response = StreamingHttpResponse(
-        export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt]
-    )
+    response = StreamingHttpResponse(export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt])
     response["Content-Disposition"] = f'attachment; filename="{export_filename(experiment, fmt)}"'
     return response

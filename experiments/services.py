@@ -11,8 +11,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from assay.models import Workspace
-from assay.selectors import provider_find
 from evalsets.models import EvalSetItem, EvalSetVersion
+from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
@@ -27,12 +27,12 @@ from .models import (
     ExperimentStatus,
     Result,
     ResultStatus,
-    TargetKind,
     Verdict,
 )
+from .targets import target_get
 
 MAX_BINDINGS = 20
-TARGET_KEYS = {"provider_id", "model", "messages", "temperature", "max_tokens"}
+FIRST_STATUS = {ChunkKind.CODE: ChunkStatus.WAITING, ChunkKind.LLM: ChunkStatus.WAITING}
 
 
 def experiment_create(
@@ -85,49 +85,15 @@ def experiment_create(
 
 
 def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
-    if not target or target.get("kind", "none") == "none":
-        return TargetKind.NONE, {}
-    if target.get("kind") != "prompt":
-        errors["target.kind"] = ["The target is 'none' or 'prompt'."]
-        return TargetKind.NONE, {}
+    target = target or {}
+    try:
+        spec = target_get(target.get("kind"))
+    except ValueError as exc:
+        errors["target.kind"] = [str(exc)]
+        return target_get(None).name, {}
     config = {k: v for k, v in target.items() if k != "kind"}
-    unknown = set(config) - TARGET_KEYS
-    if unknown:
-        errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
-    if not _provider_exists(workspace, config.get("provider_id")):
-        errors["target.provider_id"] = ["Choose a model provider of this workspace."]
-    messages = config.get("messages")
-    if (
-        not isinstance(messages, list)
-        or not messages
-        or not all(
-            isinstance(m, dict)
-            and m.get("role") in ("system", "user")
-            and isinstance(m.get("content"), str)
-            for m in messages
-        )
-    ):
-        errors["target.messages"] = ["Give messages as [{role: system|user, content: text}]."]
-    else:
-        errors.update(_target_placeholder_problems(messages, version))
-    return TargetKind.PROMPT, config
-
-
-def _target_placeholder_problems(messages, version) -> dict:
-    from evaluators.config import PLACEHOLDER_RE
-
-    columns = {c["name"]: c for c in version.columns}
-    used = {n for m in messages for n in PLACEHOLDER_RE.findall(m["content"])}
-    bad = sorted(n for n in used if n not in columns or columns[n]["content_type"] != "Text")
-    if bad:
-        return {
-            "target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset." for n in bad]
-        }
-    return {}
-
-
-def _provider_exists(workspace, provider_id) -> bool:
-    return provider_find(workspace=workspace, public_id=provider_id) is not None
+    return spec.name, spec.clean(workspace=workspace, config=config, evalset_version=version,
+                                 errors=errors)  # fmt: skip
 
 
 def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[dict]:
@@ -155,7 +121,7 @@ def _clean_binding(workspace, binding, version, target_kind, path, errors) -> di
         errors[f"{path}.evaluator_version"] = ["No such evaluator version in this workspace."]
         return None
     variables = ev.config.get("input_variables") or []
-    has_target = target_kind == TargetKind.PROMPT
+    has_target = target_get(target_kind).produces_output
     mapping = binding.get("mapping") or suggest_mapping(
         variables=variables, columns=version.columns, has_target=has_target
     )
@@ -202,19 +168,18 @@ def _plan_chunks(experiment: Experiment) -> None:
     ordered = list(positions.order_by("position").values_list("position", flat=True))
     bounds, count = ordered[:: experiment.chunk_size], len(ordered)
     kinds = _chunk_kinds(experiment)
-    has_target = ChunkKind.TARGET in kinds
+    # with a target, a range's evaluator chunks wait for its target chunk, which unblocks them
+    first = FIRST_STATUS if ChunkKind.TARGET in kinds else {}
     chunks = []
     for index, start in enumerate(bounds):
         end = bounds[index + 1] if index + 1 < len(bounds) else math.inf
         for kind in kinds:
-            # evaluators of a range wait for its target chunk, which unblocks them when done
-            waits = has_target and kind != ChunkKind.TARGET
             chunks.append(
                 ExperimentChunk(
                     experiment=experiment,
                     index=index,
                     kind=kind,
-                    status=ChunkStatus.WAITING if waits else ChunkStatus.PENDING,
+                    status=first.get(kind, ChunkStatus.PENDING),
                     position_from=start,
                     position_to=end if end != math.inf else 2**62,
                 )
@@ -226,9 +191,11 @@ def _plan_chunks(experiment: Experiment) -> None:
 
 
 def _chunk_kinds(experiment: Experiment) -> list[str]:
-    kinds = set(experiment.bindings.values_list("evaluator_version__kind", flat=True))
-    ordered = [k for k in (ChunkKind.CODE, ChunkKind.LLM) if k in kinds]
-    if experiment.target_kind == TargetKind.PROMPT:
+    """The target (when it produces output), then each queue the bound evaluators' kinds use."""
+    kinds = experiment.bindings.values_list("evaluator_version__kind", flat=True)
+    queues = {kind_get(kind).queue for kind in kinds}
+    ordered = [q for q in (ChunkKind.CODE, ChunkKind.LLM) if q in queues]
+    if target_get(experiment.target_kind).produces_output:
         ordered.insert(0, ChunkKind.TARGET)
     return ordered
 
@@ -275,7 +242,9 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
     if count == 0 and missing <= 0:
         raise ValidationError({"status": "There are no failed rows to retry."})
     with transaction.atomic():
-        lifecycle.chunks_reset(experiment, with_target=experiment.target_kind != TargetKind.NONE)
+        lifecycle.chunks_reset(
+            experiment, with_target=target_get(experiment.target_kind).produces_output
+        )
         retried = lifecycle.experiment_move(
             experiment.pk,
             "retry",
@@ -316,8 +285,7 @@ def experiment_clone(
                 "ext": b.ext,
             }
         )
-    target = ({"kind": "prompt", **experiment.target_config}
-              if experiment.target_kind == TargetKind.PROMPT else None)  # fmt: skip
+    target = {"kind": experiment.target_kind, **experiment.target_config}
     clone = experiment_create(
         workspace=experiment.workspace,
         user=user,

@@ -19,6 +19,7 @@ from . import selectors, services
 from .dashboard import dashboard_cards
 from .forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from .models import ExperimentStatus, ResultStatus, Verdict
+from .targets import target_get
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 
@@ -134,8 +135,16 @@ def _plan(request, state) -> list[dict]:
             chosen.append(found)
     return binding_plan(
         data=state, evalset_version=version, versions=chosen,
-        has_target=state.get("target_kind") == "prompt",
+        has_target=_has_target(state),
     )  # fmt: skip
+
+
+def _has_target(state) -> bool:
+    """Whether the chosen target produces an output bindings can map (unknown kinds: no)."""
+    try:
+        return target_get(state.get("target_kind")).produces_output
+    except ValueError:
+        return False
 
 
 def _create(request, form, plan, *, launch: bool):
@@ -170,7 +179,7 @@ def _new_context(request, form, plan, state) -> dict:
         "form": form,
         "plan": plan,
         "evalset_version": version,
-        "has_target": state.get("target_kind") == "prompt",
+        "has_target": _has_target(state),
         "total_results": (version.item_count * len(plan)) if version else 0,
         "policy_kinds": [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))],
     }

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..turns import DATASET, TARGET
 from .answer import answer_instruction
 
 MediaResolver = Callable[[str], str]
@@ -69,7 +70,7 @@ class _Context:
 
     def lookup(self, name: str) -> dict[str, Any] | None:
         """The variable's content: target output fields first, then dataset fields."""
-        for section in ("evaluate_target_output_fields", "evaluate_dataset_fields"):
+        for section in (TARGET, DATASET):
             fields = self.turn.get(section) or {}
             content = _as_content(fields.get(name))
             if content is not None:

@@ -1,5 +1,10 @@
 // Small page helpers. No framework: htmx does the partial updates.
 window.Assay = {
+  // The shared words (verdicts, content types…), rendered by base.html from assay.vocabulary.
+  get vocabulary() {
+    const block = document.getElementById("assay-vocabulary");
+    return block ? JSON.parse(block.textContent) : {};
+  },
   // Build an element: attrs "text" sets textContent, "on<event>" adds a listener, the rest are
   // attributes. Text always goes in as text, never as HTML.
   el(tag, attrs = {}, children = []) {

@@ -3,8 +3,11 @@
 (function () {
   const panel = document.getElementById("debug-panel");
   if (!panel) return;
-  const TARGET_NAMES = ["actual_output", "output", "trajectory"];
-  const GROUPS = ["evaluate_dataset_fields", "evaluate_target_output_fields"];
+  // The turn's shape comes from evaluators/turns.py, rendered into the page.
+  const shape = JSON.parse(document.getElementById("turn-shape").textContent);
+  const TARGET_NAMES = shape.output_names;
+  const GROUPS = shape.groups;
+  const { ContentType } = window.Assay.vocabulary;
   const csrf = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
   let turns = JSON.parse(document.getElementById("sample-turns").textContent);
   let current = 0;
@@ -49,14 +52,14 @@
       const [, content] = findContent(turn, v.name);
       const id = `turn-var-${v.name}`;
       let input;
-      if (v.content_type === "Text") {
+      if (v.content_type === ContentType.TEXT) {
         input = el("textarea", { id, rows: 3, "data-variable": v.name,
-          oninput: (e) => { setContent(turn, v.name, { content_type: "Text", text: e.target.value }); syncJson(); } });
+          oninput: (e) => { setContent(turn, v.name, { content_type: ContentType.TEXT, text: e.target.value }); syncJson(); } });
         input.value = content && content.text != null ? content.text : "";
-      } else if (v.content_type === "Image" || v.content_type === "Audio") {
+      } else if (v.content_type === ContentType.IMAGE || v.content_type === ContentType.AUDIO) {
         const media = content && (content.image || content.audio);
         input = el("div", {}, [
-          el("input", { type: "file", id, accept: v.content_type === "Image" ? "image/*" : "audio/*", onchange: (e) => upload(e.target, v.name) }),
+          el("input", { type: "file", id, accept: v.content_type === ContentType.IMAGE ? "image/*" : "audio/*", onchange: (e) => upload(e.target, v.name) }),
           el("small", { class: "muted", text: media ? `current: ${media.name || media.uri || media.url}` : "no file yet" })]);
       } else {
         input = el("textarea", { id, rows: 3, class: "code", oninput: (e) => {

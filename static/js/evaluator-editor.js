@@ -4,8 +4,11 @@
   const form = document.getElementById("draft-form");
   if (!form) return;
   const jsonField = document.getElementById("id_config_json");
-  const kind = form.dataset.kind;
-  const TYPES = ["Text", "Image", "Audio", "MultiPart"];
+  // Which kind's editor partial the page has (none: the JSON view only).
+  const hasPrompt = Boolean(document.getElementById("prompt-card"));
+  const hasCode = Boolean(document.getElementById("code-card"));
+  const { ContentType } = window.Assay.vocabulary;
+  const TYPES = Object.values(ContentType);
   let config;
   try { config = JSON.parse(jsonField.value); } catch (e) { return; } // JSON view only
   let lastTextarea = null;
@@ -40,7 +43,7 @@
   }
   document.getElementById("add-variable").addEventListener("click", () => {
     config.input_variables = config.input_variables || [];
-    config.input_variables.push({ name: "", content_type: "Text", required: true, description: "" });
+    config.input_variables.push({ name: "", content_type: ContentType.TEXT, required: true, description: "" });
     sync(); renderVariables();
     varBody.querySelector("tr:last-child .var-name").focus();
   });
@@ -60,8 +63,8 @@
     const chips = document.getElementById("variable-chips");
     if (!chips) return;
     chips.replaceChildren(...(config.input_variables || []).filter((v) => v.name).map((v) =>
-      el("button", { type: "button", class: "chip", text: v.content_type === "Text" ? `{{${v.name}}}` : `📎 ${v.name}`,
-        title: v.content_type === "Text" ? "Insert at cursor" : "Attach to the focused message as a content part",
+      el("button", { type: "button", class: "chip", text: v.content_type === ContentType.TEXT ? `{{${v.name}}}` : `📎 ${v.name}`,
+        title: v.content_type === ContentType.TEXT ? "Insert at cursor" : "Attach to the focused message as a content part",
         onclick: () => insertVariable(v) })));
   }
   function insertVariable(v) {
@@ -69,7 +72,7 @@
     if (!target) return;
     const index = Number(target.dataset.index);
     const message = config.messages[index];
-    if (v.content_type === "Text") {
+    if (v.content_type === ContentType.TEXT) {
       const token = `{{${v.name}}}`;
       const start = target.selectionStart ?? target.value.length;
       target.value = target.value.slice(0, start) + token + target.value.slice(target.selectionEnd ?? start);
@@ -159,16 +162,15 @@
 
   function renderAll() {
     renderVariables(); renderChips();
-    if (kind === "llm") { renderMessages(); bindModel(); }
+    if (hasPrompt) { renderMessages(); bindModel(); }
   }
   renderAll();
-  if (kind === "llm") {
+  if (hasPrompt) {
     document.getElementById("add-message").addEventListener("click", () => {
       config.messages.push({ role: "user", content: "" }); sync(); renderMessages();
     });
-  } else {
-    bindCode();
   }
+  if (hasCode) bindCode();
   const dialog = document.getElementById("submit-dialog");
   if (dialog && dialog.dataset.open) dialog.showModal();
 })();

@@ -5,15 +5,15 @@ import copy
 import pytest
 
 from evaluators.config import (
-    MAX_SOURCE_BYTES,
     ConfigError,
     config_hash,
     default_config,
     diff_configs,
-    placeholders,
     submit_problems,
     validate_config,
 )
+from evaluators.kinds.code import MAX_SOURCE_BYTES
+from evaluators.kinds.llm import placeholders
 
 
 def llm_config(**overrides):

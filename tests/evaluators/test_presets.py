@@ -9,7 +9,8 @@ import pytest
 import quickjs
 from RestrictedPython import compile_restricted
 
-from evaluators.config import placeholders, submit_problems, validate_config
+from evaluators.config import submit_problems, validate_config
+from evaluators.kinds.llm import placeholders
 from evaluators.presets import get_preset, load_presets, preset_config
 
 PRESETS = load_presets()

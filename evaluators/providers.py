@@ -1,0 +1,118 @@
+"""Model providers as the evaluators use them: which provider a judge config points at, the
+call settings (the one place a key is decrypted), the shared rate limiter and response cache,
+the media resolver, and a judge's batch. The prompt target uses the same pieces.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+
+from assay.models import ModelProvider, Workspace
+from assay.selectors import provider_find
+from assay.services import secret_reveal
+
+
+def judge_run_batch(*, workspace, config, turns, version_key, concurrency, cancel) -> list:
+    """Judge `turns` with an LLM config on the workspace's provider: one RunOutcome each."""
+    # imported here: the SDK costs ~0.4 s to import, which code-only workers never pay
+    from .llm import BatchCancelled, run_llm_batch
+    from .runner import RunCancelled, RunOutcome
+
+    provider = judge_provider(workspace, config)
+    if provider is None:
+        error = "no model provider is configured for this evaluator"
+        return [RunOutcome(status="error", error=error) for _ in turns]
+    limiter, cache = llm_backends()
+    try:
+        results = run_llm_batch(
+            config,
+            turns,
+            provider_settings(provider),
+            concurrency=concurrency,
+            limiter=limiter,
+            cache=cache,
+            version_key=version_key,
+            media_resolver=storage_media_resolver(workspace),
+            cancel=cancel,
+        )
+    except BatchCancelled:
+        raise RunCancelled from None
+    return [
+        RunOutcome(
+            status=r.status,
+            score=r.score,
+            reason=r.reason,
+            error=r.error,
+            rendered_request=r.rendered_request,
+            raw_answer=r.raw_answer,
+            latency_ms=r.latency_ms,
+            tokens_in=r.tokens_in,
+            tokens_out=r.tokens_out,
+            cached=r.cached,
+            extra={"attempts": r.attempts, "parse_method": r.parse_method},
+        )
+        for r in results
+    ]
+
+
+_SHARED: dict = {}
+
+
+def shared_backend(factory):
+    """One limiter / cache per process, on Redis when REDIS_URL is set (shared by all workers)."""
+    if factory not in _SHARED:
+        _SHARED[factory] = factory(settings.REDIS_URL or None)
+    return _SHARED[factory]
+
+
+def llm_backends():
+    """(rate limiter, response cache) for provider calls, shared by judges and targets."""
+    from .llm import make_cache, make_limiter
+
+    return shared_backend(make_limiter), shared_backend(make_cache)
+
+
+def judge_provider(workspace: Workspace, config: dict) -> ModelProvider | None:
+    """The provider an LLM config points at (under "model"), if it is this workspace's."""
+    return provider_find(
+        workspace=workspace, public_id=(config.get("model") or {}).get("provider_id")
+    )
+
+
+def provider_settings(provider: ModelProvider):
+    """The call settings for a provider; the key is decrypted here and nowhere else."""
+    from .llm import ProviderSettings
+
+    return ProviderSettings(
+        base_url=provider.base_url,
+        api_key=secret_reveal(secret=provider.api_key) if provider.api_key_id else "unused",
+        model=provider.default_model,
+        timeout_s=provider.timeout_s,
+        rpm_limit=provider.rpm_limit,
+        tpm_limit=provider.tpm_limit,
+        structured_mode=provider.structured_mode,
+        max_retries=provider.max_retries,
+        provider_key=f"provider:{provider.public_id}",
+        outbound_allow=settings.ASSAY_OUTBOUND_ALLOW,
+    )
+
+
+def storage_media_resolver(workspace: Workspace):
+    """uri → data URL for media in this workspace's storage area; others are refused."""
+    from evalsets.media import workspace_prefix
+
+    prefix = workspace_prefix(workspace)
+
+    def resolve(uri: str) -> str:
+        if not uri.startswith(prefix) or ".." in uri:
+            raise ValueError(f"media {uri!r} is not in this workspace")
+        with default_storage.open(uri, "rb") as handle:
+            data = handle.read()
+        mime = mimetypes.guess_type(uri)[0] or "application/octet-stream"
+        return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+    return resolve

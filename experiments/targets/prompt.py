@@ -1,0 +1,135 @@
+"""The `prompt` target: an LLM answers each row's `{{column}}` prompt, producing actual_output.
+
+It calls the provider through the judges' call path (`evaluators.llm.run_completion_batch`):
+the same client pool, shared rate limit, retries, deadline and response cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _t
+from django.utils.translation import gettext_lazy as _
+
+from assay.selectors import provider_find
+from assay.vocabulary import ContentType, ResultStatus
+from evaluators.config import PLACEHOLDER_RE
+from evaluators.providers import llm_backends, provider_settings
+
+from .base import TargetSpec
+
+KEYS = {"provider_id", "model", "messages", "temperature", "max_tokens"}
+ROLES = ("system", "user")
+# A failed call's status in a TargetResult (anything else is an error).
+FAILED_STATUS = {"timeout": ResultStatus.TIMEOUT}
+
+
+class PromptTarget(TargetSpec):
+    name = "prompt"
+    label = _("Prompt: an LLM answers each row first")
+    produces_output = True
+
+    def clean(self, *, workspace, config, evalset_version, errors) -> dict:
+        unknown = set(config) - KEYS
+        if unknown:
+            errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+        if provider_find(workspace=workspace, public_id=config.get("provider_id")) is None:
+            errors["target.provider_id"] = ["Choose a model provider of this workspace."]
+        messages = config.get("messages")
+        if not _well_formed(messages):
+            errors["target.messages"] = ["Give messages as [{role: system|user, content: text}]."]
+        else:
+            errors.update(_placeholder_problems(messages, evalset_version))
+        return config
+
+    def run_batch(self, *, experiment, items, cancel) -> list[dict]:
+        from evaluators.llm import run_completion_batch
+
+        config = experiment.target_config
+        provider = provider_find(workspace=experiment.workspace,
+                                 public_id=config.get("provider_id"))  # fmt: skip
+        if provider is None:
+            return [_row(None, None, "the target's model provider no longer exists") for _ in items]
+        settings = provider_settings(provider)
+        requests = [_request(config, item.data, settings.model) for item in items]
+        limiter, cache = llm_backends()
+        # Cached per experiment: a chunk re-run after a crash (or a superseded runner) does not
+        # pay for answers it already got, while a new experiment samples the target afresh.
+        results = run_completion_batch(
+            requests, settings, concurrency=experiment.concurrency, limiter=limiter, cache=cache,
+            cache_namespace=f"prompt-target:{experiment.public_id}", cancel=cancel,
+        )  # fmt: skip
+        return [_row(request, result) for request, result in zip(requests, results, strict=True)]
+
+    def form_problems(self, data: dict) -> dict[str, str]:
+        problems = {}
+        if not data.get("provider"):
+            problems["provider"] = _t("Choose the provider the target prompt runs on.")
+        if not (data.get("user_prompt") or "").strip():
+            problems["user_prompt"] = _t("The target needs a user message.")
+        return problems
+
+    def from_form(self, data: dict) -> dict:
+        messages = [{"role": "user", "content": data["user_prompt"]}]
+        if (data.get("system_prompt") or "").strip():
+            messages.insert(0, {"role": "system", "content": data["system_prompt"]})
+        target = {"kind": self.name, "provider_id": data["provider"], "model": data["model"],
+                  "messages": messages}  # fmt: skip
+        for key in ("temperature", "max_tokens"):
+            if data.get(key) is not None:
+                target[key] = data[key]
+        return target
+
+
+def _well_formed(messages) -> bool:
+    return (
+        isinstance(messages, list)
+        and bool(messages)
+        and all(isinstance(m, dict) and m.get("role") in ROLES
+                and isinstance(m.get("content"), str) for m in messages)
+    )  # fmt: skip
+
+
+def _placeholder_problems(messages, version) -> dict:
+    columns = {c["name"]: c for c in version.columns}
+    used = {n for m in messages for n in PLACEHOLDER_RE.findall(m["content"])}
+    bad = sorted(n for n in used
+                 if n not in columns or columns[n]["content_type"] != ContentType.TEXT)  # fmt: skip
+    if bad:
+        return {
+            "target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset." for n in bad]
+        }
+    return {}
+
+
+def _request(config: dict, data: dict, default_model: str) -> dict[str, Any]:
+    def fill(text: str) -> str:
+        return PLACEHOLDER_RE.sub(lambda m: (data.get(m.group(1)) or {}).get("text") or "", text)
+
+    body = {"model": config.get("model") or default_model,
+            "messages": [{"role": m["role"], "content": fill(m["content"])}
+                         for m in config["messages"]]}  # fmt: skip
+    for key in ("temperature", "max_tokens"):
+        if config.get(key) is not None:
+            body[key] = config[key]
+    return body
+
+
+def _row(request: dict | None, result, missing: str = "") -> dict:
+    """TargetResult fields from a call result (or a reason nothing was called)."""
+    if result is None:
+        status, output, error = ResultStatus.ERROR, "", missing
+    elif result.status == ResultStatus.SUCCESS:
+        status, output, error = ResultStatus.SUCCESS, result.raw_answer or "", ""
+    else:
+        status = FAILED_STATUS.get(result.status, ResultStatus.ERROR)
+        output, error = "", result.error
+    return {
+        "status": status,
+        "output": output,
+        "error": error,
+        "rendered_request": request,
+        "latency_ms": result.latency_ms if result else 0.0,
+        "tokens_in": result.tokens_in if result else 0,
+        "tokens_out": result.tokens_out if result else 0,
+    }
