@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
-from assay.vocabulary import CONTENT_FIELD, Verdict
+from assay.vocabulary import CONTENT_FIELD, ContentType, Verdict
 
 from . import config as config_schema
 from . import turns
@@ -103,22 +103,38 @@ def _ext_problems(ext: Any):
         yield ".ext", "ext maps strings to strings."
 
 
+def _text_problem(payload) -> tuple[str, str] | None:
+    return None if isinstance(payload, str) else (".text", "Text content needs a string 'text'.")
+
+
+def _media_problem(payload) -> tuple[str, str] | None:
+    if isinstance(payload, dict) and (payload.get("url") or payload.get("uri")):
+        return None
+    return "", "content needs a url or an uploaded file's uri."
+
+
+def _multipart_problem(payload) -> tuple[str, str] | None:
+    if isinstance(payload, list):
+        return None
+    return ".multi_part", "MultiPart content needs a list of contents."
+
+
+PAYLOAD_CHECKS = {ContentType.TEXT: _text_problem, ContentType.IMAGE: _media_problem,
+                  ContentType.AUDIO: _media_problem,
+                  ContentType.MULTIPART: _multipart_problem}  # fmt: skip
+
+
 def _content_problems(path: str, content: Any, variable: dict | None):
     if not isinstance(content, dict) or content.get("content_type") not in CONTENT_KEYS:
         yield path, "A content is {content_type: Text|Image|Audio|MultiPart, …}."
         return
-    kind = content["content_type"]
-    if variable and variable["content_type"] != kind:
-        yield path, f"Expected {variable['content_type']} content, got {kind}."
-    payload = content.get(CONTENT_KEYS[kind])
-    if kind == "Text" and not isinstance(payload, str):
-        yield path + ".text", "Text content needs a string 'text'."
-    elif kind in ("Image", "Audio") and not (
-        isinstance(payload, dict) and (payload.get("url") or payload.get("uri"))
-    ):
-        yield path, f"{kind} content needs a url or an uploaded file's uri."
-    elif kind == "MultiPart" and not isinstance(payload, list):
-        yield path + ".multi_part", "MultiPart content needs a list of contents."
+    content_type = content["content_type"]
+    if variable and variable["content_type"] != content_type:
+        yield path, f"Expected {variable['content_type']} content, got {content_type}."
+    problem = PAYLOAD_CHECKS[content_type](content.get(CONTENT_KEYS[content_type]))
+    if problem is not None:
+        suffix, message = problem
+        yield path + suffix, message if suffix else f"{content_type} {message}"
 
 
 # ----------------------------------------------------------------------------- test cases

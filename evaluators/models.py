@@ -30,6 +30,12 @@ class KindMixin:
     def kind_label(self) -> str:
         return str(self.kind_spec.label)
 
+    @property
+    def kind_summary(self) -> str:
+        """The kind in a few words for lists and headers ("Code · python")."""
+        config = getattr(self, "draft_config", None) or getattr(self, "config", None) or {}
+        return self.kind_spec.summary(config)
+
 
 class EvaluatorTemplate(KindMixin, models.Model):
     """A preset from the catalogue in evaluators/presets/, synced into the database on migrate."""

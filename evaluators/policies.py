@@ -138,6 +138,12 @@ def validate_policy(policy: dict | None) -> dict:
     return {"kind": policy["kind"], "threshold": float(threshold)}
 
 
+def policy_dict(kind: str, threshold) -> dict:
+    """The stored shape of a policy of a known kind (the threshold only where the kind uses
+    one), not yet validated: `validate_policy` names what is wrong with it."""
+    return {"kind": kind, "threshold": threshold} if RULES[kind].uses_threshold else {"kind": kind}
+
+
 def describe_policy(policy: dict, meaning: str) -> str:
     """Plain words for a page: 'pass if score ≥ 0.5'."""
     rule = RULES[policy.get("kind", PolicyKind.THRESHOLD)]

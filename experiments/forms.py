@@ -12,7 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from evaluators.policies import describe_policy
+from evaluators.policies import describe_policy, policy_dict
 
 from .mapping import TARGET_OUTPUT, suggest_mapping
 from .targets import target_choices, target_get
@@ -112,7 +112,7 @@ def _plan_one(data, version, columns, options, valid, has_target) -> dict:
             variable["name"], "")  # fmt: skip
         rows.append({**variable, "field": name, "selected": chosen, "options": options})
     kind, threshold = _policy(data, version)
-    policy = {"kind": kind, "threshold": threshold} if kind == "threshold" else {"kind": kind}
+    policy = policy_dict(kind, threshold)
     return {
         "version": version,
         "variables": rows,

@@ -62,6 +62,10 @@ class EvaluatorKindSpec:
         exception. Raise `evaluators.runner.RunCancelled` when `cancel` stops the batch."""
         raise NotImplementedError
 
+    def summary(self, config: dict) -> str:
+        """The kind in a few words for lists and headers."""
+        return str(self.label)
+
     def editor_context(self, *, workspace) -> dict:
         """Extra template context for the editor partial."""
         return {}

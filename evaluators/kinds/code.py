@@ -124,6 +124,9 @@ class CodeKind(EvaluatorKindSpec):
             return {}
         return {"source": [_line_message(e) for e in result["errors"]]}
 
+    def summary(self, config: dict) -> str:
+        return f"{self.label} · {config.get('language', '')}"
+
     def template_languages(self, template) -> list[str]:
         return sorted(template.configs)
 

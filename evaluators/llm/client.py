@@ -269,18 +269,21 @@ def _with_parse(result: CallResult, truncated: bool = False) -> CallResult:
     return result
 
 
+_FINAL_STATUS = {"timeout": "timeout"}  # every other failure kind ends as an error
+
+
 def _failure_result(
     failure: Failure, attempt: int, clock: _Clock, settings: ProviderSettings, by_deadline: bool
 ) -> CallResult:
     """The final result after the last failed attempt."""
-    detail = failure.message
-    if failure.kind == "timeout":
-        detail = f"{settings.timeout_s:g} s per request"
+    _DETAILS = {"timeout": lambda: f"{settings.timeout_s:g} s per request"}
+    # a timeout's own message says nothing; the limit that was hit does
+    detail = _DETAILS.get(failure.kind, lambda: failure.message)()
     message = _FINAL_MESSAGES[failure.kind].format(n=attempt, detail=detail)
     if by_deadline:
         message += f"; stopped at the {settings.deadline_s:g} s deadline"
     message = scrub(cap_text(message, ERROR_BYTES), settings.api_key)
-    status = "timeout" if failure.kind == "timeout" else "error"
+    status = _FINAL_STATUS.get(failure.kind, "error")
     return CallResult(status=status, error=message, latency_ms=clock.elapsed_ms(), attempts=attempt)
 
 

@@ -12,8 +12,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from assay.vocabulary import ContentType
+
 from ..turns import DATASET, TARGET
 from .answer import answer_instruction
+
+TEXT, IMAGE, AUDIO, MULTIPART = (t.value for t in ContentType)
 
 MediaResolver = Callable[[str], str]
 
@@ -127,16 +131,25 @@ def _system_text(parts: list[dict[str, Any]]) -> str:
     return "".join(part["text"] for part in parts)
 
 
+def _text_part(part: Mapping[str, Any], ctx: _Context) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": _substitute(part.get("text") or "", ctx)}]
+
+
+def _variable_part(part: Mapping[str, Any], ctx: _Context) -> list[dict[str, Any]]:
+    name = part.get("variable") or part.get("text") or ""
+    content = ctx.value(name)
+    return [] if content is None else _expand(content, name, ctx)
+
+
+PART_RENDERERS = {"text": _text_part, "multi_part_variable": _variable_part}
+
+
 def _render_part(part: Mapping[str, Any], ctx: _Context) -> list[dict[str, Any]]:
     """Render one content part of a message into zero or more OpenAI parts."""
-    kind = part.get("type")
-    if kind == "text":
-        return [{"type": "text", "text": _substitute(part.get("text") or "", ctx)}]
-    if kind == "multi_part_variable":
-        name = part.get("variable") or part.get("text") or ""
-        content = ctx.value(name)
-        return [] if content is None else _expand(content, name, ctx)
-    raise RenderError(f"unknown message part type {kind!r}")
+    render = PART_RENDERERS.get(part.get("type"))
+    if render is None:
+        raise RenderError(f"unknown message part type {part.get('type')!r}")
+    return render(part, ctx)
 
 
 def _substitute(text: str, ctx: _Context) -> str:
@@ -144,35 +157,59 @@ def _substitute(text: str, ctx: _Context) -> str:
     return PLACEHOLDER_RE.sub(lambda match: _text_of(match.group(1), ctx), text)
 
 
+def _plain_text(content: Mapping[str, Any]) -> str:
+    return str(content.get("text", ""))
+
+
+def _multipart_text(content: Mapping[str, Any]) -> str:
+    parts = content.get("multi_part") or []
+    return "".join(str(p.get("text", "")) for p in parts if p.get("content_type") == TEXT)
+
+
+# The text a content gives in a {{placeholder}}: Text its text, MultiPart its text parts.
+TEXT_OF = {TEXT: _plain_text, MULTIPART: _multipart_text}
+
+
 def _text_of(name: str, ctx: _Context) -> str:
-    """Text for a placeholder: Text renders its text, MultiPart its text parts."""
+    """Text for a placeholder; media must go in a multi_part_variable part instead."""
     content = ctx.value(name)
     if content is None:
         return ""
-    kind = content.get("content_type", "Text")
-    if kind == "Text":
-        return str(content.get("text", ""))
-    if kind == "MultiPart":
-        parts = content.get("multi_part") or []
-        return "".join(str(p.get("text", "")) for p in parts if p.get("content_type") == "Text")
-    raise RenderError(
-        f"variable {name!r} is {kind}: put it in a multi_part_variable part, not in text", name
-    )
+    content_type = content.get("content_type", TEXT)
+    text = TEXT_OF.get(content_type)
+    if text is None:
+        raise RenderError(f"variable {name!r} is {content_type}: put it in a multi_part_variable "
+                          "part, not in text", name)  # fmt: skip
+    return text(content)
 
 
 def _expand(content: Mapping[str, Any], name: str, ctx: _Context) -> list[dict[str, Any]]:
     """OpenAI content parts for a variable's content (MultiPart flattens in order)."""
-    kind = content.get("content_type", "Text")
-    if kind == "Text":
-        return [{"type": "text", "text": str(content.get("text", ""))}]
-    if kind == "Image":
-        return [_image_part(content.get("image") or {}, name, ctx)]
-    if kind == "Audio":
-        return [_audio_part(content.get("audio") or {}, name, ctx)]
-    if kind == "MultiPart":
-        parts = content.get("multi_part") or []
-        return [out for part in parts for out in _expand(part, name, ctx)]
-    raise RenderError(f"variable {name!r} has unknown content type {kind!r}", name)
+    content_type = content.get("content_type", TEXT)
+    expand = EXPANDERS.get(content_type)
+    if expand is None:
+        raise RenderError(f"variable {name!r} has unknown content type {content_type!r}", name)
+    return expand(content, name, ctx)
+
+
+def _expand_text(content, name, ctx) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": _plain_text(content)}]
+
+
+def _expand_image(content, name, ctx) -> list[dict[str, Any]]:
+    return [_image_part(content.get("image") or {}, name, ctx)]
+
+
+def _expand_audio(content, name, ctx) -> list[dict[str, Any]]:
+    return [_audio_part(content.get("audio") or {}, name, ctx)]
+
+
+def _expand_multipart(content, name, ctx) -> list[dict[str, Any]]:
+    return [out for part in content.get("multi_part") or [] for out in _expand(part, name, ctx)]
+
+
+EXPANDERS = {TEXT: _expand_text, IMAGE: _expand_image, AUDIO: _expand_audio,
+             MULTIPART: _expand_multipart}  # fmt: skip
 
 
 def _media_url(media: Mapping[str, Any], name: str, ctx: _Context) -> str:
