@@ -47,8 +47,8 @@ def test_a_toy_kind_runs_everywhere(api, web, workspace, user, toy):
     bad = api.patch(f"/api/v1/evaluators/{evaluator_id}/",
                     {"config": {"input_variables": [], "word": ""}}, format="json")  # fmt: skip
     assert bad.status_code == 400 and "config.word" in bad.json()["error"]["details"]
-    turn = {"evaluate_target_output_fields": {"actual_output": {"content_type": "Text",
-                                                                 "text": "It is Paris"}}}  # fmt: skip
+    output = {"content_type": "Text", "text": "It is Paris"}
+    turn = {"evaluate_target_output_fields": {"actual_output": output}}
     debugged = api.post(f"/api/v1/evaluators/{evaluator_id}/debug", {"turns": [turn]},
                         format="json")  # fmt: skip
     assert debugged.json()["results"][0]["verdict"] == "pass"
