@@ -6,7 +6,7 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
 
-from experiments.compare_views import CompareApi
+from experiments.views.compare import CompareApi
 
 from . import views
 from .api.urls import router

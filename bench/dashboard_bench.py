@@ -113,7 +113,7 @@ def analyze() -> None:
 
 
 def refresh(experiment) -> None:
-    from experiments.aggregates import aggregates_refresh
+    from experiments.results.aggregates import aggregates_refresh
 
     aggregates_refresh(experiment=experiment)
 

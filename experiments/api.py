@@ -14,9 +14,9 @@ from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet
 
 from . import selectors, services
 from . import serializers as s
-from .exports import FORMATS, export_filename, export_stream
 from .models import Experiment
-from .result_views import EXPORT_MIME
+from .results.exports import FORMATS, export_filename, export_stream
+from .views.results import EXPORT_MIME
 
 BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")

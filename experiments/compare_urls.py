@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import compare_views
+from .views import compare as compare_views
 
 app_name = "compare"
 urlpatterns = [

@@ -107,7 +107,7 @@ def demo_load(*, workspace, user) -> None:
 
 def _run(experiment: Experiment) -> None:
     services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def _evalset_version(workspace, user):

@@ -12,6 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from assay.vocabulary import Verdict
 from evaluators.policies import describe_policy, policy_dict
 
 from .mapping import TARGET_OUTPUT, suggest_mapping
@@ -209,3 +210,15 @@ class CloneForm(forms.Form):
         for name, evaluator in self.evaluator_fields:
             chosen[evaluator.pk] = evaluator.versions.get(version=self.cleaned_data[name])
         return chosen
+
+
+class CorrectionForm(forms.Form):
+    verdict = forms.ChoiceField(
+        label=_("Human verdict"),
+        choices=[*Verdict.choices, ("", _("— undo the correction"))],
+        required=False,
+    )
+    score = forms.FloatField(label=_("Score (optional)"), min_value=0, max_value=1, required=False)
+    note = forms.CharField(
+        label=_("Why"), required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )

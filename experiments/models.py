@@ -128,7 +128,7 @@ class ChunkKind(models.TextChoices):
 
 
 class ChunkStatus(models.TextChoices):
-    """See experiments.lifecycle for the moves between them."""
+    """See experiments.engine.lifecycle for the moves between them."""
 
     WAITING = "waiting", _("waiting for its target chunk")
     PENDING = "pending", _("pending")

@@ -16,7 +16,7 @@ from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
-from . import lifecycle
+from .engine import lifecycle
 from .mapping import mapping_problems, suggest_mapping
 from .models import (
     ChunkKind,
@@ -215,7 +215,7 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
         finished_at=timezone.now(),
     )  # fmt: skip
     if not experiment.chunks.filter(status=ChunkStatus.RUNNING).exists():
-        engine.experiment_settle_cancel(experiment.pk)
+        engine.experiment_settle_cancel(experiment_id=experiment.pk)
     experiment.refresh_from_db()
     if (
         experiment.status
@@ -310,7 +310,7 @@ def result_correct(
     score: float | None = None,
 ) -> Result:
     """A human overrides one result's verdict (and optionally score); the original stays."""
-    from .aggregates import aggregates_refresh
+    from .results.aggregates import aggregates_refresh
 
     if verdict not in (*Verdict.values, ""):
         raise ValidationError({"verdict": "Use pass, fail, unknown (or empty to undo)."})

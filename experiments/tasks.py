@@ -8,7 +8,7 @@ from celery import Task, shared_task
 from celery.exceptions import WorkerLostError
 
 from . import engine
-from .dispatch import QUEUE, chunks_dispatch
+from .engine.dispatch import QUEUE, chunks_dispatch
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +32,13 @@ class ChunkTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         if isinstance(exc, WorkerLostError):
             return  # the process died: the lease expires and the reaper revives the chunk
-        engine.chunk_failed(args[0], f"{type(exc).__name__}: {exc}")
+        engine.chunk_failed(chunk_id=args[0], message=f"{type(exc).__name__}: {exc}")
 
 
 @shared_task(name="experiments.tasks.experiment_start", acks_late=True)
 def experiment_start(experiment_id: int) -> int:
     """queued → running and dispatch the chunks that can start. Safe to run twice."""
-    chunks = engine.experiment_begin(experiment_id)
+    chunks = engine.experiment_begin(experiment_id=experiment_id)
     enqueue_chunks(chunks)
     return len(chunks)
 
@@ -48,14 +48,14 @@ def experiment_start(experiment_id: int) -> int:
 )
 def chunk_run(chunk_id: int) -> str:
     """Claim a chunk under a lease, do what is missing, mark it done; safe to deliver twice."""
-    claimed = engine.chunk_claim(chunk_id)
+    claimed = engine.chunk_claim(chunk_id=chunk_id)
     if claimed is None:
-        return engine.chunk_unclaimable_reason(chunk_id)
+        return engine.chunk_unclaimable_reason(chunk_id=chunk_id)
     chunk, token = claimed
     enqueue_chunks(chunks_dispatch([QUEUE[chunk.kind]]))  # this claim freed a place in the broker
-    outcome = engine.chunk_run(chunk, token)
+    outcome = engine.chunk_run(chunk=chunk, token=token)
     if outcome == "done":
-        enqueue_chunks(engine.chunk_complete(chunk, token))
+        enqueue_chunks(engine.chunk_complete(chunk=chunk, token=token))
     else:
         enqueue_chunks(chunks_dispatch())
     return outcome

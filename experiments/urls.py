@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import result_views, views
+from .views import results as result_views
+from .views import runs as views
 
 app_name = "experiments"
 urlpatterns = [

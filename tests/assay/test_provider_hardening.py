@@ -150,7 +150,7 @@ def test_stored_results_never_hold_the_echoed_key(workspace, user, llm_server):
         bindings=[{"evaluator_version": version}],
     )  # fmt: skip
     experiment_services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
     result = Result.objects.get()
     assert result.status == "error" and "401" in result.error
     assert KEY not in str(Result.objects.values().get())

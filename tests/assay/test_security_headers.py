@@ -112,8 +112,8 @@ def test_csv_cells_are_neutralised_and_restored_exactly(cell):
 
 
 def test_results_csv_neutralises_formula_cells(workspace, user):
-    from experiments.exports import results_csv
     from experiments.models import Result
+    from experiments.results.exports import results_csv
     from tests.support.factories import make_code_version, make_evalset_version, run_inline
 
     source = (

@@ -33,7 +33,7 @@ def finished(workspace, user, rows, source=None, name="QA"):
         bindings=[{"evaluator_version": ev}],
     )
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):

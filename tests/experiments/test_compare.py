@@ -8,7 +8,7 @@ import pytest
 from evalsets import services as evalset_services
 from evalsets.models import EvalSetItem
 from evaluators import services as evaluator_services
-from experiments.compare import compare_experiments, diff_rows, marked_diff
+from experiments.results.compare import compare_experiments, diff_rows, marked_diff
 from tests.support.factories import (
     make_code_version,
     make_evalset_version,

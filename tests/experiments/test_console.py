@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from experiments import services
-from experiments.console import progress_bar, summary_lines
+from experiments.results.console import progress_bar, summary_lines
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 

@@ -23,7 +23,7 @@ def finished(workspace, user):
         bindings=[{"evaluator_version": ev}],
     )
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def page_url(experiment, suffix=""):

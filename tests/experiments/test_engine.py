@@ -65,7 +65,7 @@ def test_runs_to_completion_with_one_result_per_row(setup, celery_worker_inproc)
 
 def test_a_chunk_run_twice_writes_nothing_twice(setup):
     services.experiment_launch(experiment=setup)
-    engine.experiment_begin(setup.pk)
+    engine.experiment_begin(experiment_id=setup.pk)
     chunk = ExperimentChunk.objects.filter(experiment=setup).order_by("index").first()
     assert chunk_run(chunk.pk) == "done"
     first = list(Result.objects.filter(experiment=setup).values_list("pk", "updated_at"))
@@ -80,7 +80,7 @@ def test_a_chunk_run_twice_writes_nothing_twice(setup):
 
 def test_cancel_stops_between_rows(setup):
     services.experiment_launch(experiment=setup)
-    engine.experiment_begin(setup.pk)
+    engine.experiment_begin(experiment_id=setup.pk)
     services.experiment_cancel(experiment=setup)
     chunk = ExperimentChunk.objects.filter(experiment=setup).first()
     assert chunk_run(chunk.pk) == "cancelled"

@@ -54,7 +54,7 @@ def finished(workspace, user, evalset_version, evaluator_version):
         bindings=[{"evaluator_version": evaluator_version}], chunk_size=10,
     )  # fmt: skip
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def test_create_launch_run_and_read_progress(api, body, evalset_version):
@@ -70,7 +70,7 @@ def test_create_launch_run_and_read_progress(api, body, evalset_version):
     assert launched.status_code == 202 and launched.json()["status"] == "queued"
     assert launched.json()["results_total"] == 40 and launched.json()["progress"]["eta_s"] is None
 
-    engine.experiment_run_inline(Experiment.objects.get(public_id=eid).pk)
+    engine.experiment_run_inline(experiment_id=Experiment.objects.get(public_id=eid).pk)
     done = api.get(f"{URL}{eid}/").json()
     assert done["status"] == "completed" and done["results_done"] == 40
     progress = done["progress"]
@@ -286,7 +286,7 @@ def test_retry_failed(api, finished, workspace, user, evalset_version):
     assert response.status_code == 202, response.content
     assert response.json()["retried"] == 4
     assert response.json()["experiment"]["status"] == "queued"
-    done = engine.experiment_run_inline(finished.pk)
+    done = engine.experiment_run_inline(experiment_id=finished.pk)
     assert done.status == ExperimentStatus.COMPLETED and done.retry_round == 1
     assert Result.objects.filter(experiment=done, attempt=1).count() == 4
 
@@ -300,7 +300,7 @@ def test_retry_with_nothing_failed_is_400(api, workspace, user):
     assert "finished" in error_of(api.post(f"{URL}{experiment.public_id}/retry-failed/"))[
         "message"]  # fmt: skip
     services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
     error = error_of(api.post(f"{URL}{experiment.public_id}/retry-failed/"))
     assert "no failed rows" in error["message"]
     experiment.refresh_from_db()

@@ -38,7 +38,7 @@ def run(workspace, user, evalset_version, versions, name="done"):
         bindings=[{"evaluator_version": v} for v in versions], chunk_size=10,
     )  # fmt: skip
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 @pytest.fixture
@@ -270,7 +270,7 @@ def test_progress_partial_polls_while_active_then_reloads(web, workspace, user, 
     partial = web.get(page_of(experiment, "progress", "?active=1"))
     assert partial.content.decode().startswith('<section class="card" id="progress"')
     assert "0 of 40 results" in partial.content.decode()
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
     done = web.get(page_of(experiment, "progress", "?active=1"))
     assert done["HX-Refresh"] == "true"  # the page reloads once to show the final numbers
     assert "hx-trigger" not in web.get(page_of(experiment, "progress")).content.decode()
@@ -285,7 +285,7 @@ def test_cancel_retry_and_clone_buttons(web, finished, workspace, user, evalset_
     assert "Retrying 4 failed rows" in retried
     finished.refresh_from_db()
     assert finished.status == ExperimentStatus.QUEUED and finished.retry_round == 1
-    engine.experiment_run_inline(finished.pk)
+    engine.experiment_run_inline(experiment_id=finished.pk)
 
     evaluator = evaluator_version.evaluator
     evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user,

@@ -2,7 +2,7 @@
 
 A chunk is claimed under a lease token; whoever lost the lease (the reaper revived the chunk
 for another runner) writes nothing and cannot mark it done. Every status write is one
-conditional UPDATE in experiments.lifecycle.
+conditional UPDATE in experiments.engine.lifecycle.
 """
 
 import re
@@ -13,7 +13,8 @@ import pytest
 from django.db import IntegrityError
 from django.utils import timezone
 
-from experiments import engine, lifecycle, services
+from experiments import engine, services
+from experiments.engine import lifecycle
 from experiments.models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus, Result
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
@@ -30,7 +31,7 @@ def launched(workspace, user):
         bindings=[{"evaluator_version": ev}], chunk_size=10,
     )  # fmt: skip
     services.experiment_launch(experiment=experiment)
-    engine.experiment_begin(experiment.pk)
+    engine.experiment_begin(experiment_id=experiment.pk)
     return experiment
 
 
@@ -53,17 +54,17 @@ def test_a_live_lease_cannot_be_claimed_an_expired_one_can(launched):
 
 def test_a_superseded_runner_writes_nothing_and_cannot_finish_the_chunk(launched):
     chunk = launched.chunks.order_by("index").first()
-    claimed, old_token = engine.chunk_claim(chunk.pk)
+    claimed, old_token = engine.chunk_claim(chunk_id=chunk.pk)
     expire(chunk.pk)
     reaped = engine.experiments_reap()  # the worker looks dead: the chunk is revived
     assert chunk.pk in {c.pk for c in reaped.send}
-    new_chunk, new_token = engine.chunk_claim(chunk.pk)
-    assert engine.chunk_run(claimed, old_token, keeper=False) == "stopped"
+    new_chunk, new_token = engine.chunk_claim(chunk_id=chunk.pk)
+    assert engine.chunk_run(chunk=claimed, token=old_token, keeper=False) == "stopped"
     assert Result.objects.count() == 0
-    assert engine.chunk_complete(claimed, old_token) == []
+    assert engine.chunk_complete(chunk=claimed, token=old_token) == []
     assert ExperimentChunk.objects.get(pk=chunk.pk).status == ChunkStatus.RUNNING
-    assert engine.chunk_run(new_chunk, new_token, keeper=False) == "done"
-    engine.chunk_complete(new_chunk, new_token)
+    assert engine.chunk_run(chunk=new_chunk, token=new_token, keeper=False) == "done"
+    engine.chunk_complete(chunk=new_chunk, token=new_token)
     assert Result.objects.count() == 10
     assert ExperimentChunk.objects.get(pk=chunk.pk).status == ChunkStatus.DONE
 
@@ -72,20 +73,20 @@ def test_the_upsert_keeps_one_row_when_two_runners_write_the_same_rows(launched)
     # Both runners found the rows missing (they checked before either wrote): the second
     # write must update, not duplicate and not fail. Without ON CONFLICT it raises.
     chunk = launched.chunks.order_by("index").first()
-    claimed, token = engine.chunk_claim(chunk.pk)
-    assert engine.chunk_run(claimed, token, keeper=False) == "done"
+    claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
+    assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
     rows = list(Result.objects.filter(experiment=launched))
     for row in rows:
         row.pk, row.reason = None, "written again"
-    engine.results_upsert(rows)
+    engine.results_upsert(rows=rows)
     assert Result.objects.filter(experiment=launched).count() == 10
     assert set(Result.objects.values_list("reason", flat=True)) == {"written again"}
 
 
 def test_without_the_unique_constraint_the_database_would_refuse_duplicates(launched):
     chunk = launched.chunks.order_by("index").first()
-    claimed, token = engine.chunk_claim(chunk.pk)
-    engine.chunk_run(claimed, token, keeper=False)
+    claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
+    engine.chunk_run(chunk=claimed, token=token, keeper=False)
     row = Result.objects.filter(experiment=launched).first()
     row.pk = None
     with pytest.raises(IntegrityError):
@@ -115,11 +116,11 @@ def test_experiment_events_move_only_from_their_states(launched, status, event, 
 
 def test_a_cancel_asked_after_the_last_row_ends_cancelled_not_completed(launched):
     for chunk in launched.chunks.order_by("index"):
-        claimed, token = engine.chunk_claim(chunk.pk)
-        assert engine.chunk_run(claimed, token, keeper=False) == "done"
+        claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
+        assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
         if chunk.index == 1:
             Experiment.objects.filter(pk=launched.pk).update(cancel_requested=True)
-        engine.chunk_complete(claimed, token)
+        engine.chunk_complete(chunk=claimed, token=token)
     launched.refresh_from_db()
     assert launched.status == ExperimentStatus.CANCELLED and launched.finished_at
 

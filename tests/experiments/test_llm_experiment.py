@@ -70,7 +70,7 @@ def run(workspace, user, version, bindings, provider, name):
         target=target,
     )
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def test_prompt_target_then_llm_judge_then_cache(setup, workspace, user, llm_server):

@@ -60,7 +60,7 @@ def test_a_30_mb_judge_answer_grows_the_database_by_a_few_hundred_kb(workspace, 
     )  # fmt: skip
     services.experiment_launch(experiment=experiment)
     before = stored_bytes()
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
     grown = stored_bytes() - before
     results = list(Result.objects.filter(experiment=experiment))
     assert len(results) == 2
@@ -87,7 +87,7 @@ def test_a_30_mb_target_answer_is_stored_capped(workspace, user, llm_server):
         bindings=[{"evaluator_version": code}], target=target,
     )  # fmt: skip
     services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment.pk)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
     output = TargetResult.objects.get().output
     assert len(output.encode()) <= caps.ANSWER_BYTES + 40 and "… truncated" in output
     result = Result.objects.get()

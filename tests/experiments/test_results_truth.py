@@ -6,11 +6,11 @@ import pytest
 
 from evalsets.models import EvalSetItem
 from experiments import services
-from experiments.calibration import agreement_metrics, confusion_counts
-from experiments.dashboard import dashboard_cards
-from experiments.exports import export_stream
 from experiments.models import JudgeCalibration, Result
-from experiments.standing import band
+from experiments.results.calibration import agreement_metrics, confusion_counts
+from experiments.results.dashboard import dashboard_cards
+from experiments.results.exports import export_stream
+from experiments.results.standing import band
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
 pytestmark = pytest.mark.django_db

@@ -272,7 +272,7 @@ SHIPPED = [
 
 @pytest.mark.parametrize(("counts", "expected"), SHIPPED)
 def test_the_shipped_interval_is_pinned_on_known_vectors(counts, expected):
-    from experiments.aggregates import MIN_SAMPLE
+    from experiments.results.aggregates import MIN_SAMPLE
 
     fails, passes = counts
     assert bootstrap_ci(fails, passes, min_sample=MIN_SAMPLE, seed=0) == expected
@@ -287,7 +287,7 @@ def test_the_shipped_interval_is_pinned_on_known_vectors(counts, expected):
 
 
 def test_the_dashboard_pass_interval_is_the_fail_interval_mirrored(workspace, user):
-    from experiments.dashboard import dashboard_cards
+    from experiments.results.dashboard import dashboard_cards
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(54))

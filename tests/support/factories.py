@@ -110,7 +110,7 @@ def run_inline(*, workspace, user, version, evaluator_version, name: str = "run"
         bindings=[{"evaluator_version": evaluator_version}],
     )
     services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment.pk)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def make_provider(*, workspace, server, api_key: str = "sk-test-assay-0123456789", **fields):

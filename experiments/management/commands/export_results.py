@@ -6,8 +6,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from experiments.exports import FORMATS, export_stream
 from experiments.models import Experiment
+from experiments.results.exports import FORMATS, export_stream
 
 
 class Command(BaseCommand):

@@ -7,8 +7,8 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from experiments import engine, services
-from experiments.console import progress_bar, summary_lines
 from experiments.models import Experiment, ExperimentStatus
+from experiments.results.console import progress_bar, summary_lines
 
 
 class Command(BaseCommand):
@@ -31,7 +31,7 @@ class Command(BaseCommand):
         if found.status == ExperimentStatus.DRAFT:
             found = services.experiment_launch(experiment=found)
         if inline:
-            engine.experiment_run_inline(found.pk)
+            engine.experiment_run_inline(experiment_id=found.pk)
         found = self._wait(found, timeout)
         self._summary(found, narrow=narrow)
         if found.status != ExperimentStatus.COMPLETED:

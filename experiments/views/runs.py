@@ -15,11 +15,11 @@ from assay.decorators import workspace_view
 from assay.selectors import providers_list
 from evaluators.policies import describe_policy
 
-from . import selectors, services
-from .dashboard import dashboard_cards
-from .forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
-from .models import ExperimentStatus, ResultStatus, Verdict
-from .targets import target_get
+from .. import selectors, services
+from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
+from ..models import ExperimentStatus, ResultStatus, Verdict
+from ..results.dashboard import dashboard_cards
+from ..targets import target_get
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from assay.csvcells import csv_safe_row
 from evaluators.turns import turn_output
 
-from .models import Experiment, Result, Verdict
+from ..models import Experiment, Result, Verdict
 
 CSV_FIELDS = [
     "item_id",

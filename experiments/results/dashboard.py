@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from evaluators.policies import describe_policy
 
-from .models import Experiment
+from ..models import Experiment
+from ..stats import COUNT_KEYS
 from .standing import relative_standing
-from .stats import COUNT_KEYS
 
 MIN_WHISKER = 0.001  # an interval narrower than this is not drawn (as garak does)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .models import Aggregate, EvaluatorBinding, ExperimentStatus
+from ..models import Aggregate, EvaluatorBinding, ExperimentStatus
 
 BANDS = [(-1.0, "far below"), (-0.125, "below"), (0.125, "typical"), (1.0, "above")]
 MIN_HISTORY = 3

@@ -11,10 +11,10 @@ from assay.decorators import workspace_view
 from evaluators.debug import prompt_text
 from evaluators.turns import DATASET, TARGET
 
-from . import selectors, services
-from .dashboard import dashboard_cards
-from .exports import FORMATS, export_filename, export_stream
-from .forms_results import CorrectionForm
+from .. import selectors, services
+from ..forms import CorrectionForm
+from ..results.dashboard import dashboard_cards
+from ..results.exports import FORMATS, export_filename, export_stream
 
 EXPORT_MIME = {"csv": "text/csv", "jsonl": "application/x-ndjson",
                  "report": "application/x-ndjson", "hitlog": "application/x-ndjson"}  # fmt: skip

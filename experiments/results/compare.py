@@ -16,8 +16,8 @@ from django.utils.safestring import mark_safe
 from assay.models import Workspace
 from evaluators.turns import TARGET
 
-from .models import Experiment, Result
-from .stats import compare_paired
+from ..models import Experiment, Result
+from ..stats import compare_paired
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
 

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus
+from ..models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus
 
 E, C = ExperimentStatus, ChunkStatus
 EXPERIMENT_EVENTS: dict[str, tuple[tuple[str, ...], str]] = {

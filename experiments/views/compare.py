@@ -17,8 +17,8 @@ from assay.api.base import WorkspaceMixin
 from assay.csvcells import csv_safe_row
 from assay.decorators import workspace_view
 
-from .compare import FILTERS, compare_experiments, diff_page, diff_rows
-from .models import Experiment, ExperimentStatus
+from ..models import Experiment, ExperimentStatus
+from ..results.compare import FILTERS, compare_experiments, diff_page, diff_rows
 
 PAGE_SIZE = 25
 
@@ -83,7 +83,7 @@ def comparison_context(workspace, params: dict) -> dict:
 
 def _chart(baseline, candidates, results) -> list[dict]:
     """Pass rate with its CI per experiment, for each evaluator of the baseline."""
-    from .models import Aggregate
+    from ..models import Aggregate
 
     rows = []
     experiments = [baseline, *candidates]

@@ -17,8 +17,8 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus
 from . import lifecycle
-from .models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus
 
 QUEUE = {ChunkKind.TARGET: "llm", ChunkKind.LLM: "llm", ChunkKind.CODE: "code"}
 KINDS_OF = {"llm": (ChunkKind.TARGET, ChunkKind.LLM), "code": (ChunkKind.CODE,)}

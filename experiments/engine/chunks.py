@@ -1,35 +1,25 @@
-"""The run engine: chunk work under a lease, idempotent result upserts, progress, finalisation,
-the reaper.
+"""Chunk work: claim under a lease, run what is missing in mini-batches, commit each with a
+lease check and a conditional progress bump, complete once.
 
 Every function takes ids or rows and is safe to run twice: a chunk computes what is missing
-(results that do not exist yet, or error/timeout rows in a retry round) and upserts only that,
-and each mini-batch commits its rows together with a check that this runner still holds the
-chunk's lease and the experiment is still running. Status changes go through
-`experiments.lifecycle`; which chunk runs next is `experiments.dispatch`'s business.
+(results that do not exist yet, or error/timeout rows in a retry round) and upserts only that.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
-from dataclasses import dataclass, field
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
-from assay.caps import ERROR_BYTES, MESSAGE_BYTES, cap_json, cap_text
+from assay.caps import ERROR_BYTES, cap_json, cap_text
 from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, evaluator_run_batch
 
-from . import lifecycle
-from .dispatch import chunks_dispatch
-from .leases import ChunkLease
-from .mapping import build_turn
-from .models import (
+from ..mapping import build_turn
+from ..models import (
     ChunkKind,
     ChunkStatus,
     EvaluatorBinding,
@@ -40,9 +30,11 @@ from .models import (
     ResultStatus,
     TargetResult,
 )
-from .targets import target_get
-
-log = logging.getLogger(__name__)
+from ..targets import target_get
+from . import lifecycle
+from .dispatch import chunks_dispatch
+from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
+from .leases import ChunkLease
 
 MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
 RESULT_UPDATE_FIELDS = ["status", "score", "reason", "verdict", "error", "stdout", "latency_ms",
@@ -56,7 +48,7 @@ class ChunkStopped(Exception):
     """This runner must stop: cancel was asked, or its lease or the experiment moved on."""
 
 
-def experiment_begin(experiment_id: int) -> list[ExperimentChunk]:
+def experiment_begin(*, experiment_id: int) -> list[ExperimentChunk]:
     """queued → running (or keep running); return the chunks dispatched now."""
     now = timezone.now()
     if not lifecycle.experiment_move(experiment_id, "start", heartbeat_at=now):
@@ -66,12 +58,12 @@ def experiment_begin(experiment_id: int) -> list[ExperimentChunk]:
         experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
     )
     if not unfinished.exists():
-        experiment_finalize_if_done(experiment_id)
+        experiment_finalize_if_done(experiment_id=experiment_id)
         return []
     return chunks_dispatch()
 
 
-def chunk_claim(chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
+def chunk_claim(*, chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
     """Take a chunk under a fresh lease, or None when it is done or someone holds it."""
     token = lifecycle.chunk_claim(chunk_id)
     if token is None:
@@ -79,14 +71,14 @@ def chunk_claim(chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
     return ExperimentChunk.objects.select_related("experiment").get(pk=chunk_id), token
 
 
-def chunk_unclaimable_reason(chunk_id: int) -> str:
+def chunk_unclaimable_reason(*, chunk_id: int) -> str:
     """Why a delivered chunk was not taken (for the task's result and logs)."""
     status = ExperimentChunk.objects.filter(pk=chunk_id).values_list("status", flat=True).first()
     return {ChunkStatus.DONE: "already done", ChunkStatus.RUNNING: "held by another worker",
             None: "no such chunk"}.get(status, f"not claimable ({status})")  # fmt: skip
 
 
-def chunk_run(chunk: ExperimentChunk, token: uuid.UUID, *, keeper: bool = True) -> str:
+def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) -> str:
     """Do the chunk's missing work; 'done', 'cancelled', 'stopped' (lease lost) or 'skipped'.
 
     `keeper` runs the lease keeper thread (tasks); the inline runner checks between batches.
@@ -94,7 +86,7 @@ def chunk_run(chunk: ExperimentChunk, token: uuid.UUID, *, keeper: bool = True) 
     experiment = chunk.experiment
     if experiment.status != ExperimentStatus.RUNNING or experiment.cancel_requested:
         lifecycle.chunk_move(chunk.pk, "release", token=token)
-        experiment_settle_cancel(experiment.pk)
+        experiment_settle_cancel(experiment_id=experiment.pk)
         return "cancelled" if experiment.cancel_requested else "skipped"
     with ChunkLease(chunk.pk, experiment.pk, token, keeper=keeper) as lease:
         try:
@@ -116,12 +108,12 @@ def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
 def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
     """Give the chunk back (if still ours) and, after a cancel, end the run as cancelled."""
     lifecycle.chunk_move(chunk.pk, "release", token=lease.token)
-    if experiment_settle_cancel(chunk.experiment_id) or lease.reason == "cancelled":
+    if experiment_settle_cancel(experiment_id=chunk.experiment_id) or lease.reason == "cancelled":
         return "cancelled"
     return "stopped"
 
 
-def chunk_complete(chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentChunk]:
+def chunk_complete(*, chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentChunk]:
     """Mark done once (only by the lease holder); return the chunks dispatched next."""
     if not lifecycle.chunk_move(chunk.pk, "done", token=token, finished_at=timezone.now()):
         return []
@@ -131,17 +123,19 @@ def chunk_complete(chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentC
         experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
     ):
         lifecycle.chunk_move(waiting.pk, "unblock")
-    experiment_finalize_if_done(chunk.experiment_id)  # or settles a cancel that was asked
+    experiment_finalize_if_done(
+        experiment_id=chunk.experiment_id
+    )  # or settles a cancel that was asked
     return chunks_dispatch()
 
 
-def chunk_failed(chunk_id: int, message: str) -> None:
+def chunk_failed(*, chunk_id: int, message: str) -> None:
     """A chunk's task raised: the chunk and its experiment fail at once (rows are kept)."""
     chunk = ExperimentChunk.objects.filter(pk=chunk_id).first()
     if chunk is None:
         return
     lifecycle.chunk_move(chunk_id, "fail", error=cap_text(message, ERROR_BYTES))
-    experiment_fail(chunk.experiment_id, f"A chunk of work failed: {message}")
+    experiment_fail(experiment_id=chunk.experiment_id, message=f"A chunk of work failed: {message}")
 
 
 def _chunk_items(chunk: ExperimentChunk):
@@ -199,7 +193,7 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
             cancel=lease.stop,
         )
         rows = _result_rows(experiment, binding, todo, turns, outcomes)
-        _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows))
+        _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows=rows))
 
 
 def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
@@ -246,7 +240,7 @@ def _result_rows(experiment, binding, items, turns, outcomes) -> list[Result]:
     ]
 
 
-def results_upsert(rows: list[Result]) -> None:
+def results_upsert(*, rows: list[Result]) -> None:
     """Insert results, or update the row already there for (experiment, item, binding): two
     runners that both found a row missing still leave exactly one."""
     Result.objects.bulk_create(
@@ -302,159 +296,3 @@ def _bounded_target(out: dict) -> dict:
 
 WORK = {ChunkKind.TARGET: _run_target, ChunkKind.CODE: _run_evaluators,
         ChunkKind.LLM: _run_evaluators}  # fmt: skip
-
-
-# ----------------------------------------------------------------------------- finishing
-
-
-def experiment_finalize_if_done(experiment_id: int) -> bool:
-    """The last chunk finalises: running → completed exactly once, then the aggregates."""
-    if ExperimentChunk.objects.filter(
-        experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
-    ).exists():
-        return _cancel_asked(experiment_id) and experiment_settle_cancel(experiment_id)
-    # claim and aggregates commit together: nobody sees "completed" without its numbers
-    with transaction.atomic():
-        now = timezone.now()
-        claimed = lifecycle.experiment_move(
-            experiment_id, "complete", where=Q(cancel_requested=False), finished_at=now,
-            heartbeat_at=now,
-        )  # fmt: skip
-        if claimed:
-            _settle(experiment_id)
-    return claimed or experiment_settle_cancel(experiment_id)
-
-
-def _cancel_asked(experiment_id: int) -> bool:
-    return Experiment.objects.filter(
-        pk=experiment_id, cancel_requested=True, status=ExperimentStatus.RUNNING
-    ).exists()
-
-
-def experiment_settle_cancel(experiment_id: int) -> bool:
-    """End a run whose cancel was asked: → cancelled once, with its numbers."""
-    with transaction.atomic():
-        cancelled = lifecycle.experiment_move(
-            experiment_id, "cancel", where=Q(cancel_requested=True), finished_at=timezone.now()
-        )
-        if cancelled:
-            _settle(experiment_id)
-    return cancelled
-
-
-def _settle(experiment_id: int) -> None:
-    from .aggregates import aggregates_refresh
-    from .calibration import calibrations_record
-
-    _settle_counters(experiment_id)
-    experiment = Experiment.objects.get(pk=experiment_id)
-    calibrations_record(experiment=experiment)
-    aggregates_refresh(experiment=experiment)
-
-
-def _settle_counters(experiment_id: int) -> None:
-    """Counters bumped by concurrent chunks are exact once everything is written."""
-    count = Result.objects.filter(experiment_id=experiment_id).count()
-    Experiment.objects.filter(pk=experiment_id).update(results_done=count)
-
-
-def experiment_fail(experiment_id: int, message: str) -> None:
-    """→ failed (from queued or running), keeping every finished row."""
-    with transaction.atomic():
-        failed = lifecycle.experiment_move(
-            experiment_id, "fail", finished_at=timezone.now(),
-            error_message=cap_text(message, MESSAGE_BYTES),
-        )  # fmt: skip
-        if failed:
-            _settle(experiment_id)
-
-
-# ----------------------------------------------------------------------------- the reaper
-
-
-@dataclass
-class Reaped:
-    """What one reaper pass found: chunks to send again, experiments to start again."""
-
-    send: list[ExperimentChunk] = field(default_factory=list)
-    start: list[int] = field(default_factory=list)
-    touched: set[int] = field(default_factory=set)
-
-
-def experiments_reap() -> Reaped:
-    """Revive chunks whose lease expired (their worker died), resend chunk messages and
-    start messages that were lost (a broker restarted without persistence), finish runs whose
-    last step was interrupted, and dispatch what can run."""
-    now, reaped = timezone.now(), Reaped()
-    stale = now - timedelta(seconds=settings.ASSAY_EXPERIMENT_STALE_S)
-    _revive_expired(now, reaped)
-    _resend_lost(now, stale, reaped)
-    _restart_lost_starts(now, stale, reaped)
-    for experiment_id in Experiment.objects.filter(status=ExperimentStatus.RUNNING).values_list(
-        "pk", flat=True
-    ):
-        experiment_finalize_if_done(experiment_id)
-    reaped.send += chunks_dispatch()
-    return reaped
-
-
-def _revive_expired(now, reaped: Reaped) -> None:
-    expired = ExperimentChunk.objects.filter(status=ChunkStatus.RUNNING, lease_expires_at__lt=now)
-    for chunk in expired:
-        reaped.touched.add(chunk.experiment_id)
-        if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
-            lifecycle.chunk_move(chunk.pk, "fail", error="its worker died or it hung repeatedly")
-            experiment_fail(
-                chunk.experiment_id,
-                "A chunk failed repeatedly (its worker died or it hung); the finished rows are "
-                "kept.",
-            )
-            continue
-        lifecycle.chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
-
-
-def _resend_lost(now, stale, reaped: Reaped) -> None:
-    lost = ExperimentChunk.objects.filter(
-        status=ChunkStatus.QUEUED, queued_at__lt=stale,
-        experiment__status=ExperimentStatus.RUNNING,
-    ).select_related("experiment")  # fmt: skip
-    for chunk in lost:
-        if lifecycle.chunk_move(chunk.pk, "resend", where=Q(queued_at__lt=stale), queued_at=now):
-            reaped.send.append(chunk)
-            reaped.touched.add(chunk.experiment_id)
-
-
-def _restart_lost_starts(now, stale, reaped: Reaped) -> None:
-    for experiment in Experiment.objects.filter(
-        status=ExperimentStatus.QUEUED, heartbeat_at__lt=stale
-    ):
-        if Experiment.objects.filter(pk=experiment.pk, heartbeat_at__lt=stale).update(
-            heartbeat_at=now
-        ):
-            reaped.start.append(experiment.pk)
-            reaped.touched.add(experiment.pk)
-
-
-def experiment_run_inline(experiment_id: int) -> Experiment:
-    """Run a launched experiment in this process, chunk by chunk (demo data, operators' --inline).
-
-    Uses the same begin/claim/run/complete steps as the tasks, so the result is identical; it
-    takes its own experiment's chunks in order instead of waiting for dispatch.
-    """
-    experiment_begin(experiment_id)
-    while (chunk := _next_inline_chunk(experiment_id)) is not None:
-        claimed = chunk_claim(chunk.pk)
-        if claimed is None:
-            break
-        chunk, token = claimed
-        if chunk_run(chunk, token, keeper=False) != "done":
-            break
-        chunk_complete(chunk, token)
-    return Experiment.objects.get(pk=experiment_id)
-
-
-def _next_inline_chunk(experiment_id: int) -> ExperimentChunk | None:
-    ready = ExperimentChunk.objects.filter(
-        experiment_id=experiment_id, status__in=[ChunkStatus.PENDING, ChunkStatus.QUEUED]
-    )
-    return ready.order_by("index", "kind").first()

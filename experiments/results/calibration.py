@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalsets.models import EvalSetItem
 
-from .models import EvaluatorBinding, Experiment, JudgeCalibration, Result, Verdict
+from ..models import EvaluatorBinding, Experiment, JudgeCalibration, Result, Verdict
 
 P, F = Verdict.PASS.value, Verdict.FAIL.value
 # (judge, human) → confusion cell; a fail is the positive class (the harm or error detected)

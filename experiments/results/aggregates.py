@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .models import Aggregate, Experiment, Result
-from .stats import bootstrap_ci, mean_ci, summarize
+from ..models import Aggregate, Experiment, Result
+from ..stats import bootstrap_ci, mean_ci, summarize
 
 MIN_SAMPLE = 30
 

@@ -18,8 +18,8 @@ import uuid
 
 from django.db import close_old_connections, connections
 
+from ..models import Experiment
 from . import lifecycle
-from .models import Experiment
 
 log = logging.getLogger(__name__)
 TICK_S = 1.0

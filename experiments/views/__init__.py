@@ -1,0 +1,1 @@
+"""Pages: runs (list, new, detail, progress), results (dashboard, drawer, exports), compare."""
