@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
 
-from . import debug, selectors, services
+from . import selectors, services
 from . import serializers as s
 from .models import Evaluator
 
@@ -85,7 +85,7 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         evaluator = self.get_object()
         serializer = s.DebugRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        outcomes = debug.evaluator_debug(evaluator=evaluator, **serializer.validated_data)
+        outcomes = services.evaluator_debug(evaluator=evaluator, **serializer.validated_data)
         return Response({"results": [o.to_dict() for o in outcomes]})
 
 
@@ -142,7 +142,7 @@ class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
         evaluator = self.evaluator()
         serializer = s.VersionSubmitSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        created = debug.evaluator_submit_with_tests(
+        created = services.evaluator_submit_with_tests(
             evaluator=evaluator, user=request.user, **serializer.validated_data
         )
         return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
@@ -198,7 +198,7 @@ class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
         evaluator = self.evaluator()
         serializer = s.TestCaseSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        case = debug.testcase_create(
+        case = services.testcase_create(
             evaluator=evaluator, user=request.user, **serializer.validated_data
         )
         return Response(s.TestCaseSerializer(case).data, status=status.HTTP_201_CREATED)
@@ -207,14 +207,14 @@ class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
         case = self.get_object()
         serializer = s.TestCaseSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        case = debug.testcase_update(case=case, **serializer.validated_data)
+        case = services.testcase_update(case=case, **serializer.validated_data)
         return Response(s.TestCaseSerializer(case).data)
 
     def perform_destroy(self, instance):
-        debug.testcase_delete(case=instance)
+        services.testcase_delete(case=instance)
 
     @extend_schema(request=None, responses=dict)
     @action(detail=False, methods=["post"])
     def run(self, request, evaluator_id=None):
         """Run every test case on the draft and report agreement."""
-        return Response(debug.evaluator_run_tests(evaluator=self.evaluator()))
+        return Response(services.evaluator_run_tests(evaluator=self.evaluator()))

@@ -4,7 +4,7 @@ from django.db.models.signals import post_migrate
 
 def _sync_templates(sender, **kwargs):
     """Templates ship as data in the repo; every migrate brings the table in line with it."""
-    from .templates_sync import templates_sync
+    from .presets.sync import templates_sync
 
     templates_sync()
 

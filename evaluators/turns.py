@@ -46,6 +46,40 @@ def turn_output(turn: Mapping | None) -> str | None:
     return None
 
 
+ALIASES = {"output": "actual_output", "actual_output": "output"}
+
+
+def turn_from_row(config: dict, data: dict) -> dict:
+    """A debug turn from an evalset row: each declared variable takes the same-named column
+    (output-like names also accept `actual_output`/`output`)."""
+    contents = {}
+    for variable in config.get("input_variables") or []:
+        name = variable["name"]
+        content = data.get(name) or data.get(ALIASES.get(name, ""))
+        if content is not None:
+            contents[name] = content
+    return turn_build(contents)
+
+
+def sample_turn(config: dict) -> dict:
+    """A turn pre-filled from the declared variables, for the debug panel's first run."""
+    variables = config.get("input_variables") or []
+    return turn_build({v["name"]: _sample_content(v["content_type"], v["name"]) for v in variables})
+
+
+def _sample_content(content_type: str, name: str) -> dict:
+    if content_type == "Text":
+        return {"content_type": "Text", "text": f"example {name}"}
+    if content_type == "Image":
+        return {"content_type": "Image", "image": {"url": "https://example.com/image.png"}}
+    if content_type == "Audio":
+        return {
+            "content_type": "Audio",
+            "audio": {"url": "https://example.com/a.mp3", "format": "mp3"},
+        }
+    return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}
+
+
 def for_pages() -> dict:
     """The shape for the debug panel's JavaScript (a JSON block on the page)."""
     return {"groups": list(GROUPS), "output_names": sorted(OUTPUT_NAMES)}

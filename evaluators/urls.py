@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import debug_views, views
+from .views import debug as debug_views
+from .views import library as views
 
 app_name = "evaluators"
 urlpatterns = [

@@ -28,8 +28,7 @@ ALLOWED = {
     "sandbox": set(),
 }
 WIRING = {"assay/urls.py", "assay/api/urls.py"}
-UPPER = {"views", "api", "forms", "serializers", "tasks", "urls", "compare_views",
-         "result_views", "debug_views"}  # fmt: skip
+UPPER = {"views", "api", "forms", "serializers", "tasks", "urls"}
 LAYERS = {"models": UPPER | {"services", "selectors"}, "services": UPPER - {"tasks"},
           "selectors": UPPER}  # fmt: skip
 

@@ -263,3 +263,19 @@ def template_variables(config: Mapping[str, Any]) -> set[str]:
             else:
                 names.update(PLACEHOLDER_RE.findall(part.get("text") or ""))
     return names
+
+
+def prompt_text(request: dict | None) -> str:
+    """The rendered messages as readable text; media parts shown as markers, not data."""
+    if not request:
+        return ""
+    blocks = []
+    for message in request.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(
+                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
+                for part in content
+            )
+        blocks.append(f"[{message.get('role')}]\n{content}")
+    return "\n\n".join(blocks)

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
-from evaluators.debug import prompt_text
+from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET, TARGET
 
 from .. import selectors, services

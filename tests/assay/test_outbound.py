@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 
 from assay.outbound import OutboundRefused, outbound_policy, resolve_checked, url_problem
-from evaluators.debug import evaluator_debug
+from evaluators.services import evaluator_debug
 from tests.support.factories import make_llm_evaluator, make_provider
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from assay import services
 from assay.models import Membership, ModelProvider, Secret
-from evaluators.debug import evaluator_debug
+from evaluators.services import evaluator_debug
 from experiments import engine
 from experiments import services as experiment_services
 from experiments.models import Result

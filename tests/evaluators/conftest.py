@@ -27,7 +27,7 @@ def code_evaluator(workspace, user):
 
 @pytest.fixture
 def templates(db):
-    from evaluators.templates_sync import templates_sync
+    from evaluators.presets.sync import templates_sync
 
     templates_sync()
     return EvaluatorTemplate.objects.all()

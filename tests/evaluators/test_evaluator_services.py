@@ -7,7 +7,7 @@ from assay.immutable import ImmutableVersionError
 from evaluators import services
 from evaluators.models import EvaluatorTemplate, EvaluatorVersion
 from evaluators.presets import load_presets
-from evaluators.templates_sync import templates_sync
+from evaluators.presets.sync import templates_sync
 
 pytestmark = pytest.mark.django_db
 

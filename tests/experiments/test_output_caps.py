@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from assay import caps
-from evaluators.debug import evaluator_debug
+from evaluators.services import evaluator_debug
 from experiments import engine, services
 from experiments.models import Result, TargetResult
 from tests.support.factories import (

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from evaluators.templates_sync import templates_sync
+from evaluators.presets.sync import templates_sync
 
 
 class Command(BaseCommand):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .presets import load_presets
+from . import load_presets
 
 
 def templates_sync() -> tuple[int, int]:
     """Create or update one template per preset; returns (created, updated)."""
-    from .models import EvaluatorTemplate
+    from ..models import EvaluatorTemplate
 
     created = updated = 0
     with transaction.atomic():

@@ -14,11 +14,11 @@ from django.views.decorators.http import require_POST
 from assay.decorators import workspace_view
 from assay.views import add_errors
 
-from . import selectors, services, turns
-from .debug import evaluator_submit_with_tests, sample_turn
-from .forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
-from .kinds import KINDS, kind_choices
-from .policies import describe_policy
+from .. import selectors, services, turns
+from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
+from ..kinds import KINDS, kind_choices
+from ..policies import describe_policy
+from ..turns import sample_turn
 
 
 @workspace_view()
@@ -145,7 +145,7 @@ def submit(request, id):
     form = SubmitVersionForm(request.POST)
     if form.is_valid():
         try:
-            version = evaluator_submit_with_tests(
+            version = services.evaluator_submit_with_tests(
                 evaluator=evaluator, user=request.user, **form.cleaned_data
             )
         except ValidationError as exc:

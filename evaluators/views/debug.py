@@ -11,10 +11,11 @@ from django.views.decorators.http import require_POST
 
 from assay.decorators import workspace_view
 
-from . import config as schema
-from . import debug, selectors
-from .debug import prompt_text
-from .models import EvaluatorTestCase
+from .. import config as schema
+from .. import selectors, services
+from ..llm.render import prompt_text
+from ..models import EvaluatorTestCase
+from ..turns import turn_from_row
 
 
 def _json_field(request, name: str, default=None):
@@ -38,7 +39,7 @@ def debug_run(request, id):
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     try:
         turns = _json_field(request, "turns")
-        outcomes = debug.evaluator_debug(
+        outcomes = services.evaluator_debug(
             evaluator=evaluator, turns=turns, config=_json_field(request, "config")
         )
     except ValidationError as exc:
@@ -90,7 +91,7 @@ def debug_rows(request, id):
         limit=_int(request.GET.get("limit"), default=10),
     )
     config = _json_field(request, "config") if request.method == "POST" else None
-    turns = [debug.turn_from_row(config or evaluator.draft_config, row["data"]) for row in rows]
+    turns = [turn_from_row(config or evaluator.draft_config, row["data"]) for row in rows]
     return JsonResponse({"turns": turns, "count": len(turns)})
 
 
@@ -127,7 +128,7 @@ def testcase_save(request, id):
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     errors = []
     try:
-        debug.testcase_create(
+        services.testcase_create(
             evaluator=evaluator,
             user=request.user,
             name=request.POST.get("name", ""),
@@ -145,7 +146,7 @@ def testcase_delete(request, id, case_id):
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     case = evaluator.test_cases.filter(public_id=case_id).first()
     if case is not None:
-        debug.testcase_delete(case=case)
+        services.testcase_delete(case=case)
     return _tests_partial(request, evaluator)
 
 
@@ -162,7 +163,7 @@ def tests_run(request, id):
         return _tests_partial(request, evaluator, errors=_errors(exc), status=400)
     except schema.ConfigError as exc:
         return _tests_partial(request, evaluator, errors=[str(exc)], status=400)
-    result = debug.evaluator_run_tests(evaluator=evaluator, config=config)
+    result = services.evaluator_run_tests(evaluator=evaluator, config=config)
     return _tests_partial(request, evaluator, result=result)
 
 

@@ -10,10 +10,10 @@ from django.utils import timezone
 from assay import semver
 from assay.models import Workspace
 
-from . import config as config_schema
-from .kinds import kind_get
-from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
-from .policies import validate_policy
+from .. import config as config_schema
+from ..kinds import kind_get
+from ..models import Evaluator, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
+from ..policies import validate_policy
 
 MAX_NAME = 120
 MAX_TAGS = 20

@@ -14,14 +14,14 @@ from django.core.exceptions import ValidationError
 
 from assay.vocabulary import CONTENT_FIELD, ContentType, Verdict
 
-from . import config as config_schema
-from . import turns
-from .models import Evaluator, EvaluatorTestCase
-from .runner import RunOutcome, evaluator_run_batch
+from .. import config as config_schema
+from ..models import Evaluator, EvaluatorTestCase
+from ..runner import RunOutcome, evaluator_run_batch
+from ..turns import GROUPS, KEYS
 
 MAX_DEBUG_TURNS = 10
 MAX_TURN_BYTES = 256 * 1024
-TURN_KEYS = turns.KEYS
+TURN_KEYS = KEYS
 TURN_SHAPE = "A turn is an object of evaluate_dataset_fields, evaluate_target_output_fields, ext."
 CONTENT_KEYS = CONTENT_FIELD
 
@@ -81,7 +81,7 @@ def _turn_problems(turn: Any, config: dict):
     yield from _ext_problems(turn.get("ext"))
     declared = {v["name"]: v for v in config.get("input_variables") or []}
     fields = {}
-    for group in turns.GROUPS:
+    for group in GROUPS:
         value = turn.get(group) or {}
         if not isinstance(value, dict):
             yield f".{group}", "Must be an object of name → content."
@@ -228,62 +228,10 @@ def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, cha
 
     The cheap checks run first, so a bad version string does not cost a test run.
     """
-    from .services import evaluator_submit_precheck, evaluator_submit_version
+    from ..services import evaluator_submit_precheck, evaluator_submit_version
 
     evaluator_submit_precheck(evaluator=evaluator, version=version)
     result = evaluator_run_tests(evaluator=evaluator) if evaluator.test_cases.exists() else None
     return evaluator_submit_version(
         evaluator=evaluator, user=user, version=version, change_note=change_note, test_result=result
     )
-
-
-ALIASES = {"output": "actual_output", "actual_output": "output"}
-
-
-def turn_from_row(config: dict, data: dict) -> dict:
-    """A debug turn from an evalset row: each declared variable takes the same-named column
-    (output-like names also accept `actual_output`/`output`)."""
-    contents = {}
-    for variable in config.get("input_variables") or []:
-        name = variable["name"]
-        content = data.get(name) or data.get(ALIASES.get(name, ""))
-        if content is not None:
-            contents[name] = content
-    return turns.turn_build(contents)
-
-
-def sample_turn(config: dict) -> dict:
-    """A turn pre-filled from the declared variables, for the debug panel's first run."""
-    variables = config.get("input_variables") or []
-    return turns.turn_build(
-        {v["name"]: _sample_content(v["content_type"], v["name"]) for v in variables}
-    )
-
-
-def _sample_content(content_type: str, name: str) -> dict:
-    if content_type == "Text":
-        return {"content_type": "Text", "text": f"example {name}"}
-    if content_type == "Image":
-        return {"content_type": "Image", "image": {"url": "https://example.com/image.png"}}
-    if content_type == "Audio":
-        return {
-            "content_type": "Audio",
-            "audio": {"url": "https://example.com/a.mp3", "format": "mp3"},
-        }
-    return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}
-
-
-def prompt_text(request: dict | None) -> str:
-    """The rendered messages as readable text; media parts shown as markers, not data."""
-    if not request:
-        return ""
-    blocks = []
-    for message in request.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "\n".join(
-                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
-                for part in content
-            )
-        blocks.append(f"[{message.get('role')}]\n{content}")
-    return "\n\n".join(blocks)

@@ -1,0 +1,1 @@
+"""Pages: the evaluator library and editor (`library`), the debug panel's endpoints (`debug`)."""
