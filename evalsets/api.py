@@ -17,7 +17,7 @@ from . import selectors, services
 from . import serializers as s
 from .export import errors_csv, export_response
 from .importing import import_create
-from .media import media_store, with_urls
+from .items.media import media_store, with_urls
 from .models import EvalSet
 
 UUID_RE = r"[0-9a-fA-F-]{36}"

@@ -10,7 +10,7 @@ import zlib
 
 from django.core.files.base import ContentFile
 
-from .media import media_store
+from .items.media import media_store
 from .models import EvalSet
 from .services import evalset_create, items_bulk, version_commit
 

@@ -17,7 +17,7 @@ from django.utils.text import slugify
 
 from assay.csvcells import csv_safe_row
 
-from .content import content_cell
+from .items.content import content_cell
 from .models import EvalSet, EvalSetVersion
 
 CHUNK = 2000

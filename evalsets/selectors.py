@@ -11,7 +11,7 @@ from django.http import Http404
 from assay.models import Workspace
 from assay.semver import sort_key
 
-from .media import with_urls
+from .items.media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
 
 DEBUG_ROWS_CAP = 10

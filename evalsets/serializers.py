@@ -6,7 +6,7 @@ import json
 
 from rest_framework import serializers
 
-from .media import with_urls
+from .items.media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
 
 

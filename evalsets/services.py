@@ -14,10 +14,10 @@ from django.utils import timezone
 from assay import semver
 from assay.models import Workspace
 
-from .content import CONTENT_TYPES
-from .media import uri_checker
+from .items.content import CONTENT_TYPES
+from .items.media import uri_checker
+from .items.rows import MAX_TAG_LEN, MAX_TAGS, RowBuilder, column_name_problem, new_item_ids
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
-from .rows import MAX_TAG_LEN, MAX_TAGS, RowBuilder, column_name_problem, new_item_ids
 
 MAX_NAME = 120
 MAX_COLUMNS = 50

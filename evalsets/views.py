@@ -15,7 +15,6 @@ from assay.decorators import workspace_view
 from assay.views import add_errors
 
 from . import selectors, services
-from .content import MEDIA_KEYS
 from .export import errors_csv, export_response
 from .forms import (
     ColumnFormSet,
@@ -27,7 +26,8 @@ from .forms import (
     column_initial,
 )
 from .importing import import_configure, import_create, proposed_mapping
-from .media import media_mime, media_store, workspace_prefix
+from .items.content import MEDIA_KEYS
+from .items.media import media_mime, media_store, workspace_prefix
 from .models import ImportStatus
 
 ROWS_PER_PAGE = 25

@@ -103,7 +103,7 @@ def provider_settings(provider: ModelProvider):
 
 def storage_media_resolver(workspace: Workspace):
     """uri → data URL for media in this workspace's storage area; others are refused."""
-    from evalsets.media import workspace_prefix
+    from evalsets.items.media import workspace_prefix
 
     prefix = workspace_prefix(workspace)
 

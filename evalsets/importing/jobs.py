@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from ..content import CONTENT_TYPES, TEXT
-from ..media import max_import_bytes, safe_name, workspace_prefix
+from ..items.content import CONTENT_TYPES, TEXT
+from ..items.media import max_import_bytes, safe_name, workspace_prefix
+from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
-from ..rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from .readers import FileProblem, jsonl_fields, jsonl_sample, read_csv
 
 EXTENSIONS = {"csv": ImportFormat.CSV, "jsonl": ImportFormat.JSONL, "ndjson": ImportFormat.JSONL}

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from assay.csvcells import csv_restore
 
-from ..content import TEXT_CELL_CAP
+from ..items.content import TEXT_CELL_CAP
 
 Record = tuple[int, dict | None, list[tuple[str, str]]]
 

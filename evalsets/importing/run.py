@@ -19,10 +19,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..media import uri_checker
+from ..items.media import uri_checker
+from ..items.rows import RowBuilder, new_item_ids
 from ..models import EvalSet, EvalSetImport, EvalSetItem, ImportFormat, ImportStatus, draft_filter
 from ..models import dumps as json_dumps
-from ..rows import RowBuilder, new_item_ids
 from ..services import next_position
 from .readers import FileProblem, read_csv, read_jsonl
 from .writer import ItemWriter, SetDeleted

@@ -2,8 +2,8 @@
 
 from django import template
 
-from ..content import MEDIA_KEYS
-from ..media import media_url
+from ..items.content import MEDIA_KEYS
+from ..items.media import media_url
 
 register = template.Library()
 

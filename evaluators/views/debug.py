@@ -57,7 +57,7 @@ def debug_run(request, id):
 @workspace_view()
 def debug_upload(request, id):
     """Store an image/audio file for a debug turn (checked by its bytes); returns its content."""
-    from evalsets.media import media_store, with_urls
+    from evalsets.items.media import media_store, with_urls
 
     selectors.evaluator_get(workspace=request.workspace, public_id=id)
     upload = request.FILES.get("file")

@@ -5,7 +5,7 @@ import pytest
 from django.core.files.base import ContentFile
 
 from evalsets.demo import flag_png
-from evalsets.media import media_store
+from evalsets.items.media import media_store
 from evalsets.models import EvalSet
 from tests.support.fixtures import screenshot, sign_in, wait_until
 

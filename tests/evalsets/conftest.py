@@ -7,7 +7,7 @@ from django.core.files.base import ContentFile
 
 from evalsets import services
 from evalsets.demo import png_bytes
-from evalsets.media import media_store
+from evalsets.items.media import media_store
 
 COLUMNS = [
     {"name": "question", "content_type": "Text", "required": True},

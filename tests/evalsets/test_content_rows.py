@@ -4,16 +4,22 @@ import uuid
 
 import pytest
 
-from evalsets.content import (
+from evalsets.demo import png_bytes
+from evalsets.items.content import (
     TEXT_CELL_CAP,
     CellError,
     content_cell,
     content_from_value,
     content_text,
 )
-from evalsets.demo import png_bytes
-from evalsets.media import sniff_media
-from evalsets.rows import RowBuilder, column_name_problem, default_mapping, new_item_ids, parse_tags
+from evalsets.items.media import sniff_media
+from evalsets.items.rows import (
+    RowBuilder,
+    column_name_problem,
+    default_mapping,
+    new_item_ids,
+    parse_tags,
+)
 
 
 def no_files(uri, kind):

@@ -239,7 +239,7 @@ def test_staged_rows_are_invisible_until_the_job_completes(evalset):
     from evalsets.importing.readers import read_csv
     from evalsets.importing.run import _Run
     from evalsets.importing.writer import ItemWriter
-    from evalsets.rows import RowBuilder
+    from evalsets.items.rows import RowBuilder
 
     job = import_create(evalset=evalset, user=None, upload=upload("a.csv", "question\nx\ny\n"))
     run = _Run(import_claim(import_id=job.pk), None)
