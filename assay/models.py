@@ -87,8 +87,8 @@ class ApiToken(models.Model):
 
 
 class Secret(models.Model):
-    """An encrypted value (a provider API key). Write-only: nothing ever returns the plaintext
-    except `assay.crypto.secret_reveal`, called only where the key is sent to its provider."""
+    """An encrypted value (a provider API key). Write-only: nothing returns the plaintext except
+    `assay.services.secret_reveal`, called only where the key is sent to its provider."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="secrets")

@@ -12,9 +12,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from . import crypto
 from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
-from .outbound import outbound_policy, url_problem
+from .safety import crypto
+from .safety.outbound import outbound_policy, url_problem
 
 User = get_user_model()
 

@@ -17,7 +17,7 @@ from .env import (
     private_dir,
     private_file,
 )
-from .outbound import outbound_policy
+from .safety.outbound import outbound_policy
 
 ASSAY_ENV = env_str("ASSAY_ENV", "development")
 if ASSAY_ENV not in {"development", "production"}:
@@ -69,8 +69,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "assay.security.SecurityHeadersMiddleware",
-    "assay.security.LocalDebugMiddleware",
+    "assay.safety.headers.SecurityHeadersMiddleware",
+    "assay.safety.headers.LocalDebugMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -87,7 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "assay.context_processors.workspace",
+                "assay.web.context.workspace",
             ],
         },
     },
@@ -173,7 +173,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # HSTS is sent on HTTPS responses in production (a year; off in development).
 SECURE_HSTS_SECONDS = env_int("ASSAY_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0)
-DEFAULT_EXCEPTION_REPORTER_FILTER = "assay.security.SecretsReporterFilter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "assay.safety.headers.SecretsReporterFilter"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -249,7 +249,7 @@ LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact": {"()": "assay.logging.RedactSecretsFilter"}},
+    "filters": {"redact": {"()": "assay.safety.redact.RedactSecretsFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}

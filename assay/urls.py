@@ -8,9 +8,9 @@ from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
 
-from . import views
 from .api.urls import router
-from .health import healthz
+from .web import views
+from .web.health import healthz
 
 handler400 = "assay.api.errors.json_bad_request"
 handler404 = "assay.api.errors.json_not_found"

@@ -2,7 +2,7 @@
 kinds and score meanings.
 
 Models use the TextChoices, pure code the plain values (`Verdict.PASS == "pass"`), templates the
-`vocabulary` context (see `assay.context_processors`) and JavaScript the JSON block that
+`vocabulary` context (see `assay.web.context`) and JavaScript the JSON block that
 `base.html` renders from it. Importing this module needs no Django set-up.
 """
 

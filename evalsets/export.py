@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
-from assay.csvcells import csv_safe_row
+from assay.safety.csvcells import csv_safe_row
 
 from .items.content import content_cell
 from .models import EvalSet, EvalSetVersion

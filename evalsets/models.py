@@ -17,7 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from assay.immutable import ImmutableModel
+from assay.bases import ImmutableModel, SoftDeleteModel
 from assay.models import Workspace
 from assay.vocabulary import Verdict
 
@@ -34,7 +34,7 @@ class UnicodeJSONEncoder(DjangoJSONEncoder):
 dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
-class EvalSet(models.Model):
+class EvalSet(SoftDeleteModel):
     """A dataset of typed columns: a mutable draft, and the versions experiments pin."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -51,7 +51,6 @@ class EvalSet(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -70,10 +69,6 @@ class EvalSet(models.Model):
     @property
     def column_names(self) -> list[str]:
         return [c["name"] for c in self.columns]
-
-    @property
-    def is_deleted(self) -> bool:
-        return self.deleted_at is not None
 
 
 class EvalSetVersion(ImmutableModel):

@@ -77,8 +77,7 @@ def evalset_update(
 
 def evalset_delete(*, evalset: EvalSet) -> EvalSet:
     """Soft delete: the set leaves the list; experiments that pinned its versions keep them."""
-    if evalset.deleted_at is None:
-        evalset.deleted_at = timezone.now()
+    if evalset.mark_deleted(deleted=True):
         evalset.save(update_fields=["deleted_at", "updated_at"])
     return evalset
 

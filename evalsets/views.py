@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from assay.decorators import workspace_view
-from assay.views import add_errors
+from assay.web.decorators import workspace_view
+from assay.web.views import add_errors
 
 from . import selectors, services
 from .export import errors_csv, export_response

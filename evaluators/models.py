@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from assay.immutable import ImmutableModel
+from assay.bases import ImmutableModel, SoftDeleteModel
 from assay.models import Workspace
 from assay.vocabulary import ScoreMeaning, Verdict
 
@@ -62,7 +62,7 @@ class EvaluatorTemplate(KindMixin, models.Model):
         return self.kind_spec.template_languages(self)
 
 
-class Evaluator(KindMixin, models.Model):
+class Evaluator(KindMixin, SoftDeleteModel):
     """The unit users manage: a draft config they edit, and the versions they submit."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -90,7 +90,6 @@ class Evaluator(KindMixin, models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -105,10 +104,6 @@ class Evaluator(KindMixin, models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    @property
-    def is_deleted(self) -> bool:
-        return self.deleted_at is not None
 
     @property
     def latest_version(self) -> EvaluatorVersion | None:

@@ -11,9 +11,9 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assay import caps
-from assay.caps import cap_json, cap_text
 from assay.models import Workspace
+from assay.safety import caps
+from assay.safety.caps import cap_json, cap_text
 from assay.vocabulary import CONTENT_FIELD, Verdict
 
 from .kinds import kind_get

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 
-from assay.csvcells import csv_restore
+from assay.safety.csvcells import csv_restore
 
 from ..items.content import TEXT_CELL_CAP
 

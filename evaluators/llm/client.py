@@ -19,9 +19,9 @@ from typing import Any
 import httpx2
 import openai
 
-from assay.caps import ANSWER_BYTES, ERROR_BYTES, cap_text
-from assay.logging import scrub
-from assay.outbound import async_transport, outbound_policy
+from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_text
+from assay.safety.outbound import async_transport, outbound_policy
+from assay.safety.redact import scrub
 
 from .cache import ResponseCache
 from .parse import AnswerError, ParsedAnswer, parse_answer

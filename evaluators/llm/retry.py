@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import openai
 
-from assay.outbound import refused_in
+from assay.safety.outbound import refused_in
 
 # Status codes worth retrying: request timeout, conflict, rate limit and server errors.
 _RETRY_STATUSES = frozenset({408, 409, 429})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from assay import semver
 from assay.models import Workspace
@@ -200,8 +199,7 @@ def submit_problems(*, evaluator: Evaluator) -> dict[str, list[str]]:
 
 def evaluator_delete(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
     """Soft delete: hidden from the library, still readable where experiments pin it."""
-    if evaluator.deleted_at is None:
-        evaluator.deleted_at = timezone.now()
+    if evaluator.mark_deleted(deleted=True):
         evaluator.updated_by = user
         evaluator.save(update_fields=["deleted_at", "updated_by", "updated_at"])
     return evaluator
@@ -209,15 +207,14 @@ def evaluator_delete(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluat
 
 def evaluator_restore(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
     """Undo a soft delete, unless a live evaluator has taken the name meanwhile."""
-    if evaluator.deleted_at is None:
+    if not evaluator.mark_deleted(deleted=False):
         return evaluator
-    evaluator.deleted_at = None
     evaluator.updated_by = user
     try:
         with transaction.atomic():
             evaluator.save(update_fields=["deleted_at", "updated_by", "updated_at"])
     except IntegrityError:
-        evaluator.deleted_at = timezone.now()
+        evaluator.mark_deleted(deleted=True)
         raise ValidationError(
             {"name": f"An evaluator named {evaluator.name!r} exists; rename it before restoring."}
         ) from None

@@ -9,7 +9,7 @@ from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from assay.decorators import workspace_view
+from assay.web.decorators import workspace_view
 
 from .. import config as schema
 from .. import selectors, services

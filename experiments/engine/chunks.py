@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from assay.caps import ERROR_BYTES, cap_json, cap_text
+from assay.safety.caps import ERROR_BYTES, cap_json, cap_text
 from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, evaluator_run_batch

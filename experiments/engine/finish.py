@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from assay.caps import MESSAGE_BYTES, cap_text
+from assay.safety.caps import MESSAGE_BYTES, cap_text
 
 from ..models import Experiment, ExperimentChunk, ExperimentStatus, Result
 from . import lifecycle

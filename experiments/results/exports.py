@@ -7,7 +7,7 @@ import io
 import json
 from collections.abc import Iterator
 
-from assay.csvcells import csv_safe_row
+from assay.safety.csvcells import csv_safe_row
 from evaluators.turns import turn_output
 
 from ..models import Experiment, Result, Verdict

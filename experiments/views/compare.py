@@ -14,8 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assay.api.base import WorkspaceMixin
-from assay.csvcells import csv_safe_row
-from assay.decorators import workspace_view
+from assay.safety.csvcells import csv_safe_row
+from assay.web.decorators import workspace_view
 
 from ..models import Experiment, ExperimentStatus
 from ..results.compare import FILTERS, compare_experiments, diff_page, diff_rows

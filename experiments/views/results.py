@@ -7,7 +7,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from assay.decorators import workspace_view
+from assay.web.decorators import workspace_view
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET, TARGET
 

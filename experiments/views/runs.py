@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from assay.decorators import workspace_view
 from assay.selectors import providers_list
+from assay.web.decorators import workspace_view
 from evaluators.policies import describe_policy
 
 from .. import selectors, services

@@ -6,7 +6,7 @@ import ipaddress
 import pytest
 from django.test import override_settings
 
-from assay.outbound import OutboundRefused, outbound_policy, resolve_checked, url_problem
+from assay.safety.outbound import OutboundRefused, outbound_policy, resolve_checked, url_problem
 from evaluators.services import evaluator_debug
 from tests.support.factories import make_llm_evaluator, make_provider
 

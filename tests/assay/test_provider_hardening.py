@@ -157,7 +157,7 @@ def test_stored_results_never_hold_the_echoed_key(workspace, user, llm_server):
 
 
 def test_scrub_removes_whole_and_masked_echoes_but_not_words():
-    from assay.logging import scrub
+    from assay.safety.redact import scrub
 
     assert scrub(f"bad key {KEY} given", KEY) == "bad key [redacted] given"
     assert KEY[:8] not in scrub(f"key {KEY[:8]}****{KEY[-4:]} refused", KEY)

@@ -124,7 +124,7 @@ def test_provider_pages_never_show_the_key(web, workspace):
 
 
 def test_log_filter_redacts_keys(caplog):
-    from assay.logging import redact
+    from assay.safety.redact import redact
 
     assert KEY not in redact(f"calling with {KEY}")
     assert "asy_" not in redact("Token asy_abcdefghijklmnop")

@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
-from assay.csvcells import csv_restore, csv_safe
+from assay.safety.csvcells import csv_restore, csv_safe
 from tests.assay.test_settings_env import run_settings
 from tests.conftest import PASSWORD
 

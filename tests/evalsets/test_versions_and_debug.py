@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from django.http import Http404
 
-from assay.immutable import ImmutableVersionError
+from assay.bases import ImmutableVersionError
 from assay.models import Workspace
 from evalsets import selectors, services
 from evalsets.demo import demo_load

@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from assay.immutable import ImmutableVersionError
+from assay.bases import ImmutableVersionError
 from evaluators import services
 from evaluators.models import EvaluatorTemplate, EvaluatorVersion
 from evaluators.presets import load_presets

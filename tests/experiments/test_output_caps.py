@@ -6,7 +6,7 @@ import json
 import pytest
 from django.db import connection
 
-from assay import caps
+from assay.safety import caps
 from evaluators.services import evaluator_debug
 from experiments import engine, services
 from experiments.models import Result, TargetResult

@@ -1,7 +1,7 @@
 """Template context: the shared vocabulary, the current workspace and the switcher's list."""
 
-from . import vocabulary
-from .selectors import workspaces_for_user
+from .. import vocabulary
+from ..selectors import workspaces_for_user
 
 VOCABULARY = vocabulary.for_pages()
 

@@ -10,10 +10,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import selectors, services
+from .. import selectors, services
+from ..models import ApiToken, Membership, ModelProvider
 from .decorators import workspace_view
 from .forms import MemberAddForm, ProviderForm, TokenForm, WorkspaceForm
-from .models import ApiToken, Membership, ModelProvider
 
 
 def add_errors(form, exc: ValidationError) -> None:

@@ -7,9 +7,9 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 
-from .api.permissions import role_allows
-from .models import Membership
-from .selectors import membership_get, workspace_get_for_user
+from ..api.permissions import role_allows
+from ..models import Membership
+from ..selectors import membership_get, workspace_get_for_user
 
 
 def workspace_view(role: str = Membership.Role.VIEWER, write_role: str = Membership.Role.EDITOR):

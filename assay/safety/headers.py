@@ -71,7 +71,7 @@ class LocalDebugMiddleware:
     def process_exception(self, request, exception):
         if not settings.DEBUG or is_local(request) or isinstance(exception, Http404):
             return None
-        from .api.errors import json_server_error
+        from ..api.errors import json_server_error
 
         logger.error("Internal Server Error: %s", request.path, exc_info=exception)
         return json_server_error(request)

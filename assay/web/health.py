@@ -7,7 +7,7 @@ import time
 from django.db import connection
 from django.http import JsonResponse
 
-from .celery import app as celery_app
+from ..celery import app as celery_app
 
 
 def _check(probe) -> dict:
