@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -32,6 +32,21 @@ def workspace_create(*, name: str, owner: AbstractBaseUser, slug: str = "") -> W
     with transaction.atomic():
         workspace = Workspace.objects.create(name=name, slug=slug, created_by=owner)
         Membership.objects.create(workspace=workspace, user=owner, role=Membership.Role.OWNER)
+    return workspace
+
+
+def workspace_rename(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> Workspace:
+    """Rename a workspace; only its owners may."""
+    from .selectors import membership_get
+
+    membership = membership_get(workspace=workspace, user=user)
+    if membership is None or not membership.is_owner:
+        raise PermissionDenied("Only owners can rename a workspace.")
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A workspace needs a name."})
+    workspace.name = name[:120]
+    workspace.save(update_fields=["name"])
     return workspace
 
 

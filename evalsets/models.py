@@ -67,6 +67,14 @@ class EvalSet(SoftDeleteModel):
         return self.name
 
     @property
+    def latest_version(self):
+        """The highest SemVer (not the newest row); uses prefetched versions when present."""
+        from assay.semver import sort_key
+
+        versions = list(self.versions.all())
+        return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+
+    @property
     def column_names(self) -> list[str]:
         return [c["name"] for c in self.columns]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from django.core.exceptions import ValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from assay.models import Workspace
@@ -25,8 +26,18 @@ def evalset_list(*, workspace: Workspace, search: str = "", tag: str = "") -> Qu
     if tag:
         ids = [pk for pk, tags in qs.values_list("pk", "tags") if tag in (tags or [])]
         qs = qs.filter(pk__in=ids)
+    draft_rows = (
+        EvalSetItem.objects.filter(draft_filter(), evalset=OuterRef("pk"))
+        .order_by()
+        .values("evalset")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     return (
-        qs.select_related("created_by").prefetch_related("versions").order_by("-updated_at", "pk")
+        qs.select_related("created_by")
+        .prefetch_related("versions")
+        .annotate(draft_rows=Coalesce(Subquery(draft_rows), 0))
+        .order_by("-updated_at", "pk")
     )
 
 
@@ -55,8 +66,7 @@ def versions_sorted(*, evalset: EvalSet) -> list[EvalSetVersion]:
 
 
 def latest_version(evalset: EvalSet) -> EvalSetVersion | None:
-    versions = list(evalset.versions.all())
-    return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+    return evalset.latest_version
 
 
 def version_get(*, evalset: EvalSet, version: str) -> EvalSetVersion:

@@ -45,7 +45,7 @@ class EvalSetSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     columns = ColumnSerializer(many=True, read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
-    latest_version = serializers.SerializerMethodField()
+    latest_version = serializers.CharField(source="latest_version.version", default=None)
     draft_item_count = serializers.SerializerMethodField()
 
     class Meta:
@@ -65,13 +65,10 @@ class EvalSetSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def get_latest_version(self, obj) -> str | None:
-        from .selectors import latest_version
-
-        latest = latest_version(obj)
-        return latest.version if latest else None
-
     def get_draft_item_count(self, obj) -> int:
+        """Annotated by the list's selector; counted for a single set."""
+        if hasattr(obj, "draft_rows"):
+            return obj.draft_rows
         from .selectors import draft_count
 
         return draft_count(obj)

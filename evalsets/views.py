@@ -39,9 +39,6 @@ def index(request):
     q, tag = request.GET.get("q", ""), request.GET.get("tag", "")
     rows = selectors.evalset_list(workspace=request.workspace, search=q, tag=tag)
     page = Paginator(rows, 25).get_page(request.GET.get("page"))
-    for evalset in page.object_list:
-        evalset.draft_rows = selectors.draft_count(evalset)
-        evalset.latest = selectors.latest_version(evalset)
     all_tags = sorted(
         {t for e in selectors.evalset_list(workspace=request.workspace) for t in e.tags}
     )

@@ -48,8 +48,9 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
     def create(self, request):
         serializer = s.EvaluatorCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
-        evaluator = _create(request, data)
+        evaluator = services.evaluator_create_from_choice(
+            workspace=request.workspace, user=request.user, **serializer.validated_data
+        )
         return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.EvaluatorUpdateSerializer, responses=s.EvaluatorSerializer)
@@ -87,24 +88,6 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         serializer.is_valid(raise_exception=True)
         outcomes = services.evaluator_debug(evaluator=evaluator, **serializer.validated_data)
         return Response({"results": [o.to_dict() for o in outcomes]})
-
-
-def _create(request, data: dict) -> Evaluator:
-    slug = data.pop("template", None)
-    if slug:
-        template = selectors.template_list().filter(slug=slug).first()
-        if template is None:
-            from django.core.exceptions import ValidationError
-
-            raise ValidationError({"template": f"No template {slug!r}."})
-        return services.evaluator_create_from_template(
-            workspace=request.workspace,
-            user=request.user,
-            template=template,
-            name=data.get("name"),
-            language=data.get("language"),
-        )
-    return services.evaluator_create(workspace=request.workspace, user=request.user, **data)
 
 
 class EvaluatorChildMixin(WorkspaceMixin):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
@@ -18,7 +17,6 @@ from .models import Experiment
 from .results.exports import FORMATS, export_filename, export_stream
 from .views.results import EXPORT_MIME
 
-BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 
 
@@ -57,14 +55,12 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         serializer = s.ExperimentCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
-        launch = data.pop("launch")
-        with transaction.atomic():  # a launch that fails leaves no draft behind
-            experiment = services.experiment_create(
-                workspace=request.workspace, user=request.user, **_resolve(request, data)
-            )
-            if launch:
-                experiment = services.experiment_launch(experiment=experiment)
-        code = status.HTTP_202_ACCEPTED if launch else status.HTTP_201_CREATED
+        experiment = services.experiment_create(
+            workspace=request.workspace,
+            user=request.user,
+            **selectors.experiment_inputs(workspace=request.workspace, data=data),
+        )
+        code = status.HTTP_202_ACCEPTED if data["launch"] else status.HTTP_201_CREATED
         return Response(s.ExperimentSerializer(experiment).data, status=code)
 
     @extend_schema(request=None, responses={202: s.ExperimentSerializer})
@@ -101,8 +97,14 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
             experiment=experiment,
             user=request.user,
             name=data.get("name") or None,
-            versions=_clone_versions(request, experiment, data.get("versions") or {}),
-            evalset_version=_clone_evalset_version(request, data.get("evalset_version")),
+            versions=selectors.clone_versions(
+                workspace=request.workspace,
+                experiment=experiment,
+                versions=data.get("versions") or {},
+            ),
+            evalset_version=selectors.evalset_version_required(
+                workspace=request.workspace, public_id=data.get("evalset_version")
+            ),
         )
         clone = selectors.experiment_get(workspace=request.workspace, public_id=clone.public_id)
         return Response(s.ExperimentSerializer(clone).data, status=status.HTTP_201_CREATED)
@@ -161,52 +163,3 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         name = export_filename(experiment, fmt)
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
-
-
-def _resolve(request, data: dict) -> dict:
-    """Public ids → this workspace's objects; what does not resolve is named as the field."""
-    version = selectors.evalset_version_for(
-        workspace=request.workspace, public_id=data["evalset_version"]
-    )
-    if version is None:
-        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
-    errors, bindings = {}, []
-    for i, raw in enumerate(data["bindings"]):
-        unknown = set(raw) - BINDING_KEYS
-        if unknown:
-            errors[f"bindings[{i}]"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
-        found = selectors.evaluator_version_for(
-            workspace=request.workspace, public_id=raw.get("evaluator_version")
-        )  # None is reported by the service as bindings[i].evaluator_version
-        bindings.append({**raw, "evaluator_version": found})
-    if errors:
-        raise ValidationError(errors)
-    return {**data, "evalset_version": version, "bindings": bindings}
-
-
-def _clone_versions(request, experiment: Experiment, versions: dict) -> dict:
-    """{evaluator public id: version string} → {evaluator pk: EvaluatorVersion}."""
-    in_use = set(experiment.bindings.values_list("evaluator_version__evaluator_id", flat=True))
-    resolved, errors = {}, {}
-    for evaluator_id, version in versions.items():
-        evaluator = selectors.evaluator_for(workspace=request.workspace, public_id=evaluator_id)
-        if evaluator is None or evaluator.pk not in in_use:
-            errors[f"versions.{evaluator_id}"] = ["This evaluator is not in the experiment."]
-            continue
-        found = evaluator.versions.filter(version=version).first()
-        if found is None:
-            errors[f"versions.{evaluator_id}"] = [f"{evaluator.name} has no version {version}."]
-            continue
-        resolved[evaluator.pk] = found
-    if errors:
-        raise ValidationError(errors)
-    return resolved
-
-
-def _clone_evalset_version(request, public_id):
-    if public_id is None:
-        return None
-    version = selectors.evalset_version_for(workspace=request.workspace, public_id=public_id)
-    if version is None:
-        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
-    return version

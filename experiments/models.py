@@ -12,6 +12,7 @@ from assay.models import Workspace
 from assay.vocabulary import ResultStatus, Verdict
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
+from evaluators.policies import describe_policy
 
 
 class ExperimentStatus(models.TextChoices):
@@ -87,6 +88,10 @@ class Experiment(models.Model):
         return min(1.0, self.results_done / self.results_total)
 
     @property
+    def progress_percent(self) -> int:
+        return round(100 * self.progress)
+
+    @property
     def is_active(self) -> bool:
         return self.status in ACTIVE_STATUSES
 
@@ -119,6 +124,16 @@ class EvaluatorBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.experiment} · {self.evaluator_version}"
+
+    @property
+    def policy_text(self) -> str:
+        """The verdict rule in words ("pass if score ≥ 0.5")."""
+        return describe_policy(self.policy, self.evaluator_version.score_meaning)
+
+    @property
+    def sources(self) -> list[tuple[str, str]]:
+        """(variable, source) pairs of the mapping, sorted by variable."""
+        return sorted(self.mapping.items())
 
 
 class ChunkKind(models.TextChoices):

@@ -338,3 +338,55 @@ def result_tags(*, experiment: Experiment) -> list[str]:
     rows = EvalSetItem.objects.filter(version=experiment.evalset_version).order_by()
     return sorted({t for tags in rows.values_list("tags", flat=True)[:TAG_SCAN]
                    for t in (tags or [])})  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- request bodies
+
+
+BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
+
+
+def experiment_inputs(*, workspace: Workspace, data: dict) -> dict:
+    """An experiment body's public ids → this workspace's objects; what does not resolve is
+    named as the field (the service reports a missing binding version by its path)."""
+    version = evalset_version_required(workspace=workspace, public_id=data["evalset_version"])
+    errors, bindings = {}, []
+    for i, raw in enumerate(data["bindings"]):
+        unknown = set(raw) - BINDING_KEYS
+        if unknown:
+            errors[f"bindings[{i}]"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+        found = evaluator_version_for(workspace=workspace, public_id=raw.get("evaluator_version"))
+        bindings.append({**raw, "evaluator_version": found})
+    if errors:
+        raise ValidationError(errors)
+    return {**data, "evalset_version": version, "bindings": bindings}
+
+
+def clone_versions(*, workspace: Workspace, experiment: Experiment, versions: dict) -> dict:
+    """{evaluator public id: version string} → {evaluator pk: EvaluatorVersion}, for a clone."""
+    in_use = set(experiment.bindings.values_list("evaluator_version__evaluator_id", flat=True))
+    resolved, errors = {}, {}
+    for evaluator_id, version in versions.items():
+        evaluator = evaluator_for(workspace=workspace, public_id=evaluator_id)
+        if evaluator is None or evaluator.pk not in in_use:
+            errors[f"versions.{evaluator_id}"] = ["This evaluator is not in the experiment."]
+            continue
+        found = evaluator.versions.filter(version=version).first()
+        if found is None:
+            errors[f"versions.{evaluator_id}"] = [f"{evaluator.name} has no version {version}."]
+            continue
+        resolved[evaluator.pk] = found
+    if errors:
+        raise ValidationError(errors)
+    return resolved
+
+
+def evalset_version_required(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
+    """The workspace's evalset version with that id (None for no id); a ValidationError naming
+    the field for an id that does not resolve."""
+    if public_id is None:
+        return None
+    version = evalset_version_for(workspace=workspace, public_id=public_id)
+    if version is None:
+        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
+    return version

@@ -8,7 +8,7 @@ from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
-from .models import Aggregate, EvaluatorBinding, Experiment, Result
+from .models import EvaluatorBinding, Experiment, Result
 
 
 class StrictSerializer(serializers.Serializer):
@@ -75,7 +75,8 @@ class BindingSerializer(serializers.ModelSerializer):
         return describe_policy(obj.policy, obj.evaluator_version.score_meaning)
 
     def get_summary(self, obj) -> dict | None:
-        return Aggregate.objects.filter(binding=obj).values_list("summary", flat=True).first()
+        aggregate = getattr(obj, "aggregate", None)  # selected with the binding (no query each)
+        return aggregate.summary if aggregate is not None else None
 
 
 class ExperimentListSerializer(serializers.ModelSerializer):
@@ -118,7 +119,7 @@ class ExperimentSerializer(ExperimentListSerializer):
         return {"kind": obj.target_kind, **obj.target_config}
 
     def get_bindings(self, obj) -> list[dict]:
-        rows = obj.bindings.select_related("evaluator_version__evaluator")
+        rows = obj.bindings.select_related("evaluator_version__evaluator", "aggregate")
         return BindingSerializer(rows, many=True).data
 
     def get_counts(self, obj) -> dict:

@@ -46,8 +46,10 @@ def experiment_create(
     target: dict | None = None,
     concurrency: int = 8,
     chunk_size: int = 1000,
+    launch: bool = False,
 ) -> Experiment:
-    """Create a draft experiment; every binding and the target are validated first.
+    """Create a draft experiment, and with `launch` launch it in the same transaction (a launch
+    that fails leaves no draft behind); every binding and the target are validated first.
 
     A binding is {"evaluator_version": EvaluatorVersion, "mapping": {...} | None,
     "policy": {...} | None, "ext": {...}}; a missing mapping is suggested by name.
@@ -81,6 +83,8 @@ def experiment_create(
         EvaluatorBinding.objects.bulk_create(
             EvaluatorBinding(experiment=experiment, position=i, **b) for i, b in enumerate(cleaned)
         )
+        if launch:
+            experiment = experiment_launch(experiment=experiment)
     return experiment
 
 

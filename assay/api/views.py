@@ -49,11 +49,8 @@ class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
         )
 
     def perform_update(self, serializer):
-        membership = selectors.membership_get(workspace=serializer.instance, user=self.request.user)
-        if membership is None or membership.role != Membership.Role.OWNER:
-            self.permission_denied(self.request, message="Only owners can rename a workspace.")
-        serializer.instance.name = serializer.validated_data.get("name", serializer.instance.name)
-        serializer.instance.save(update_fields=["name"])
+        name = serializer.validated_data.get("name", serializer.instance.name)
+        services.workspace_rename(workspace=serializer.instance, user=self.request.user, name=name)
 
 
 class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.DestroyModelMixin):

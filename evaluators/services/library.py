@@ -91,6 +91,33 @@ def evaluator_create_from_template(
     )
 
 
+def evaluator_create_from_choice(
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    template: str | None = None,
+    kind: str | None = None,
+    name: str | None = None,
+    language: str | None = None,
+    **fields,
+) -> Evaluator:
+    """What the new-evaluator page and the API both do: start from the preset `template`
+    (a slug) when one is given, else from the blank starter (or `config`) of `kind`."""
+    if template:
+        from ..selectors import template_list
+
+        found = template_list().filter(slug=template).first()
+        if found is None:
+            raise ValidationError({"template": f"No template {template!r}."})
+        return evaluator_create_from_template(
+            workspace=workspace, user=user, template=found, name=name, language=language
+        )
+    return evaluator_create(
+        workspace=workspace, user=user, name=name or "", kind=kind or "", language=language,
+        **fields,
+    )  # fmt: skip
+
+
 def evaluator_copy(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:
     """Copy the draft into a new evaluator named '<name> (copy)' (numbered if taken)."""
     return evaluator_create(

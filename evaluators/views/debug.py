@@ -46,11 +46,8 @@ def debug_run(request, id):
         return render(
             request, "evaluators/_debug_results.html", {"errors": _errors(exc)}, status=400
         )
-    for outcome in outcomes:
-        outcome.prompt_text = prompt_text(outcome.rendered_request)
-    return render(
-        request, "evaluators/_debug_results.html", {"outcomes": outcomes, "evaluator": evaluator}
-    )
+    rows = [{"outcome": o, "prompt": prompt_text(o.rendered_request)} for o in outcomes]
+    return render(request, "evaluators/_debug_results.html", {"rows": rows, "evaluator": evaluator})
 
 
 @require_POST

@@ -84,16 +84,15 @@ def new(request):
 
 
 def _create_from_choice(request, data: dict):
-    source, language = data["source"], data.get("language") or None
-    common = {"workspace": request.workspace, "user": request.user, "name": data["name"]}
-    if source.startswith("template:"):
-        template = selectors.template_get(slug=source.removeprefix("template:"))
-        return services.evaluator_create_from_template(
-            template=template, language=language, **common
-        )
-    if source not in KINDS:
+    """The form's one choice: `template:<slug>` or a kind."""
+    source = data["source"]
+    template = source.removeprefix("template:") if source.startswith("template:") else None
+    if template is None and source not in KINDS:
         raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
-    return services.evaluator_create(kind=source, language=language, **common)
+    return services.evaluator_create_from_choice(
+        workspace=request.workspace, user=request.user, name=data["name"], template=template,
+        kind=None if template else source, language=data.get("language") or None,
+    )  # fmt: skip
 
 
 @workspace_view()

@@ -6,17 +6,22 @@ on one side only are counted and listed, never dropped silently.
 
 from __future__ import annotations
 
+import csv
 import difflib
+import io
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from assay.models import Workspace
+from assay.safety.csvcells import csv_safe_row
 from evaluators.turns import TARGET
 
-from ..models import Experiment, Result
+from ..models import Aggregate, Experiment, Result
 from ..stats import compare_paired
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
@@ -232,3 +237,181 @@ def marked_diff(old: str, new: str) -> tuple[str, str]:
         if new_part:
             right.append(f"<ins>{new_part}</ins>")
     return mark_safe(" ".join(left)), mark_safe(" ".join(right))  # noqa: S308 - escaped above
+
+
+# ----------------------------------------------------------------------------- pages and API
+
+
+def compare_experiment(*, workspace, public_id) -> Experiment:
+    """One experiment of the workspace to compare, or 404."""
+    try:
+        found = Experiment.objects.filter(workspace=workspace, public_id=public_id).first()
+    except (ValidationError, ValueError):
+        found = None
+    if found is None:
+        raise Http404("No such experiment")
+    return found
+
+
+def comparison_context(*, workspace, params: dict) -> dict:
+    """Everything the page, the API and the exports share."""
+    baseline = compare_experiment(workspace=workspace, public_id=params["baseline"])
+    candidates = [compare_experiment(workspace=workspace, public_id=c)
+                  for c in params["candidates"]]  # fmt: skip
+    results = compare_experiments(workspace=workspace, baseline=baseline, candidates=candidates)
+    focus_candidate = next((r for r in results if str(r.experiment.public_id)
+                            == params["candidate"]), results[0])  # fmt: skip
+    evaluators = focus_candidate.evaluators
+    focus = next(
+        (e for e in evaluators if str(e.evaluator_id) == params["evaluator"]),
+        evaluators[0] if evaluators else None,
+    )
+    ids = (
+        diff_rows(
+            baseline=baseline,
+            candidate=focus_candidate.experiment,
+            comparison=focus,
+            flt=params["filter"],
+            tag=params["tag"],
+        )
+        if focus
+        else []
+    )
+    return {
+        "baseline": baseline,
+        "results": results,
+        "focus_candidate": focus_candidate,
+        "focus": focus,
+        "ids": ids,
+        "params": params,
+        "chart": _chart(baseline, candidates, results),
+    }
+
+
+def _chart(baseline, candidates, results) -> list[dict]:
+    """Pass rate with its CI per experiment, for each evaluator of the baseline."""
+    rows = []
+    experiments = [baseline, *candidates]
+    aggregates = Aggregate.objects.filter(experiment__in=experiments).select_related(
+        "binding__evaluator_version__evaluator", "experiment"
+    )
+    by_evaluator: dict = {}
+    for aggregate in aggregates:
+        evaluator = aggregate.binding.evaluator_version.evaluator
+        ci = aggregate.summary.get("fail_rate_ci")
+        by_evaluator.setdefault((evaluator.pk, evaluator.name), []).append(
+            {
+                "experiment": aggregate.experiment.name,
+                "baseline": aggregate.experiment == baseline,
+                "rate": aggregate.summary.get("pass_rate"),
+                "ci": (1 - ci[1], 1 - ci[0]) if ci else None,
+                "order": experiments.index(aggregate.experiment),
+            }
+        )
+    for (_, name), bars in sorted(by_evaluator.items(), key=lambda kv: kv[0][1]):
+        rows.append({"evaluator": name, "bars": sorted(bars, key=lambda b: b["order"])})
+    return rows
+
+
+def paged_rows(*, context: dict, size: int, number) -> tuple:
+    """One page of the row diff for the focused candidate and evaluator."""
+    page = Paginator(context["ids"], size).get_page(number)
+    if context["focus"] is None:
+        return page, []
+    rows = diff_page(
+        baseline=context["baseline"],
+        candidate=context["focus_candidate"].experiment,
+        comparison=context["focus"],
+        ids=list(page.object_list),
+    )
+    return page, rows
+
+
+CSV_FIELDS = [
+    "candidate",
+    "evaluator",
+    "baseline_version",
+    "candidate_version",
+    "n_paired",
+    "pass_rate_baseline",
+    "pass_rate_candidate",
+    "pass_rate_delta",
+    "pass_rate_delta_ci_low",
+    "pass_rate_delta_ci_high",
+    "mcnemar_p",
+    "mean_score_delta",
+    "regressions",
+    "improvements",
+    "to_unknown",
+    "from_unknown",
+    "only_in_baseline",
+    "only_in_candidate",
+    "plain_words",
+]
+
+
+def comparison_csv(body: dict) -> str:
+    """One CSV row per candidate × evaluator."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    for candidate in body["candidates"]:
+        for ev in candidate["evaluators"]:
+            s, ci = ev["stats"], ev["stats"]["pass_rate_delta_ci"] or (None, None)
+            writer.writerow(
+                csv_safe_row(
+                    {
+                        "candidate": candidate["name"],
+                        "evaluator": ev["name"],
+                        "baseline_version": ev["baseline_version"],
+                        "candidate_version": ev["candidate_version"],
+                        "n_paired": s["n_paired"],
+                        "pass_rate_baseline": s["pass_rate_baseline"],
+                        "pass_rate_candidate": s["pass_rate_candidate"],
+                        "pass_rate_delta": s["pass_rate_delta"],
+                        "pass_rate_delta_ci_low": ci[0],
+                        "pass_rate_delta_ci_high": ci[1],
+                        "mcnemar_p": s["mcnemar_p"],
+                        "mean_score_delta": s["mean_score_delta"],
+                        "regressions": len(s["regressions"]),
+                        "improvements": len(s["improvements"]),
+                        "to_unknown": len(s["to_unknown"]),
+                        "from_unknown": len(s["from_unknown"]),
+                        "only_in_baseline": len(s["only_in_baseline"]),
+                        "only_in_candidate": len(s["only_in_candidate"]),
+                        "plain_words": s["plain_words"],
+                    }
+                )
+            )
+    return buffer.getvalue()
+
+
+def comparison_json(context: dict) -> dict:
+    baseline = context["baseline"]
+    return {
+        "baseline": {
+            "id": str(baseline.public_id),
+            "name": baseline.name,
+            "evalset_version": baseline.evalset_version.version,
+        },
+        "candidates": [
+            {
+                "id": str(r.experiment.public_id),
+                "name": r.experiment.name,
+                "evalset_version": r.experiment.evalset_version.version,
+                "unmatched": r.unmatched,
+                "evaluators": [
+                    {
+                        "evaluator_id": e.evaluator_id,
+                        "name": e.name,
+                        "baseline_version": e.baseline_version,
+                        "candidate_version": e.candidate_version,
+                        "versions_differ": e.versions_differ,
+                        "stats": e.stats,
+                    }
+                    for e in r.evaluators
+                ],
+            }
+            for r in context["results"]
+        ],
+    }

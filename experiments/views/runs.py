@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -13,7 +12,6 @@ from django.views.decorators.http import require_POST
 
 from assay.selectors import providers_list
 from assay.web.decorators import workspace_view
-from evaluators.policies import describe_policy
 
 from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
@@ -51,8 +49,6 @@ def _list_context(request) -> dict:
     status = status if status in ExperimentStatus.values else ""
     rows = selectors.experiment_list(workspace=request.workspace, status=status)
     page = Paginator(rows, 25).get_page(request.GET.get("page"))
-    for experiment in page.object_list:
-        experiment.pct = round(100 * experiment.progress)
     return {
         "page": page,
         "status": status,
@@ -155,15 +151,12 @@ def _create(request, form, plan, *, launch: bool):
         workspace=request.workspace, public_id=data["evalset_version"]
     )
     try:
-        with transaction.atomic():
-            experiment = services.experiment_create(
-                workspace=request.workspace, user=request.user, name=data["name"],
-                description=data["description"], evalset_version=version,
-                bindings=plan_bindings(plan), target=form.target(),
-                concurrency=data["concurrency"], chunk_size=data["chunk_size"],
-            )  # fmt: skip
-            if launch:
-                experiment = services.experiment_launch(experiment=experiment)
+        experiment = services.experiment_create(
+            workspace=request.workspace, user=request.user, name=data["name"],
+            description=data["description"], evalset_version=version,
+            bindings=plan_bindings(plan), target=form.target(), concurrency=data["concurrency"],
+            chunk_size=data["chunk_size"], launch=launch,
+        )  # fmt: skip
     except ValidationError as exc:
         attach_errors(form, plan, exc)
         return None
@@ -240,13 +233,7 @@ def _duration(seconds: float | None) -> str:
 
 
 def _bindings(experiment) -> list:
-    bindings = selectors.bindings_with_summaries(experiment=experiment)
-    for binding in bindings:
-        binding.policy_text = describe_policy(
-            binding.policy, binding.evaluator_version.score_meaning
-        )
-        binding.sources = sorted(binding.mapping.items())
-    return bindings
+    return selectors.bindings_with_summaries(experiment=experiment)
 
 
 def _results_context(request, experiment) -> dict:
