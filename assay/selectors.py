@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -44,14 +45,23 @@ def providers_list(*, workspace: Workspace) -> QuerySet[ModelProvider]:
     return ModelProvider.objects.filter(workspace=workspace).select_related("api_key")
 
 
+def as_uuid(value) -> uuid.UUID | None:
+    """A public id from a query string or a body as a UUID; None when it is not one. (Ids in
+    URLs are matched by `<uuid:…>` converters and never need this.)"""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
 def provider_find(*, workspace: Workspace, public_id) -> ModelProvider | None:
     """The workspace's provider with that id, or None (also for a missing or malformed id)."""
-    if not public_id:
+    ref = as_uuid(public_id)
+    if ref is None:
         return None
-    try:
-        return providers_list(workspace=workspace).filter(public_id=public_id).first()
-    except (ValidationError, ValueError):
-        return None
+    return providers_list(workspace=workspace).filter(public_id=ref).first()
 
 
 def scoped_get(queryset: QuerySet, *, workspace: Workspace, **lookup):

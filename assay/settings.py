@@ -214,6 +214,7 @@ else:
         "data_folder_in": str(BROKER_DIR),
         "data_folder_out": str(BROKER_DIR),
         "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),  # not ./control in the checkout
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = None

@@ -45,8 +45,12 @@ class ContentType(models.TextChoices):
 CONTENT_TYPES = tuple(ContentType.values)
 MEDIA_TYPES = (ContentType.IMAGE, ContentType.AUDIO, ContentType.MULTIPART)
 # The key of a content object that holds its value.
-CONTENT_FIELD = {ContentType.TEXT: "text", ContentType.IMAGE: "image",
-                 ContentType.AUDIO: "audio", ContentType.MULTIPART: "multi_part"}  # fmt: skip
+CONTENT_FIELD = {
+    ContentType.TEXT: "text",
+    ContentType.IMAGE: "image",
+    ContentType.AUDIO: "audio",
+    ContentType.MULTIPART: "multi_part",
+}
 
 
 class PolicyKind(models.TextChoices):

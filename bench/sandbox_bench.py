@@ -78,8 +78,10 @@ def main() -> None:
     started = time.perf_counter()
     report = sandbox.isolation_report()
     print(f"zygote start + probe: {(time.perf_counter() - started) * 1000:.0f} ms")
-    print(f"isolation level: {report['level']} (bubblewrap={report.get('bubblewrap')}, "
-          f"netns={report.get('network_namespace')}, uid={report.get('uid')})")  # fmt: skip
+    print(
+        f"isolation level: {report['level']} (bubblewrap={report.get('bubblewrap')}, "
+        f"netns={report.get('network_namespace')}, uid={report.get('uid')})"
+    )
     turns = [make_turn(i) for i in range(TURNS)]
     sandbox.execute("python", PY_TRIVIAL, turns[:100])  # warm-up
     for label, language, source in (
@@ -88,8 +90,10 @@ def main() -> None:
         ("js trivial    ", "javascript", JS_TRIVIAL),
     ):
         wall, inner = per_turn_us(language, source, turns)
-        print(f"{label}: {wall:7.1f} µs/turn over {TURNS} turns "
-              f"(in-child evaluator {inner:6.1f} µs, overhead {wall - inner:6.1f} µs)")  # fmt: skip
+        print(
+            f"{label}: {wall:7.1f} µs/turn over {TURNS} turns "
+            f"(in-child evaluator {inner:6.1f} µs, overhead {wall - inner:6.1f} µs)"
+        )
     median, p95 = batch_start_ms()
     print(
         f"batch start (fork + compile + 1 turn, python): median {median:.2f} ms, p95 {p95:.2f} ms"

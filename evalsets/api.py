@@ -20,15 +20,13 @@ from .importing import import_create
 from .items.media import media_store, with_urls
 from .models import EvalSet
 
-UUID_RE = r"[0-9a-fA-F-]{36}"
-
 
 class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Evaluation sets. Columns are edited with PATCH; rows under /items/."""
 
     serializer_class = s.EvalSetSerializer
     queryset = EvalSet.objects.all()
-    lookup_value_regex = UUID_RE
+    lookup_value_converter = "uuid"
 
     def scoped_queryset(self):
         if self.action != "list":
@@ -124,7 +122,7 @@ class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
 
     serializer_class = s.ItemSerializer
     lookup_field = "item_id"
-    lookup_value_regex = UUID_RE
+    lookup_value_converter = "uuid"
 
     def get_queryset(self):
         return None
@@ -199,7 +197,7 @@ class VersionViewSet(_NestedMixin, viewsets.GenericViewSet):
 
     serializer_class = s.VersionSerializer
     lookup_field = "version"
-    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
+    lookup_value_converter = "str"
 
     def get_queryset(self):
         return None
@@ -228,7 +226,7 @@ class ImportViewSet(_NestedMixin, viewsets.GenericViewSet):
     """File imports: POST a CSV/JSONL file (202, a queued job), then poll its status."""
 
     serializer_class = s.ImportSerializer
-    lookup_value_regex = UUID_RE
+    lookup_value_converter = "uuid"
     lookup_url_kwarg = "id"
 
     def get_queryset(self):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from django.core.exceptions import ValidationError
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from assay.models import Workspace
+from assay.selectors import as_uuid
 from assay.semver import sort_key
 
 from .items.media import with_urls
@@ -46,10 +46,8 @@ def evalset_get(*, workspace: Workspace, public_id, include_deleted: bool = Fals
     qs = EvalSet.objects.filter(workspace=workspace)
     if not include_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    try:
-        found = qs.filter(public_id=public_id).first()
-    except (ValidationError, ValueError):
-        found = None
+    ref = as_uuid(public_id)
+    found = qs.filter(public_id=ref).first() if ref else None
     if found is None:
         raise Http404("No such evaluation set")
     return found
@@ -103,10 +101,10 @@ def items_list(
 
 
 def item_get(*, evalset: EvalSet, item_id, version: EvalSetVersion | None = None) -> EvalSetItem:
-    try:
-        found = items_list(evalset=evalset, version=version).filter(item_id=item_id).first()
-    except (ValidationError, ValueError):
-        found = None
+    ref = as_uuid(item_id)
+    found = (
+        items_list(evalset=evalset, version=version).filter(item_id=ref).first() if ref else None
+    )
     if found is None:
         raise Http404("No such item")
     return found
@@ -119,10 +117,8 @@ def item_tags(*, evalset: EvalSet, version: EvalSetVersion | None = None, scan: 
 
 
 def import_get(*, evalset: EvalSet, public_id) -> EvalSetImport:
-    try:
-        found = evalset.imports.filter(public_id=public_id).first()
-    except (ValidationError, ValueError):
-        found = None
+    ref = as_uuid(public_id)
+    found = evalset.imports.filter(public_id=ref).first() if ref else None
     if found is None:
         raise Http404("No such import")
     return found

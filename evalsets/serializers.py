@@ -6,20 +6,10 @@ import json
 
 from rest_framework import serializers
 
+from assay.api.serializers import StrictSerializer
+
 from .items.media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
-
-
-class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not know, so a typo is an error rather than silently ignored."""
-
-    def validate(self, attrs):
-        unknown = set(getattr(self, "initial_data", {}) or {}) - set(self.fields)
-        if unknown:
-            raise serializers.ValidationError(
-                {name: "Unknown or read-only field." for name in sorted(unknown)}
-            )
-        return attrs
 
 
 class JSONValueField(serializers.JSONField):

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from assay import semver
 from assay.models import Workspace
+from assay.selectors import as_uuid
 
 from .items.content import CONTENT_TYPES
 from .items.media import uri_checker
@@ -347,22 +348,12 @@ def _draft_items_by_id(evalset: EvalSet, ids: list, errors: dict) -> dict:
         rows = EvalSetItem.objects.select_for_update(of=("self",))
         rows = rows.filter(draft_filter(), evalset=evalset)
         for chunk_start in range(0, len(wanted), 500):
-            chunk = [i for i in wanted[chunk_start : chunk_start + 500] if _is_uuid(i)]
+            chunk = [i for i in wanted[chunk_start : chunk_start + 500] if as_uuid(i)]
             found.update({str(it.item_id): it for it in rows.filter(item_id__in=chunk)})
     missing = [i for i in wanted if i not in found] + ["(none)" for i in ids if not i]
     if missing:
         errors["item_id"] = [f"No draft item {missing[0]!r} in this set."]
     return found
-
-
-def _is_uuid(value: str) -> bool:
-    import uuid
-
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def _updated(builder: RowBuilder, targets: dict, payload, where: str, errors: dict):

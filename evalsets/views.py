@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
-from assay.web.views import add_errors
+from assay.web.errors import add_errors
 
 from . import selectors, services
 from .export import errors_csv, export_response
@@ -45,14 +45,8 @@ def index(request):
     return render(
         request,
         "evalsets/list.html",
-        {"page": page, "q": q, "tag": tag, "tags": all_tags, "querystring": _qs(request)},
+        {"page": page, "q": q, "tag": tag, "tags": all_tags},
     )
-
-
-def _qs(request) -> str:
-    kept = request.GET.copy()
-    kept.pop("page", None)
-    return kept.urlencode()
 
 
 @workspace_view()
@@ -100,7 +94,6 @@ def detail(request, id):
             "tag": tag,
             "tags": selectors.item_tags(evalset=evalset, version=version),
             "versions": selectors.versions_sorted(evalset=evalset),
-            "querystring": _qs(request),
             "editable": version is None and request.membership.can_edit,
         },
     )
@@ -159,14 +152,18 @@ def _save_row(request, evalset, item, form) -> bool:
 
 def _row_errors(form, exc: ValidationError) -> None:
     """Service paths such as create[0].data.question land on the column's field."""
-    for path, errors in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
+
+    def field_for(path: str) -> str | None:
         column = path.rsplit(".", 1)[-1]
-        field = f"col_{column}" if f"col_{column}" in form.fields else None
-        if field is None and column in form.fields:
-            field = column
-        if field is None and path == "file":
-            field = next((f for f in form.fields if f.startswith("file_")), None)
-        form.add_error(field, errors)
+        if f"col_{column}" in form.fields:
+            return f"col_{column}"
+        if column in form.fields:
+            return column
+        if path == "file":
+            return next((f for f in form.fields if f.startswith("file_")), None)
+        return None
+
+    add_errors(form, exc, field_for=field_for)
 
 
 @require_POST

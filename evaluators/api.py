@@ -106,7 +106,7 @@ class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
 
     serializer_class = s.VersionSerializer
     lookup_field = "version"
-    lookup_value_regex = r"[0-9A-Za-z.+\-]+"
+    lookup_value_converter = "str"
 
     def get_queryset(self):
         return self.evaluator().versions.all() if self.request.workspace else None
@@ -158,6 +158,7 @@ class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
 
     serializer_class = s.TemplateSerializer
     lookup_field = "slug"
+    lookup_value_converter = "slug"
     workspace_optional = True
 
     def get_queryset(self):
@@ -170,6 +171,7 @@ class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
     serializer_class = s.TestCaseSerializer
     lookup_field = "public_id"
     lookup_url_kwarg = "id"
+    lookup_value_converter = "uuid"
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):

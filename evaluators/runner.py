@@ -67,10 +67,18 @@ def evaluator_run_batch(
     skipped = {i: _missing(config, turn) for i, turn in enumerate(turns)}
     runnable = [i for i, problem in skipped.items() if not problem]
     todo = [turns[i] for i in runnable]
-    ran = kind_get(kind).run(
-        workspace=workspace, config=config, turns=todo, version_key=version_key,
-        concurrency=concurrency, cancel=cancel,
-    ) if todo else []  # fmt: skip
+    ran = (
+        kind_get(kind).run(
+            workspace=workspace,
+            config=config,
+            turns=todo,
+            version_key=version_key,
+            concurrency=concurrency,
+            cancel=cancel,
+        )
+        if todo
+        else []
+    )
     outcomes: list[RunOutcome] = []
     results = dict(zip(runnable, ran, strict=True))
     for i in range(len(turns)):

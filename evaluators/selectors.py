@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from assay.models import Workspace
+from assay.selectors import as_uuid
 
 from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 
@@ -52,10 +52,8 @@ def evaluator_get(*, workspace: Workspace, public_id, include_deleted: bool = Tr
     qs = Evaluator.objects.filter(workspace=workspace)
     if not include_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    try:
-        evaluator = qs.filter(public_id=public_id).first()
-    except (ValidationError, ValueError):
-        evaluator = None
+    ref = as_uuid(public_id)
+    evaluator = qs.filter(public_id=ref).first() if ref else None
     if evaluator is None:
         raise Http404("No such evaluator")
     return evaluator

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from assay.api.serializers import StrictSerializer
 from assay.vocabulary import Verdict
 
 from .models import (
@@ -54,7 +55,7 @@ class EvaluatorSerializer(serializers.ModelSerializer):
         return latest.version if latest else None
 
 
-class EvaluatorCreateSerializer(serializers.Serializer):
+class EvaluatorCreateSerializer(StrictSerializer):
     """Blank (kind [+ language]), from a template (template [+ language]), or a full config."""
 
     name = serializers.CharField(max_length=120, required=False)
@@ -75,21 +76,13 @@ class EvaluatorCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class EvaluatorUpdateSerializer(serializers.Serializer):
+class EvaluatorUpdateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
     tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
     score_meaning = serializers.ChoiceField(choices=ScoreMeaning.choices, required=False)
     default_policy = serializers.JSONField(required=False)
     config = serializers.JSONField(required=False)
-
-    def validate(self, attrs):
-        unknown = set(self.initial_data) - set(self.fields)
-        if unknown:
-            raise serializers.ValidationError(
-                {name: "Unknown or read-only field." for name in sorted(unknown)}
-            )
-        return attrs
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -116,7 +109,7 @@ class VersionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class VersionSubmitSerializer(serializers.Serializer):
+class VersionSubmitSerializer(StrictSerializer):
     version = serializers.CharField(max_length=64)
     change_note = serializers.CharField(required=False, allow_blank=True, max_length=4000)
 
@@ -147,7 +140,7 @@ class TemplateSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DebugRequestSerializer(serializers.Serializer):
+class DebugRequestSerializer(StrictSerializer):
     """Turns to run; `config` runs an unsaved draft, `version` a submitted one (else the draft)."""
 
     turns = serializers.JSONField()

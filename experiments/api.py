@@ -41,8 +41,9 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def get_serializer_class(self):
         return s.ExperimentListSerializer if self.action == "list" else s.ExperimentSerializer
 
-    @extend_schema(parameters=[OpenApiParameter(n, str, required=False)
-                               for n in ("status", "evalset")])  # fmt: skip
+    @extend_schema(
+        parameters=[OpenApiParameter(n, str, required=False) for n in ("status", "evalset")]
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
@@ -125,14 +126,14 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         return self.get_paginated_response(s.ResultSerializer(page, many=True).data)
 
     @extend_schema(responses=s.ResultDetailSerializer)
-    @action(detail=True, methods=["get"], url_path=r"results/(?P<result_id>[0-9]+)")
+    @action(detail=True, methods=["get"], url_path="results/<int:result_id>")
     def result(self, request, id=None, result_id=None):
         """One result (by its integer id inside this experiment) with its exact input."""
         found = selectors.result_get(experiment=self.get_object(), result_id=result_id)
         return Response(s.ResultDetailSerializer(found).data)
 
     @extend_schema(request=s.CorrectionSerializer, responses=s.ResultDetailSerializer)
-    @action(detail=True, methods=["post"], url_path=r"results/(?P<result_id>[0-9]+)/correct")
+    @action(detail=True, methods=["post"], url_path="results/<int:result_id>/correct")
     def correct(self, request, id=None, result_id=None):
         """Override one result's verdict (and optionally score) with a note; "" undoes it."""
         found = selectors.result_get(experiment=self.get_object(), result_id=result_id)

@@ -76,11 +76,19 @@ def exec_evaluation(turn):
 '''
 
 VARIABLES = [
-    {"name": "actual_output", "content_type": "Text", "required": True,
-     "description": "The answer to check."},
-    {"name": "reference_output", "content_type": "Text", "required": True,
-     "description": "The expected answer."},
-]  # fmt: skip
+    {
+        "name": "actual_output",
+        "content_type": "Text",
+        "required": True,
+        "description": "The answer to check.",
+    },
+    {
+        "name": "reference_output",
+        "content_type": "Text",
+        "required": True,
+        "description": "The expected answer.",
+    },
+]
 
 
 def demo_load(*, workspace, user) -> None:
@@ -93,10 +101,14 @@ def demo_load(*, workspace, user) -> None:
             {"evaluator_version": ev} for ev in _equal_versions(workspace)
         ]
         baseline = services.experiment_create(
-            workspace=workspace, user=user, name=BASELINE, evalset_version=version,
-            bindings=bindings, chunk_size=20,
+            workspace=workspace,
+            user=user,
+            name=BASELINE,
+            evalset_version=version,
+            bindings=bindings,
+            chunk_size=20,
             description="Containment and exact match on sixty answers.",
-        )  # fmt: skip
+        )
         _run(baseline)
     if not Experiment.objects.filter(workspace=workspace, name=STRICTER).exists():
         stricter = services.experiment_clone(
@@ -114,16 +126,27 @@ def _evalset_version(workspace, user):
     evalset = EvalSet.objects.filter(workspace=workspace, name=EVALSET_NAME).first()
     if evalset is None:
         evalset = evalset_create(
-            workspace=workspace, user=user, name=EVALSET_NAME, tags=["demo", "qa"],
+            workspace=workspace,
+            user=user,
+            name=EVALSET_NAME,
+            tags=["demo", "qa"],
             description="Sixty short answers to general-knowledge questions: exact, verbose, "
             "differently cased, wrong and empty ones, tagged by topic and difficulty.",
             # actual_output may be empty: an empty answer is a row the check cannot judge
-            columns=[{"name": name, "content_type": "Text", "required": name != "actual_output",
-                      "description": d}
-                     for name, d in (("input", "The question."),
-                                     ("actual_output", "The model's answer."),
-                                     ("reference_output", "The expected answer."))],
-        )  # fmt: skip
+            columns=[
+                {
+                    "name": name,
+                    "content_type": "Text",
+                    "required": name != "actual_output",
+                    "description": d,
+                }
+                for name, d in (
+                    ("input", "The question."),
+                    ("actual_output", "The model's answer."),
+                    ("reference_output", "The expected answer."),
+                )
+            ],
+        )
         items_bulk(evalset=evalset, create=_rows())
     version = evalset.versions.first()
     if version is None:
@@ -137,16 +160,22 @@ def _rows() -> list[dict]:
     for i, (question, answer, wrong, topic, level) in enumerate(FACTS):
         variants = [
             (answer, "exact"),
-            (f"The answer to that is {answer}, as far as I know." if i % 3 else
-             f"Good question! After weighing several sources and common references, I am fairly "
-             f"confident that the answer you are looking for is {answer}.", "verbose"),
+            (
+                f"The answer to that is {answer}, as far as I know."
+                if i % 3
+                else "Good question! After weighing several sources and common references, I am "
+                f"fairly confident that the answer you are looking for is {answer}.",
+                "verbose",
+            ),
             _variant(i, answer, wrong),
-        ]  # fmt: skip
+        ]
         for text, style in variants:
-            rows.append({
-                "data": {"input": question, "actual_output": text, "reference_output": answer},
-                "tags": [topic, level, style],
-            })  # fmt: skip
+            rows.append(
+                {
+                    "data": {"input": question, "actual_output": text, "reference_output": answer},
+                    "tags": [topic, level, style],
+                }
+            )
     return rows
 
 
@@ -164,11 +193,21 @@ def _contains_versions(workspace, user) -> tuple[EvaluatorVersion, EvaluatorVers
     evaluator = Evaluator.objects.filter(workspace=workspace, name=EVALUATOR_NAME).first()
     if evaluator is None:
         evaluator = evaluator_create(
-            workspace=workspace, user=user, name=EVALUATOR_NAME, kind="code", language="python",
-            description="Does the answer mention the reference answer?", tags=["demo", "string"],
-            config={"input_variables": VARIABLES, "language": "python", "source": CONTAINS_V1,
-                    "timeout_s": 5.0, "memory_mb": 256},
-        )  # fmt: skip
+            workspace=workspace,
+            user=user,
+            name=EVALUATOR_NAME,
+            kind="code",
+            language="python",
+            description="Does the answer mention the reference answer?",
+            tags=["demo", "string"],
+            config={
+                "input_variables": VARIABLES,
+                "language": "python",
+                "source": CONTAINS_V1,
+                "timeout_s": 5.0,
+                "memory_mb": 256,
+            },
+        )
     return (
         _version(evaluator, user, "1.0.0", CONTAINS_V1, "Case-insensitive containment."),
         _version(evaluator, user, "1.1.0", CONTAINS_V2, "Stricter: whole word, short answers."),
@@ -181,14 +220,20 @@ def _version(evaluator, user, version: str, source: str, note: str) -> Evaluator
         return found
     config = {**evaluator.draft_config, "source": source}
     evaluator_update_draft(evaluator=evaluator, user=user, config=config)
-    return evaluator_submit_version(evaluator=evaluator, user=user, version=version,
-                                    change_note=note)  # fmt: skip
+    return evaluator_submit_version(
+        evaluator=evaluator, user=user, version=version, change_note=note
+    )
 
 
 def _equal_versions(workspace) -> list[EvaluatorVersion]:
     """The evaluators demo's "Equal" preset version, when it exists."""
-    found = EvaluatorVersion.objects.filter(
-        evaluator__workspace=workspace, evaluator__template__slug="equal",
-        evaluator__deleted_at__isnull=True,
-    ).order_by("created_at").first()  # fmt: skip
+    found = (
+        EvaluatorVersion.objects.filter(
+            evaluator__workspace=workspace,
+            evaluator__template__slug="equal",
+            evaluator__deleted_at__isnull=True,
+        )
+        .order_by("created_at")
+        .first()
+    )
     return [found] if found is not None else []

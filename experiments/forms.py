@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import Verdict
+from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
 from .mapping import TARGET_OUTPUT, suggest_mapping
@@ -32,27 +33,33 @@ class NewExperimentForm(forms.Form):
     )
     provider = forms.ChoiceField(label=_("Model provider"), required=False)
     model = forms.CharField(
-        label=_("Model"), required=False, max_length=200,
+        label=_("Model"),
+        required=False,
+        max_length=200,
         help_text=_("Empty: the provider's default model."),
-    )  # fmt: skip
+    )
     system_prompt = forms.CharField(
         label=_("System message"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
     user_prompt = forms.CharField(
-        label=_("User message"), required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        label=_("User message"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_("Use {{column}} to insert a Text column of the row, e.g. {{input}}."),
-    )  # fmt: skip
-    temperature = forms.FloatField(label=_("Temperature"), required=False, min_value=0,
-                                   max_value=2)  # fmt: skip
+    )
+    temperature = forms.FloatField(label=_("Temperature"), required=False, min_value=0, max_value=2)
     max_tokens = forms.IntegerField(label=_("Max tokens"), required=False, min_value=1)
     evaluator_versions = forms.MultipleChoiceField(
         label=_("Evaluator versions"), widget=forms.CheckboxSelectMultiple
     )
     concurrency = forms.IntegerField(label=_("Concurrency"), initial=8, min_value=1, max_value=64)
     chunk_size = forms.IntegerField(
-        label=_("Chunk size"), initial=1000, min_value=10, max_value=10_000,
+        label=_("Chunk size"),
+        initial=1000,
+        min_value=10,
+        max_value=10_000,
         help_text=_("Rows per task; smaller chunks show progress sooner."),
-    )  # fmt: skip
+    )
 
     def __init__(self, *args, evalset_versions=(), evaluator_versions=(), providers=(), **kw):
         super().__init__(*args, **kw)
@@ -109,8 +116,11 @@ def _plan_one(data, version, columns, options, valid, has_target) -> dict:
     for variable in variables:
         name = mapping_field(version, variable["name"])
         posted = data.get(name)
-        chosen = posted if posted is not None and posted in valid else suggested.get(
-            variable["name"], "")  # fmt: skip
+        chosen = (
+            posted
+            if posted is not None and posted in valid
+            else suggested.get(variable["name"], "")
+        )
         rows.append({**variable, "field": name, "selected": chosen, "options": options})
     kind, threshold = _policy(data, version)
     policy = policy_dict(kind, threshold)
@@ -166,20 +176,26 @@ def plan_bindings(plan: list[dict]) -> list[dict]:
 
 def attach_errors(form: forms.Form, plan: list[dict], exc: ValidationError) -> None:
     """Put a service error next to what it is about: a field, a binding, or the form top."""
-    fields = {"target.provider_id": "provider", "target.messages": "user_prompt",
-              "bindings": "evaluator_versions"}  # fmt: skip
+    fields = {
+        "target.provider_id": "provider",
+        "target.messages": "user_prompt",
+        "bindings": "evaluator_versions",
+    }
+    rest = {}
     for path, messages in exc.message_dict.items():
-        if path.startswith("bindings[") and "]" in path:
-            index = int(path[len("bindings[") : path.index("]")])
-            if index < len(plan):
-                plan[index]["errors"].extend(messages)
-                continue
-        field = fields.get(path, path)
-        if field in form.fields:
-            form.add_error(field, messages)
+        index = _binding_index(path)
+        if index is not None and index < len(plan):
+            plan[index]["errors"].extend(messages)
         else:
-            prefix = "" if path in ("__all__", None) else f"{path}: "
-            form.add_error(None, [prefix + m for m in messages])
+            rest[path] = messages
+    if rest:
+        add_errors(form, ValidationError(rest), aliases=fields)
+
+
+def _binding_index(path: str) -> int | None:
+    if path.startswith("bindings[") and "]" in path:
+        return int(path[len("bindings[") : path.index("]")])
+    return None
 
 
 class CloneForm(forms.Form):

@@ -36,8 +36,9 @@ def mapping_problems(
         return ["The mapping must be an object of variable → source."]
     declared = {v["name"]: v for v in variables}
     by_name = {c["name"]: c for c in columns}
-    problems = [f"{name!r} is not a variable of this evaluator." for name in mapping
-                if name not in declared]  # fmt: skip
+    problems = [
+        f"{name!r} is not a variable of this evaluator." for name in mapping if name not in declared
+    ]
     for name, variable in declared.items():
         source = mapping.get(name)
         if not source:

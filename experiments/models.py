@@ -25,11 +25,6 @@ class ExperimentStatus(models.TextChoices):
 
 
 ACTIVE_STATUSES = (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING)
-FINISHED_STATUSES = (
-    ExperimentStatus.COMPLETED,
-    ExperimentStatus.FAILED,
-    ExperimentStatus.CANCELLED,
-)
 
 
 class Experiment(models.Model):

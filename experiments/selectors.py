@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -13,8 +12,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from assay.models import Workspace
+from assay.selectors import as_uuid
 from assay.semver import sort_key
-from evalsets.models import EvalSet, EvalSetVersion
+from evalsets.models import EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
 
 from .models import (
@@ -31,13 +31,6 @@ from .stats import COUNT_KEYS
 TAG_SCAN = 5000
 
 
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
 def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = "") -> QuerySet:
     """Experiments of the workspace, newest first; `evalset` is an evalset or version public id.
 
@@ -49,7 +42,7 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
             raise ValidationError({"status": f"Unknown status {status!r}."})
         qs = qs.filter(status=status)
     if evalset:
-        ref = _uuid(evalset)
+        ref = as_uuid(evalset)
         if ref is None:
             raise ValidationError({"evalset": "Give an evalset or evalset version id."})
         qs = qs.filter(
@@ -61,7 +54,7 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
 
 def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
     """One experiment of the workspace, or 404 (also for malformed ids and other workspaces)."""
-    ref = _uuid(public_id)
+    ref = as_uuid(public_id)
     found = None
     if ref is not None:
         found = (
@@ -83,7 +76,7 @@ def any_active(experiments) -> bool:
 
 def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
     """An evalset version of the workspace by public id, or None."""
-    ref = _uuid(public_id)
+    ref = as_uuid(public_id)
     if ref is None:
         return None
     return (
@@ -95,7 +88,7 @@ def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | 
 
 def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersion | None:
     """An evaluator version of the workspace by public id, or None."""
-    ref = _uuid(public_id)
+    ref = as_uuid(public_id)
     if ref is None:
         return None
     return (
@@ -106,7 +99,7 @@ def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersio
 
 
 def evaluator_for(*, workspace: Workspace, public_id) -> Evaluator | None:
-    ref = _uuid(public_id)
+    ref = as_uuid(public_id)
     if ref is None:
         return None
     return Evaluator.objects.filter(public_id=ref, workspace=workspace).first()
@@ -136,15 +129,6 @@ def _by_name_then_version(versions, name) -> list:
 
 def versions_of(*, evaluator: Evaluator) -> list[EvaluatorVersion]:
     return sorted(evaluator.versions.all(), key=lambda v: sort_key(v.version), reverse=True)
-
-
-def evalsets_with_experiments(*, workspace: Workspace) -> list[EvalSet]:
-    """Evalsets that some experiment of the workspace ran on, for the list filter."""
-    ids = Experiment.objects.filter(workspace=workspace).values("evalset_version__evalset_id")
-    return list(EvalSet.objects.filter(pk__in=ids).order_by("name"))
-
-
-# ----------------------------------------------------------------------------- progress
 
 
 def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
@@ -289,7 +273,7 @@ def _by_evaluator(qs, value: str, errors: dict) -> QuerySet:
     value = str(value).strip()
     if value.isdigit():
         return qs.filter(binding_id=int(value))
-    ref = _uuid(value)
+    ref = as_uuid(value)
     if ref is None:
         errors["evaluator"] = "Give a binding id, an evaluator id or an evaluator version id."
         return qs
@@ -336,8 +320,9 @@ def result_tags(*, experiment: Experiment) -> list[str]:
         summaries = experiment.aggregates.values_list("summary", flat=True)
         return sorted({t for summary in summaries for t in (summary.get("tags") or {})})
     rows = EvalSetItem.objects.filter(version=experiment.evalset_version).order_by()
-    return sorted({t for tags in rows.values_list("tags", flat=True)[:TAG_SCAN]
-                   for t in (tags or [])})  # fmt: skip
+    return sorted(
+        {t for tags in rows.values_list("tags", flat=True)[:TAG_SCAN] for t in (tags or [])}
+    )
 
 
 # ----------------------------------------------------------------------------- request bodies

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from assay.api.serializers import StrictSerializer
 from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
 from .models import EvaluatorBinding, Experiment, Result
-
-
-class StrictSerializer(serializers.Serializer):
-    """Unknown body fields are an error naming them (a typo never passes silently)."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = set(data) - set(self.fields)
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: "Unknown field." for name in sorted(unknown)}
-                )
-        return super().to_internal_value(data)
 
 
 class ExperimentCreateSerializer(StrictSerializer):
@@ -66,9 +54,20 @@ class BindingSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EvaluatorBinding
-        fields = ["id", "evaluator", "evaluator_name", "evaluator_version", "version", "kind",
-                  "score_meaning", "mapping", "policy", "policy_text", "ext",
-                  "summary"]  # fmt: skip
+        fields = [
+            "id",
+            "evaluator",
+            "evaluator_name",
+            "evaluator_version",
+            "version",
+            "kind",
+            "score_meaning",
+            "mapping",
+            "policy",
+            "policy_text",
+            "ext",
+            "summary",
+        ]
         read_only_fields = fields
 
     def get_policy_text(self, obj) -> str:
@@ -90,10 +89,27 @@ class ExperimentListSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Experiment
-        fields = ["id", "name", "description", "status", "evalset", "evalset_name",
-                  "evalset_version", "evalset_version_string", "target_kind", "progress",
-                  "results_done", "results_total", "items_total", "created_by", "created_at",
-                  "queued_at", "started_at", "finished_at", "error_message"]  # fmt: skip
+        fields = [
+            "id",
+            "name",
+            "description",
+            "status",
+            "evalset",
+            "evalset_name",
+            "evalset_version",
+            "evalset_version_string",
+            "target_kind",
+            "progress",
+            "results_done",
+            "results_total",
+            "items_total",
+            "created_by",
+            "created_at",
+            "queued_at",
+            "started_at",
+            "finished_at",
+            "error_message",
+        ]
         read_only_fields = fields
 
     def get_progress(self, obj) -> dict:
@@ -110,9 +126,18 @@ class ExperimentSerializer(ExperimentListSerializer):
 
     class Meta(ExperimentListSerializer.Meta):
         fields = ExperimentListSerializer.Meta.fields + [
-            "target", "bindings", "counts", "concurrency", "chunk_size", "chunks_done",
-            "chunks_total", "retry_round", "cancel_requested", "heartbeat_at", "cloned_from",
-        ]  # fmt: skip
+            "target",
+            "bindings",
+            "counts",
+            "concurrency",
+            "chunk_size",
+            "chunks_done",
+            "chunks_total",
+            "retry_round",
+            "cancel_requested",
+            "heartbeat_at",
+            "cloned_from",
+        ]
         read_only_fields = fields
 
     def get_target(self, obj) -> dict:
@@ -138,17 +163,42 @@ class ResultSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Result
-        fields = ["id", "item_id", "position", "tags", "binding", "evaluator", "evaluator_name",
-                  "evaluator_version", "status", "score", "reason", "verdict", "human_verdict",
-                  "human_score", "final_verdict", "correction_note", "error", "latency_ms",
-                  "tokens_in", "tokens_out", "attempt", "created_at", "updated_at"]  # fmt: skip
+        fields = [
+            "id",
+            "item_id",
+            "position",
+            "tags",
+            "binding",
+            "evaluator",
+            "evaluator_name",
+            "evaluator_version",
+            "status",
+            "score",
+            "reason",
+            "verdict",
+            "human_verdict",
+            "human_score",
+            "final_verdict",
+            "correction_note",
+            "error",
+            "latency_ms",
+            "tokens_in",
+            "tokens_out",
+            "attempt",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
 class ResultDetailSerializer(ResultSerializer):
     class Meta(ResultSerializer.Meta):
-        fields = ResultSerializer.Meta.fields + ["stdout", "input", "rendered_request",
-                                                 "raw_answer"]  # fmt: skip
+        fields = ResultSerializer.Meta.fields + [
+            "stdout",
+            "input",
+            "rendered_request",
+            "raw_answer",
+        ]
         read_only_fields = fields
 
 
@@ -157,7 +207,7 @@ class RetriedSerializer(serializers.Serializer):
     experiment = ExperimentSerializer()
 
 
-class CorrectionSerializer(serializers.Serializer):
+class CorrectionSerializer(StrictSerializer):
     """A human correction of one result; an empty verdict undoes it."""
 
     verdict = serializers.ChoiceField(choices=[*VERDICTS, ""], allow_blank=True)

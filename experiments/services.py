@@ -96,8 +96,9 @@ def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
         errors["target.kind"] = [str(exc)]
         return target_get(None).name, {}
     config = {k: v for k, v in target.items() if k != "kind"}
-    return spec.name, spec.clean(workspace=workspace, config=config, evalset_version=version,
-                                 errors=errors)  # fmt: skip
+    return spec.name, spec.clean(
+        workspace=workspace, config=config, evalset_version=version, errors=errors
+    )
 
 
 def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[dict]:
@@ -158,9 +159,14 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
         _plan_chunks(locked)
         now = timezone.now()
         lifecycle.experiment_move(
-            locked.pk, "launch", queued_at=now, heartbeat_at=now, items_total=locked.items_total,
-            results_total=locked.results_total, chunks_total=locked.chunks_total,
-        )  # fmt: skip
+            locked.pk,
+            "launch",
+            queued_at=now,
+            heartbeat_at=now,
+            items_total=locked.items_total,
+            results_total=locked.results_total,
+            chunks_total=locked.chunks_total,
+        )
         transaction.on_commit(lambda: experiment_start.delay(locked.pk))
     locked.refresh_from_db()
     return locked
@@ -215,9 +221,11 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
         pk=experiment.pk, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
     ).update(cancel_requested=True)
     lifecycle.experiment_move(
-        experiment.pk, "cancel", where=Q(status=ExperimentStatus.QUEUED),
+        experiment.pk,
+        "cancel",
+        where=Q(status=ExperimentStatus.QUEUED),
         finished_at=timezone.now(),
-    )  # fmt: skip
+    )
     if not experiment.chunks.filter(status=ChunkStatus.RUNNING).exists():
         engine.experiment_settle_cancel(experiment_id=experiment.pk)
     experiment.refresh_from_db()

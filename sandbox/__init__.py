@@ -6,7 +6,6 @@ Plain Python, no Django. Public API:
         -> list[Outcome]
     check(language, source, *, timeout_s=5.0, memory_mb=256) -> CheckResult
     isolation_report() -> dict
-    configure(*, require_netns: bool) -> None
 
 Layers: RestrictedPython or quickjs-ng (language), then a locked-down child forked from a clean
 zygote (process: network namespace, unprivileged uid, bubblewrap where installed, rlimits, a
@@ -36,21 +35,14 @@ __all__ = [
     "Outcome",
     "SandboxUnavailable",
     "check",
-    "configure",
     "execute",
     "isolation_report",
 ]
 
-_SETTINGS = {"require_netns": False}
 NETNS_REQUIRED = (
     "sandbox refused to run: a network namespace is required (require_netns) but could not be "
     "entered on this host"
 )
-
-
-def configure(*, require_netns: bool) -> None:
-    """Set process-wide defaults, e.g. from Django settings at start-up."""
-    _SETTINGS["require_netns"] = bool(require_netns)
 
 
 def execute(
@@ -77,8 +69,7 @@ def execute(
         zygote = MANAGER.get()
     except SandboxUnavailable as exc:
         return [Outcome("error", error=f"sandbox unavailable: {exc}") for _ in turns]
-    required = _SETTINGS["require_netns"] if require_netns is None else require_netns
-    if required and not zygote.report.get("network_namespace"):
+    if require_netns and not zygote.report.get("network_namespace"):
         return [Outcome("refused", error=NETNS_REQUIRED) for _ in turns]
     return run_batch(language, source, turns, float(timeout_s), int(memory_mb), cancel)
 

@@ -164,11 +164,20 @@ def guarded_import(
 
 
 _INPLACE = {
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
-    "<<=": operator.ilshift, ">>=": operator.irshift, "&=": operator.iand,
-    "|=": operator.ior, "^=": operator.ixor, "@=": operator.imatmul,
-}  # fmt: skip
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "&=": operator.iand,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+    "@=": operator.imatmul,
+}
 
 
 def guarded_inplacevar(op: str, target: Any, value: Any) -> Any:
@@ -189,14 +198,39 @@ def _getiter(ob: Any) -> Any:
 
 
 _EXTRA_BUILTINS = {
-    "min": min, "max": max, "sum": sum, "any": any, "all": all, "abs": abs, "len": len,
-    "round": round, "sorted": sorted, "reversed": reversed, "list": list, "dict": dict,
-    "set": set, "frozenset": frozenset, "tuple": tuple, "enumerate": enumerate, "zip": zip,
-    "range": range, "map": map, "filter": filter, "str": str, "int": int, "float": float,
-    "bool": bool, "isinstance": isinstance, "iter": iter, "next": next, "divmod": divmod,
-    "ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError,
+    "min": min,
+    "max": max,
+    "sum": sum,
+    "any": any,
+    "all": all,
+    "abs": abs,
+    "len": len,
+    "round": round,
+    "sorted": sorted,
+    "reversed": reversed,
+    "list": list,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+    "tuple": tuple,
+    "enumerate": enumerate,
+    "zip": zip,
+    "range": range,
+    "map": map,
+    "filter": filter,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "isinstance": isinstance,
+    "iter": iter,
+    "next": next,
+    "divmod": divmod,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "KeyError": KeyError,
     "Exception": Exception,
-}  # fmt: skip
+}
 
 BUILTINS = {
     **{k: v for k, v in safe_builtins.items() if k not in ("setattr", "delattr")},

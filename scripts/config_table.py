@@ -18,8 +18,9 @@ HEADER = "| variable | default | meaning |\n| --- | --- | --- |\n"
 
 
 def table() -> str:
-    return HEADER + "".join(f"| `{name}` | {default} | {meaning} |\n"
-                            for name, default, meaning in VARIABLES)  # fmt: skip
+    return HEADER + "".join(
+        f"| `{name}` | {default} | {meaning} |\n" for name, default, meaning in VARIABLES
+    )
 
 
 def readme_table(text: str) -> tuple[int, int]:

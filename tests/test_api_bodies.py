@@ -10,8 +10,14 @@ from evalsets.models import EvalSetImport
 
 pytestmark = pytest.mark.django_db
 
-POSTS = ["/api/v1/evaluators/", "/api/v1/experiments/", "/api/v1/evalsets/", "/api/v1/providers/",
-         "/api/v1/tokens/", "/api/v1/members/"]  # fmt: skip
+POSTS = [
+    "/api/v1/evaluators/",
+    "/api/v1/experiments/",
+    "/api/v1/evalsets/",
+    "/api/v1/providers/",
+    "/api/v1/tokens/",
+    "/api/v1/members/",
+]
 
 
 def post_raw(api, url, body: str):
@@ -35,16 +41,23 @@ def test_a_body_at_the_depth_limit_is_parsed(api):
     inner = {"x": 1}
     for _ in range(62):
         inner = {"x": inner}
-    response = api.post("/api/v1/evaluators/", {"name": "d", "kind": "code", "tags": inner},
-                        format="json")  # fmt: skip
+    response = api.post(
+        "/api/v1/evaluators/", {"name": "d", "kind": "code", "tags": inner}, format="json"
+    )
     assert response.status_code == 400 and "tags" in response.json()["error"]["details"]
 
 
 @pytest.mark.parametrize("url", POSTS)
 @pytest.mark.parametrize(
-    ("body", "shape"), [("null", "null"), ("5", "a number"), ('"x"', "a string"),
-                        ("[]", "an array"), ("true", "a boolean")],
-)  # fmt: skip
+    ("body", "shape"),
+    [
+        ("null", "null"),
+        ("5", "a number"),
+        ('"x"', "a string"),
+        ("[]", "an array"),
+        ("true", "a boolean"),
+    ],
+)
 def test_scalar_and_null_bodies_are_400(api, url, body, shape):
     assert_json_error(post_raw(api, url, body), 400, f"must be a JSON object, not {shape}")
 
@@ -91,14 +104,17 @@ def test_a_deeply_nested_jsonl_line_is_a_row_error(api, workspace, user, setting
     from tests.evalsets.conftest import run_now
 
     evalset = evalset_services.evalset_create(
-        workspace=workspace, user=user, name="s",
+        workspace=workspace,
+        user=user,
+        name="s",
         columns=[{"name": "question", "content_type": "Text"}],
-    )  # fmt: skip
+    )
     deep = "[" * 100_000 + "]" * 100_000
     body = '{"question": "fine"}\n{"question": ' + deep + "}\n"
     upload = SimpleUploadedFile("rows.jsonl", body.encode())
-    response = api.post(f"/api/v1/evalsets/{evalset.public_id}/imports/", {"file": upload},
-                        format="multipart")  # fmt: skip
+    response = api.post(
+        f"/api/v1/evalsets/{evalset.public_id}/imports/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 202, response.content[:300]
     job = run_now(EvalSetImport.objects.get())
     assert job.status == "failed"
@@ -116,8 +132,9 @@ def test_a_deeply_nested_first_jsonl_line_refuses_the_upload_and_keeps_no_file(
     evalset = evalset_services.evalset_create(workspace=workspace, user=user, name="s")
     deep = "[" * 100_000 + "]" * 100_000
     upload = SimpleUploadedFile("rows.jsonl", ('{"q": ' + deep + "}\n").encode())
-    response = api.post(f"/api/v1/evalsets/{evalset.public_id}/imports/", {"file": upload},
-                        format="multipart")  # fmt: skip
+    response = api.post(
+        f"/api/v1/evalsets/{evalset.public_id}/imports/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 400 and "file" in response.json()["error"]["details"]
     assert EvalSetImport.objects.count() == 0
     leftovers = [p for p in (tmp_path / "media").rglob("*") if p.is_file()]

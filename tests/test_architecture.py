@@ -29,13 +29,17 @@ ALLOWED = {
 }
 WIRING = {"assay/urls.py", "assay/api/urls.py"}
 UPPER = {"views", "api", "forms", "serializers", "tasks", "urls"}
-LAYERS = {"models": UPPER | {"services", "selectors"}, "services": UPPER - {"tasks"},
-          "selectors": UPPER}  # fmt: skip
+LAYERS = {
+    "models": UPPER | {"services", "selectors"},
+    "services": UPPER - {"tasks"},
+    "selectors": UPPER,
+}
 
 
 def modules() -> list[Path]:
-    return sorted(p for app in APPS for p in (ROOT / app).rglob("*.py")
-                  if "migrations" not in p.parts)  # fmt: skip
+    return sorted(
+        p for app in APPS for p in (ROOT / app).rglob("*.py") if "migrations" not in p.parts
+    )
 
 
 def imported(path: Path) -> list[str]:

@@ -60,16 +60,24 @@ def acme(workspace, user, settings, tmp_path, llm_server):
     item = evalset_services.item_create(
         evalset=evalset, data={"input": cell, "actual_output": cell, "reference_output": cell}
     )
-    job = import_create(evalset=evalset, user=user, start=False,
-                        upload=ContentFile(b"input\nq\n", name="r.csv"))  # fmt: skip
+    job = import_create(
+        evalset=evalset, user=user, start=False, upload=ContentFile(b"input\nq\n", name="r.csv")
+    )
     token = platform.token_issue(workspace=workspace, user=user, name="acme").token
     return Acme(
-        evaluator=str(code.evaluator.public_id), version=code.version, case=str(case.public_id),
-        evalset=str(evalset.public_id), item=str(item.item_id), job=str(job.public_id),
-        experiment=str(experiment.public_id), result=Result.objects.first().pk,
-        provider=str(provider.public_id), token=str(token.public_id),
-        member=workspace.memberships.first().pk, set_version=str(version.public_id),
-    )  # fmt: skip
+        evaluator=str(code.evaluator.public_id),
+        version=code.version,
+        case=str(case.public_id),
+        evalset=str(evalset.public_id),
+        item=str(item.item_id),
+        job=str(job.public_id),
+        experiment=str(experiment.public_id),
+        result=Result.objects.first().pk,
+        provider=str(provider.public_id),
+        token=str(token.public_id),
+        member=workspace.memberships.first().pk,
+        set_version=str(version.public_id),
+    )
 
 
 PAGES = [
@@ -153,30 +161,50 @@ def test_acme_is_untouched_after_every_outsider_request(client, outsider, acme):
 
 E, S, X = "/api/v1/evaluators/", "/api/v1/evalsets/", "/api/v1/experiments/"
 API = [
-    ("get", E + "{evaluator}/"), ("patch", E + "{evaluator}/"), ("delete", E + "{evaluator}/"),
-    ("post", E + "{evaluator}/copy/"), ("post", E + "{evaluator}/restore/"),
-    ("post", E + "{evaluator}/debug"), ("get", E + "{evaluator}/versions/"),
-    ("post", E + "{evaluator}/versions/"), ("get", E + "{evaluator}/versions/{version}/"),
-    ("get", E + "{evaluator}/test-cases/"), ("post", E + "{evaluator}/test-cases/"),
-    ("get", E + "{evaluator}/test-cases/{case}/"), ("delete", E + "{evaluator}/test-cases/{case}/"),
-    ("get", S + "{evalset}/"), ("patch", S + "{evalset}/"), ("delete", S + "{evalset}/"),
-    ("get", S + "{evalset}/items/"), ("post", S + "{evalset}/items/"),
-    ("get", S + "{evalset}/items/{item}/"), ("patch", S + "{evalset}/items/{item}/"),
-    ("get", S + "{evalset}/versions/"), ("post", S + "{evalset}/versions/"),
-    ("get", S + "{evalset}/imports/"), ("get", S + "{evalset}/imports/{job}/"),
+    ("get", E + "{evaluator}/"),
+    ("patch", E + "{evaluator}/"),
+    ("delete", E + "{evaluator}/"),
+    ("post", E + "{evaluator}/copy/"),
+    ("post", E + "{evaluator}/restore/"),
+    ("post", E + "{evaluator}/debug"),
+    ("get", E + "{evaluator}/versions/"),
+    ("post", E + "{evaluator}/versions/"),
+    ("get", E + "{evaluator}/versions/{version}/"),
+    ("get", E + "{evaluator}/test-cases/"),
+    ("post", E + "{evaluator}/test-cases/"),
+    ("get", E + "{evaluator}/test-cases/{case}/"),
+    ("delete", E + "{evaluator}/test-cases/{case}/"),
+    ("get", S + "{evalset}/"),
+    ("patch", S + "{evalset}/"),
+    ("delete", S + "{evalset}/"),
+    ("get", S + "{evalset}/items/"),
+    ("post", S + "{evalset}/items/"),
+    ("get", S + "{evalset}/items/{item}/"),
+    ("patch", S + "{evalset}/items/{item}/"),
+    ("get", S + "{evalset}/versions/"),
+    ("post", S + "{evalset}/versions/"),
+    ("get", S + "{evalset}/imports/"),
+    ("get", S + "{evalset}/imports/{job}/"),
     ("get", S + "{evalset}/export/?format=csv"),
-    ("get", X + "{experiment}/"), ("get", X + "{experiment}/results/"),
+    ("get", X + "{experiment}/"),
+    ("get", X + "{experiment}/results/"),
     ("get", X + "{experiment}/results/{result}/"),
     ("post", X + "{experiment}/results/{result}/correct"),
-    ("post", X + "{experiment}/launch/"), ("post", X + "{experiment}/cancel/"),
-    ("post", X + "{experiment}/retry-failed/"), ("post", X + "{experiment}/clone/"),
+    ("post", X + "{experiment}/launch/"),
+    ("post", X + "{experiment}/cancel/"),
+    ("post", X + "{experiment}/retry-failed/"),
+    ("post", X + "{experiment}/clone/"),
     ("get", X + "{experiment}/export/?format=csv"),
     ("get", "/api/v1/compare?baseline={experiment}&candidates={experiment}"),
-    ("get", "/api/v1/providers/{provider}/"), ("patch", "/api/v1/providers/{provider}/"),
-    ("delete", "/api/v1/providers/{provider}/"), ("get", "/api/v1/tokens/{token}/"),
-    ("post", "/api/v1/tokens/{token}/revoke/"), ("patch", "/api/v1/members/{member}/"),
-    ("delete", "/api/v1/members/{member}/"), ("get", "/api/v1/workspaces/acme/"),
-]  # fmt: skip
+    ("get", "/api/v1/providers/{provider}/"),
+    ("patch", "/api/v1/providers/{provider}/"),
+    ("delete", "/api/v1/providers/{provider}/"),
+    ("get", "/api/v1/tokens/{token}/"),
+    ("post", "/api/v1/tokens/{token}/revoke/"),
+    ("patch", "/api/v1/members/{member}/"),
+    ("delete", "/api/v1/members/{member}/"),
+    ("get", "/api/v1/workspaces/acme/"),
+]
 
 
 @pytest.mark.parametrize(("method", "template"), API, ids=[f"{m} {t}" for m, t in API])
@@ -206,10 +234,16 @@ def test_foreign_ids_in_an_experiment_body_are_refused(outsider_api, acme, own, 
     from evaluators.models import EvaluatorVersion
 
     acme_version = EvaluatorVersion.objects.get(evaluator__public_id=acme.evaluator)
-    body = {"evalset_version": str(mine.public_id), "name": "x",
-            "bindings": [{"evaluator_version": str(acme_version.public_id)}],
-            "target": {"kind": "prompt", "provider_id": acme.provider,
-                       "messages": [{"role": "user", "content": "{{input}}"}]}}  # fmt: skip
+    body = {
+        "evalset_version": str(mine.public_id),
+        "name": "x",
+        "bindings": [{"evaluator_version": str(acme_version.public_id)}],
+        "target": {
+            "kind": "prompt",
+            "provider_id": acme.provider,
+            "messages": [{"role": "user", "content": "{{input}}"}],
+        },
+    }
     fields = error_fields(outsider_api.post(X, body, format="json"))
     assert {"bindings[0].evaluator_version", "target.provider_id"} <= fields
 
@@ -229,8 +263,9 @@ def test_an_outsiders_judge_never_uses_another_workspaces_provider(
     assert response.status_code == 200, response.content[:300]
     outcome = response.json()["results"][0]
     assert outcome["status"] == "error" and "no model provider" in outcome["error"]
-    submitted = outsider_api.post(f"{E}{judge.public_id}/versions/", {"version": "1.0.0"},
-                                  format="json")  # fmt: skip
+    submitted = outsider_api.post(
+        f"{E}{judge.public_id}/versions/", {"version": "1.0.0"}, format="json"
+    )
     assert submitted.status_code == 400
     assert llm_server.chat_requests() == []  # nothing went to Acme's endpoint, with or without key
 

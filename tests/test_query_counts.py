@@ -11,9 +11,16 @@ from tests.support.factories import make_code_version, make_evalset_version, qa_
 pytestmark = pytest.mark.django_db
 
 PAGES = ["evaluators:list", "evalsets:list", "experiments:list", "experiments:list_rows"]
-ENDPOINTS = ["/api/v1/evaluators/", "/api/v1/evalsets/", "/api/v1/experiments/",
-             "/api/v1/providers/", "/api/v1/evaluator-templates/", "/api/v1/tokens/",
-             "/api/v1/members/", "/api/v1/workspaces/"]  # fmt: skip
+ENDPOINTS = [
+    "/api/v1/evaluators/",
+    "/api/v1/evalsets/",
+    "/api/v1/experiments/",
+    "/api/v1/providers/",
+    "/api/v1/evaluator-templates/",
+    "/api/v1/tokens/",
+    "/api/v1/members/",
+    "/api/v1/workspaces/",
+]
 
 
 def build(workspace, user, start: int, stop: int):
@@ -25,10 +32,12 @@ def build(workspace, user, start: int, stop: int):
             workspace=workspace, user=user, rows=qa_rows(3), name=f"s{i}"
         )
         ev = make_code_version(workspace=workspace, user=user, name=f"e{i}")
-        run_inline(workspace=workspace, user=user, version=version, evaluator_version=ev,
-                   name=f"r{i}")  # fmt: skip
-        platform.provider_create(workspace=workspace, name=f"p{i}", base_url="https://p.test/v1",
-                                 default_model="m")  # fmt: skip
+        run_inline(
+            workspace=workspace, user=user, version=version, evaluator_version=ev, name=f"r{i}"
+        )
+        platform.provider_create(
+            workspace=workspace, name=f"p{i}", base_url="https://p.test/v1", default_model="m"
+        )
 
 
 def queries(client, url: str) -> int:
@@ -64,8 +73,10 @@ def test_an_experiments_results_and_bindings_do_not_grow(
     api, workspace, user, django_assert_max_num_queries
 ):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40))
-    bindings = [{"evaluator_version": make_code_version(workspace=workspace, user=user, name=n)}
-                for n in ("a", "b", "c")]  # fmt: skip
+    bindings = [
+        {"evaluator_version": make_code_version(workspace=workspace, user=user, name=n)}
+        for n in ("a", "b", "c")
+    ]
     from experiments import engine, services
 
     experiment = services.experiment_create(
@@ -73,10 +84,13 @@ def test_an_experiments_results_and_bindings_do_not_grow(
     )
     services.experiment_launch(experiment=experiment)
     engine.experiment_run_inline(experiment_id=experiment.pk)
-    one = {path: queries(api, f"/api/v1/experiments/{experiment.public_id}/{path}")
-           for path in ("", "results/?page_size=5")}  # fmt: skip
-    many = services.experiment_create(workspace=workspace, user=user, name="y",
-                                      evalset_version=version, bindings=bindings)  # fmt: skip
+    one = {
+        path: queries(api, f"/api/v1/experiments/{experiment.public_id}/{path}")
+        for path in ("", "results/?page_size=5")
+    }
+    many = services.experiment_create(
+        workspace=workspace, user=user, name="y", evalset_version=version, bindings=bindings
+    )
     services.experiment_launch(experiment=many)
     engine.experiment_run_inline(experiment_id=many.pk)
     for path, count in one.items():

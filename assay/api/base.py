@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from rest_framework import exceptions, viewsets
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -48,6 +47,7 @@ class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
 
     lookup_field = "public_id"
     lookup_url_kwarg = "id"
+    lookup_value_converter = "uuid"
 
     def scoped_queryset(self):
         raise NotImplementedError
@@ -61,12 +61,6 @@ class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
 
     def scoped_queryset_model(self):
         return self.queryset.model
-
-    def get_object(self):
-        try:
-            return super().get_object()
-        except (ValidationError, ValueError):
-            raise Http404("Not found") from None
 
 
 class IgnoreFormatNegotiation(DefaultContentNegotiation):

@@ -7,6 +7,20 @@ from rest_framework import serializers
 from assay.models import ApiToken, Membership, ModelProvider, Workspace
 
 
+class StrictSerializer(serializers.Serializer):
+    """The base of every request body: a field it does not know is an error naming it, so a
+    typo never passes silently."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = set(data) - set(self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: "Unknown or read-only field." for name in sorted(unknown)}
+                )
+        return super().to_internal_value(data)
+
+
 class WorkspaceSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     role = serializers.SerializerMethodField()
@@ -32,7 +46,7 @@ class MembershipSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "created_at"]
 
 
-class MembershipUpdateSerializer(serializers.Serializer):
+class MembershipUpdateSerializer(StrictSerializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
@@ -46,7 +60,7 @@ class TokenSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class TokenCreateSerializer(serializers.Serializer):
+class TokenCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120)
 
 

@@ -1,5 +1,8 @@
-"""Routes under /api/v1/ for platform objects; apps add their own routers to `router`."""
+"""Routes under /api/v1/: the URL wiring of every app's API (so this module may import them
+all). Ids are matched by path converters (`<uuid:…>`), so a malformed id is a 404 before any
+view runs."""
 
+from django.urls import URLPattern, path
 from rest_framework.routers import DefaultRouter
 
 from evaluators.api import EvaluatorViewSet, TemplateViewSet, TestCaseViewSet, VersionViewSet
@@ -8,11 +11,23 @@ from . import views
 
 
 class Router(DefaultRouter):
-    """Every route answers with or without its trailing slash (a POST cannot be redirected)."""
+    """path() routes with converters; every route answers with or without its trailing slash
+    (a POST cannot be redirected). Downloads choose their format with ?format=, so there are no
+    `.json` suffix routes."""
+
+    include_format_suffixes = False
 
     def __init__(self) -> None:
-        super().__init__()
-        self.trailing_slash = "/?"
+        super().__init__(use_regex_path=False)
+
+    def get_urls(self):
+        urls = super().get_urls()
+        bare = [
+            path(str(u.pattern)[:-1], u.callback)
+            for u in urls
+            if isinstance(u, URLPattern) and str(u.pattern).endswith("/")
+        ]
+        return urls + bare
 
 
 router = Router()
@@ -22,12 +37,12 @@ router.register("tokens", views.TokenViewSet, basename="token")
 router.register("providers", views.ProviderViewSet, basename="provider")
 router.register("evaluators", EvaluatorViewSet, basename="evaluator")
 router.register(
-    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/versions",
+    "evaluators/<uuid:evaluator_id>/versions",
     VersionViewSet,
     basename="evaluator-version",
 )
 router.register(
-    r"evaluators/(?P<evaluator_id>[0-9a-fA-F-]{36})/test-cases",
+    "evaluators/<uuid:evaluator_id>/test-cases",
     TestCaseViewSet,
     basename="evaluator-test-case",
 )
@@ -41,17 +56,13 @@ from evalsets.api import (  # noqa: E402
 from evalsets.api import VersionViewSet as EvalSetVersionViewSet  # noqa: E402
 
 router.register("evalsets", EvalSetViewSet, basename="evalset")
+router.register("evalsets/<uuid:evalset_id>/items", ItemViewSet, basename="evalset-item")
 router.register(
-    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/items", ItemViewSet, basename="evalset-item"
-)
-router.register(
-    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/versions",
+    "evalsets/<uuid:evalset_id>/versions",
     EvalSetVersionViewSet,
     basename="evalset-version",
 )
-router.register(
-    r"evalsets/(?P<evalset_id>[0-9a-fA-F-]{36})/imports", ImportViewSet, basename="evalset-import"
-)
+router.register("evalsets/<uuid:evalset_id>/imports", ImportViewSet, basename="evalset-import")
 
 from experiments.api import ExperimentViewSet  # noqa: E402
 

@@ -24,6 +24,7 @@ class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
 
     serializer_class = s.WorkspaceSerializer
     lookup_field = "slug"
+    lookup_value_converter = "slug"
     workspace_optional = True
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -59,6 +60,7 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
     serializer_class = s.MembershipSerializer
     queryset = Membership.objects.all()
     lookup_field = "pk"
+    lookup_value_converter = "int"
     write_role = Membership.Role.OWNER
 
     def scoped_queryset(self):
@@ -76,10 +78,11 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
 
     @extend_schema(request=s.MembershipUpdateSerializer, responses=s.MembershipSerializer)
     def partial_update(self, request, id=None):
+        membership = self.get_object()  # an outsider learns nothing from validation errors
         serializer = s.MembershipUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         membership = services.membership_update(
-            membership=self.get_object(), role=serializer.validated_data["role"]
+            membership=membership, role=serializer.validated_data["role"]
         )
         return Response(s.MembershipSerializer(membership).data)
 

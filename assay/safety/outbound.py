@@ -69,11 +69,14 @@ def outbound_policy(text: str) -> OutboundPolicy:
             networks.append(ipaddress.ip_network(entry, strict=False))
         except ValueError:
             if not _looks_like_host(entry):
-                raise ValueError(f"ASSAY_OUTBOUND_ALLOW: {entry!r} is not *, public, "
-                                 "an address range or a host name") from None  # fmt: skip
+                raise ValueError(
+                    f"ASSAY_OUTBOUND_ALLOW: {entry!r} is not *, public, "
+                    "an address range or a host name"
+                ) from None
             hosts.add(entry.lower().rstrip("."))
-    return OutboundPolicy(ANY in entries, PUBLIC in entries, tuple(networks), frozenset(hosts),
-                          text)  # fmt: skip
+    return OutboundPolicy(
+        ANY in entries, PUBLIC in entries, tuple(networks), frozenset(hosts), text
+    )
 
 
 def _looks_like_host(entry: str) -> bool:
@@ -83,8 +86,10 @@ def _looks_like_host(entry: str) -> bool:
 def refusal(host: str, address: str, policy: OutboundPolicy) -> str:
     """The message for a refused destination (names the setting to change)."""
     where = host if host == address else f"{host} ({address})"
-    return (f"outbound requests to {where} are not allowed: the address is not public and "
-            f"ASSAY_OUTBOUND_ALLOW ({policy.text!r}) does not list it")  # fmt: skip
+    return (
+        f"outbound requests to {where} are not allowed: the address is not public and "
+        f"ASSAY_OUTBOUND_ALLOW ({policy.text!r}) does not list it"
+    )
 
 
 def resolve_checked(host: str, port: int, policy: OutboundPolicy) -> str:
@@ -125,8 +130,7 @@ class GuardedAsyncBackend(httpcore2.AsyncNetworkBackend):
         self.policy = policy
         self.inner = httpcore2.AnyIOBackend()
 
-    async def connect_tcp(self, host, port, timeout=None, local_address=None,
-                          socket_options=None):  # fmt: skip
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         address = await anyio.to_thread.run_sync(resolve_checked, host, port, self.policy)
         return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
 
@@ -155,8 +159,9 @@ class GuardedSyncBackend(httpcore2.NetworkBackend):
         self.inner.sleep(seconds)
 
 
-def async_transport(policy: OutboundPolicy, *, limits: httpx2.Limits,
-                    ssl_context: ssl.SSLContext) -> httpx2.AsyncHTTPTransport:  # fmt: skip
+def async_transport(
+    policy: OutboundPolicy, *, limits: httpx2.Limits, ssl_context: ssl.SSLContext
+) -> httpx2.AsyncHTTPTransport:
     """An httpx transport whose connections pass the policy.
 
     httpx has no parameter for a network backend, so its pool is replaced by one built with

@@ -13,17 +13,8 @@ from django.views.decorators.http import require_POST
 from .. import selectors, services
 from ..models import ApiToken, Membership, ModelProvider
 from .decorators import workspace_view
+from .errors import add_errors
 from .forms import MemberAddForm, ProviderForm, TokenForm, WorkspaceForm
-
-
-def add_errors(form, exc: ValidationError) -> None:
-    """Attach a service's ValidationError to the form, field by field."""
-    for field, errors in getattr(exc, "message_dict", {"__all__": exc.messages}).items():
-        if field in form.fields:
-            form.add_error(field, errors)
-        else:  # a nested path (config.messages[0]...) is named in the message itself
-            prefix = "" if field in ("__all__", None) else f"{field}: "
-            form.add_error(None, [prefix + message for message in errors])
 
 
 @login_required

@@ -69,8 +69,12 @@ def _check_first_line(binary, limit: int) -> None:
     head = binary.read(limit + 1)
     binary.seek(start)
     if len(head) > limit and b"\n" not in head and b"\r" not in head:
-        raise FileProblem(1, "", f"the header line is longer than {limit:,} bytes; a header has "
-                                 f"at most {MAX_FIELDS:,} fields")  # fmt: skip
+        raise FileProblem(
+            1,
+            "",
+            f"the header line is longer than {limit:,} bytes; a header has "
+            f"at most {MAX_FIELDS:,} fields",
+        )
 
 
 def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:

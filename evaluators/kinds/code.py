@@ -17,8 +17,13 @@ from .base import EvaluatorKindSpec
 
 LANGUAGES = ("python", "javascript")
 MAX_SOURCE_BYTES = 64 * 1024
-SANDBOX_STATUS = {"ok": "success", "timeout": "timeout", "memory": "error", "error": "error",
-                  "refused": "error"}  # fmt: skip
+SANDBOX_STATUS = {
+    "ok": "success",
+    "timeout": "timeout",
+    "memory": "error",
+    "error": "error",
+    "refused": "error",
+}
 SANDBOX_DEFAULT_ERRORS = {"memory": "memory limit exceeded", "timeout": "time limit exceeded"}
 
 JS_ENTRY_RE = re.compile(
@@ -53,11 +58,19 @@ SKELETONS = {"python": PYTHON_SKELETON, "javascript": JAVASCRIPT_SKELETON}
 
 def _code_variables() -> list[dict]:
     return [
-        {"name": "actual_output", "content_type": "Text", "required": True,
-         "description": "The target's output."},
-        {"name": "reference_output", "content_type": "Text", "required": True,
-         "description": "The expected output from the evaluation set."},
-    ]  # fmt: skip
+        {
+            "name": "actual_output",
+            "content_type": "Text",
+            "required": True,
+            "description": "The target's output.",
+        },
+        {
+            "name": "reference_output",
+            "content_type": "Text",
+            "required": True,
+            "description": "The expected output from the evaluation set.",
+        },
+    ]
 
 
 def _check_python(source: str, errors: Errors) -> None:
@@ -110,8 +123,11 @@ class CodeKind(EvaluatorKindSpec):
         language = language or "python"
         if language not in LANGUAGES:
             raise ValueError(f"Unknown language {language!r}; expected 'python' or 'javascript'.")
-        return {"input_variables": _code_variables(), "language": language,
-                "source": SKELETONS[language]}  # fmt: skip
+        return {
+            "input_variables": _code_variables(),
+            "language": language,
+            "source": SKELETONS[language],
+        }
 
     def check(self, config: dict, errors: Errors, *, model_configured: bool) -> None:
         """The cheap checks: syntax of Python (parsed, never run) and the entry point."""

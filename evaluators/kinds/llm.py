@@ -44,16 +44,20 @@ class LlmKind(EvaluatorKindSpec):
     editor_template = "evaluators/kinds/_llm.html"
 
     def validate(self, config: dict, errors: Errors) -> dict:
-        return {"messages": _messages(config.get("messages"), errors),
-                "model": _model(config.get("model", {}), errors)}  # fmt: skip
+        return {
+            "messages": _messages(config.get("messages"), errors),
+            "model": _model(config.get("model", {}), errors),
+        }
 
     def default_config(self, language: str | None) -> dict:
         variables = [
             {"name": "input", "content_type": "Text", "description": "The question or task."},
             {"name": "output", "content_type": "Text", "description": "The answer to judge."},
         ]
-        messages = [{"role": "system", "content": JUDGE_SYSTEM},
-                    {"role": "user", "content": JUDGE_USER}]  # fmt: skip
+        messages = [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": JUDGE_USER},
+        ]
         return {"input_variables": variables, "messages": messages}
 
     def check(self, config: dict, errors: Errors, *, model_configured: bool) -> None:
@@ -73,23 +77,32 @@ class LlmKind(EvaluatorKindSpec):
         provider = ModelProvider.objects.filter(workspace=workspace).order_by("created_at").first()
         if provider is None:
             return config
-        model = {**config.get("model", {}), "provider_id": str(provider.public_id),
-                 "model": provider.default_model}  # fmt: skip
+        model = {
+            **config.get("model", {}),
+            "provider_id": str(provider.public_id),
+            "model": provider.default_model,
+        }
         return {**config, "model": model}
 
     def run(self, *, workspace, config, turns, version_key, concurrency, cancel):
         from ..providers import judge_run_batch
 
         return judge_run_batch(
-            workspace=workspace, config=config, turns=turns, version_key=version_key,
-            concurrency=concurrency, cancel=cancel,
-        )  # fmt: skip
+            workspace=workspace,
+            config=config,
+            turns=turns,
+            version_key=version_key,
+            concurrency=concurrency,
+            cancel=cancel,
+        )
 
     def editor_context(self, *, workspace) -> dict:
         from assay.selectors import providers_list
 
-        providers = [{"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
-                     for p in providers_list(workspace=workspace)]  # fmt: skip
+        providers = [
+            {"id": str(p.public_id), "name": p.name, "default_model": p.default_model}
+            for p in providers_list(workspace=workspace)
+        ]
         return {"providers": providers}
 
 

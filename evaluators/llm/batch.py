@@ -100,9 +100,14 @@ def run_completion_batch(
     The same pool, rate limit, retries and cache as the judges; answers are not parsed.
     """
     coroutine = _completions(
-        requests, settings, concurrency, limiter, cache if cache_namespace else None,
-        cache_namespace, cancel,
-    )  # fmt: skip
+        requests,
+        settings,
+        concurrency,
+        limiter,
+        cache if cache_namespace else None,
+        cache_namespace,
+        cancel,
+    )
     return _run_blocking(coroutine)
 
 

@@ -178,8 +178,11 @@ def _text_of(name: str, ctx: _Context) -> str:
     content_type = content.get("content_type", TEXT)
     text = TEXT_OF.get(content_type)
     if text is None:
-        raise RenderError(f"variable {name!r} is {content_type}: put it in a multi_part_variable "
-                          "part, not in text", name)  # fmt: skip
+        raise RenderError(
+            f"variable {name!r} is {content_type}: put it in a multi_part_variable "
+            "part, not in text",
+            name,
+        )
     return text(content)
 
 
@@ -208,8 +211,12 @@ def _expand_multipart(content, name, ctx) -> list[dict[str, Any]]:
     return [out for part in content.get("multi_part") or [] for out in _expand(part, name, ctx)]
 
 
-EXPANDERS = {TEXT: _expand_text, IMAGE: _expand_image, AUDIO: _expand_audio,
-             MULTIPART: _expand_multipart}  # fmt: skip
+EXPANDERS = {
+    TEXT: _expand_text,
+    IMAGE: _expand_image,
+    AUDIO: _expand_audio,
+    MULTIPART: _expand_multipart,
+}
 
 
 def _media_url(media: Mapping[str, Any], name: str, ctx: _Context) -> str:

@@ -119,9 +119,12 @@ def _multipart_problem(payload) -> tuple[str, str] | None:
     return ".multi_part", "MultiPart content needs a list of contents."
 
 
-PAYLOAD_CHECKS = {ContentType.TEXT: _text_problem, ContentType.IMAGE: _media_problem,
-                  ContentType.AUDIO: _media_problem,
-                  ContentType.MULTIPART: _multipart_problem}  # fmt: skip
+PAYLOAD_CHECKS = {
+    ContentType.TEXT: _text_problem,
+    ContentType.IMAGE: _media_problem,
+    ContentType.AUDIO: _media_problem,
+    ContentType.MULTIPART: _multipart_problem,
+}
 
 
 def _content_problems(path: str, content: Any, variable: dict | None):
@@ -161,8 +164,12 @@ def testcase_update(*, case: EvaluatorTestCase, **fields) -> EvaluatorTestCase:
     unknown = set(fields) - {"name", "turn", "expected_verdict", "note"}
     if unknown:
         raise ValidationError({k: "Unknown field." for k in sorted(unknown)})
-    current = {"name": case.name, "turn": case.turn, "expected_verdict": case.expected_verdict,
-               "note": case.note}  # fmt: skip
+    current = {
+        "name": case.name,
+        "turn": case.turn,
+        "expected_verdict": case.expected_verdict,
+        "note": case.note,
+    }
     _testcase_assign(case, **{**current, **fields})
     case.save()
     return case
@@ -199,11 +206,18 @@ def evaluator_run_tests(
     """Run every test case on the draft (or a given config); report agreement per case."""
     cases = list(evaluator.test_cases.all())
     config = config or evaluator.draft_config
-    outcomes = evaluator_run_batch(
-        workspace=evaluator.workspace, kind=evaluator.kind, config=config,
-        turns=[c.turn for c in cases], policy=policy or evaluator.default_policy,
-        score_meaning=score_meaning or evaluator.score_meaning,
-    ) if cases else []  # fmt: skip
+    outcomes = (
+        evaluator_run_batch(
+            workspace=evaluator.workspace,
+            kind=evaluator.kind,
+            config=config,
+            turns=[c.turn for c in cases],
+            policy=policy or evaluator.default_policy,
+            score_meaning=score_meaning or evaluator.score_meaning,
+        )
+        if cases
+        else []
+    )
     rows = [_case_row(case, outcome) for case, outcome in zip(cases, outcomes, strict=True)]
     agreed = sum(row["agree"] for row in rows)
     return {"total": len(rows), "agreed": agreed, "passed": agreed == len(rows), "cases": rows}

@@ -113,9 +113,13 @@ def evaluator_create_from_choice(
             workspace=workspace, user=user, template=found, name=name, language=language
         )
     return evaluator_create(
-        workspace=workspace, user=user, name=name or "", kind=kind or "", language=language,
+        workspace=workspace,
+        user=user,
+        name=name or "",
+        kind=kind or "",
+        language=language,
         **fields,
-    )  # fmt: skip
+    )
 
 
 def evaluator_copy(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evaluator:

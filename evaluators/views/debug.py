@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
+from assay.web.errors import error_lines
 
 from .. import config as schema
 from .. import selectors, services
@@ -28,10 +29,6 @@ def _json_field(request, name: str, default=None):
         raise ValidationError({name: f"Not valid JSON: {exc}"}) from None
 
 
-def _errors(exc: ValidationError) -> list[str]:
-    return [f"{k}: {m}" if k != "__all__" else m for k, ms in exc.message_dict.items() for m in ms]
-
-
 @require_POST
 @workspace_view()
 def debug_run(request, id):
@@ -44,7 +41,7 @@ def debug_run(request, id):
         )
     except ValidationError as exc:
         return render(
-            request, "evaluators/_debug_results.html", {"errors": _errors(exc)}, status=400
+            request, "evaluators/_debug_results.html", {"errors": error_lines(exc)}, status=400
         )
     rows = [{"outcome": o, "prompt": prompt_text(o.rendered_request)} for o in outcomes]
     return render(request, "evaluators/_debug_results.html", {"rows": rows, "evaluator": evaluator})
@@ -133,7 +130,7 @@ def testcase_save(request, id):
             expected_verdict=request.POST.get("expected", ""),
         )
     except ValidationError as exc:
-        errors = _errors(exc)
+        errors = error_lines(exc)
     return _tests_partial(request, evaluator, errors=errors, status=400 if errors else 200)
 
 
@@ -157,7 +154,7 @@ def tests_run(request, id):
         if config is not None:
             config = schema.validate_config(evaluator.kind, config)
     except ValidationError as exc:
-        return _tests_partial(request, evaluator, errors=_errors(exc), status=400)
+        return _tests_partial(request, evaluator, errors=error_lines(exc), status=400)
     except schema.ConfigError as exc:
         return _tests_partial(request, evaluator, errors=[str(exc)], status=400)
     result = services.evaluator_run_tests(evaluator=evaluator, config=config)

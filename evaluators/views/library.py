@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
-from assay.web.views import add_errors
+from assay.web.errors import add_errors
 
 from .. import selectors, services, turns
 from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
@@ -48,15 +48,8 @@ def index(request):
             "tags": selectors.workspace_tags(workspace=request.workspace),
             "creators": selectors.workspace_creators(workspace=request.workspace),
             "kinds": kind_choices(),
-            "querystring": _querystring(params),
         },
     )
-
-
-def _querystring(params) -> str:
-    kept = params.copy()
-    kept.pop("page", None)
-    return kept.urlencode()
 
 
 @workspace_view()
@@ -90,9 +83,13 @@ def _create_from_choice(request, data: dict):
     if template is None and source not in KINDS:
         raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
     return services.evaluator_create_from_choice(
-        workspace=request.workspace, user=request.user, name=data["name"], template=template,
-        kind=None if template else source, language=data.get("language") or None,
-    )  # fmt: skip
+        workspace=request.workspace,
+        user=request.user,
+        name=data["name"],
+        template=template,
+        kind=None if template else source,
+        language=data.get("language") or None,
+    )
 
 
 @workspace_view()

@@ -37,11 +37,31 @@ from .finish import experiment_fail, experiment_finalize_if_done, experiment_set
 from .leases import ChunkLease
 
 MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
-RESULT_UPDATE_FIELDS = ["status", "score", "reason", "verdict", "error", "stdout", "latency_ms",
-                        "tokens_in", "tokens_out", "input", "rendered_request", "raw_answer",
-                        "attempt", "updated_at"]  # fmt: skip
-TARGET_UPDATE_FIELDS = ["status", "output", "error", "rendered_request", "latency_ms",
-                        "tokens_in", "tokens_out"]  # fmt: skip
+RESULT_UPDATE_FIELDS = [
+    "status",
+    "score",
+    "reason",
+    "verdict",
+    "error",
+    "stdout",
+    "latency_ms",
+    "tokens_in",
+    "tokens_out",
+    "input",
+    "rendered_request",
+    "raw_answer",
+    "attempt",
+    "updated_at",
+]
+TARGET_UPDATE_FIELDS = [
+    "status",
+    "output",
+    "error",
+    "rendered_request",
+    "latency_ms",
+    "tokens_in",
+    "tokens_out",
+]
 
 
 class ChunkStopped(Exception):
@@ -74,8 +94,11 @@ def chunk_claim(*, chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
 def chunk_unclaimable_reason(*, chunk_id: int) -> str:
     """Why a delivered chunk was not taken (for the task's result and logs)."""
     status = ExperimentChunk.objects.filter(pk=chunk_id).values_list("status", flat=True).first()
-    return {ChunkStatus.DONE: "already done", ChunkStatus.RUNNING: "held by another worker",
-            None: "no such chunk"}.get(status, f"not claimable ({status})")  # fmt: skip
+    return {
+        ChunkStatus.DONE: "already done",
+        ChunkStatus.RUNNING: "held by another worker",
+        None: "no such chunk",
+    }.get(status, f"not claimable ({status})")
 
 
 def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) -> str:
@@ -177,9 +200,15 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
         todo = _missing_items(experiment, binding, items)
         if not todo:
             continue
-        turns = [build_turn(mapping=binding.mapping, data=item.data,
-                            target_output=targets.get(item.pk), ext=binding.ext)
-                 for item in todo]  # fmt: skip
+        turns = [
+            build_turn(
+                mapping=binding.mapping,
+                data=item.data,
+                target_output=targets.get(item.pk),
+                ext=binding.ext,
+            )
+            for item in todo
+        ]
         version = binding.evaluator_version
         outcomes = evaluator_run_batch(
             workspace=experiment.workspace,
@@ -275,24 +304,35 @@ def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLe
         return
     spec = target_get(experiment.target_kind)
     outputs = spec.run_batch(experiment=experiment, items=todo, cancel=lease.stop)
-    rows = [TargetResult(experiment=experiment, item_id=item.pk, item_uid=item.item_id,
-                         **_bounded_target(out))
-            for item, out in zip(todo, outputs, strict=True)]  # fmt: skip
+    rows = [
+        TargetResult(
+            experiment=experiment, item_id=item.pk, item_uid=item.item_id, **_bounded_target(out)
+        )
+        for item, out in zip(todo, outputs, strict=True)
+    ]
     _commit(chunk, lease, 0, lambda: _target_upsert(rows))
 
 
 def _target_upsert(rows: list[TargetResult]) -> None:
     TargetResult.objects.bulk_create(
-        rows, update_conflicts=True, unique_fields=["experiment", "item"],
+        rows,
+        update_conflicts=True,
+        unique_fields=["experiment", "item"],
         update_fields=TARGET_UPDATE_FIELDS,
-    )  # fmt: skip
+    )
 
 
 def _bounded_target(out: dict) -> dict:
     """A target row at its stored sizes (the output itself is capped by the call path)."""
-    return {**out, "error": cap_text(out["error"], ERROR_BYTES),
-            "rendered_request": cap_json(out["rendered_request"])}  # fmt: skip
+    return {
+        **out,
+        "error": cap_text(out["error"], ERROR_BYTES),
+        "rendered_request": cap_json(out["rendered_request"]),
+    }
 
 
-WORK = {ChunkKind.TARGET: _run_target, ChunkKind.CODE: _run_evaluators,
-        ChunkKind.LLM: _run_evaluators}  # fmt: skip
+WORK = {
+    ChunkKind.TARGET: _run_target,
+    ChunkKind.CODE: _run_evaluators,
+    ChunkKind.LLM: _run_evaluators,
+}

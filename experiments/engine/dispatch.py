@@ -46,9 +46,10 @@ def _serialise() -> None:
 
 def _dispatch_queue(queue: str) -> list[ExperimentChunk]:
     live = ExperimentChunk.objects.filter(
-        kind__in=KINDS_OF[queue], experiment__status=ExperimentStatus.RUNNING,
+        kind__in=KINDS_OF[queue],
+        experiment__status=ExperimentStatus.RUNNING,
         experiment__cancel_requested=False,
-    )  # fmt: skip
+    )
     queued, in_flight = _in_flight(live)
     free = settings.ASSAY_DISPATCH_AHEAD - queued
     if free <= 0:

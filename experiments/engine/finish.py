@@ -24,9 +24,12 @@ def experiment_finalize_if_done(*, experiment_id: int) -> bool:
     with transaction.atomic():
         now = timezone.now()
         claimed = lifecycle.experiment_move(
-            experiment_id, "complete", where=Q(cancel_requested=False), finished_at=now,
+            experiment_id,
+            "complete",
+            where=Q(cancel_requested=False),
+            finished_at=now,
             heartbeat_at=now,
-        )  # fmt: skip
+        )
         if claimed:
             _settle(experiment_id)
     return claimed or experiment_settle_cancel(experiment_id=experiment_id)
@@ -69,8 +72,10 @@ def experiment_fail(*, experiment_id: int, message: str) -> None:
     """→ failed (from queued or running), keeping every finished row."""
     with transaction.atomic():
         failed = lifecycle.experiment_move(
-            experiment_id, "fail", finished_at=timezone.now(),
+            experiment_id,
+            "fail",
+            finished_at=timezone.now(),
             error_message=cap_text(message, MESSAGE_BYTES),
-        )  # fmt: skip
+        )
         if failed:
             _settle(experiment_id)

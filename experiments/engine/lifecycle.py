@@ -79,9 +79,12 @@ def chunk_claim(chunk_id: int) -> uuid.UUID | None:
     now, token = timezone.now(), uuid.uuid4()
     claimable = Q(status__in=[C.PENDING, C.QUEUED]) | Q(status=C.RUNNING, lease_expires_at__lt=now)
     claimed = ExperimentChunk.objects.filter(claimable, pk=chunk_id).update(
-        status=C.RUNNING, lease_token=token, claimed_at=now, attempts=F("attempts") + 1,
+        status=C.RUNNING,
+        lease_token=token,
+        claimed_at=now,
+        attempts=F("attempts") + 1,
         lease_expires_at=now + timedelta(seconds=lease_seconds()),
-    )  # fmt: skip
+    )
     return token if claimed else None
 
 

@@ -59,9 +59,10 @@ def _revive_expired(now, reaped: Reaped) -> None:
 
 def _resend_lost(now, stale, reaped: Reaped) -> None:
     lost = ExperimentChunk.objects.filter(
-        status=ChunkStatus.QUEUED, queued_at__lt=stale,
+        status=ChunkStatus.QUEUED,
+        queued_at__lt=stale,
         experiment__status=ExperimentStatus.RUNNING,
-    ).select_related("experiment")  # fmt: skip
+    ).select_related("experiment")
     for chunk in lost:
         if lifecycle.chunk_move(chunk.pk, "resend", where=Q(queued_at__lt=stale), queued_at=now):
             reaped.send.append(chunk)

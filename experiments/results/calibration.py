@@ -58,9 +58,14 @@ def calibrations_record(*, experiment: Experiment) -> list[JudgeCalibration]:
         counts = confusion_counts([(verdict, humans[item]) for item, verdict in rows])
         metrics = agreement_metrics(counts)
         calibration, _ = JudgeCalibration.objects.update_or_create(
-            binding=binding, defaults={"evaluator_version": binding.evaluator_version,
-                                       "experiment": experiment, "confusion": counts,
-                                       **metrics})  # fmt: skip
+            binding=binding,
+            defaults={
+                "evaluator_version": binding.evaluator_version,
+                "experiment": experiment,
+                "confusion": counts,
+                **metrics,
+            },
+        )
         recorded.append(calibration)
     return recorded
 

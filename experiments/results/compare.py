@@ -19,6 +19,7 @@ from django.utils.safestring import mark_safe
 
 from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
+from assay.selectors import as_uuid
 from evaluators.turns import TARGET
 
 from ..models import Aggregate, Experiment, Result
@@ -76,8 +77,11 @@ def compare_experiments(
                     candidate_binding=cand.pk,
                 )
             )
-        result.unmatched += [b.evaluator_version.evaluator.name for e, b in cand_bindings.items()
-                             if e not in base_bindings]  # fmt: skip
+        result.unmatched += [
+            b.evaluator_version.evaluator.name
+            for e, b in cand_bindings.items()
+            if e not in base_bindings
+        ]
         out.append(result)
     return out
 
@@ -126,8 +130,10 @@ def _side(experiment: Experiment, binding) -> dict:
     rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
         "item_uid", "verdict", "human_verdict", "score", "human_score"
     )
-    return {str(uid): (hv or v, hs if hv and hs is not None else s)
-            for uid, v, hv, s, hs in rows.iterator(5000)}  # fmt: skip
+    return {
+        str(uid): (hv or v, hs if hv and hs is not None else s)
+        for uid, v, hv, s, hs in rows.iterator(5000)
+    }
 
 
 # ----------------------------------------------------------------------------- row diff
@@ -143,8 +149,11 @@ def diff_rows(
 ) -> list[str]:
     """Item ids to show, regressions first, then improvements, unknown flips, the rest."""
     stats = comparison.stats
-    order = {"regressions": stats["regressions"], "improvements": stats["improvements"],
-             "unknown": stats["to_unknown"] + stats["from_unknown"]}  # fmt: skip
+    order = {
+        "regressions": stats["regressions"],
+        "improvements": stats["improvements"],
+        "unknown": stats["to_unknown"] + stats["from_unknown"],
+    }
     one_sided = stats["only_in_baseline"] + stats["only_in_candidate"]
     if flt in order:
         ids = list(order[flt])
@@ -153,8 +162,9 @@ def diff_rows(
         rest = _unchanged(baseline, comparison, changed + one_sided)
         ids = changed if flt == "changed" else changed + rest + one_sided
     if tag:
-        tagged = (_tagged(baseline, comparison.baseline_binding, tag)
-                  | _tagged(candidate, comparison.candidate_binding, tag))  # fmt: skip
+        tagged = _tagged(baseline, comparison.baseline_binding, tag) | _tagged(
+            candidate, comparison.candidate_binding, tag
+        )
         ids = [i for i in ids if i in tagged]
     return ids
 
@@ -172,8 +182,11 @@ def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
 def _unchanged(baseline, comparison, changed) -> list[str]:
     rows = Result.objects.filter(experiment=baseline, binding_id=comparison.baseline_binding)
     skip = set(changed)
-    return [str(u) for u in rows.order_by("position").values_list("item_uid", flat=True)
-            if str(u) not in skip]  # fmt: skip
+    return [
+        str(u)
+        for u in rows.order_by("position").values_list("item_uid", flat=True)
+        if str(u) not in skip
+    ]
 
 
 def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: list[str]) -> list:
@@ -244,10 +257,8 @@ def marked_diff(old: str, new: str) -> tuple[str, str]:
 
 def compare_experiment(*, workspace, public_id) -> Experiment:
     """One experiment of the workspace to compare, or 404."""
-    try:
-        found = Experiment.objects.filter(workspace=workspace, public_id=public_id).first()
-    except (ValidationError, ValueError):
-        found = None
+    ref = as_uuid(public_id)
+    found = Experiment.objects.filter(workspace=workspace, public_id=ref).first() if ref else None
     if found is None:
         raise Http404("No such experiment")
     return found
@@ -256,11 +267,13 @@ def compare_experiment(*, workspace, public_id) -> Experiment:
 def comparison_context(*, workspace, params: dict) -> dict:
     """Everything the page, the API and the exports share."""
     baseline = compare_experiment(workspace=workspace, public_id=params["baseline"])
-    candidates = [compare_experiment(workspace=workspace, public_id=c)
-                  for c in params["candidates"]]  # fmt: skip
+    candidates = [
+        compare_experiment(workspace=workspace, public_id=c) for c in params["candidates"]
+    ]
     results = compare_experiments(workspace=workspace, baseline=baseline, candidates=candidates)
-    focus_candidate = next((r for r in results if str(r.experiment.public_id)
-                            == params["candidate"]), results[0])  # fmt: skip
+    focus_candidate = next(
+        (r for r in results if str(r.experiment.public_id) == params["candidate"]), results[0]
+    )
     evaluators = focus_candidate.evaluators
     focus = next(
         (e for e in evaluators if str(e.evaluator_id) == params["evaluator"]),

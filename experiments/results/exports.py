@@ -37,20 +37,31 @@ FORMATS = ("csv", "jsonl", "report", "hitlog")
 
 def export_stream(experiment: Experiment, fmt: str) -> Iterator[str]:
     """The chosen export as an iterator of text chunks (for StreamingHttpResponse / files)."""
-    return {"csv": results_csv, "jsonl": results_jsonl, "report": report_jsonl,
-            "hitlog": hitlog_jsonl}[fmt](experiment)  # fmt: skip
+    return {
+        "csv": results_csv,
+        "jsonl": results_jsonl,
+        "report": report_jsonl,
+        "hitlog": hitlog_jsonl,
+    }[fmt](experiment)
 
 
 def export_filename(experiment: Experiment, fmt: str) -> str:
-    suffix = {"csv": "results.csv", "jsonl": "results.jsonl", "report": "report.jsonl",
-              "hitlog": "hitlog.jsonl"}[fmt]  # fmt: skip
+    suffix = {
+        "csv": "results.csv",
+        "jsonl": "results.jsonl",
+        "report": "report.jsonl",
+        "hitlog": "hitlog.jsonl",
+    }[fmt]
     return f"experiment-{experiment.public_id}-{suffix}"
 
 
 def _results(experiment: Experiment):
-    return (Result.objects.filter(experiment=experiment)
-            .select_related("binding__evaluator_version__evaluator")
-            .order_by("position", "binding_id").iterator(chunk_size=2000))  # fmt: skip
+    return (
+        Result.objects.filter(experiment=experiment)
+        .select_related("binding__evaluator_version__evaluator")
+        .order_by("position", "binding_id")
+        .iterator(chunk_size=2000)
+    )
 
 
 def _row(result: Result) -> dict:

@@ -46,8 +46,9 @@ class PromptTarget(TargetSpec):
         from evaluators.llm import run_completion_batch
 
         config = experiment.target_config
-        provider = provider_find(workspace=experiment.workspace,
-                                 public_id=config.get("provider_id"))  # fmt: skip
+        provider = provider_find(
+            workspace=experiment.workspace, public_id=config.get("provider_id")
+        )
         if provider is None:
             return [_row(None, None, "the target's model provider no longer exists") for _ in items]
         settings = provider_settings(provider)
@@ -56,9 +57,14 @@ class PromptTarget(TargetSpec):
         # Cached per experiment: a chunk re-run after a crash (or a superseded runner) does not
         # pay for answers it already got, while a new experiment samples the target afresh.
         results = run_completion_batch(
-            requests, settings, concurrency=experiment.concurrency, limiter=limiter, cache=cache,
-            cache_namespace=f"prompt-target:{experiment.public_id}", cancel=cancel,
-        )  # fmt: skip
+            requests,
+            settings,
+            concurrency=experiment.concurrency,
+            limiter=limiter,
+            cache=cache,
+            cache_namespace=f"prompt-target:{experiment.public_id}",
+            cancel=cancel,
+        )
         return [_row(request, result) for request, result in zip(requests, results, strict=True)]
 
     def form_problems(self, data: dict) -> dict[str, str]:
@@ -73,8 +79,12 @@ class PromptTarget(TargetSpec):
         messages = [{"role": "user", "content": data["user_prompt"]}]
         if (data.get("system_prompt") or "").strip():
             messages.insert(0, {"role": "system", "content": data["system_prompt"]})
-        target = {"kind": self.name, "provider_id": data["provider"], "model": data["model"],
-                  "messages": messages}  # fmt: skip
+        target = {
+            "kind": self.name,
+            "provider_id": data["provider"],
+            "model": data["model"],
+            "messages": messages,
+        }
         for key in ("temperature", "max_tokens"):
             if data.get(key) is not None:
                 target[key] = data[key]
@@ -85,16 +95,19 @@ def _well_formed(messages) -> bool:
     return (
         isinstance(messages, list)
         and bool(messages)
-        and all(isinstance(m, dict) and m.get("role") in ROLES
-                and isinstance(m.get("content"), str) for m in messages)
-    )  # fmt: skip
+        and all(
+            isinstance(m, dict) and m.get("role") in ROLES and isinstance(m.get("content"), str)
+            for m in messages
+        )
+    )
 
 
 def _placeholder_problems(messages, version) -> dict:
     columns = {c["name"]: c for c in version.columns}
     used = {n for m in messages for n in PLACEHOLDER_RE.findall(m["content"])}
-    bad = sorted(n for n in used
-                 if n not in columns or columns[n]["content_type"] != ContentType.TEXT)  # fmt: skip
+    bad = sorted(
+        n for n in used if n not in columns or columns[n]["content_type"] != ContentType.TEXT
+    )
     if bad:
         return {
             "target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset." for n in bad]
@@ -106,9 +119,12 @@ def _request(config: dict, data: dict, default_model: str) -> dict[str, Any]:
     def fill(text: str) -> str:
         return PLACEHOLDER_RE.sub(lambda m: (data.get(m.group(1)) or {}).get("text") or "", text)
 
-    body = {"model": config.get("model") or default_model,
-            "messages": [{"role": m["role"], "content": fill(m["content"])}
-                         for m in config["messages"]]}  # fmt: skip
+    body = {
+        "model": config.get("model") or default_model,
+        "messages": [
+            {"role": m["role"], "content": fill(m["content"])} for m in config["messages"]
+        ],
+    }
     for key in ("temperature", "max_tokens"):
         if config.get(key) is not None:
             body[key] = config[key]

@@ -60,14 +60,7 @@ def compare(request):
         context["page"], context["rows"] = paged_rows(
             context=context, size=PAGE_SIZE, number=params["page"]
         )
-        context["querystring"] = _querystring(request.GET)
     return render(request, "experiments/compare.html", context)
-
-
-def _querystring(params) -> str:
-    kept = params.copy()
-    kept.pop("page", None)
-    return kept.urlencode()
 
 
 @workspace_view()

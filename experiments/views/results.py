@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
+from assay.web.errors import add_errors
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET, TARGET
 
@@ -16,8 +17,12 @@ from ..forms import CorrectionForm
 from ..results.dashboard import dashboard_cards
 from ..results.exports import FORMATS, export_filename, export_stream
 
-EXPORT_MIME = {"csv": "text/csv", "jsonl": "application/x-ndjson",
-                 "report": "application/x-ndjson", "hitlog": "application/x-ndjson"}  # fmt: skip
+EXPORT_MIME = {
+    "csv": "text/csv",
+    "jsonl": "application/x-ndjson",
+    "report": "application/x-ndjson",
+    "hitlog": "application/x-ndjson",
+}
 
 
 @workspace_view()
@@ -36,8 +41,11 @@ def result_drawer(request, id, result_id):
 
 
 def _initial(result) -> dict:
-    return {"verdict": result.human_verdict or result.verdict, "score": result.human_score,
-            "note": result.correction_note}  # fmt: skip
+    return {
+        "verdict": result.human_verdict or result.verdict,
+        "score": result.human_score,
+        "note": result.correction_note,
+    }
 
 
 def _drawer(request, experiment, result, form, status=200):
@@ -70,8 +78,7 @@ def result_correct(request, id, result_id):
         try:
             services.result_correct(result=result, user=request.user, **form.cleaned_data)
         except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
+            add_errors(form, exc)
         else:
             response = _drawer(
                 request, experiment, result, CorrectionForm(initial=_initial(result))

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from assay.selectors import providers_list
 from assay.web.decorators import workspace_view
+from assay.web.errors import error_lines
 
 from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
@@ -20,13 +21,6 @@ from ..results.dashboard import dashboard_cards
 from ..targets import target_get
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
-
-
-def _querystring(params, drop=("page",)) -> str:
-    kept = params.copy()
-    for key in drop:
-        kept.pop(key, None)
-    return kept.urlencode()
 
 
 # ----------------------------------------------------------------------------- list
@@ -54,8 +48,6 @@ def _list_context(request) -> dict:
         "status": status,
         "statuses": ExperimentStatus.choices,
         "active": selectors.any_active(page.object_list),
-        "querystring": _querystring(request.GET),
-        "fullquery": request.GET.urlencode(),
     }
 
 
@@ -130,9 +122,11 @@ def _plan(request, state) -> list[dict]:
         if found is not None:
             chosen.append(found)
     return binding_plan(
-        data=state, evalset_version=version, versions=chosen,
+        data=state,
+        evalset_version=version,
+        versions=chosen,
         has_target=_has_target(state),
-    )  # fmt: skip
+    )
 
 
 def _has_target(state) -> bool:
@@ -152,11 +146,17 @@ def _create(request, form, plan, *, launch: bool):
     )
     try:
         experiment = services.experiment_create(
-            workspace=request.workspace, user=request.user, name=data["name"],
-            description=data["description"], evalset_version=version,
-            bindings=plan_bindings(plan), target=form.target(), concurrency=data["concurrency"],
-            chunk_size=data["chunk_size"], launch=launch,
-        )  # fmt: skip
+            workspace=request.workspace,
+            user=request.user,
+            name=data["name"],
+            description=data["description"],
+            evalset_version=version,
+            bindings=plan_bindings(plan),
+            target=form.target(),
+            concurrency=data["concurrency"],
+            chunk_size=data["chunk_size"],
+            launch=launch,
+        )
     except ValidationError as exc:
         attach_errors(form, plan, exc)
         return None
@@ -187,12 +187,14 @@ def detail(request, id):
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
     context = _progress_context(experiment)
     context.update(_results_context(request, experiment))
-    context.update({
-        "bindings": _bindings(experiment),
-        "failed": selectors.failed_count(experiment=experiment),
-        "clone_form": _clone_form(request, experiment),
-        "cards": dashboard_cards(experiment),
-    })  # fmt: skip
+    context.update(
+        {
+            "bindings": _bindings(experiment),
+            "failed": selectors.failed_count(experiment=experiment),
+            "clone_form": _clone_form(request, experiment),
+            "cards": dashboard_cards(experiment),
+        }
+    )
     return render(request, "experiments/detail.html", context)
 
 
@@ -243,13 +245,12 @@ def _results_context(request, experiment) -> dict:
         rows = selectors.results_list(experiment=experiment, **filters)
     except ValidationError as exc:
         rows = experiment.results.none()
-        error = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+        error = "; ".join(error_lines(exc))
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
     return {
         "page": page,
         "filters": filters,
         "filter_error": error,
-        "querystring": _querystring(request.GET),
         "tags": selectors.result_tags(experiment=experiment),
         "verdicts": Verdict.choices,
         "result_statuses": ResultStatus.choices,
@@ -263,9 +264,11 @@ def _clone_form(request, experiment, data=None) -> CloneForm:
         versions = selectors.versions_of(evaluator=evaluator)
         evaluators.append((evaluator, versions, binding.evaluator_version))
     return CloneForm(
-        data, experiment=experiment, evaluators=evaluators,
+        data,
+        experiment=experiment,
+        evaluators=evaluators,
         evalset_versions=selectors.evalset_version_choices(workspace=request.workspace),
-    )  # fmt: skip
+    )
 
 
 @require_POST
@@ -279,8 +282,12 @@ def launch(request, id):
 @workspace_view()
 def cancel(request, id):
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
-    return _act(request, experiment, services.experiment_cancel,
-                _("Cancelling: running chunks stop after their current rows."))  # fmt: skip
+    return _act(
+        request,
+        experiment,
+        services.experiment_cancel,
+        _("Cancelling: running chunks stop after their current rows."),
+    )
 
 
 @require_POST
@@ -319,11 +326,14 @@ def clone(request, id):
         )
         try:
             created = services.experiment_clone(
-                experiment=experiment, user=request.user, name=form.cleaned_data["name"],
-                versions=form.versions(), evalset_version=version,
-            )  # fmt: skip
+                experiment=experiment,
+                user=request.user,
+                name=form.cleaned_data["name"],
+                versions=form.versions(),
+                evalset_version=version,
+            )
         except ValidationError as exc:
-            problem = " ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+            problem = " ".join(error_lines(exc))
         else:
             messages.success(request, _("Cloned as a draft. Review it, then launch."))
             return redirect("experiments:detail", ws=request.workspace.slug, id=created.public_id)

@@ -20,9 +20,19 @@ TURN = {
 
 @pytest.mark.parametrize(
     "address",
-    ["127.0.0.1", "10.0.0.5", "192.168.1.1", "172.16.0.1", "169.254.169.254", "::1",
-     "fc00::1", "100.64.0.1", "0.0.0.0", "::ffff:127.0.0.1"],
-)  # fmt: skip
+    [
+        "127.0.0.1",
+        "10.0.0.5",
+        "192.168.1.1",
+        "172.16.0.1",
+        "169.254.169.254",
+        "::1",
+        "fc00::1",
+        "100.64.0.1",
+        "0.0.0.0",
+        "::ffff:127.0.0.1",
+    ],
+)
 def test_public_refuses_internal_ranges(address):
     assert not outbound_policy("public").allows_address(ipaddress.ip_address(address))
 

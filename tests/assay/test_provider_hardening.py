@@ -74,9 +74,15 @@ def test_the_page_form_drops_the_key_on_a_new_base_url(web, workspace):
         workspace=workspace, name="P", base_url="https://p.test/v1", default_model="m", api_key=KEY
     )
     url = reverse("settings_provider", kwargs={"ws": "acme", "provider_id": provider.public_id})
-    form = {"name": "P", "base_url": "https://evil.test/v1", "default_model": "m",
-            "timeout_s": 60, "rpm_limit": 600, "structured_mode": "json_object",
-            "max_retries": 4}  # fmt: skip
+    form = {
+        "name": "P",
+        "base_url": "https://evil.test/v1",
+        "default_model": "m",
+        "timeout_s": 60,
+        "rpm_limit": 600,
+        "structured_mode": "json_object",
+        "max_retries": 4,
+    }
     assert web.post(url, form).status_code == 302
     provider.refresh_from_db()
     assert provider.api_key_id is None and Secret.objects.count() == 0
@@ -106,9 +112,15 @@ def test_editor_pages_cannot_change_providers(client, member, workspace):
     edit = reverse("settings_provider", kwargs={"ws": "acme", "provider_id": provider.public_id})
     page = client.get(edit)
     assert page.status_code == 200 and b"Only owners" in page.content
-    form = {"name": "P", "base_url": "https://evil.test/v1", "default_model": "m",
-            "timeout_s": 60, "rpm_limit": 600, "structured_mode": "json_object",
-            "max_retries": 4}  # fmt: skip
+    form = {
+        "name": "P",
+        "base_url": "https://evil.test/v1",
+        "default_model": "m",
+        "timeout_s": 60,
+        "rpm_limit": 600,
+        "structured_mode": "json_object",
+        "max_retries": 4,
+    }
     assert client.post(edit, form).status_code == 403
     new = reverse("settings_provider_new", kwargs={"ws": "acme"})
     assert client.post(new, {**form, "name": "Q"}).status_code == 403
@@ -139,16 +151,23 @@ def test_stored_results_never_hold_the_echoed_key(workspace, user, llm_server):
     version = evaluator_services.evaluator_submit_version(
         evaluator=judge, user=user, version="1.0.0"
     )
-    columns = [{"name": n, "content_type": "Text", "required": True, "description": ""}
-               for n in ("input", "output")]  # fmt: skip
+    columns = [
+        {"name": n, "content_type": "Text", "required": True, "description": ""}
+        for n in ("input", "output")
+    ]
     evalset = make_evalset_version(
-        workspace=workspace, user=user, columns=columns,
+        workspace=workspace,
+        user=user,
+        columns=columns,
         rows=[{"input": "q [[script:echo_key]]", "output": "a"}],
-    )  # fmt: skip
+    )
     experiment = experiment_services.experiment_create(
-        workspace=workspace, user=user, name="e", evalset_version=evalset,
+        workspace=workspace,
+        user=user,
+        name="e",
+        evalset_version=evalset,
         bindings=[{"evaluator_version": version}],
-    )  # fmt: skip
+    )
     experiment_services.experiment_launch(experiment=experiment)
     engine.experiment_run_inline(experiment_id=experiment.pk)
     result = Result.objects.get()

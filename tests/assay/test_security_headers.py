@@ -22,8 +22,11 @@ INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]
 
 
 def test_pages_and_api_carry_the_security_headers(web):
-    for url in [reverse("evaluators:list", kwargs={"ws": "acme"}), "/api/v1/providers/",
-                reverse("login")]:  # fmt: skip
+    for url in [
+        reverse("evaluators:list", kwargs={"ws": "acme"}),
+        "/api/v1/providers/",
+        reverse("login"),
+    ]:
         response = web.get(url)
         csp = response["Content-Security-Policy"]
         script_src = next(p for p in csp.split(";") if p.strip().startswith("script-src"))
@@ -44,8 +47,15 @@ def test_no_template_has_inline_scripts_or_handlers():
 
 
 def test_rendered_pages_have_no_inline_scripts(web, workspace):
-    for name in ["evaluators:list", "evaluators:new", "evalsets:list", "experiments:list",
-                 "settings_providers", "settings_members", "settings_tokens"]:  # fmt: skip
+    for name in [
+        "evaluators:list",
+        "evaluators:new",
+        "evalsets:list",
+        "experiments:list",
+        "settings_providers",
+        "settings_members",
+        "settings_tokens",
+    ]:
         html = web.get(reverse(name, kwargs={"ws": "acme"})).content.decode()
         assert not INLINE_HANDLER.search(html) and not INLINE_SCRIPT.search(html), name
 
@@ -64,8 +74,9 @@ def test_hsts_header_on_https_responses(client):
 
 
 def sign_in(client, username: str, password: str, address: str = "127.0.0.1"):
-    return client.post(reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=address)  # fmt: skip
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
 
 
 def test_ten_failures_lock_the_user_and_address_out(client, user, make_user):
@@ -137,13 +148,15 @@ def test_evalset_csv_export_round_trips_formula_text(workspace, user, settings, 
     from evalsets.importing import import_create
     from tests.evalsets.conftest import run_now
 
-    evalset = services.evalset_create(workspace=workspace, user=user, name="s",
-                                      columns=[{"name": "q", "content_type": "Text"}])  # fmt: skip
+    evalset = services.evalset_create(
+        workspace=workspace, user=user, name="s", columns=[{"name": "q", "content_type": "Text"}]
+    )
     services.item_create(evalset=evalset, data={"q": {"content_type": "Text", "text": "=cmd|x"}})
     exported = b"".join(csv_lines(evalset.items.all(), ["q"]))
     assert b"'=cmd|x" in exported
-    copy = services.evalset_create(workspace=workspace, user=user, name="copy",
-                                   columns=[{"name": "q", "content_type": "Text"}])  # fmt: skip
+    copy = services.evalset_create(
+        workspace=workspace, user=user, name="copy", columns=[{"name": "q", "content_type": "Text"}]
+    )
     job = run_now(import_create(evalset=copy, user=None, upload=ContentFile(exported, "x.csv")))
     assert job.status == "completed", job.errors
     assert copy.items.get().data["q"]["text"] == "=cmd|x"
@@ -187,8 +200,9 @@ def _debug_page(request) -> str:
 
 
 def test_debug_page_hides_connection_urls_and_secrets(rf, secret_urls):
-    request = rf.get("/", DATABASE_URL=secret_urls.DATABASE_URL,
-                     EXTRA="see " + secret_urls.SECRET_KEY)  # fmt: skip
+    request = rf.get(
+        "/", DATABASE_URL=secret_urls.DATABASE_URL, EXTRA="see " + secret_urls.SECRET_KEY
+    )
     html = _debug_page(request)
     for url in (secret_urls.DATABASE_URL, secret_urls.REDIS_URL):
         assert url.split(":")[2].split("@")[0] not in html

@@ -100,12 +100,20 @@ READS = re.compile(
 def test_every_variable_read_is_listed_and_every_listed_one_is_read():
     from assay.env import VARIABLES
 
-    sources = [p for d in ("assay", "evaluators", "evalsets", "experiments", "sandbox", "tests")
-               for p in (ROOT / d).rglob("*.py")]  # fmt: skip
+    sources = [
+        p
+        for d in ("assay", "evaluators", "evalsets", "experiments", "sandbox", "tests")
+        for p in (ROOT / d).rglob("*.py")
+    ]
     read = {name for path in sources for name in READS.findall(path.read_text())}
     # the framework's own, and a canary the sandbox tests plant to prove it never leaks
-    read -= {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "TMPDIR", "PATH",
-             "ASSAY_SANDBOX_CANARY"}  # fmt: skip
+    read -= {
+        "DJANGO_SETTINGS_MODULE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "TMPDIR",
+        "PATH",
+        "ASSAY_SANDBOX_CANARY",
+    }
     listed = {name for name, _, _ in VARIABLES}
     assert sorted(read - listed) == [], "read but not documented"
     assert sorted(listed - read) == [], "documented but never read"

@@ -28,9 +28,23 @@ LLM_VARIABLES = {
 ALLOWED_IMPORTS = {"re", "json", "math", "statistics", "difflib", "datetime", "string"}
 # Builtins the Python presets may use; the sandbox's builtins set must provide all of them.
 PRESET_BUILTINS = {
-    "abs", "bool", "float", "int", "isinstance", "len", "max", "range", "round", "str",
-    "dict", "list", "None", "True", "False", "ValueError",
-}  # fmt: skip
+    "abs",
+    "bool",
+    "float",
+    "int",
+    "isinstance",
+    "len",
+    "max",
+    "range",
+    "round",
+    "str",
+    "dict",
+    "list",
+    "None",
+    "True",
+    "False",
+    "ValueError",
+}
 
 
 class EvalOutput:
@@ -270,13 +284,31 @@ def test_catalogue_has_the_designed_presets():
     assert len(slugs) == len(PRESETS)
     assert len(LLM) >= 10 and len(CODE) >= 8
     assert {
-        "correctness", "relevance", "conciseness", "hallucination", "harmfulness", "helpfulness",
-        "instruction-following", "agent-task-completion", "tool-choice", "image-understanding",
-        "equal", "contains-any", "regex", "starts-with", "valid-json-object", "json-schema",
-        "numeric-closeness", "length-bounds", "fuzzy-similarity", "required-tools-called",
-        "no-failed-calls", "no-forbidden-calls", "no-credentials-in-arguments",
+        "correctness",
+        "relevance",
+        "conciseness",
+        "hallucination",
+        "harmfulness",
+        "helpfulness",
+        "instruction-following",
+        "agent-task-completion",
+        "tool-choice",
+        "image-understanding",
+        "equal",
+        "contains-any",
+        "regex",
+        "starts-with",
+        "valid-json-object",
+        "json-schema",
+        "numeric-closeness",
+        "length-bounds",
+        "fuzzy-similarity",
+        "required-tools-called",
+        "no-failed-calls",
+        "no-forbidden-calls",
+        "no-credentials-in-arguments",
         "no-false-success-claim",
-    } <= slugs  # fmt: skip
+    } <= slugs
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p["slug"])

@@ -44,16 +44,21 @@ def test_a_toy_kind_runs_everywhere(api, web, workspace, user, toy):
     created = api.post("/api/v1/evaluators/", {"name": "Says Paris", "kind": "toy"}, format="json")
     assert created.status_code == 201, created.content
     evaluator_id = created.json()["id"]
-    bad = api.patch(f"/api/v1/evaluators/{evaluator_id}/",
-                    {"config": {"input_variables": [], "word": ""}}, format="json")  # fmt: skip
+    bad = api.patch(
+        f"/api/v1/evaluators/{evaluator_id}/",
+        {"config": {"input_variables": [], "word": ""}},
+        format="json",
+    )
     assert bad.status_code == 400 and "config.word" in bad.json()["error"]["details"]
     output = {"content_type": "Text", "text": "It is Paris"}
     turn = {"evaluate_target_output_fields": {"actual_output": output}}
-    debugged = api.post(f"/api/v1/evaluators/{evaluator_id}/debug", {"turns": [turn]},
-                        format="json")  # fmt: skip
+    debugged = api.post(
+        f"/api/v1/evaluators/{evaluator_id}/debug", {"turns": [turn]}, format="json"
+    )
     assert debugged.json()["results"][0]["verdict"] == "pass"
-    submitted = api.post(f"/api/v1/evaluators/{evaluator_id}/versions/", {"version": "1.0.0"},
-                         format="json")  # fmt: skip
+    submitted = api.post(
+        f"/api/v1/evaluators/{evaluator_id}/versions/", {"version": "1.0.0"}, format="json"
+    )
     assert submitted.status_code == 201, submitted.content
     page = web.get(reverse("evaluators:detail", kwargs={"ws": "acme", "id": evaluator_id}))
     assert page.status_code == 200 and b"Toy" in page.content and b"code-card" not in page.content
@@ -61,8 +66,9 @@ def test_a_toy_kind_runs_everywhere(api, web, workspace, user, toy):
 
     version = EvaluatorVersion.objects.get(evaluator__public_id=evaluator_id)
     evalset = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(10))
-    experiment = run_inline(workspace=workspace, user=user, version=evalset,
-                            evaluator_version=version)  # fmt: skip
+    experiment = run_inline(
+        workspace=workspace, user=user, version=evalset, evaluator_version=version
+    )
     assert experiment.status == "completed"
     verdicts = list(Result.objects.filter(experiment=experiment).values_list("verdict", flat=True))
     assert verdicts.count("pass") == 5 and verdicts.count("fail") == 5

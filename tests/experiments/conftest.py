@@ -12,8 +12,11 @@ from tests.support.fixtures import reset_broker_pools
 from tests.support.processes import RedisServer
 
 # Short leases and a busy reaper, for every worker: a lease is stamped by the claiming worker.
-FAST_REAPER = {"ASSAY_EXPERIMENT_STALE_S": "3", "ASSAY_REAPER_INTERVAL_S": "1",
-               "ASSAY_CHUNK_LEASE_S": "3"}  # fmt: skip
+FAST_REAPER = {
+    "ASSAY_EXPERIMENT_STALE_S": "3",
+    "ASSAY_REAPER_INTERVAL_S": "1",
+    "ASSAY_CHUNK_LEASE_S": "3",
+}
 
 
 @pytest.fixture

@@ -50,9 +50,13 @@ def body(evalset_version, evaluator_version):
 def finished(workspace, user, evalset_version, evaluator_version):
     """A completed run: 40 rows; every 10th (odd) row errors, other even rows pass, odd fail."""
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="done", evalset_version=evalset_version,
-        bindings=[{"evaluator_version": evaluator_version}], chunk_size=10,
-    )  # fmt: skip
+        workspace=workspace,
+        user=user,
+        name="done",
+        evalset_version=evalset_version,
+        bindings=[{"evaluator_version": evaluator_version}],
+        chunk_size=10,
+    )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment_id=experiment.pk)
 
@@ -90,9 +94,13 @@ def test_create_and_launch_in_one_call(api, body):
 
 def test_list_filters_by_status_and_evalset(api, finished, workspace, user, evaluator_version):
     other = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(3), name="Other")
-    services.experiment_create(workspace=workspace, user=user, name="draft",
-                               evalset_version=other,
-                               bindings=[{"evaluator_version": evaluator_version}])  # fmt: skip
+    services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="draft",
+        evalset_version=other,
+        bindings=[{"evaluator_version": evaluator_version}],
+    )
     names = lambda q: [e["name"] for e in api.get(URL + q).json()["results"]]  # noqa: E731
     assert names("") == ["draft", "done"]
     assert names("?status=completed") == ["done"]
@@ -140,9 +148,14 @@ def test_verdict_filter_uses_the_human_correction(api, finished, user):
 
 @pytest.mark.parametrize(
     "query, field",
-    [("verdict=maybe", "verdict"), ("status=fine", "status"), ("score_min=high", "score_min"),
-     ("score_max=nan", "score_max"), ("evaluator=abc", "evaluator")],
-)  # fmt: skip
+    [
+        ("verdict=maybe", "verdict"),
+        ("status=fine", "status"),
+        ("score_min=high", "score_min"),
+        ("score_max=nan", "score_max"),
+        ("evaluator=abc", "evaluator"),
+    ],
+)
 def test_bad_result_filters_name_the_filter(api, finished, query, field):
     error = error_of(api.get(f"{URL}{finished.public_id}/results/?{query}"))
     assert field in error["details"]
@@ -150,9 +163,12 @@ def test_bad_result_filters_name_the_filter(api, finished, query, field):
 
 def test_result_of_another_experiment_is_404(api, finished, workspace, user, evaluator_version):
     other = services.experiment_create(
-        workspace=workspace, user=user, name="other", evalset_version=finished.evalset_version,
+        workspace=workspace,
+        user=user,
+        name="other",
+        evalset_version=finished.evalset_version,
         bindings=[{"evaluator_version": evaluator_version}],
-    )  # fmt: skip
+    )
     result = Result.objects.filter(experiment=finished).first()
     assert api.get(f"{URL}{other.public_id}/results/{result.pk}/").status_code == 404
     assert api.get(f"{URL}{finished.public_id}/results/999999/").status_code == 404
@@ -173,10 +189,12 @@ def foreign(outsider):
 
 @pytest.fixture
 def image_version(workspace, user):
-    columns = TEXT_COLUMNS + [{"name": "photo", "content_type": "Image", "required": False,
-                               "description": ""}]  # fmt: skip
-    return make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2), name="Pics",
-                                columns=columns)  # fmt: skip
+    columns = TEXT_COLUMNS + [
+        {"name": "photo", "content_type": "Image", "required": False, "description": ""}
+    ]
+    return make_evalset_version(
+        workspace=workspace, user=user, rows=qa_rows(2), name="Pics", columns=columns
+    )
 
 
 def binding_with(body, **changes):
@@ -186,52 +204,84 @@ def binding_with(body, **changes):
 BAD_BODIES = {
     "unmapped required variable": (
         lambda b, x: binding_with(b, mapping={"actual_output": "column:actual_output"}),
-        "bindings[0].mapping", "Required variable 'reference_output' is not mapped"),
+        "bindings[0].mapping",
+        "Required variable 'reference_output' is not mapped",
+    ),
     "mapping to a missing column": (
         lambda b, x: binding_with(b, mapping={**MAPPING, "actual_output": "column:answer"}),
-        "bindings[0].mapping", "column the evalset does not have"),
+        "bindings[0].mapping",
+        "column the evalset does not have",
+    ),
     "wrong content type": (
-        lambda b, x: {**binding_with(b, mapping={**MAPPING, "actual_output": "column:photo"}),
-                      "evalset_version": str(x["image"].public_id)},
-        "bindings[0].mapping", "is Text but column 'photo' is Image"),
+        lambda b, x: {
+            **binding_with(b, mapping={**MAPPING, "actual_output": "column:photo"}),
+            "evalset_version": str(x["image"].public_id),
+        },
+        "bindings[0].mapping",
+        "is Text but column 'photo' is Image",
+    ),
     "target output without a target": (
         lambda b, x: binding_with(b, mapping={**MAPPING, "actual_output": "target:actual_output"}),
-        "bindings[0].mapping", "has no target"),
+        "bindings[0].mapping",
+        "has no target",
+    ),
     "evaluator version of another workspace": (
         lambda b, x: binding_with(b, evaluator_version=str(x["evaluator_version"].public_id)),
-        "bindings[0].evaluator_version", "No such evaluator version"),
+        "bindings[0].evaluator_version",
+        "No such evaluator version",
+    ),
     "evaluator version that does not exist": (
         lambda b, x: binding_with(b, evaluator_version="00000000-0000-0000-0000-000000000000"),
-        "bindings[0].evaluator_version", "No such evaluator version"),
+        "bindings[0].evaluator_version",
+        "No such evaluator version",
+    ),
     "evalset version of another workspace": (
         lambda b, x: {**b, "evalset_version": str(x["evalset_version"].public_id)},
-        "evalset_version", "No such evalset version"),
+        "evalset_version",
+        "No such evalset version",
+    ),
     "evalset version that is not an id": (
-        lambda b, x: {**b, "evalset_version": "latest"}, "evalset_version", "UUID"),
+        lambda b, x: {**b, "evalset_version": "latest"},
+        "evalset_version",
+        "UUID",
+    ),
     "bad policy": (
         lambda b, x: binding_with(b, policy={"kind": "threshold", "threshold": 3}),
-        "bindings[0].policy", "threshold"),
-    "unknown binding field": (
-        lambda b, x: binding_with(b, weight=2), "bindings[0]", "weight"),
+        "bindings[0].policy",
+        "threshold",
+    ),
+    "unknown binding field": (lambda b, x: binding_with(b, weight=2), "bindings[0]", "weight"),
     "unknown body field": (lambda b, x: {**b, "priority": "high"}, "priority", "Unknown"),
     "no evaluators": (lambda b, x: {**b, "bindings": []}, "bindings", "at least one"),
     "no name": (lambda b, x: {**b, "name": "  "}, "name", "needs a name"),
     "concurrency out of range": (lambda b, x: {**b, "concurrency": 0}, "concurrency", "between"),
     "chunk size out of range": (lambda b, x: {**b, "chunk_size": 5}, "chunk_size", "between"),
     "prompt target without a provider": (
-        lambda b, x: {**b, "target": {"kind": "prompt", "messages": [
-            {"role": "user", "content": "{{input}}"}]}},
-        "target.provider_id", "provider"),
+        lambda b, x: {
+            **b,
+            "target": {"kind": "prompt", "messages": [{"role": "user", "content": "{{input}}"}]},
+        },
+        "target.provider_id",
+        "provider",
+    ),
     "target that is not an object": (lambda b, x: {**b, "target": "gpt"}, "target", "object"),
     "same evaluator version twice": (
-        lambda b, x: {**b, "bindings": b["bindings"] * 2}, "bindings[1]", "already"),
-}  # fmt: skip
+        lambda b, x: {**b, "bindings": b["bindings"] * 2},
+        "bindings[1]",
+        "already",
+    ),
+}
 
 
 # every case as a draft, and a few with launch: true (a failed create must not launch anything)
 BAD_CASES = [(case, False) for case in BAD_BODIES] + [
-    (case, True) for case in ("unmapped required variable", "evalset version of another workspace",
-                              "no evaluators")]  # fmt: skip
+    (case, True)
+    for case in (
+        "unmapped required variable",
+        "evalset version of another workspace",
+        "no evaluators",
+    )
+]
 
 
 @pytest.mark.parametrize("case, launch", BAD_CASES)
@@ -249,10 +299,14 @@ def test_bad_create_is_400_naming_the_field_and_saves_nothing(
 def test_prompt_target_placeholder_must_be_a_text_column(api, body, workspace):
     from assay import services as platform
 
-    provider = platform.provider_create(workspace=workspace, name="p", base_url="http://x.test/v1",
-                                        default_model="m")  # fmt: skip
-    target = {"kind": "prompt", "provider_id": str(provider.public_id),
-              "messages": [{"role": "user", "content": "Answer {{question}}"}]}  # fmt: skip
+    provider = platform.provider_create(
+        workspace=workspace, name="p", base_url="http://x.test/v1", default_model="m"
+    )
+    target = {
+        "kind": "prompt",
+        "provider_id": str(provider.public_id),
+        "messages": [{"role": "user", "content": "Answer {{question}}"}],
+    }
     error = error_of(api.post(URL, {**body, "target": target}, format="json"))
     assert "{{question}} is not a Text column" in str(error["details"]["target.messages"])
     target["messages"][0]["content"] = "Answer {{input}}"
@@ -294,11 +348,14 @@ def test_retry_failed(api, finished, workspace, user, evalset_version):
 def test_retry_with_nothing_failed_is_400(api, workspace, user):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(6), name="ok")
     ev = make_code_version(workspace=workspace, user=user, name="C2")
-    experiment = services.experiment_create(workspace=workspace, user=user, name="clean",
-                                            evalset_version=version,
-                                            bindings=[{"evaluator_version": ev}])  # fmt: skip
-    assert "finished" in error_of(api.post(f"{URL}{experiment.public_id}/retry-failed/"))[
-        "message"]  # fmt: skip
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="clean",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+    )
+    assert "finished" in error_of(api.post(f"{URL}{experiment.public_id}/retry-failed/"))["message"]
     services.experiment_launch(experiment=experiment)
     engine.experiment_run_inline(experiment_id=experiment.pk)
     error = error_of(api.post(f"{URL}{experiment.public_id}/retry-failed/"))
@@ -317,15 +374,18 @@ def stricter(workspace, user, evaluator_version):
     evaluator_services.evaluator_update_draft(
         evaluator=evaluator, user=user, config={**evaluator_version.config, "source": source}
     )
-    return evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user,
-                                                       version="1.1.0")  # fmt: skip
+    return evaluator_services.evaluator_submit_version(
+        evaluator=evaluator, user=user, version="1.1.0"
+    )
 
 
 def test_clone_with_a_new_version(api, finished, stricter):
     evaluator = stricter.evaluator
-    response = api.post(f"{URL}{finished.public_id}/clone/",
-                        {"name": "stricter", "versions": {str(evaluator.public_id): "1.1.0"}},
-                        format="json")  # fmt: skip
+    response = api.post(
+        f"{URL}{finished.public_id}/clone/",
+        {"name": "stricter", "versions": {str(evaluator.public_id): "1.1.0"}},
+        format="json",
+    )
     assert response.status_code == 201, response.content
     clone = response.json()
     assert clone["name"] == "stricter" and clone["status"] == "draft"
@@ -340,18 +400,21 @@ def test_clone_with_a_new_version(api, finished, stricter):
     "make, field",
     [
         (lambda e, f: {"versions": {str(e.public_id): "9.9.9"}}, "versions.{e}"),
-        (lambda e, f: {"versions": {str(f["evaluator_version"].evaluator.public_id): "1.0.0"}},
-         "versions.{f}"),
+        (
+            lambda e, f: {"versions": {str(f["evaluator_version"].evaluator.public_id): "1.0.0"}},
+            "versions.{f}",
+        ),
         (lambda e, f: {"evalset_version": str(f["evalset_version"].public_id)}, "evalset_version"),
         (lambda e, f: {"evalset": "x"}, "evalset"),
     ],
-)  # fmt: skip
+)
 def test_bad_clone_is_400_and_saves_nothing(api, finished, foreign, make, field):
     evaluator = finished.bindings.get().evaluator_version.evaluator
     payload = make(evaluator, foreign)
     error = error_of(api.post(f"{URL}{finished.public_id}/clone/", payload, format="json"))
-    expected = field.format(e=evaluator.public_id,
-                            f=foreign["evaluator_version"].evaluator.public_id)  # fmt: skip
+    expected = field.format(
+        e=evaluator.public_id, f=foreign["evaluator_version"].evaluator.public_id
+    )
     assert expected in error["details"], error
     assert Experiment.objects.count() == 1
 
@@ -361,8 +424,9 @@ def test_clone_onto_an_evalset_version_missing_a_column_names_the_mapping(
 ):
     columns = [c for c in TEXT_COLUMNS if c["name"] != "reference_output"]
     rows = [{"input": "q", "actual_output": "a"}]
-    bare = make_evalset_version(workspace=workspace, user=user, rows=rows, name="Bare",
-                                columns=columns)  # fmt: skip
+    bare = make_evalset_version(
+        workspace=workspace, user=user, rows=rows, name="Bare", columns=columns
+    )
     payload = {"evalset_version": str(bare.public_id)}
     error = error_of(api.post(f"{URL}{finished.public_id}/clone/", payload, format="json"))
     assert "bindings[0].mapping" in error["details"]

@@ -34,9 +34,13 @@ def evaluator_version(workspace, user):
 
 def run(workspace, user, evalset_version, versions, name="done"):
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name=name, evalset_version=evalset_version,
-        bindings=[{"evaluator_version": v} for v in versions], chunk_size=10,
-    )  # fmt: skip
+        workspace=workspace,
+        user=user,
+        name=name,
+        evalset_version=evalset_version,
+        bindings=[{"evaluator_version": v} for v in versions],
+        chunk_size=10,
+    )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment_id=experiment.pk)
 
@@ -59,8 +63,9 @@ def page_of(experiment, name="detail", query=""):
 # ----------------------------------------------------------------------------- list
 
 
-def test_list_polls_only_while_something_is_active(web, finished, workspace, user,
-                                                   evalset_version, evaluator_version):  # fmt: skip
+def test_list_polls_only_while_something_is_active(
+    web, finished, workspace, user, evalset_version, evaluator_version
+):
     body = web.get(url("list")).content.decode()
     assert "done" in body and 'data-status="completed"' in body and "40 of 40 results" in body
     assert "hx-trigger" not in body  # nothing running: no polling
@@ -92,13 +97,19 @@ def test_empty_list_offers_a_new_experiment(web):
 def form_data(evalset_version, evaluator_version, step="launch", **extra):
     vid = evaluator_version.public_id
     data = {
-        "name": "From the form", "description": "",
+        "name": "From the form",
+        "description": "",
         "evalset_version": str(evalset_version.public_id),
-        "target_kind": "none", "evaluator_versions": [str(vid)], "concurrency": "4",
-        "chunk_size": "10", f"map__{vid}__actual_output": "column:actual_output",
+        "target_kind": "none",
+        "evaluator_versions": [str(vid)],
+        "concurrency": "4",
+        "chunk_size": "10",
+        f"map__{vid}__actual_output": "column:actual_output",
         f"map__{vid}__reference_output": "column:reference_output",
-        f"policy__{vid}__kind": "threshold", f"policy__{vid}__threshold": "0.7", "step": step,
-    }  # fmt: skip
+        f"policy__{vid}__kind": "threshold",
+        f"policy__{vid}__threshold": "0.7",
+        "step": step,
+    }
     data.update(extra)
     return data
 
@@ -169,15 +180,17 @@ def test_refresh_step_rerenders_without_saving(web, evalset_version, evaluator_v
         ({"actual_output": "column:photo"}, "is Text but column &#x27;photo&#x27; is Image"),
     ],
 )
-def test_new_form_mapping_errors_show_and_save_nothing(web, workspace, user, evaluator_version,
-                                                       change, message):  # fmt: skip
-    columns = TEXT_COLUMNS + [{"name": "photo", "content_type": "Image", "required": False,
-                               "description": ""}]  # fmt: skip
-    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(3),
-                                   columns=columns)  # fmt: skip
+def test_new_form_mapping_errors_show_and_save_nothing(
+    web, workspace, user, evaluator_version, change, message
+):
+    columns = TEXT_COLUMNS + [
+        {"name": "photo", "content_type": "Image", "required": False, "description": ""}
+    ]
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(3), columns=columns)
     vid = evaluator_version.public_id
-    data = form_data(version, evaluator_version,
-                     **{f"map__{vid}__{k}": v for k, v in change.items()})  # fmt: skip
+    data = form_data(
+        version, evaluator_version, **{f"map__{vid}__{k}": v for k, v in change.items()}
+    )
     response = web.post(url("new"), data)
     assert response.status_code == 400
     assert message in response.content.decode()
@@ -199,8 +212,9 @@ def test_new_form_bad_input_is_reported(web, evalset_version, evaluator_version,
     assert Experiment.objects.count() == 0
 
 
-def test_new_form_rejects_another_workspaces_versions(web, outsider, evalset_version,
-                                                      evaluator_version):  # fmt: skip
+def test_new_form_rejects_another_workspaces_versions(
+    web, outsider, evalset_version, evaluator_version
+):
     from assay.models import Workspace
 
     other = Workspace.objects.get(slug="other")
@@ -210,7 +224,8 @@ def test_new_form_rejects_another_workspaces_versions(web, outsider, evalset_ver
     )
     response = web.post(url("new"), data)
     assert response.status_code == 400 and "is not one of the available choices" in (
-        response.content.decode())  # fmt: skip
+        response.content.decode()
+    )
     assert Experiment.objects.count() == 0
 
 
@@ -243,8 +258,14 @@ def test_results_table_filters(web, finished):
 
 
 def test_untrusted_text_is_escaped(web, workspace, user):
-    rows = [{"input": "q", "actual_output": "<img src=x onerror=alert(1)>",
-             "reference_output": "r", "tags": ["<b>tag</b>"]}]  # fmt: skip
+    rows = [
+        {
+            "input": "q",
+            "actual_output": "<img src=x onerror=alert(1)>",
+            "reference_output": "r",
+            "tags": ["<b>tag</b>"],
+        }
+    ]
     version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="XSS")
     echo = make_code_version(workspace=workspace, user=user, name="Echo", source=ECHO)
     experiment = run(workspace, user, version, [echo], name="<script>alert(1)</script>")
@@ -257,12 +278,17 @@ def test_untrusted_text_is_escaped(web, workspace, user):
     assert "<b>tag</b>" not in page and "&lt;b&gt;tag&lt;/b&gt;" in page
 
 
-def test_progress_partial_polls_while_active_then_reloads(web, workspace, user, evalset_version,
-                                                         evaluator_version):  # fmt: skip
-    experiment = services.experiment_create(workspace=workspace, user=user, name="live",
-                                            evalset_version=evalset_version,
-                                            bindings=[{"evaluator_version": evaluator_version}],
-                                            chunk_size=10)  # fmt: skip
+def test_progress_partial_polls_while_active_then_reloads(
+    web, workspace, user, evalset_version, evaluator_version
+):
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="live",
+        evalset_version=evalset_version,
+        bindings=[{"evaluator_version": evaluator_version}],
+        chunk_size=10,
+    )
     services.experiment_launch(experiment=experiment)
     page = web.get(page_of(experiment)).content.decode()
     assert f'hx-get="{page_of(experiment, "progress")}?active=1"' in page
@@ -276,8 +302,9 @@ def test_progress_partial_polls_while_active_then_reloads(web, workspace, user, 
     assert "hx-trigger" not in web.get(page_of(experiment, "progress")).content.decode()
 
 
-def test_cancel_retry_and_clone_buttons(web, finished, workspace, user, evalset_version,
-                                        evaluator_version):  # fmt: skip
+def test_cancel_retry_and_clone_buttons(
+    web, finished, workspace, user, evalset_version, evaluator_version
+):
     not_cancelled = web.post(page_of(finished, "cancel"), follow=True).content.decode()
     assert "A completed experiment cannot be cancelled" in not_cancelled
 
@@ -288,14 +315,18 @@ def test_cancel_retry_and_clone_buttons(web, finished, workspace, user, evalset_
     engine.experiment_run_inline(experiment_id=finished.pk)
 
     evaluator = evaluator_version.evaluator
-    evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user,
-                                              description="second")  # fmt: skip
+    evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user, description="second")
     evaluator_services.evaluator_submit_version(evaluator=evaluator, user=user, version="1.1.0")
     page = web.get(page_of(finished)).content.decode()
     assert f'name="version__{evaluator.public_id}"' in page and ">1.1.0</option>" in page
-    response = web.post(page_of(finished, "clone"), {
-        "name": "second look", "evalset_version": str(evalset_version.public_id),
-        f"version__{evaluator.public_id}": "1.1.0"})  # fmt: skip
+    response = web.post(
+        page_of(finished, "clone"),
+        {
+            "name": "second look",
+            "evalset_version": str(evalset_version.public_id),
+            f"version__{evaluator.public_id}": "1.1.0",
+        },
+    )
     clone = Experiment.objects.get(name="second look")
     assert response["Location"] == page_of(clone) and clone.status == ExperimentStatus.DRAFT
     assert clone.bindings.get().evaluator_version.version == "1.1.0"
@@ -327,8 +358,9 @@ def test_outsider_gets_404(client, outsider, finished):
     assert finished.status == ExperimentStatus.COMPLETED and Experiment.objects.count() == 1
 
 
-def test_viewer_sees_no_buttons_and_cannot_post(client, member, finished, evalset_version,
-                                                evaluator_version):  # fmt: skip
+def test_viewer_sees_no_buttons_and_cannot_post(
+    client, member, finished, evalset_version, evaluator_version
+):
     viewer = member("vic", Membership.Role.VIEWER)
     client.force_login(viewer)
     page = client.get(page_of(finished)).content.decode()
@@ -356,8 +388,9 @@ def test_demo_loads_two_finished_runs_that_differ_once(workspace, user):
     demo_load(workspace=workspace, user=user)  # idempotent: nothing doubled
     runs = {e.name: e for e in Experiment.objects.filter(workspace=workspace)}
     assert set(runs) == {BASELINE, STRICTER}
-    assert all(e.status == ExperimentStatus.COMPLETED and e.results_done == 60
-               for e in runs.values())  # fmt: skip
+    assert all(
+        e.status == ExperimentStatus.COMPLETED and e.results_done == 60 for e in runs.values()
+    )
     assert runs[STRICTER].cloned_from_id == runs[BASELINE].pk
     lines = {name: Aggregate.objects.get(experiment=e).summary for name, e in runs.items()}
     assert lines[BASELINE]["nones"] == lines[STRICTER]["nones"] == 4

@@ -27,9 +27,13 @@ def launched(workspace, user):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(20))
     ev = make_code_version(workspace=workspace, user=user)
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="run", evalset_version=version,
-        bindings=[{"evaluator_version": ev}], chunk_size=10,
-    )  # fmt: skip
+        workspace=workspace,
+        user=user,
+        name="run",
+        evalset_version=version,
+        bindings=[{"evaluator_version": ev}],
+        chunk_size=10,
+    )
     services.experiment_launch(experiment=experiment)
     engine.experiment_begin(experiment_id=experiment.pk)
     return experiment
@@ -131,8 +135,11 @@ def test_status_is_written_only_by_the_lifecycle_module():
     for path in (ROOT / "experiments").rglob("*.py"):
         if path.name == "lifecycle.py" or "migrations" in path.parts:
             continue
-        offenders += [f"{path.name}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
-                      if writes.search(line)]  # fmt: skip
+        offenders += [
+            f"{path.name}:{n}"
+            for n, line in enumerate(path.read_text().splitlines(), 1)
+            if writes.search(line)
+        ]
     assert offenders == []
 
 

@@ -20,8 +20,10 @@ from tests.support.factories import (
 
 pytestmark = pytest.mark.django_db
 
-COLUMNS = [{"name": n, "content_type": "Text", "required": True, "description": ""}
-           for n in ("input", "output")]  # fmt: skip
+COLUMNS = [
+    {"name": n, "content_type": "Text", "required": True, "description": ""}
+    for n in ("input", "output")
+]
 CHATTY = """def exec_evaluation(turn):
     print("x" * 200000)
     return EvalOutput(score=1.0, reason="y" * 16000)
@@ -55,9 +57,12 @@ def test_a_30_mb_judge_answer_grows_the_database_by_a_few_hundred_kb(workspace, 
     rows = [{"input": f"q{i} [[script:huge:30]]", "output": "a"} for i in range(2)]
     version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="huge", evalset_version=version,
+        workspace=workspace,
+        user=user,
+        name="huge",
+        evalset_version=version,
         bindings=[{"evaluator_version": judge}],
-    )  # fmt: skip
+    )
     services.experiment_launch(experiment=experiment)
     before = stored_bytes()
     engine.experiment_run_inline(experiment_id=experiment.pk)
@@ -77,15 +82,24 @@ def test_a_30_mb_target_answer_is_stored_capped(workspace, user, llm_server):
     code = make_code_version(workspace=workspace, user=user, source=CHATTY)
     columns = [*COLUMNS[:1], {"name": "reference_output", "content_type": "Text"}]
     version = make_evalset_version(
-        workspace=workspace, user=user, columns=columns,
+        workspace=workspace,
+        user=user,
+        columns=columns,
         rows=[{"input": "[[script:huge:30]]", "reference_output": "r"}],
-    )  # fmt: skip
-    target = {"kind": "prompt", "provider_id": str(provider.public_id),
-              "messages": [{"role": "user", "content": "{{input}}"}]}  # fmt: skip
+    )
+    target = {
+        "kind": "prompt",
+        "provider_id": str(provider.public_id),
+        "messages": [{"role": "user", "content": "{{input}}"}],
+    }
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name="t", evalset_version=version,
-        bindings=[{"evaluator_version": code}], target=target,
-    )  # fmt: skip
+        workspace=workspace,
+        user=user,
+        name="t",
+        evalset_version=version,
+        bindings=[{"evaluator_version": code}],
+        target=target,
+    )
     services.experiment_launch(experiment=experiment)
     engine.experiment_run_inline(experiment_id=experiment.pk)
     output = TargetResult.objects.get().output
@@ -109,8 +123,9 @@ def test_a_debug_response_stays_bounded(api, workspace, user, llm_server):
             "output": {"content_type": "Text", "text": "a" * 200_000}
         },
     }
-    response = api.post(f"/api/v1/evaluators/{judge.public_id}/debug", {"turns": [turn, turn]},
-                        format="json")  # fmt: skip
+    response = api.post(
+        f"/api/v1/evaluators/{judge.public_id}/debug", {"turns": [turn, turn]}, format="json"
+    )
     assert response.status_code == 200, response.content[:300]
     assert len(response.content) < 2 * (caps.ANSWER_BYTES + 4 * caps.DISPLAY_STRING_BYTES) + 20_000
     (outcome,) = evaluator_debug(evaluator=judge, turns=[turn])

@@ -18,8 +18,10 @@ from tests.support.processes import Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-COLUMNS = [{"name": n, "content_type": "Text", "required": True, "description": ""}
-           for n in ("input", "output")]  # fmt: skip
+COLUMNS = [
+    {"name": n, "content_type": "Text", "required": True, "description": ""}
+    for n in ("input", "output")
+]
 SLOW_ROW = """def exec_evaluation(turn):
     total = 0
     for i in range({loops}):
@@ -35,8 +37,11 @@ SLOW_SECOND_HALF = """def exec_evaluation(turn):
     return EvalOutput(score=1.0, reason="done")
 """
 # No help from the reaper: cancel alone must stop the work.
-NO_REAPER = {"ASSAY_EXPERIMENT_STALE_S": "600", "ASSAY_CHUNK_LEASE_S": "600",
-             "ASSAY_REAPER_INTERVAL_S": "600"}  # fmt: skip
+NO_REAPER = {
+    "ASSAY_EXPERIMENT_STALE_S": "600",
+    "ASSAY_CHUNK_LEASE_S": "600",
+    "ASSAY_REAPER_INTERVAL_S": "600",
+}
 
 
 def status_of(experiment) -> str:
@@ -45,9 +50,13 @@ def status_of(experiment) -> str:
 
 def launch(workspace, user, version, evaluator_version, **options):
     experiment = services.experiment_create(
-        workspace=workspace, user=user, name=options.pop("name", "run"), evalset_version=version,
-        bindings=[{"evaluator_version": evaluator_version}], **options,
-    )  # fmt: skip
+        workspace=workspace,
+        user=user,
+        name=options.pop("name", "run"),
+        evalset_version=version,
+        bindings=[{"evaluator_version": evaluator_version}],
+        **options,
+    )
     return services.experiment_launch(experiment=experiment)
 
 
@@ -57,8 +66,13 @@ def worker(postgres_url, redis_server):
 
     def start(concurrency=2, **env):
         env = {**FAST_REAPER, **env}
-        process = Worker(database_url=postgres_url, redis_url=redis_server.url, beat=True,
-                         concurrency=concurrency, extra_env=env).start()  # fmt: skip
+        process = Worker(
+            database_url=postgres_url,
+            redis_url=redis_server.url,
+            beat=True,
+            concurrency=concurrency,
+            extra_env=env,
+        ).start()
         started.append(process)
         return process
 
@@ -78,8 +92,9 @@ def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, wo
     version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
     process = worker(ASSAY_EXPERIMENT_STALE_S="1")
     experiment = launch(workspace, user, version, judge, concurrency=1)
-    wait_for(lambda: status_of(experiment) == ExperimentStatus.COMPLETED, 90, "completion",
-             [process])  # fmt: skip
+    wait_for(
+        lambda: status_of(experiment) == ExperimentStatus.COMPLETED, 90, "completion", [process]
+    )
     assert Result.objects.filter(experiment=experiment).count() == 8
     assert len(llm_server.chat_requests()) == 8  # every row paid for once
 
@@ -87,23 +102,29 @@ def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, wo
 def test_cancel_kills_a_running_code_batch(workspace, user, worker):
     # 250 quick rows, then 250 rows of ~0.2 s: the second mini-batch works for ~50 s, so a
     # check between mini-batches would see the cancel only after it.
-    rows = [{"input": f"q{i}", "actual_output": "a", "reference_output": "fast" if i < 250
-             else "slow"} for i in range(500)]  # fmt: skip
+    rows = [
+        {"input": f"q{i}", "actual_output": "a", "reference_output": "fast" if i < 250 else "slow"}
+        for i in range(500)
+    ]
     slow = make_code_version(workspace=workspace, user=user, name="Slow", source=SLOW_SECOND_HALF)
     version = make_evalset_version(workspace=workspace, user=user, rows=rows)
     process = worker(concurrency=1, **NO_REAPER)
     experiment = launch(workspace, user, version, slow)
-    wait_for(lambda: Result.objects.filter(experiment=experiment).count() == 250, 60,
-             "the first mini-batch", [process])  # fmt: skip
+    wait_for(
+        lambda: Result.objects.filter(experiment=experiment).count() == 250,
+        60,
+        "the first mini-batch",
+        [process],
+    )
     services.experiment_cancel(experiment=experiment)
-    wait_for(lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled",
-             [process])  # fmt: skip
+    wait_for(
+        lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled", [process]
+    )
     assert Result.objects.filter(experiment=experiment).count() == 250  # nothing half-written
     # The one worker process is free again at once: its sandbox child was killed.
     quick = make_code_version(workspace=workspace, user=user, name="Quick")
     again = launch(workspace, user, version, quick, name="after")
-    wait_for(lambda: status_of(again) == ExperimentStatus.COMPLETED, 20, "the next run",
-             [process])  # fmt: skip
+    wait_for(lambda: status_of(again) == ExperimentStatus.COMPLETED, 20, "the next run", [process])
     assert status_of(experiment) == ExperimentStatus.CANCELLED
 
 
@@ -117,8 +138,9 @@ def test_cancel_drops_llm_calls_in_flight(workspace, user, llm_server, worker):
     experiment = launch(workspace, user, version, judge, concurrency=4)
     wait_for(lambda: llm_server.max_in_flight >= 4, 60, "calls in flight", [process])
     services.experiment_cancel(experiment=experiment)
-    wait_for(lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled",
-             [process])  # fmt: skip
+    wait_for(
+        lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled", [process]
+    )
     assert Result.objects.filter(experiment=experiment).count() == 0
     assert len(llm_server.chat_requests()) == 4  # nothing was sent after the cancel
 
@@ -126,21 +148,23 @@ def test_cancel_drops_llm_calls_in_flight(workspace, user, llm_server, worker):
 def test_a_small_run_of_another_workspace_is_not_starved(workspace, user, make_user, worker):
     from assay import services as platform
 
-    slow = make_code_version(workspace=workspace, user=user, name="Slow",
-                             source=SLOW_ROW.format(loops=200_000))  # fmt: skip
+    slow = make_code_version(
+        workspace=workspace, user=user, name="Slow", source=SLOW_ROW.format(loops=200_000)
+    )
     big = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(200))
     process = worker()
-    runaways = [launch(workspace, user, big, slow, name=f"runaway {i}", chunk_size=10)
-                for i in range(2)]  # fmt: skip
-    wait_for(lambda: Result.objects.filter(experiment__in=runaways).exists(), 60, "runaways",
-             [process])  # fmt: skip
+    runaways = [
+        launch(workspace, user, big, slow, name=f"runaway {i}", chunk_size=10) for i in range(2)
+    ]
+    wait_for(
+        lambda: Result.objects.filter(experiment__in=runaways).exists(), 60, "runaways", [process]
+    )
     bob = make_user("bob")
     other = platform.workspace_create(name="Other", slug="other-team", owner=bob)
     small_set = make_evalset_version(workspace=other, user=bob, rows=qa_rows(10), name="Small")
     quick = make_code_version(workspace=other, user=bob, name="Quick")
     small = launch(other, bob, small_set, quick, name="small")
-    wait_for(lambda: status_of(small) == ExperimentStatus.COMPLETED, 60, "the small run",
-             [process])  # fmt: skip
+    wait_for(lambda: status_of(small) == ExperimentStatus.COMPLETED, 60, "the small run", [process])
     assert [status_of(r) for r in runaways] == [ExperimentStatus.RUNNING] * 2
     assert Result.objects.filter(experiment=small).count() == 10
     for runaway in runaways:
@@ -153,10 +177,14 @@ def test_a_chunk_whose_task_raised_fails_its_run_at_once(workspace, user, worker
     good = make_code_version(workspace=workspace, user=user)
     # A version the sandbox refuses to even start (no such language): the task raises.
     broken = EvaluatorVersion.objects.create(
-        evaluator=good.evaluator, version="9.9.9", kind="code", score_meaning="quality",
-        default_policy=good.default_policy, config={**good.config, "language": "cobol"},
+        evaluator=good.evaluator,
+        version="9.9.9",
+        kind="code",
+        score_meaning="quality",
+        default_policy=good.default_policy,
+        config={**good.config, "language": "cobol"},
         config_hash="x",
-    )  # fmt: skip
+    )
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(10))
     process = worker(ASSAY_EXPERIMENT_STALE_S="600", ASSAY_CHUNK_LEASE_S="600")
     experiment = launch(workspace, user, version, broken)

@@ -66,8 +66,13 @@ def satisfies(attack: dict, status: str) -> bool:
 
 def test_our_own_table_covers_every_kind_of_attack():
     assert len(OWN_ATTACKS) >= 40
-    assert {a["expected"] for a in OWN_ATTACKS} >= {"error", "refused", "timeout", "memory",
-                                                     "contained"}  # fmt: skip
+    assert {a["expected"] for a in OWN_ATTACKS} >= {
+        "error",
+        "refused",
+        "timeout",
+        "memory",
+        "contained",
+    }
     assert {a["language"] for a in OWN_ATTACKS} == {"python", "javascript"}
     assert len({a["id"] for a in OWN_ATTACKS}) == len(OWN_ATTACKS)
 

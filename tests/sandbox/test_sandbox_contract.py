@@ -138,19 +138,34 @@ def test_print_is_captured_per_turn():
 @pytest.mark.parametrize(
     ("language", "source", "expected"),
     [
-        ("python", "def exec_evaluation(turn):\n    x = 0\n    return 1 / x\n",
-         "line 3: ZeroDivisionError: division by zero"),
-        ("python", "def exec_evaluation(turn):\n    return turn['missing']\n",
-         "line 2: KeyError: 'missing'"),
-        ("python", "def helper():\n    raise ValueError('bad input')\n\n"
-                   "def exec_evaluation(turn):\n    return helper()\n",
-         "line 2: ValueError: bad input"),
-        ("javascript", "function exec_evaluation(turn) {\n  const x = null;\n  return x.y;\n}",
-         "line 3: TypeError: cannot read property 'y' of null"),
-        ("javascript", "function exec_evaluation(turn) {\n\n  throw new RangeError('nope');\n}",
-         "line 3: RangeError: nope"),
+        (
+            "python",
+            "def exec_evaluation(turn):\n    x = 0\n    return 1 / x\n",
+            "line 3: ZeroDivisionError: division by zero",
+        ),
+        (
+            "python",
+            "def exec_evaluation(turn):\n    return turn['missing']\n",
+            "line 2: KeyError: 'missing'",
+        ),
+        (
+            "python",
+            "def helper():\n    raise ValueError('bad input')\n\n"
+            "def exec_evaluation(turn):\n    return helper()\n",
+            "line 2: ValueError: bad input",
+        ),
+        (
+            "javascript",
+            "function exec_evaluation(turn) {\n  const x = null;\n  return x.y;\n}",
+            "line 3: TypeError: cannot read property 'y' of null",
+        ),
+        (
+            "javascript",
+            "function exec_evaluation(turn) {\n\n  throw new RangeError('nope');\n}",
+            "line 3: RangeError: nope",
+        ),
     ],
-)  # fmt: skip
+)
 def test_runtime_errors_name_the_user_line(language, source, expected):
     outcome = run_one(language, source)
     assert outcome.status == "error"
@@ -276,22 +291,36 @@ def test_require_netns_runs_only_where_the_namespace_exists():
     ("language", "source", "expected"),
     [
         ("python", "import json\n\ndef exec_evaluation(turn):\n    return 1.0\n", []),
-        ("python", "x = 1\ndef exec_evaluation(turn:\n    return 1\n",
-         [(2, "SyntaxError")]),
-        ("python", "import json\nimport os\ndef exec_evaluation(turn):\n    return 1\n",
-         [(2, "import of 'os' is not allowed")]),
-        ("python", "def exec_evaluation(turn):\n    from subprocess import run\n",
-         [(2, "import of 'subprocess' is not allowed")]),
-        ("python", "def evaluate(turn):\n    return 1\n",
-         [(None, "exec_evaluation(turn) is not defined")]),
-        ("python", "def exec_evaluation(turn):\n    return turn.__class__\n",
-         [(2, '"__class__" is an invalid attribute name')]),
+        ("python", "x = 1\ndef exec_evaluation(turn:\n    return 1\n", [(2, "SyntaxError")]),
+        (
+            "python",
+            "import json\nimport os\ndef exec_evaluation(turn):\n    return 1\n",
+            [(2, "import of 'os' is not allowed")],
+        ),
+        (
+            "python",
+            "def exec_evaluation(turn):\n    from subprocess import run\n",
+            [(2, "import of 'subprocess' is not allowed")],
+        ),
+        (
+            "python",
+            "def evaluate(turn):\n    return 1\n",
+            [(None, "exec_evaluation(turn) is not defined")],
+        ),
+        (
+            "python",
+            "def exec_evaluation(turn):\n    return turn.__class__\n",
+            [(2, '"__class__" is an invalid attribute name')],
+        ),
         ("javascript", "function exec_evaluation(turn) {\n  return 1;\n}\n", []),
-        ("javascript", "function exec_evaluation(turn) {\n  return 1 +;\n}\n",
-         [(2, "SyntaxError")]),
+        (
+            "javascript",
+            "function exec_evaluation(turn) {\n  return 1 +;\n}\n",
+            [(2, "SyntaxError")],
+        ),
         ("javascript", "function evaluate(turn) { return 1; }", [(None, "is not defined")]),
     ],
-)  # fmt: skip
+)
 def test_check(language, source, expected):
     result = sandbox.check(language, source)
     assert result.ok is (not expected)

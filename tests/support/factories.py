@@ -117,8 +117,13 @@ def make_provider(*, workspace, server, api_key: str = "sk-test-assay-0123456789
     """A model provider pointing at a local scripted server (JSON mode, quick retries)."""
     from assay import services as platform
 
-    values = {"name": "Local", "default_model": "judge-model", "structured_mode": "json_object",
-              "max_retries": 1, **fields}  # fmt: skip
+    values = {
+        "name": "Local",
+        "default_model": "judge-model",
+        "structured_mode": "json_object",
+        "max_retries": 1,
+        **fields,
+    }
     return platform.provider_create(
         workspace=workspace, base_url=server.base_url, api_key=api_key, **values
     )
@@ -129,8 +134,11 @@ def make_llm_evaluator(*, workspace, user, provider, name: str = "Judge"):
     judge = evaluator_services.evaluator_create(
         workspace=workspace, user=user, name=name, kind="llm"
     )
-    model = {**judge.draft_config["model"], "provider_id": str(provider.public_id),
-             "model": provider.default_model}  # fmt: skip
+    model = {
+        **judge.draft_config["model"],
+        "provider_id": str(provider.public_id),
+        "model": provider.default_model,
+    }
     config = {**judge.draft_config, "model": model}
     return evaluator_services.evaluator_update_draft(evaluator=judge, user=user, config=config)
 
