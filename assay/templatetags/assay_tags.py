@@ -6,6 +6,9 @@ from django import template
 
 register = template.Library()
 
+# An interval narrower than this (as a fraction) is not drawn: it would be a dot (garak's rule).
+MIN_WHISKER = 0.001
+
 
 @register.filter
 def score(value) -> str:
@@ -21,3 +24,10 @@ def percent(value, digits: int = 1) -> str:
     if value is None:
         return "—"
     return f"{float(value) * 100:.{int(digits)}f}%"
+
+
+@register.inclusion_tag("partials/_whisker.html")
+def ci_whisker(rate, ci=None, label: str = "") -> dict:
+    """A 0–100 % strip with the point and, when it is wide enough to see, the interval."""
+    wide = bool(ci) and ci[1] - ci[0] >= MIN_WHISKER
+    return {"rate": rate, "ci": ci if wide else None, "label": label}

@@ -171,6 +171,8 @@ def _tests_partial(request, evaluator, *, errors=(), result=None, status=200):
             "cases": cases,
             "errors": errors,
             "result": result,
+            # the submit dialog shows the same table beside the panel's: keep the ids apart
+            "box_id": "submit-tests-box" if request.POST.get("box") == "submit" else "tests-box",
         },
         status=status,
     )

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from assay.templatetags.assay_tags import MIN_WHISKER
 from evaluators.policies import describe_policy
 
 from ..models import Experiment
 from ..stats import COUNT_KEYS
 from .standing import relative_standing
-
-MIN_WHISKER = 0.001  # an interval narrower than this is not drawn (as garak does)
 
 
 def dashboard_cards(experiment: Experiment) -> list[dict]:

@@ -18,6 +18,15 @@ window.Assay = {
     return node;
   },
 };
+// Our 4xx partials say what is wrong (a form with its errors): show them like any answer.
+if (window.htmx) {
+  window.htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..", swap: true, error: true },
+    { code: "...", swap: false, error: true },
+  ];
+}
 document.addEventListener("keydown", (event) => {
   // Ctrl/Cmd+Enter clicks the element marked as the page's primary run action.
   if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {

@@ -102,34 +102,30 @@
 
   function render() { renderTabs(); if (view === "form") renderForm(); syncJson(); }
 
-  const results = document.getElementById("debug-results");
-  document.getElementById("debug-run").addEventListener("click", async () => {
-    results.innerHTML = '<p class="muted">Running…</p>';
-    const answer = await post(panel.dataset.runUrl, { turns: JSON.stringify(turns), config: JSON.stringify(editorConfig()) });
-    results.innerHTML = answer.text; // server-rendered and escaped by Django templates
+  // The buttons are htmx requests (see detail.html); this adds what only the page knows —
+  // the turns being edited and the editor's unsaved config — to each one's parameters.
+  const PARAMETERS = {
+    run: () => ({ turns: JSON.stringify(turns), config: JSON.stringify(editorConfig()) }),
+    save: () => ({ name: document.getElementById("test-name").value,
+                   expected: document.getElementById("test-expected").value,
+                   turn: JSON.stringify(turns[current]) }),
+    tests: () => ({ config: JSON.stringify(editorConfig()) }),
+    "submit-tests": () => ({ box: "submit" }),  // the saved draft's tests, in the submit dialog
+  };
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    const role = event.detail.elt.dataset.debug;
+    if (!role) return;
+    if (role === "submit-tests" && !document.querySelector("#tests-table tbody tr")) {
+      event.preventDefault();  // no test cases: nothing to run before submitting
+      document.getElementById("submit-tests").replaceChildren();
+      return;
+    }
+    Object.assign(event.detail.parameters, PARAMETERS[role]());
   });
-
-  function replaceTests(html) { document.getElementById("tests-box").outerHTML = html; }
-  const save = document.getElementById("test-save");
-  if (save) save.addEventListener("click", async () => {
-    const answer = await post(panel.dataset.saveUrl, { name: document.getElementById("test-name").value,
-      expected: document.getElementById("test-expected").value, turn: JSON.stringify(turns[current]) });
-    replaceTests(answer.text);
-  });
-  document.getElementById("tests-run").addEventListener("click", async () => {
-    replaceTests((await post(panel.dataset.testsUrl, { config: JSON.stringify(editorConfig()) })).text);
-  });
-  document.addEventListener("click", async (event) => {
-    const button = event.target.closest("[data-delete-case]");
-    if (button) replaceTests((await post(button.dataset.deleteCase, {})).text);
-  });
-  const opener = document.getElementById("open-submit");
-  if (opener) opener.addEventListener("click", async () => {
-    const box = document.getElementById("submit-tests");
-    if (!document.querySelector("#tests-table tbody tr")) { box.replaceChildren(); return; }
-    box.innerHTML = '<p class="muted">Running the test cases on the saved draft…</p>';
-    const answer = await post(panel.dataset.testsUrl, {});
-    box.innerHTML = answer.text.replace('id="tests-box"', 'id="submit-tests-box"');
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    if (event.detail.elt.dataset.debug === "run") {
+      document.getElementById("debug-results").replaceChildren(el("p", { class: "muted", text: "Running…" }));
+    }
   });
   const picker = document.getElementById("pick-rows");
   if (picker) {
