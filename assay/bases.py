@@ -1,9 +1,13 @@
-"""Abstract model bases shared by the apps: immutable rows (submitted versions) and soft delete
-(evaluators, evaluation sets)."""
+"""Abstract model bases shared by the apps: immutable rows (submitted versions), soft delete,
+and the library item (evaluators, evaluation sets)."""
 
 from __future__ import annotations
 
+import uuid
+
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
 
@@ -54,3 +58,44 @@ class SoftDeleteModel(models.Model):
             return False
         self.deleted_at = timezone.now() if deleted else None
         return True
+
+
+class LibraryItem(SoftDeleteModel):
+    """What a workspace keeps in its library and versions: a named, tagged draft whose
+    submitted versions (`versions`, SemVer) experiments pin. Names are unique among live ones."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(
+        "assay.Workspace", on_delete=models.CASCADE, related_name="%(class)ss"
+    )
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "name"],
+                condition=Q(deleted_at__isnull=True),
+                name="unique_live_%(class)s_name",
+            )
+        ]
+        indexes = [models.Index(fields=["workspace", "-updated_at"])]
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def latest_version(self):
+        """The highest SemVer (not the newest row); uses prefetched versions when present."""
+        from assay.semver import sort_key
+
+        versions = list(self.versions.all())
+        return max(versions, key=lambda v: sort_key(v.version)) if versions else None

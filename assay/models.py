@@ -131,6 +131,11 @@ class ModelProvider(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # How calls to the provider are made (the call settings judges and targets use) …
+    CALL_FIELDS = ("timeout_s", "rpm_limit", "tpm_limit", "structured_mode", "max_retries")
+    # … and everything an owner edits besides the write-only key.
+    EDITABLE_FIELDS = ("name", "base_url", "default_model", *CALL_FIELDS)
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["workspace", "name"], name="unique_provider_name")

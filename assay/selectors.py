@@ -56,12 +56,24 @@ def as_uuid(value) -> uuid.UUID | None:
         return None
 
 
+def by_public_id(queryset: QuerySet, public_id, *, field: str = "public_id"):
+    """The row of `queryset` with that public id, or None (also for a missing or malformed id)."""
+    ref = as_uuid(public_id)
+    return queryset.filter(**{field: ref}).first() if ref else None
+
+
+def public_or_404(queryset: QuerySet, public_id, what: str, *, field: str = "public_id"):
+    """The row of `queryset` with that public id, or a 404 "No such <what>" (also for a
+    malformed id: scope `queryset` to the workspace and an outsider's id looks the same)."""
+    found = by_public_id(queryset, public_id, field=field)
+    if found is None:
+        raise Http404(f"No such {what}")
+    return found
+
+
 def provider_find(*, workspace: Workspace, public_id) -> ModelProvider | None:
     """The workspace's provider with that id, or None (also for a missing or malformed id)."""
-    ref = as_uuid(public_id)
-    if ref is None:
-        return None
-    return providers_list(workspace=workspace).filter(public_id=ref).first()
+    return by_public_id(providers_list(workspace=workspace), public_id)
 
 
 def scoped_get(queryset: QuerySet, *, workspace: Workspace, **lookup):

@@ -155,18 +155,6 @@ def secret_reveal(*, secret: Secret) -> str:
     return crypto.decrypt(secret.ciphertext)
 
 
-PROVIDER_FIELDS = (
-    "name",
-    "base_url",
-    "default_model",
-    "timeout_s",
-    "rpm_limit",
-    "tpm_limit",
-    "structured_mode",
-    "max_retries",
-)
-
-
 def provider_create(*, workspace: Workspace, api_key: str | None = None, **fields) -> ModelProvider:
     """Create a provider; the API key is encrypted into a Secret in the same transaction."""
     provider = ModelProvider(workspace=workspace)
@@ -213,7 +201,7 @@ def provider_delete(*, provider: ModelProvider) -> None:
 
 
 def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
-    unknown = set(fields) - set(PROVIDER_FIELDS)
+    unknown = set(fields) - set(ModelProvider.EDITABLE_FIELDS)
     if unknown:
         raise ValidationError({name: "Unknown field." for name in sorted(unknown)})
     for name, value in fields.items():

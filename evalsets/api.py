@@ -11,7 +11,12 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from assay.api.base import IgnoreFormatNegotiation, WorkspaceMixin, WorkspaceScopedViewSet
+from assay.api.base import (
+    IgnoreFormatNegotiation,
+    WorkspaceMixin,
+    WorkspaceScopedViewSet,
+    validated,
+)
 
 from . import selectors, services
 from . import serializers as s
@@ -42,19 +47,15 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
 
     @extend_schema(request=s.EvalSetCreateSerializer, responses={201: s.EvalSetSerializer})
     def create(self, request):
-        serializer = s.EvalSetCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        evalset = services.evalset_create(
-            workspace=request.workspace, user=request.user, **serializer.validated_data
-        )
+        body = validated(s.EvalSetCreateSerializer, request)
+        evalset = services.evalset_create(workspace=request.workspace, user=request.user, **body)
         return Response(s.EvalSetSerializer(evalset).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.EvalSetUpdateSerializer, responses=s.EvalSetSerializer)
     def partial_update(self, request, id=None):
         evalset = self.get_object()
-        serializer = s.EvalSetUpdateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        evalset = services.evalset_update(evalset=evalset, **serializer.validated_data)
+        body = validated(s.EvalSetUpdateSerializer, request)
+        evalset = services.evalset_update(evalset=evalset, **body)
         return Response(s.EvalSetSerializer(evalset).data)
 
     def destroy(self, request, id=None):
@@ -110,11 +111,7 @@ class _NestedMixin(WorkspaceMixin):
     """Resolves the parent set from the URL inside the request's workspace (404 otherwise)."""
 
     def evalset(self) -> EvalSet:
-        if self.request.workspace is None:
-            raise Http404
-        return selectors.evalset_get(
-            workspace=self.request.workspace, public_id=self.kwargs["evalset_id"]
-        )
+        return self.parent(selectors.evalset_get, "evalset_id")
 
 
 class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
@@ -163,9 +160,8 @@ class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
             item = services.item_create(evalset=evalset, **serializer.validated_data)
             body = s.ItemSerializer(item, context=self._context()).data
             return Response(body, status=status.HTTP_201_CREATED)
-        serializer = s.ItemsBulkSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        result = services.items_bulk(evalset=evalset, **serializer.validated_data)
+        body = validated(s.ItemsBulkSerializer, request)
+        result = services.items_bulk(evalset=evalset, **body)
         return Response(s.ItemsBulkResultSerializer(result, context=self._context()).data)
 
     @extend_schema(parameters=[OpenApiParameter("version", str)])
@@ -179,9 +175,8 @@ class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
     def partial_update(self, request, evalset_id=None, item_id=None):
         evalset = self.evalset()
         selectors.item_get(evalset=evalset, item_id=item_id)
-        serializer = s.ItemWriteSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        fields = {k: v for k, v in serializer.validated_data.items() if k != "item_id"}
+        body = validated(s.ItemWriteSerializer, request)
+        fields = {k: v for k, v in body.items() if k != "item_id"}
         item = services.item_update(evalset=evalset, item_id=item_id, **fields)
         return Response(s.ItemSerializer(item, context=self._context()).data)
 
@@ -214,11 +209,8 @@ class VersionViewSet(_NestedMixin, viewsets.GenericViewSet):
     @extend_schema(request=s.VersionCommitSerializer, responses={201: s.VersionSerializer})
     def create(self, request, evalset_id=None):
         evalset = self.evalset()
-        serializer = s.VersionCommitSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        created = services.version_commit(
-            evalset=evalset, user=request.user, **serializer.validated_data
-        )
+        body = validated(s.VersionCommitSerializer, request)
+        created = services.version_commit(evalset=evalset, user=request.user, **body)
         return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
@@ -246,9 +238,8 @@ class ImportViewSet(_NestedMixin, viewsets.GenericViewSet):
     )
     def create(self, request, evalset_id=None):
         evalset = self.evalset()
-        serializer = s.ImportCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        body = validated(s.ImportCreateSerializer, request)
+        data = body
         job = import_create(
             evalset=evalset,
             user=request.user,

@@ -17,7 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from assay.bases import ImmutableModel, SoftDeleteModel
+from assay.bases import ImmutableModel, LibraryItem
 from assay.models import Workspace
 from assay.vocabulary import Verdict
 
@@ -34,45 +34,16 @@ class UnicodeJSONEncoder(DjangoJSONEncoder):
 dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
-class EvalSet(SoftDeleteModel):
+class EvalSet(LibraryItem):
     """A dataset of typed columns: a mutable draft, and the versions experiments pin."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="evalsets")
-    name = models.CharField(max_length=120)
-    description = models.TextField(blank=True)
     columns = models.JSONField(default=list, blank=True)
-    tags = models.JSONField(default=list, blank=True)
     draft_changed = models.BooleanField(
         default=False, help_text="The draft differs from the latest committed version."
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["workspace", "name"],
-                condition=Q(deleted_at__isnull=True),
-                name="unique_live_evalset_name",
-            )
-        ]
-        indexes = [models.Index(fields=["workspace", "-updated_at"])]
-        ordering = ["-updated_at"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def latest_version(self):
-        """The highest SemVer (not the newest row); uses prefetched versions when present."""
-        from assay.semver import sort_key
-
-        versions = list(self.versions.all())
-        return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+    class Meta(LibraryItem.Meta):
+        pass
 
     @property
     def column_names(self) -> list[str]:

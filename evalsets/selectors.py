@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from assay.models import Workspace
-from assay.selectors import as_uuid
+from assay.selectors import public_or_404
 from assay.semver import sort_key
 
 from .items.media import with_urls
@@ -46,11 +46,7 @@ def evalset_get(*, workspace: Workspace, public_id, include_deleted: bool = Fals
     qs = EvalSet.objects.filter(workspace=workspace)
     if not include_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    ref = as_uuid(public_id)
-    found = qs.filter(public_id=ref).first() if ref else None
-    if found is None:
-        raise Http404("No such evaluation set")
-    return found
+    return public_or_404(qs, public_id, "evaluation set")
 
 
 def draft_count(evalset: EvalSet) -> int:
@@ -101,13 +97,9 @@ def items_list(
 
 
 def item_get(*, evalset: EvalSet, item_id, version: EvalSetVersion | None = None) -> EvalSetItem:
-    ref = as_uuid(item_id)
-    found = (
-        items_list(evalset=evalset, version=version).filter(item_id=ref).first() if ref else None
+    return public_or_404(
+        items_list(evalset=evalset, version=version), item_id, "item", field="item_id"
     )
-    if found is None:
-        raise Http404("No such item")
-    return found
 
 
 def item_tags(*, evalset: EvalSet, version: EvalSetVersion | None = None, scan: int = 5000):
@@ -117,11 +109,7 @@ def item_tags(*, evalset: EvalSet, version: EvalSetVersion | None = None, scan: 
 
 
 def import_get(*, evalset: EvalSet, public_id) -> EvalSetImport:
-    ref = as_uuid(public_id)
-    found = evalset.imports.filter(public_id=ref).first() if ref else None
-    if found is None:
-        raise Http404("No such import")
-    return found
+    return public_or_404(evalset.imports.all(), public_id, "import")
 
 
 def imports_recent(*, evalset: EvalSet, limit: int = 10) -> list[EvalSetImport]:

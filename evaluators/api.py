@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet
+from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet, validated
 
 from . import selectors, services
 from . import serializers as s
@@ -46,21 +45,17 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
 
     @extend_schema(request=s.EvaluatorCreateSerializer, responses={201: s.EvaluatorSerializer})
     def create(self, request):
-        serializer = s.EvaluatorCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = validated(s.EvaluatorCreateSerializer, request)
         evaluator = services.evaluator_create_from_choice(
-            workspace=request.workspace, user=request.user, **serializer.validated_data
+            workspace=request.workspace, user=request.user, **body
         )
         return Response(s.EvaluatorSerializer(evaluator).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.EvaluatorUpdateSerializer, responses=s.EvaluatorSerializer)
     def partial_update(self, request, id=None):
         evaluator = self.get_object()  # an outsider learns nothing from validation errors
-        serializer = s.EvaluatorUpdateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        evaluator = services.evaluator_update_draft(
-            evaluator=evaluator, user=request.user, **serializer.validated_data
-        )
+        body = validated(s.EvaluatorUpdateSerializer, request)
+        evaluator = services.evaluator_update_draft(evaluator=evaluator, user=request.user, **body)
         return Response(s.EvaluatorSerializer(evaluator).data)
 
     def destroy(self, request, id=None):
@@ -84,9 +79,8 @@ class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
     def debug(self, request, id=None):
         """Run the draft (or `config`, or `version`) on 1–10 turns; nothing is saved."""
         evaluator = self.get_object()
-        serializer = s.DebugRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        outcomes = services.evaluator_debug(evaluator=evaluator, **serializer.validated_data)
+        body = validated(s.DebugRequestSerializer, request)
+        outcomes = services.evaluator_debug(evaluator=evaluator, **body)
         return Response({"results": [o.to_dict() for o in outcomes]})
 
 
@@ -94,11 +88,7 @@ class EvaluatorChildMixin(WorkspaceMixin):
     """For routes under /evaluators/{evaluator_id}/: the parent, scoped to the workspace."""
 
     def evaluator(self) -> Evaluator:
-        if self.request.workspace is None:
-            raise Http404
-        return selectors.evaluator_get(
-            workspace=self.request.workspace, public_id=self.kwargs["evaluator_id"]
-        )
+        return self.parent(selectors.evaluator_get, "evaluator_id")
 
 
 class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
@@ -123,10 +113,9 @@ class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
     @extend_schema(request=s.VersionSubmitSerializer, responses={201: s.VersionSerializer})
     def create(self, request, evaluator_id=None):
         evaluator = self.evaluator()
-        serializer = s.VersionSubmitSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = validated(s.VersionSubmitSerializer, request)
         created = services.evaluator_submit_with_tests(
-            evaluator=evaluator, user=request.user, **serializer.validated_data
+            evaluator=evaluator, user=request.user, **body
         )
         return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
 
@@ -181,18 +170,14 @@ class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
 
     def create(self, request, evaluator_id=None):
         evaluator = self.evaluator()
-        serializer = s.TestCaseSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        case = services.testcase_create(
-            evaluator=evaluator, user=request.user, **serializer.validated_data
-        )
+        body = validated(s.TestCaseSerializer, request)
+        case = services.testcase_create(evaluator=evaluator, user=request.user, **body)
         return Response(s.TestCaseSerializer(case).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, evaluator_id=None, id=None):
         case = self.get_object()
-        serializer = s.TestCaseSerializer(data=request.data, partial=True)
-        serializer.is_valid(raise_exception=True)
-        case = services.testcase_update(case=case, **serializer.validated_data)
+        body = validated(s.TestCaseSerializer, request, partial=True)
+        case = services.testcase_update(case=case, **body)
         return Response(s.TestCaseSerializer(case).data)
 
     def perform_destroy(self, instance):

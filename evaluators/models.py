@@ -6,10 +6,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 
-from assay.bases import ImmutableModel, SoftDeleteModel
-from assay.models import Workspace
+from assay.bases import ImmutableModel, LibraryItem
 from assay.vocabulary import ScoreMeaning, Verdict
 
 
@@ -62,15 +60,10 @@ class EvaluatorTemplate(KindMixin, models.Model):
         return self.kind_spec.template_languages(self)
 
 
-class Evaluator(KindMixin, SoftDeleteModel):
+class Evaluator(KindMixin, LibraryItem):
     """The unit users manage: a draft config they edit, and the versions they submit."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="evaluators")
-    name = models.CharField(max_length=120)
-    description = models.TextField(blank=True)
     kind = models.CharField(max_length=16, help_text="A kind registered in evaluators.kinds.")
-    tags = models.JSONField(default=list, blank=True)
     score_meaning = models.CharField(
         max_length=8, choices=ScoreMeaning.choices, default=ScoreMeaning.QUALITY
     )
@@ -82,36 +75,16 @@ class Evaluator(KindMixin, SoftDeleteModel):
     template = models.ForeignKey(
         EvaluatorTemplate, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["workspace", "name"],
-                condition=Q(deleted_at__isnull=True),
-                name="unique_live_evaluator_name",
-            )
-        ]
-        indexes = [models.Index(fields=["workspace", "-updated_at"])]
-        ordering = ["-updated_at"]
-
-    def __str__(self) -> str:
-        return self.name
+    class Meta(LibraryItem.Meta):
+        pass
 
     @property
     def latest_version(self) -> EvaluatorVersion | None:
-        """The highest SemVer (not the newest row); uses prefetched versions when present."""
-        from assay.semver import sort_key
-
-        versions = list(self.versions.all())
-        return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+        return super().latest_version
 
 
 class EvaluatorVersion(KindMixin, ImmutableModel):

@@ -16,45 +16,34 @@ from assay.selectors import provider_find
 from assay.services import secret_reveal
 
 
-def judge_run_batch(*, workspace, config, turns, version_key, concurrency, cancel) -> list:
-    """Judge `turns` with an LLM config on the workspace's provider: one RunOutcome each."""
+def judge_run_batch(*, batch) -> list:
+    """Judge a kind `Batch` with its LLM config on the workspace's provider: one RunOutcome a
+    turn."""
     # imported here: the SDK costs ~0.4 s to import, which code-only workers never pay
     from .llm import BatchCancelled, run_llm_batch
     from .runner import RunCancelled, RunOutcome
 
-    provider = judge_provider(workspace, config)
+    provider = judge_provider(batch.workspace, batch.config)
     if provider is None:
         error = "no model provider is configured for this evaluator"
-        return [RunOutcome(status="error", error=error) for _ in turns]
+        return [RunOutcome(status="error", error=error) for _ in batch.turns]
     limiter, cache = llm_backends()
     try:
         results = run_llm_batch(
-            config,
-            turns,
+            batch.config,
+            batch.turns,
             provider_settings(provider),
-            concurrency=concurrency,
+            concurrency=batch.concurrency,
             limiter=limiter,
             cache=cache,
-            version_key=version_key,
-            media_resolver=storage_media_resolver(workspace),
-            cancel=cancel,
+            version_key=batch.version_key,
+            media_resolver=storage_media_resolver(batch.workspace),
+            cancel=batch.cancel,
         )
     except BatchCancelled:
         raise RunCancelled from None
     return [
-        RunOutcome(
-            status=r.status,
-            score=r.score,
-            reason=r.reason,
-            error=r.error,
-            rendered_request=r.rendered_request,
-            raw_answer=r.raw_answer,
-            latency_ms=r.latency_ms,
-            tokens_in=r.tokens_in,
-            tokens_out=r.tokens_out,
-            cached=r.cached,
-            extra={"attempts": r.attempts, "parse_method": r.parse_method},
-        )
+        RunOutcome.like(r, extra={"attempts": r.attempts, "parse_method": r.parse_method})
         for r in results
     ]
 
@@ -91,11 +80,7 @@ def provider_settings(provider: ModelProvider):
         base_url=provider.base_url,
         api_key=secret_reveal(secret=provider.api_key) if provider.api_key_id else "unused",
         model=provider.default_model,
-        timeout_s=provider.timeout_s,
-        rpm_limit=provider.rpm_limit,
-        tpm_limit=provider.tpm_limit,
-        structured_mode=provider.structured_mode,
-        max_retries=provider.max_retries,
+        **{name: getattr(provider, name) for name in ModelProvider.CALL_FIELDS},
         provider_key=f"provider:{provider.public_id}",
         outbound_allow=settings.ASSAY_OUTBOUND_ALLOW,
     )

@@ -8,7 +8,7 @@ the binding's verdict policy and caps what each outcome carries.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from assay.models import Workspace
@@ -17,6 +17,7 @@ from assay.safety.caps import cap_json, cap_text
 from assay.vocabulary import CONTENT_FIELD, Verdict
 
 from .kinds import kind_get
+from .kinds.base import Batch
 from .policies import Policy, verdict
 from .turns import turn_fields
 
@@ -41,6 +42,12 @@ class RunOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def like(cls, other: Any, **changes: Any) -> RunOutcome:
+        """An outcome with every field `other` (a kind's own outcome) shares with this one."""
+        shared = {f.name: getattr(other, f.name) for f in fields(cls) if hasattr(other, f.name)}
+        return cls(**{**shared, **changes})
 
 
 class RunCancelled(Exception):
@@ -67,18 +74,8 @@ def evaluator_run_batch(
     skipped = {i: _missing(config, turn) for i, turn in enumerate(turns)}
     runnable = [i for i, problem in skipped.items() if not problem]
     todo = [turns[i] for i in runnable]
-    ran = (
-        kind_get(kind).run(
-            workspace=workspace,
-            config=config,
-            turns=todo,
-            version_key=version_key,
-            concurrency=concurrency,
-            cancel=cancel,
-        )
-        if todo
-        else []
-    )
+    batch = Batch(workspace, config, todo, version_key, concurrency, cancel)
+    ran = kind_get(kind).run(batch) if todo else []
     outcomes: list[RunOutcome] = []
     results = dict(zip(runnable, ran, strict=True))
     for i in range(len(turns)):

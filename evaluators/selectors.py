@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from assay.models import Workspace
-from assay.selectors import as_uuid
+from assay.selectors import public_or_404
 
 from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 
@@ -52,11 +52,7 @@ def evaluator_get(*, workspace: Workspace, public_id, include_deleted: bool = Tr
     qs = Evaluator.objects.filter(workspace=workspace)
     if not include_deleted:
         qs = qs.filter(deleted_at__isnull=True)
-    ref = as_uuid(public_id)
-    evaluator = qs.filter(public_id=ref).first() if ref else None
-    if evaluator is None:
-        raise Http404("No such evaluator")
-    return evaluator
+    return public_or_404(qs, public_id, "evaluator")
 
 
 def version_get(*, evaluator: Evaluator, version: str) -> EvaluatorVersion:

@@ -9,7 +9,7 @@ from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet
+from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
 
 from . import selectors, services
 from . import serializers as s
@@ -53,9 +53,8 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     )
     def create(self, request):
         """A draft (201), or with `launch: true` a launched experiment (202)."""
-        serializer = s.ExperimentCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        body = validated(s.ExperimentCreateSerializer, request)
+        data = dict(body)
         experiment = services.experiment_create(
             workspace=request.workspace,
             user=request.user,
@@ -91,9 +90,8 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def clone(self, request, id=None):
         """A new draft with the same set-up; `versions` swaps evaluator versions."""
         experiment = self.get_object()
-        serializer = s.CloneSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        body = validated(s.CloneSerializer, request)
+        data = body
         clone = services.experiment_clone(
             experiment=experiment,
             user=request.user,
@@ -137,9 +135,8 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def correct(self, request, id=None, result_id=None):
         """Override one result's verdict (and optionally score) with a note; "" undoes it."""
         found = selectors.result_get(experiment=self.get_object(), result_id=result_id)
-        serializer = s.CorrectionSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        services.result_correct(result=found, user=request.user, **serializer.validated_data)
+        body = validated(s.CorrectionSerializer, request)
+        services.result_correct(result=found, user=request.user, **body)
         return Response(s.ResultDetailSerializer(found).data)
 
     @extend_schema(

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from assay.models import Workspace
-from assay.selectors import as_uuid
+from assay.selectors import as_uuid, by_public_id, public_or_404
 from assay.semver import sort_key
 from evalsets.models import EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
@@ -54,17 +54,10 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
 
 def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
     """One experiment of the workspace, or 404 (also for malformed ids and other workspaces)."""
-    ref = as_uuid(public_id)
-    found = None
-    if ref is not None:
-        found = (
-            Experiment.objects.filter(workspace=workspace, public_id=ref)
-            .select_related("evalset_version__evalset", "created_by", "cloned_from")
-            .first()
-        )
-    if found is None:
-        raise Http404("No such experiment")
-    return found
+    qs = Experiment.objects.filter(workspace=workspace).select_related(
+        "evalset_version__evalset", "created_by", "cloned_from"
+    )
+    return public_or_404(qs, public_id, "experiment")
 
 
 def any_active(experiments) -> bool:
@@ -76,33 +69,18 @@ def any_active(experiments) -> bool:
 
 def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
     """An evalset version of the workspace by public id, or None."""
-    ref = as_uuid(public_id)
-    if ref is None:
-        return None
-    return (
-        EvalSetVersion.objects.filter(public_id=ref, evalset__workspace=workspace)
-        .select_related("evalset")
-        .first()
-    )
+    qs = EvalSetVersion.objects.filter(evalset__workspace=workspace).select_related("evalset")
+    return by_public_id(qs, public_id)
 
 
 def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersion | None:
     """An evaluator version of the workspace by public id, or None."""
-    ref = as_uuid(public_id)
-    if ref is None:
-        return None
-    return (
-        EvaluatorVersion.objects.filter(public_id=ref, evaluator__workspace=workspace)
-        .select_related("evaluator")
-        .first()
-    )
+    qs = EvaluatorVersion.objects.filter(evaluator__workspace=workspace)
+    return by_public_id(qs.select_related("evaluator"), public_id)
 
 
 def evaluator_for(*, workspace: Workspace, public_id) -> Evaluator | None:
-    ref = as_uuid(public_id)
-    if ref is None:
-        return None
-    return Evaluator.objects.filter(public_id=ref, workspace=workspace).first()
+    return by_public_id(Evaluator.objects.filter(workspace=workspace), public_id)
 
 
 def evalset_version_choices(*, workspace: Workspace) -> list[EvalSetVersion]:

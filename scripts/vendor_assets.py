@@ -15,7 +15,6 @@ VENDOR = ROOT / "static" / "vendor"
 
 FILES = {
     "htmx.org/dist/htmx.min.js": "htmx.min.js",
-    "chart.js/dist/chart.umd.js": "chart.umd.js",
     "codemirror/lib/codemirror.js": "codemirror/codemirror.js",
     "codemirror/lib/codemirror.css": "codemirror/codemirror.css",
     "codemirror/mode/python/python.js": "codemirror/mode/python.js",

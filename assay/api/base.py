@@ -28,6 +28,13 @@ def resolve_workspace(request) -> Workspace | None:
     return mine.order_by("created_at").first()
 
 
+def validated(serializer_class, request, **options) -> dict:
+    """The request body as `serializer_class` validates it (a 400 naming each bad field)."""
+    serializer = serializer_class(data=request.data, **options)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 class WorkspaceMixin:
     """Sets request.workspace and request.membership before permissions run."""
 
@@ -40,6 +47,13 @@ class WorkspaceMixin:
             if request.workspace is not None:
                 request.membership = membership_get(workspace=request.workspace, user=request.user)
         super().initial(request, *args, **kwargs)
+
+    def parent(self, selector, kwarg: str):
+        """The object a nested route's URL names (`kwarg`), looked up by `selector` inside the
+        request's workspace: 404 without one, or when the id is not this workspace's."""
+        if self.request.workspace is None:
+            raise Http404
+        return selector(workspace=self.request.workspace, public_id=self.kwargs[kwarg])
 
 
 class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):

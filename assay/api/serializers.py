@@ -89,16 +89,9 @@ class ProviderSerializer(serializers.ModelSerializer):
         model = ModelProvider
         fields = [
             "id",
-            "name",
-            "base_url",
+            *ModelProvider.EDITABLE_FIELDS,
             "api_key",
             "has_api_key",
-            "default_model",
-            "timeout_s",
-            "rpm_limit",
-            "tpm_limit",
-            "structured_mode",
-            "max_retries",
             "created_at",
             "updated_at",
         ]

@@ -13,7 +13,7 @@ from assay import selectors, services
 from assay.models import ApiToken, Membership, ModelProvider
 
 from . import serializers as s
-from .base import WorkspaceMixin, WorkspaceScopedViewSet
+from .base import WorkspaceMixin, WorkspaceScopedViewSet, validated
 
 
 class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
@@ -67,23 +67,19 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
         return selectors.members_list(workspace=self.request.workspace)
 
     def create(self, request):
-        serializer = s.MembershipSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = validated(s.MembershipSerializer, request)
         membership = services.membership_add(
             workspace=request.workspace,
-            username=serializer.validated_data["user"]["username"],
-            role=serializer.validated_data.get("role", Membership.Role.EDITOR),
+            username=body["user"]["username"],
+            role=body.get("role", Membership.Role.EDITOR),
         )
         return Response(s.MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=s.MembershipUpdateSerializer, responses=s.MembershipSerializer)
     def partial_update(self, request, id=None):
         membership = self.get_object()  # an outsider learns nothing from validation errors
-        serializer = s.MembershipUpdateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        membership = services.membership_update(
-            membership=membership, role=serializer.validated_data["role"]
-        )
+        body = validated(s.MembershipUpdateSerializer, request)
+        membership = services.membership_update(membership=membership, role=body["role"])
         return Response(s.MembershipSerializer(membership).data)
 
     def perform_destroy(self, instance):
@@ -102,10 +98,9 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
 
     @extend_schema(request=s.TokenCreateSerializer, responses={201: s.IssuedTokenSerializer})
     def create(self, request):
-        serializer = s.TokenCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = validated(s.TokenCreateSerializer, request)
         issued = services.token_issue(
-            workspace=request.workspace, user=request.user, name=serializer.validated_data["name"]
+            workspace=request.workspace, user=request.user, name=body["name"]
         )
         issued.token.key = issued.key
         return Response(s.IssuedTokenSerializer(issued.token).data, status=status.HTTP_201_CREATED)

@@ -38,13 +38,4 @@ class ProviderForm(forms.ModelForm):
 
     class Meta:
         model = ModelProvider
-        fields = [
-            "name",
-            "base_url",
-            "default_model",
-            "timeout_s",
-            "rpm_limit",
-            "tpm_limit",
-            "structured_mode",
-            "max_retries",
-        ]
+        fields = list(ModelProvider.EDITABLE_FIELDS)

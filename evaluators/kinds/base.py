@@ -8,7 +8,20 @@ the draft page. Everything else — variables, versions, debug, experiments, ver
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What a kind runs: one config on some turns, in the workspace that owns them."""
+
+    workspace: Any
+    config: dict
+    turns: list[dict]
+    version_key: str | None = None  # a submitted version's key (answers cached); None: a draft
+    concurrency: int = 16
+    cancel: threading.Event | None = None
 
 
 class EvaluatorKindSpec:
@@ -48,17 +61,8 @@ class EvaluatorKindSpec:
         """The config an evaluator started from `template` gets."""
         raise NotImplementedError
 
-    def run(
-        self,
-        *,
-        workspace,
-        config: dict,
-        turns: list[dict],
-        version_key: str | None,
-        concurrency: int,
-        cancel: threading.Event | None,
-    ) -> list[Any]:
-        """One RunOutcome per turn, in order; a row's failure is its outcome, never an
+    def run(self, batch: Batch) -> list[Any]:
+        """One RunOutcome per turn of `batch`, in order; a row's failure is its outcome, never an
         exception. Raise `evaluators.runner.RunCancelled` when `cancel` stops the batch."""
         raise NotImplementedError
 

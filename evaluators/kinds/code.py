@@ -152,13 +152,13 @@ class CodeKind(EvaluatorKindSpec):
             raise ValueError(f"Template {template.slug!r} has no {language!r}.")
         return template.configs[language]
 
-    def run(self, *, workspace, config, turns, version_key, concurrency, cancel):
+    def run(self, batch):
         import sandbox
 
         from ..runner import RunCancelled
 
         try:
-            outcomes = code_run_batch(config=config, turns=turns, cancel=cancel)
+            outcomes = code_run_batch(config=batch.config, turns=batch.turns, cancel=batch.cancel)
         except sandbox.Cancelled:
             raise RunCancelled from None
         return [_outcome(o) for o in outcomes]

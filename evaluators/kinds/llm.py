@@ -84,17 +84,10 @@ class LlmKind(EvaluatorKindSpec):
         }
         return {**config, "model": model}
 
-    def run(self, *, workspace, config, turns, version_key, concurrency, cancel):
+    def run(self, batch):
         from ..providers import judge_run_batch
 
-        return judge_run_batch(
-            workspace=workspace,
-            config=config,
-            turns=turns,
-            version_key=version_key,
-            concurrency=concurrency,
-            cancel=cancel,
-        )
+        return judge_run_batch(batch=batch)
 
     def editor_context(self, *, workspace) -> dict:
         from assay.selectors import providers_list

@@ -53,36 +53,9 @@ class BatchCancelled(Exception):
     """The batch's cancel event was set; calls still in flight were abandoned."""
 
 
-def run_llm_batch(
-    config: Mapping[str, Any],
-    turns: Sequence[Mapping[str, Any]],
-    settings: ProviderSettings,
-    *,
-    concurrency: int = 16,
-    limiter: RateLimiter | None = None,
-    cache: ResponseCache | None = None,
-    version_key: str | None = None,
-    media_resolver: MediaResolver | None = None,
-    cancel: threading.Event | None = None,
-) -> list[LlmOutcome]:
-    """Judge ``turns`` with the evaluator ``config``; blocking (for Celery tasks and debug runs).
-
-    The cache is used only with a ``version_key`` (drafts change without a new key). Setting
-    ``cancel`` stops the batch within ~0.1 s: requests in flight are dropped and
-    ``BatchCancelled`` is raised.
-    """
-    coroutine = arun_llm_batch(
-        config,
-        turns,
-        settings,
-        concurrency=concurrency,
-        limiter=limiter,
-        cache=cache,
-        version_key=version_key,
-        media_resolver=media_resolver,
-        cancel=cancel,
-    )
-    return _run_blocking(coroutine)
+def run_llm_batch(config, turns, settings, **options) -> list[LlmOutcome]:
+    """``arun_llm_batch``, blocking (for Celery tasks and debug runs), with the same options."""
+    return _run_blocking(arun_llm_batch(config, turns, settings, **options))
 
 
 def run_completion_batch(
@@ -177,7 +150,13 @@ async def arun_llm_batch(
     media_resolver: MediaResolver | None = None,
     cancel: threading.Event | None = None,
 ) -> list[LlmOutcome]:
-    """Async ``run_llm_batch``: at most ``concurrency`` calls in flight, clients per batch."""
+    """Judge ``turns`` with the evaluator ``config``: at most ``concurrency`` calls in flight,
+    clients per batch.
+
+    The cache is used only with a ``version_key`` (drafts change without a new key). Setting
+    ``cancel`` stops the batch within ~0.1 s: requests in flight are dropped and
+    ``BatchCancelled`` is raised.
+    """
     limiter = _default_limiter(limiter, settings)
     pool = ClientPool(settings, concurrency)
     job = _Job(config, settings, pool, limiter, cache if version_key else None, version_key)
@@ -238,20 +217,18 @@ class _Job:
         )
 
 
+# What a judged turn's outcome takes over from its call as it is.
+CALL_FIELDS = "status error raw_answer latency_ms tokens_in tokens_out cached".split()
+
+
 def _outcome(request: dict[str, Any], result: CallResult) -> LlmOutcome:
     """Combine the request and the call result into the row's outcome."""
     parsed = result.parsed
     return LlmOutcome(
-        status=result.status,
+        **{name: getattr(result, name) for name in CALL_FIELDS},
+        attempts=result.attempts,
+        rendered_request=request,
         score=parsed.score if parsed else None,
         reason=parsed.reason if parsed else "",
-        error=result.error,
-        rendered_request=request,
-        raw_answer=result.raw_answer,
-        latency_ms=result.latency_ms,
-        tokens_in=result.tokens_in,
-        tokens_out=result.tokens_out,
-        cached=result.cached,
-        attempts=result.attempts,
         parse_method=parsed.method if parsed else "",
     )

@@ -242,6 +242,13 @@ def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSe
     return [item for item in items if item.pk not in have]
 
 
+# What a Result keeps of a RunOutcome as it is.
+STORED_OUTCOME = (
+    "status score reason verdict error stdout latency_ms tokens_in tokens_out rendered_request "
+    "raw_answer"
+).split()
+
+
 def _result_rows(experiment, binding, items, turns, outcomes) -> list[Result]:
     return [
         Result(
@@ -251,18 +258,8 @@ def _result_rows(experiment, binding, items, turns, outcomes) -> list[Result]:
             item_uid=item.item_id,
             position=item.position,
             tags=item.tags or [],
-            status=o.status,
-            score=o.score,
-            reason=o.reason,  # outcomes come capped from the runner
-            verdict=o.verdict,
-            error=o.error,
-            stdout=o.stdout,
-            latency_ms=o.latency_ms,
-            tokens_in=o.tokens_in,
-            tokens_out=o.tokens_out,
+            **{name: getattr(o, name) for name in STORED_OUTCOME},  # capped by the runner
             input=cap_json(turn),
-            rendered_request=o.rendered_request,
-            raw_answer=o.raw_answer,
             attempt=experiment.retry_round,
         )
         for item, turn, o in zip(items, turns, outcomes, strict=True)

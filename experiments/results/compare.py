@@ -13,16 +13,15 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
-from assay.selectors import as_uuid
 from evaluators.turns import TARGET
 
 from ..models import Aggregate, Experiment, Result
+from ..selectors import experiment_get
 from ..stats import compare_paired
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
@@ -255,21 +254,10 @@ def marked_diff(old: str, new: str) -> tuple[str, str]:
 # ----------------------------------------------------------------------------- pages and API
 
 
-def compare_experiment(*, workspace, public_id) -> Experiment:
-    """One experiment of the workspace to compare, or 404."""
-    ref = as_uuid(public_id)
-    found = Experiment.objects.filter(workspace=workspace, public_id=ref).first() if ref else None
-    if found is None:
-        raise Http404("No such experiment")
-    return found
-
-
 def comparison_context(*, workspace, params: dict) -> dict:
     """Everything the page, the API and the exports share."""
-    baseline = compare_experiment(workspace=workspace, public_id=params["baseline"])
-    candidates = [
-        compare_experiment(workspace=workspace, public_id=c) for c in params["candidates"]
-    ]
+    baseline = experiment_get(workspace=workspace, public_id=params["baseline"])
+    candidates = [experiment_get(workspace=workspace, public_id=c) for c in params["candidates"]]
     results = compare_experiments(workspace=workspace, baseline=baseline, candidates=candidates)
     focus_candidate = next(
         (r for r in results if str(r.experiment.public_id) == params["candidate"]), results[0]

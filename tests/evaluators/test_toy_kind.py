@@ -28,9 +28,10 @@ class ToyKind(EvaluatorKindSpec):
         variables = [{"name": "actual_output", "content_type": "Text"}]
         return {"input_variables": variables, "word": "Paris"}
 
-    def run(self, *, workspace, config, turns, version_key, concurrency, cancel):
-        texts = [t["evaluate_target_output_fields"]["actual_output"]["text"] for t in turns]
-        return [RunOutcome(status="success", score=float(config["word"] in text)) for text in texts]
+    def run(self, batch):
+        texts = [t["evaluate_target_output_fields"]["actual_output"]["text"] for t in batch.turns]
+        word = batch.config["word"]
+        return [RunOutcome(status="success", score=float(word in text)) for text in texts]
 
 
 @pytest.fixture
