@@ -5,6 +5,22 @@ from django.contrib import admin
 from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """For immutable rows (submitted versions): browsable, never added, changed or deleted."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 0

@@ -6,7 +6,8 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -91,6 +92,15 @@ class LibraryItem(SoftDeleteModel):
 
     def __str__(self) -> str:
         return self.name
+
+    def save_named(self, *, taken: str, **kwargs) -> None:
+        """Save; when a live item already has the name, raise ValidationError({"name": taken})
+        and save nothing."""
+        try:
+            with transaction.atomic():
+                self.save(**kwargs)
+        except IntegrityError:
+            raise ValidationError({"name": taken}) from None
 
     @property
     def latest_version(self):

@@ -71,6 +71,22 @@ def public_or_404(queryset: QuerySet, public_id, what: str, *, field: str = "pub
     return found
 
 
+def library_versions(*, item) -> list:
+    """The versions of a library item (an evaluator, an evaluation set), highest SemVer first."""
+    from assay.semver import sort_key
+
+    versions = list(item.versions.select_related("created_by"))
+    return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
+
+
+def library_version_get(*, item, version: str):
+    """One version of a library item by its SemVer string, or 404."""
+    found = item.versions.filter(version=version).first()
+    if found is None:
+        raise Http404(f"No version {version}")
+    return found
+
+
 def provider_find(*, workspace: Workspace, public_id) -> ModelProvider | None:
     """The workspace's provider with that id, or None (also for a missing or malformed id)."""
     return by_public_id(providers_list(workspace=workspace), public_id)

@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from assay.admin import ReadOnlyAdmin
+
 from .models import EvalSet, EvalSetImport, EvalSetVersion
 
 
@@ -12,18 +14,8 @@ class EvalSetAdmin(admin.ModelAdmin):
 
 
 @admin.register(EvalSetVersion)
-class EvalSetVersionAdmin(admin.ModelAdmin):
+class EvalSetVersionAdmin(ReadOnlyAdmin):
     list_display = ["evalset", "version", "item_count", "created_by", "created_at"]
-    readonly_fields = [f.name for f in EvalSetVersion._meta.fields]
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(EvalSetImport)

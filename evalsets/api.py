@@ -5,7 +5,12 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, renderers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -13,6 +18,7 @@ from rest_framework.response import Response
 
 from assay.api.base import (
     IgnoreFormatNegotiation,
+    LibraryVersionViewSet,
     WorkspaceMixin,
     WorkspaceScopedViewSet,
     validated,
@@ -107,22 +113,23 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         return Response(body["file"], status=status.HTTP_201_CREATED)
 
 
-class _NestedMixin(WorkspaceMixin):
-    """Resolves the parent set from the URL inside the request's workspace (404 otherwise)."""
+class _EvalSetChildViewSet(WorkspaceMixin, viewsets.GenericViewSet):
+    """Routes under /evalsets/{evalset_id}/: the parent set, inside the request's workspace (404
+    otherwise). Reads go through selectors, not a queryset."""
 
     def evalset(self) -> EvalSet:
         return self.parent(selectors.evalset_get, "evalset_id")
 
+    def get_queryset(self):
+        return None
 
-class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
+
+class ItemViewSet(_EvalSetChildViewSet):
     """Rows of a set: the draft by default, or `?version=` for a committed version."""
 
     serializer_class = s.ItemSerializer
     lookup_field = "item_id"
     lookup_value_converter = "uuid"
-
-    def get_queryset(self):
-        return None
 
     def _context(self) -> dict:
         return {"request": self.request, "workspace": self.request.workspace}
@@ -187,42 +194,28 @@ class ItemViewSet(_NestedMixin, viewsets.GenericViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class VersionViewSet(_NestedMixin, viewsets.GenericViewSet):
-    """Committed versions, addressed by SemVer string. There is no update and no delete."""
+@extend_schema_view(
+    create=extend_schema(request=s.VersionCommitSerializer, responses={201: s.VersionSerializer})
+)
+class VersionViewSet(LibraryVersionViewSet):
+    """Committed versions of a set: the draft frozen under a SemVer string."""
 
     serializer_class = s.VersionSerializer
-    lookup_field = "version"
-    lookup_value_converter = "str"
+    create_serializer_class = s.VersionCommitSerializer
 
-    def get_queryset(self):
-        return None
+    def item(self) -> EvalSet:
+        return self.parent(selectors.evalset_get, "evalset_id")
 
-    def list(self, request, evalset_id=None):
-        versions = selectors.versions_sorted(evalset=self.evalset())
-        page = self.paginate_queryset(versions)
-        return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
-
-    def retrieve(self, request, evalset_id=None, version=None):
-        found = selectors.version_get(evalset=self.evalset(), version=version)
-        return Response(s.VersionSerializer(found).data)
-
-    @extend_schema(request=s.VersionCommitSerializer, responses={201: s.VersionSerializer})
-    def create(self, request, evalset_id=None):
-        evalset = self.evalset()
-        body = validated(s.VersionCommitSerializer, request)
-        created = services.version_commit(evalset=evalset, user=request.user, **body)
-        return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
+    def version_create(self, *, item, user, body):
+        return services.version_commit(evalset=item, user=user, **body)
 
 
-class ImportViewSet(_NestedMixin, viewsets.GenericViewSet):
+class ImportViewSet(_EvalSetChildViewSet):
     """File imports: POST a CSV/JSONL file (202, a queued job), then poll its status."""
 
     serializer_class = s.ImportSerializer
     lookup_value_converter = "uuid"
     lookup_url_kwarg = "id"
-
-    def get_queryset(self):
-        return None
 
     def list(self, request, evalset_id=None):
         page = self.paginate_queryset(list(self.evalset().imports.all()[:200]))

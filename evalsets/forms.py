@@ -7,9 +7,10 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .items.content import CONTENT_TYPES, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
+from assay.vocabulary import CONTENT_TYPES, Verdict
+
+from .items.content import IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
 from .items.rows import SPECIAL_TARGETS
-from .models import Verdict
 
 TYPE_CHOICES = [(t, t) for t in CONTENT_TYPES]
 NEW, IGNORE = "__new__", "__ignore__"

@@ -9,8 +9,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from assay.models import Workspace
-from assay.selectors import public_or_404
-from assay.semver import sort_key
+from assay.selectors import library_version_get, public_or_404
 
 from .items.media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
@@ -53,28 +52,15 @@ def draft_count(evalset: EvalSet) -> int:
     return EvalSetItem.objects.filter(draft_filter(), evalset=evalset).count()
 
 
-def versions_sorted(*, evalset: EvalSet) -> list[EvalSetVersion]:
-    """Versions, highest SemVer first."""
-    versions = list(evalset.versions.select_related("created_by"))
-    return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
-
-
 def latest_version(evalset: EvalSet) -> EvalSetVersion | None:
     return evalset.latest_version
-
-
-def version_get(*, evalset: EvalSet, version: str) -> EvalSetVersion:
-    found = evalset.versions.filter(version=version).first()
-    if found is None:
-        raise Http404(f"No version {version}")
-    return found
 
 
 def version_ref(*, evalset: EvalSet, ref: str | None) -> EvalSetVersion | None:
     """'draft' (or nothing) → None; a version string → that version, or 404."""
     if not ref or ref == "draft":
         return None
-    return version_get(evalset=evalset, version=ref)
+    return library_version_get(item=evalset, version=ref)
 
 
 def items_list(

@@ -64,17 +64,6 @@ class EvalSetSerializer(serializers.ModelSerializer):
         return draft_count(obj)
 
 
-class EvalSetCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=120)
-    description = serializers.CharField(required=False, allow_blank=True)
-    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
-    columns = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text="[{name, content_type: Text|Image|Audio|MultiPart, description, required}]",
-    )
-
-
 class EvalSetUpdateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
@@ -83,6 +72,15 @@ class EvalSetUpdateSerializer(StrictSerializer):
         child=serializers.DictField(),
         required=False,
         help_text="The full new column list; give `old_name` on a column to rename it.",
+    )
+
+
+class EvalSetCreateSerializer(EvalSetUpdateSerializer):
+    name = serializers.CharField(max_length=120)
+    columns = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="[{name, content_type: Text|Image|Audio|MultiPart, description, required}]",
     )
 
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from assay import semver
 from assay.models import Workspace
 from assay.selectors import as_uuid
+from assay.vocabulary import CONTENT_TYPES
 
-from .items.content import CONTENT_TYPES
 from .items.media import uri_checker
 from .items.rows import MAX_TAG_LEN, MAX_TAGS, RowBuilder, column_name_problem, new_item_ids
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
@@ -84,13 +84,7 @@ def evalset_delete(*, evalset: EvalSet) -> EvalSet:
 
 
 def _save(evalset: EvalSet) -> EvalSet:
-    try:
-        with transaction.atomic():
-            evalset.save()
-    except IntegrityError:
-        raise ValidationError(
-            {"name": f"An evaluation set named {evalset.name!r} already exists here."}
-        ) from None
+    evalset.save_named(taken=f"An evaluation set named {evalset.name!r} already exists here.")
     return evalset
 
 

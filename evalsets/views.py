@@ -11,8 +11,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from assay.selectors import library_versions
 from assay.web.decorators import workspace_view
-from assay.web.errors import add_errors
+from assay.web.errors import add_errors, form_service
 
 from . import selectors, services
 from .export import errors_csv, export_response
@@ -53,13 +54,14 @@ def index(request):
 def new(request):
     form = EvalSetForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            evalset = services.evalset_create(
-                workspace=request.workspace, user=request.user, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        evalset = form_service(
+            form,
+            services.evalset_create,
+            workspace=request.workspace,
+            user=request.user,
+            **form.cleaned_data,
+        )
+        if evalset is not None:
             messages.success(request, _("Evaluation set created. Add columns, or import a file."))
             return redirect("evalsets:import", ws=request.workspace.slug, id=evalset.public_id)
     return render(request, "evalsets/new.html", {"form": form})
@@ -93,7 +95,7 @@ def detail(request, id):
             "q": q,
             "tag": tag,
             "tags": selectors.item_tags(evalset=evalset, version=version),
-            "versions": selectors.versions_sorted(evalset=evalset),
+            "versions": library_versions(item=evalset),
             "editable": version is None and request.membership.can_edit,
         },
     )
@@ -194,14 +196,12 @@ def columns(request, id):
     )
     if request.method == "POST" and meta.is_valid() and formset.is_valid():
         wanted = [c for c in (f.column() for f in formset.forms if f.cleaned_data) if c]
-        try:
-            services.evalset_update(evalset=evalset, columns=wanted, **meta.cleaned_data)
-        except ValidationError as exc:
-            add_errors(meta, exc)
-            evalset.refresh_from_db()
-        else:
+        if form_service(
+            meta, services.evalset_update, evalset=evalset, columns=wanted, **meta.cleaned_data
+        ):
             messages.success(request, _("Columns saved."))
             return redirect("evalsets:columns", ws=request.workspace.slug, id=id)
+        evalset.refresh_from_db()
     return render(
         request,
         "evalsets/columns.html",
@@ -223,7 +223,7 @@ def _versions_context(evalset, form) -> dict:
     return {
         "evalset": evalset,
         "tab": "versions",
-        "versions": selectors.versions_sorted(evalset=evalset),
+        "versions": library_versions(item=evalset),
         "form": form,
         "draft_rows": selectors.draft_count(evalset),
     }
@@ -236,13 +236,10 @@ def commit(request, id):
     evalset = _evalset(request, id)
     form = CommitForm(request.POST)
     if form.is_valid():
-        try:
-            version = services.version_commit(
-                evalset=evalset, user=request.user, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        version = form_service(
+            form, services.version_commit, evalset=evalset, user=request.user, **form.cleaned_data
+        )
+        if version is not None:
             messages.success(
                 request,
                 _("Version %(v)s committed with %(n)s rows.")
@@ -281,17 +278,16 @@ def import_upload(request, id):
     evalset = _evalset(request, id)
     form = ImportUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            job = import_create(
-                evalset=evalset,
-                user=request.user,
-                upload=form.cleaned_data["file"],
-                file_format=form.cleaned_data["format"] or None,
-                start=False,
-            )
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        job = form_service(
+            form,
+            import_create,
+            evalset=evalset,
+            user=request.user,
+            upload=form.cleaned_data["file"],
+            file_format=form.cleaned_data["format"] or None,
+            start=False,
+        )
+        if job is not None:
             return redirect(
                 "evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job.public_id
             )
@@ -326,17 +322,15 @@ def import_job(request, id, job_id):
     )
     if request.method == "POST" and form.is_valid():
         mapping, new_columns = form.mapping()
-        try:
-            import_configure(
-                job=job,
-                mapping=mapping,
-                new_columns=new_columns,
-                skip_bad_rows=form.cleaned_data["skip_bad_rows"],
-                replace=form.cleaned_data["replace"],
-            )
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        if form_service(
+            form,
+            import_configure,
+            job=job,
+            mapping=mapping,
+            new_columns=new_columns,
+            skip_bad_rows=form.cleaned_data["skip_bad_rows"],
+            replace=form.cleaned_data["replace"],
+        ):
             return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
     context["form"] = form
     return render(request, "evalsets/import_job.html", context, status=400 if form.errors else 200)

@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from assay.admin import ReadOnlyAdmin
+
 from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 
 
@@ -13,18 +15,8 @@ class EvaluatorAdmin(admin.ModelAdmin):
 
 
 @admin.register(EvaluatorVersion)
-class EvaluatorVersionAdmin(admin.ModelAdmin):
+class EvaluatorVersionAdmin(ReadOnlyAdmin):
     list_display = ["evaluator", "version", "created_by", "created_at"]
-    readonly_fields = [f.name for f in EvaluatorVersion._meta.fields]
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(EvaluatorTemplate)

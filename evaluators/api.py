@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet, validated
+from assay.api.base import LibraryVersionViewSet, WorkspaceMixin, WorkspaceScopedViewSet, validated
+from assay.selectors import library_version_get
 
 from . import selectors, services
 from . import serializers as s
@@ -91,33 +92,20 @@ class EvaluatorChildMixin(WorkspaceMixin):
         return self.parent(selectors.evaluator_get, "evaluator_id")
 
 
-class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
-    """Submitted versions of one evaluator, addressed by SemVer string. There is no update."""
+@extend_schema_view(
+    create=extend_schema(request=s.VersionSubmitSerializer, responses={201: s.VersionSerializer})
+)
+class VersionViewSet(EvaluatorChildMixin, LibraryVersionViewSet):
+    """Submitted versions of one evaluator (the saved draft, its tests run), and diffs."""
 
     serializer_class = s.VersionSerializer
-    lookup_field = "version"
-    lookup_value_converter = "str"
+    create_serializer_class = s.VersionSubmitSerializer
 
-    def get_queryset(self):
-        return self.evaluator().versions.all() if self.request.workspace else None
+    def item(self) -> Evaluator:
+        return self.evaluator()
 
-    def list(self, request, evaluator_id=None):
-        versions = selectors.versions_sorted(evaluator=self.evaluator())
-        page = self.paginate_queryset(versions)
-        return self.get_paginated_response(s.VersionSerializer(page, many=True).data)
-
-    def retrieve(self, request, evaluator_id=None, version=None):
-        found = selectors.version_get(evaluator=self.evaluator(), version=version)
-        return Response(s.VersionSerializer(found).data)
-
-    @extend_schema(request=s.VersionSubmitSerializer, responses={201: s.VersionSerializer})
-    def create(self, request, evaluator_id=None):
-        evaluator = self.evaluator()
-        body = validated(s.VersionSubmitSerializer, request)
-        created = services.evaluator_submit_with_tests(
-            evaluator=evaluator, user=request.user, **body
-        )
-        return Response(s.VersionSerializer(created).data, status=status.HTTP_201_CREATED)
+    def version_create(self, *, item, user, body):
+        return services.evaluator_submit_with_tests(evaluator=item, user=user, **body)
 
     @extend_schema(
         parameters=[
@@ -139,7 +127,7 @@ class VersionViewSet(EvaluatorChildMixin, viewsets.GenericViewSet):
 def _config_of(evaluator: Evaluator, ref: str) -> dict:
     if ref == "draft":
         return evaluator.draft_config
-    return selectors.version_get(evaluator=evaluator, version=ref).config
+    return library_version_get(item=evaluator, version=ref).config
 
 
 class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):

@@ -61,20 +61,24 @@ def is_int(value: Any) -> bool:
 
 def ranged(value: dict, key: str, default: float, bounds: tuple, errors: Errors, prefix=""):
     """A number within `bounds` under `key` (default when absent), as a float."""
-    number = value.get(key, default)
-    low, high = bounds
-    if not is_number(number) or not low <= number <= high:
-        errors.add(join(prefix, key), f"Must be a number from {low:g} to {high:g}.")
-        return number
-    return float(number)
+    number = _within(value.get(key, default), bounds, is_number, join(prefix, key), errors)
+    return float(number) if is_number(number) else number
 
 
 def int_ranged(value: dict, key: str, default: int, bounds: tuple, errors: Errors, prefix=""):
     """A whole number within `bounds` under `key` (default when absent)."""
-    number = value.get(key, default)
+    return _within(value.get(key, default), bounds, is_int, join(prefix, key), errors)
+
+
+def _within(number, bounds: tuple, kind, path: str, errors: Errors):
     low, high = bounds
-    if not is_int(number) or not low <= number <= high:
-        errors.add(join(prefix, key), f"Must be a whole number from {low} to {high}.")
+    if not kind(number) or not low <= number <= high:
+        what = (
+            f"number from {low:g} to {high:g}"
+            if kind is is_number
+            else f"whole number from {low} to {high}"
+        )
+        errors.add(path, f"Must be a {what}.")
     return number
 
 

@@ -7,7 +7,7 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import ScoreMeaning
+from assay.vocabulary import ScoreMeaning
 
 
 class EvaluatorDraftForm(forms.Form):

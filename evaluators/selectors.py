@@ -8,7 +8,7 @@ from django.http import Http404
 from assay.models import Workspace
 from assay.selectors import public_or_404
 
-from .models import Evaluator, EvaluatorTemplate, EvaluatorVersion
+from .models import Evaluator, EvaluatorTemplate
 
 SORTS = {
     "updated": "-updated_at",
@@ -53,21 +53,6 @@ def evaluator_get(*, workspace: Workspace, public_id, include_deleted: bool = Tr
     if not include_deleted:
         qs = qs.filter(deleted_at__isnull=True)
     return public_or_404(qs, public_id, "evaluator")
-
-
-def version_get(*, evaluator: Evaluator, version: str) -> EvaluatorVersion:
-    found = evaluator.versions.filter(version=version).first()
-    if found is None:
-        raise Http404(f"No version {version}")
-    return found
-
-
-def versions_sorted(*, evaluator: Evaluator) -> list[EvaluatorVersion]:
-    """Versions, highest SemVer first."""
-    from assay.semver import sort_key
-
-    versions = list(evaluator.versions.select_related("created_by"))
-    return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
 
 
 def workspace_tags(*, workspace: Workspace) -> list[str]:

@@ -5,15 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
-from assay.vocabulary import Verdict
+from assay.vocabulary import ScoreMeaning, Verdict
 
-from .models import (
-    Evaluator,
-    EvaluatorTemplate,
-    EvaluatorTestCase,
-    EvaluatorVersion,
-    ScoreMeaning,
-)
+from .models import Evaluator, EvaluatorTemplate, EvaluatorTestCase, EvaluatorVersion
 
 
 class EvaluatorSerializer(serializers.ModelSerializer):

@@ -95,26 +95,34 @@ def demo_load(*, workspace, user) -> None:
     """Create the demo evalset, evaluator and the two finished experiments once each."""
     version = _evalset_version(workspace, user)
     v1, v2 = _contains_versions(workspace, user)
-    baseline = Experiment.objects.filter(workspace=workspace, name=BASELINE).first()
-    if baseline is None:
-        bindings = [{"evaluator_version": v1}] + [
-            {"evaluator_version": ev} for ev in _equal_versions(workspace)
-        ]
-        baseline = services.experiment_create(
-            workspace=workspace,
-            user=user,
-            name=BASELINE,
-            evalset_version=version,
-            bindings=bindings,
-            chunk_size=20,
-            description="Containment and exact match on sixty answers.",
-        )
-        _run(baseline)
-    if not Experiment.objects.filter(workspace=workspace, name=STRICTER).exists():
+    baseline = _existing(Experiment, workspace, BASELINE) or _baseline(workspace, user, version, v1)
+    if _existing(Experiment, workspace, STRICTER) is None:
         stricter = services.experiment_clone(
             experiment=baseline, user=user, name=STRICTER, versions={v1.evaluator_id: v2}
         )
         _run(stricter)
+
+
+def _existing(model, workspace, name: str):
+    """The demo's object of that name, when an earlier start made it (loading runs each start)."""
+    return model.objects.filter(workspace=workspace, name=name).first()
+
+
+def _baseline(workspace, user, version, contains) -> Experiment:
+    bindings = [{"evaluator_version": contains}] + [
+        {"evaluator_version": ev} for ev in _equal_versions(workspace)
+    ]
+    baseline = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=BASELINE,
+        evalset_version=version,
+        bindings=bindings,
+        chunk_size=20,
+        description="Containment and exact match on sixty answers.",
+    )
+    _run(baseline)
+    return baseline
 
 
 def _run(experiment: Experiment) -> None:
@@ -123,35 +131,38 @@ def _run(experiment: Experiment) -> None:
 
 
 def _evalset_version(workspace, user):
-    evalset = EvalSet.objects.filter(workspace=workspace, name=EVALSET_NAME).first()
-    if evalset is None:
-        evalset = evalset_create(
-            workspace=workspace,
-            user=user,
-            name=EVALSET_NAME,
-            tags=["demo", "qa"],
-            description="Sixty short answers to general-knowledge questions: exact, verbose, "
-            "differently cased, wrong and empty ones, tagged by topic and difficulty.",
-            # actual_output may be empty: an empty answer is a row the check cannot judge
-            columns=[
-                {
-                    "name": name,
-                    "content_type": "Text",
-                    "required": name != "actual_output",
-                    "description": d,
-                }
-                for name, d in (
-                    ("input", "The question."),
-                    ("actual_output", "The model's answer."),
-                    ("reference_output", "The expected answer."),
-                )
-            ],
-        )
-        items_bulk(evalset=evalset, create=_rows())
+    evalset = _existing(EvalSet, workspace, EVALSET_NAME) or _evalset(workspace, user)
     version = evalset.versions.first()
     if version is None:
         version = version_commit(evalset=evalset, user=user, version="1.0.0", note="Sixty rows.")
     return version
+
+
+def _evalset(workspace, user) -> EvalSet:
+    evalset = evalset_create(
+        workspace=workspace,
+        user=user,
+        name=EVALSET_NAME,
+        tags=["demo", "qa"],
+        description="Sixty short answers to general-knowledge questions: exact, verbose, "
+        "differently cased, wrong and empty ones, tagged by topic and difficulty.",
+        # actual_output may be empty: an empty answer is a row the check cannot judge
+        columns=[
+            {
+                "name": name,
+                "content_type": "Text",
+                "required": name != "actual_output",
+                "description": d,
+            }
+            for name, d in (
+                ("input", "The question."),
+                ("actual_output", "The model's answer."),
+                ("reference_output", "The expected answer."),
+            )
+        ],
+    )
+    items_bulk(evalset=evalset, create=_rows())
+    return evalset
 
 
 def _rows() -> list[dict]:
@@ -190,24 +201,22 @@ def _variant(i: int, answer: str, wrong: str) -> tuple[str, str]:
 
 
 def _contains_versions(workspace, user) -> tuple[EvaluatorVersion, EvaluatorVersion]:
-    evaluator = Evaluator.objects.filter(workspace=workspace, name=EVALUATOR_NAME).first()
-    if evaluator is None:
-        evaluator = evaluator_create(
-            workspace=workspace,
-            user=user,
-            name=EVALUATOR_NAME,
-            kind="code",
-            language="python",
-            description="Does the answer mention the reference answer?",
-            tags=["demo", "string"],
-            config={
-                "input_variables": VARIABLES,
-                "language": "python",
-                "source": CONTAINS_V1,
-                "timeout_s": 5.0,
-                "memory_mb": 256,
-            },
-        )
+    evaluator = _existing(Evaluator, workspace, EVALUATOR_NAME) or evaluator_create(
+        workspace=workspace,
+        user=user,
+        name=EVALUATOR_NAME,
+        kind="code",
+        language="python",
+        description="Does the answer mention the reference answer?",
+        tags=["demo", "string"],
+        config={
+            "input_variables": VARIABLES,
+            "language": "python",
+            "source": CONTAINS_V1,
+            "timeout_s": 5.0,
+            "memory_mb": 256,
+        },
+    )
     return (
         _version(evaluator, user, "1.0.0", CONTAINS_V1, "Case-insensitive containment."),
         _version(evaluator, user, "1.1.0", CONTAINS_V2, "Stricter: whole word, short answers."),

@@ -14,18 +14,11 @@ from django.utils import timezone
 from assay.models import Workspace
 from assay.selectors import as_uuid, by_public_id, public_or_404
 from assay.semver import sort_key
+from assay.vocabulary import ResultStatus, Verdict
 from evalsets.models import EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
 
-from .models import (
-    ACTIVE_STATUSES,
-    EvaluatorBinding,
-    Experiment,
-    ExperimentStatus,
-    Result,
-    ResultStatus,
-    Verdict,
-)
+from .models import ACTIVE_STATUSES, EvaluatorBinding, Experiment, ExperimentStatus, Result
 from .stats import COUNT_KEYS
 
 TAG_SCAN = 5000

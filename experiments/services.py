@@ -11,6 +11,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from assay.models import Workspace
+from assay.vocabulary import ResultStatus, Verdict
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
@@ -26,8 +27,6 @@ from .models import (
     ExperimentChunk,
     ExperimentStatus,
     Result,
-    ResultStatus,
-    Verdict,
 )
 from .targets import target_get
 

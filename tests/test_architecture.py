@@ -96,3 +96,34 @@ def test_the_checker_sees_a_forbidden_import(tmp_path):
         assert "evaluators.services" in imported(sample)
     finally:
         sample.unlink()
+
+
+def defined(path: Path) -> set[str]:
+    """The public names a module defines at its top level (classes, functions, constants)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return {n for n in names if not n.startswith("_")}
+
+
+VOCABULARY = defined(ROOT / "assay" / "vocabulary.py") - {"for_pages"}
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(ROOT)) for p in CASES])
+def test_the_vocabulary_comes_from_its_home(path):
+    # One vocabulary: its words are imported from assay.vocabulary, not through another module
+    # that happens to import them (a second home is where a second copy starts).
+    problems = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module != "assay.vocabulary":
+            if node.level == 0 and node.module and node.module.split(".")[0] not in APPS:
+                continue
+            problems += [f"{a.name} from {node.module}" for a in node.names if a.name in VOCABULARY]
+    assert problems == []
+
+
+def test_the_vocabulary_check_knows_the_words():
+    assert {"Verdict", "ResultStatus", "ContentType", "PolicyKind", "CONTENT_FIELD"} <= VOCABULARY

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from django.http import Http404
-from rest_framework import exceptions, viewsets
+from rest_framework import exceptions, status, viewsets
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.response import Response
 
 from assay.models import ApiToken, Workspace
-from assay.selectors import membership_get, workspaces_for_user
+from assay.selectors import (
+    library_version_get,
+    library_versions,
+    membership_get,
+    workspaces_for_user,
+)
 
 
 def resolve_workspace(request) -> Workspace | None:
@@ -75,6 +81,41 @@ class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
 
     def scoped_queryset_model(self):
         return self.queryset.model
+
+
+class LibraryVersionViewSet(WorkspaceMixin, viewsets.GenericViewSet):
+    """The versions of a library item (an evaluator, an evaluation set) under the item's route,
+    addressed by SemVer string: list, retrieve and create. There is no update and no delete.
+
+    A subclass names `serializer_class` (a version), `create_serializer_class` (the body of a new
+    one), `item()` (the parent from the URL) and `version_create()` (the app's service)."""
+
+    lookup_field = "version"
+    lookup_value_converter = "str"
+    create_serializer_class: type
+
+    def item(self):
+        raise NotImplementedError
+
+    def version_create(self, *, item, user, body: dict):
+        raise NotImplementedError
+
+    def get_queryset(self):
+        return None
+
+    def list(self, request, **kwargs):
+        page = self.paginate_queryset(library_versions(item=self.item()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def retrieve(self, request, version=None, **kwargs):
+        found = library_version_get(item=self.item(), version=version)
+        return Response(self.get_serializer(found).data)
+
+    def create(self, request, **kwargs):
+        item = self.item()
+        body = validated(self.create_serializer_class, request)
+        created = self.version_create(item=item, user=request.user, body=body)
+        return Response(self.get_serializer(created).data, status=status.HTTP_201_CREATED)
 
 
 class IgnoreFormatNegotiation(DefaultContentNegotiation):

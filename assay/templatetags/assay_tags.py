@@ -26,6 +26,12 @@ def percent(value, digits: int = 1) -> str:
     return f"{float(value) * 100:.{int(digits)}f}%"
 
 
+@register.inclusion_tag("partials/_empty.html")
+def empty_state(title, text, action_label: str = "", action_url: str = "") -> dict:
+    """What a page shows instead of an empty table: a title, a line, and maybe the next step."""
+    return {"title": title, "text": text, "action_label": action_label, "action_url": action_url}
+
+
 @register.inclusion_tag("partials/_whisker.html")
 def ci_whisker(rate, ci=None, label: str = "") -> dict:
     """A 0–100 % strip with the point and, when it is wide enough to see, the interval."""

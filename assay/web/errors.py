@@ -4,8 +4,11 @@ about, or at the top of the form with its path in front."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ValidationError
+
+T = TypeVar("T")
 
 
 def error_items(exc: ValidationError) -> dict[str, list[str]]:
@@ -20,6 +23,16 @@ def error_lines(exc: ValidationError) -> list[str]:
         for path, messages in error_items(exc).items()
         for message in messages
     ]
+
+
+def form_service(form, service: Callable[..., T], /, **kwargs) -> T | None:
+    """`service(**kwargs)` for a valid form: what it returns, or None with the service's
+    ValidationError attached to `form` (see add_errors)."""
+    try:
+        return service(**kwargs)
+    except ValidationError as exc:
+        add_errors(form, exc)
+        return None
 
 
 def add_errors(

@@ -10,7 +10,9 @@ from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from ..items.content import CONTENT_TYPES, TEXT
+from assay.vocabulary import CONTENT_TYPES
+
+from ..items.content import TEXT
 from ..items.media import max_import_bytes, safe_name, workspace_prefix
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
@@ -25,19 +27,18 @@ def import_create(
     user: AbstractBaseUser | None,
     upload,
     file_format: str | None = None,
-    mapping: dict | None = None,
-    new_columns: list[dict] | None = None,
-    skip_bad_rows: bool = False,
-    replace: bool = False,
     start: bool = True,
-    enqueue: bool = True,
+    **configure,
 ) -> EvalSetImport:
     """Store an uploaded CSV/JSONL file and create its import job.
 
-    With `start` the mapping (given, or the default by column name) is checked and the job is
-    queued; without it the job waits in `mapping` for `import_configure` (the page wizard).
-    `enqueue=False` leaves a queued job for the caller to claim and run in-process.
+    With `start` the job is configured at once (`configure`: `import_configure`'s mapping,
+    new_columns, skip_bad_rows, replace and enqueue; without a mapping, the default by column
+    name) and queued; without it the job waits in `mapping` for `import_configure` (the page
+    wizard). `enqueue=False` leaves a queued job for the caller to claim and run in-process.
     """
+    if configure and not start:
+        raise TypeError("configure options are import_configure's: they need start=True")
     if evalset.deleted_at is not None:
         raise ValidationError({"evalset": "This evaluation set is deleted."})
     name = getattr(upload, "name", "") or "upload"
@@ -65,14 +66,7 @@ def import_create(
     )
     if start:
         try:
-            import_configure(
-                job=job,
-                mapping=mapping,
-                new_columns=new_columns,
-                skip_bad_rows=skip_bad_rows,
-                replace=replace,
-                enqueue=enqueue,
-            )
+            import_configure(job=job, **configure)
         except ValidationError:
             job.delete()
             default_storage.delete(stored)

@@ -187,26 +187,27 @@ def _check_multipart(obj: dict, check_uri: UriCheck, depth: int) -> dict:
 
 def content_text(content: dict) -> str:
     """The human-readable text of a content (text, file names, parts), for previews and search."""
-    kind = content.get("content_type")
-    if kind == TEXT:
-        return content.get("text", "")
-    if kind in MEDIA_KEYS:
-        media = content.get(MEDIA_KEYS[kind], {})
-        return media.get("name") or media.get("url") or media.get("uri") or ""
-    if kind == MULTIPART:
+    if content.get("content_type") == MULTIPART:
         return " ".join(content_text(p) for p in content.get("multi_part", []))
-    return ""
+    return _single(content, ("name", "url", "uri")) or ""
 
 
 def content_cell(content: dict) -> str:
     """A content as one CSV cell: text as is, media as their URL or path, MultiPart as JSON."""
+    single = _single(content, ("uri", "url"))
+    return json.dumps(content, ensure_ascii=False) if single is None else single
+
+
+def _single(content: dict, media_keys: tuple[str, ...]) -> str | None:
+    """A text's text, or a medium's first present `media_keys` value ('' if none); None for
+    anything else."""
     kind = content.get("content_type")
     if kind == TEXT:
         return content.get("text", "")
     if kind in MEDIA_KEYS:
         media = content.get(MEDIA_KEYS[kind], {})
-        return media.get("uri") or media.get("url") or ""
-    return json.dumps(content, ensure_ascii=False)
+        return next((media[k] for k in media_keys if media.get(k)), "")
+    return None
 
 
 def content_uris(content: dict) -> list[tuple[str, str]]:

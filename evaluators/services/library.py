@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from assay import semver
 from assay.models import Workspace
+from assay.vocabulary import ScoreMeaning
 
 from .. import config as config_schema
 from ..kinds import kind_get
-from ..models import Evaluator, EvaluatorTemplate, EvaluatorVersion, ScoreMeaning
+from ..models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 from ..policies import validate_policy
 
 MAX_NAME = 120
@@ -51,7 +52,7 @@ def evaluator_create(
         default_policy=default_policy,
         config=config,
     )
-    return _save_new(evaluator)
+    return _save(evaluator)
 
 
 def _starter(*, kind: str, language: str | None) -> dict:
@@ -168,12 +169,7 @@ def evaluator_update_draft(*, evaluator: Evaluator, user: AbstractBaseUser, **fi
     _assign(evaluator, **{**current, **fields})
     evaluator.updated_by = user
     evaluator.draft_changed = _differs_from_latest(evaluator)
-    try:
-        with transaction.atomic():
-            evaluator.save()
-    except IntegrityError:
-        raise _name_taken(evaluator.name) from None
-    return evaluator
+    return _save(evaluator)
 
 
 def evaluator_submit_version(
@@ -241,14 +237,12 @@ def evaluator_restore(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evalua
     if not evaluator.mark_deleted(deleted=False):
         return evaluator
     evaluator.updated_by = user
+    taken = f"An evaluator named {evaluator.name!r} exists; rename it before restoring."
     try:
-        with transaction.atomic():
-            evaluator.save(update_fields=["deleted_at", "updated_by", "updated_at"])
-    except IntegrityError:
+        evaluator.save_named(taken=taken, update_fields=["deleted_at", "updated_by", "updated_at"])
+    except ValidationError:
         evaluator.mark_deleted(deleted=True)
-        raise ValidationError(
-            {"name": f"An evaluator named {evaluator.name!r} exists; rename it before restoring."}
-        ) from None
+        raise
     return evaluator
 
 
@@ -318,17 +312,9 @@ def _clean_config(kind: str, config, errors: dict) -> dict:
         return {}
 
 
-def _save_new(evaluator: Evaluator) -> Evaluator:
-    try:
-        with transaction.atomic():
-            evaluator.save()
-    except IntegrityError:
-        raise _name_taken(evaluator.name) from None
+def _save(evaluator: Evaluator) -> Evaluator:
+    evaluator.save_named(taken=f"An evaluator named {evaluator.name!r} already exists here.")
     return evaluator
-
-
-def _name_taken(name: str) -> ValidationError:
-    return ValidationError({"name": f"An evaluator named {name!r} already exists here."})
 
 
 def _ensure_live(evaluator: Evaluator) -> None:

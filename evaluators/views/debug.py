@@ -9,6 +9,7 @@ from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
+from assay.selectors import library_version_get, library_versions
 from assay.web.decorators import workspace_view
 from assay.web.errors import error_lines
 
@@ -74,11 +75,7 @@ def debug_rows(request, id):
         workspace=request.workspace, public_id=request.GET.get("evalset", "")
     )
     ref = request.GET.get("version") or ""
-    source = (
-        evalset
-        if ref in ("", "draft")
-        else evalset_selectors.version_get(evalset=evalset, version=ref)
-    )
+    source = evalset if ref in ("", "draft") else library_version_get(item=evalset, version=ref)
     rows = evalset_selectors.evalset_rows_for_debug(
         workspace=request.workspace,
         evalset_version_or_draft=source,
@@ -107,8 +104,7 @@ def debug_evalsets(request, id):
         {
             "id": str(e.public_id),
             "name": e.name,
-            "versions": ["draft"]
-            + [v.version for v in evalset_selectors.versions_sorted(evalset=e)],
+            "versions": ["draft"] + [v.version for v in library_versions(item=e)],
         }
         for e in evalset_selectors.evalset_list(workspace=request.workspace)[:200]
     ]

@@ -11,8 +11,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from assay.selectors import library_version_get, library_versions
 from assay.web.decorators import workspace_view
-from assay.web.errors import add_errors
+from assay.web.errors import form_service
 
 from .. import selectors, services, turns
 from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
@@ -57,11 +58,8 @@ def new(request):
     """Choose a template card, a custom LLM judge or custom code; then name it."""
     form = NewEvaluatorForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            evaluator = _create_from_choice(request, form.cleaned_data)
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        evaluator = form_service(form, _create_from_choice, request=request, data=form.cleaned_data)
+        if evaluator is not None:
             messages.success(
                 request, _("Evaluator created. Edit the draft, then submit a version.")
             )
@@ -99,16 +97,16 @@ def detail(request, id):
     if request.method == "POST":
         form = EvaluatorDraftForm(request.POST)
         if form.is_valid():
-            try:
-                services.evaluator_update_draft(
-                    evaluator=evaluator, user=request.user, **form.service_fields()
-                )
-            except ValidationError as exc:
-                add_errors(form, exc)
-                evaluator.refresh_from_db()
-            else:
+            if form_service(
+                form,
+                services.evaluator_update_draft,
+                evaluator=evaluator,
+                user=request.user,
+                **form.service_fields(),
+            ):
                 messages.success(request, _("Draft saved."))
                 return redirect("evaluators:detail", ws=request.workspace.slug, id=id)
+            evaluator.refresh_from_db()
     else:
         form = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
     return render(request, "evaluators/detail.html", _detail_context(request, evaluator, form))
@@ -125,7 +123,7 @@ def _detail_context(request, evaluator, form, submit_form=None) -> dict:
         "submit_form": submit_form
         or SubmitVersionForm(initial={"version": services.next_version(evaluator)}),
         "problems": services.submit_problems(evaluator=evaluator) if not form.errors else {},
-        "versions": selectors.versions_sorted(evaluator=evaluator),
+        "versions": library_versions(item=evaluator),
         "policy_text": describe_policy(evaluator.default_policy, evaluator.score_meaning),
         "sample_turns": [sample_turn(evaluator.draft_config)],
         "turn_shape": turns.for_pages(),
@@ -140,13 +138,14 @@ def submit(request, id):
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     form = SubmitVersionForm(request.POST)
     if form.is_valid():
-        try:
-            version = services.evaluator_submit_with_tests(
-                evaluator=evaluator, user=request.user, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        version = form_service(
+            form,
+            services.evaluator_submit_with_tests,
+            evaluator=evaluator,
+            user=request.user,
+            **form.cleaned_data,
+        )
+        if version is not None:
             messages.success(
                 request,
                 _("Version %(v)s submitted.") % {"v": version.version}
@@ -172,7 +171,7 @@ def _tests_note(result: dict | None) -> str:
 def versions(request, id):
     """Version list and a side-by-side diff of any two (or a version and the draft)."""
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
-    all_versions = selectors.versions_sorted(evaluator=evaluator)
+    all_versions = library_versions(item=evaluator)
     refs = ["draft"] + [v.version for v in all_versions]
     old = request.GET.get("old") or (refs[2] if len(refs) > 2 else refs[-1])
     new = request.GET.get("new") or (refs[1] if len(refs) > 1 else "draft")
@@ -198,7 +197,7 @@ def versions(request, id):
 def _config(evaluator, ref: str) -> dict:
     if ref == "draft":
         return evaluator.draft_config
-    return selectors.version_get(evaluator=evaluator, version=ref).config
+    return library_version_get(item=evaluator, version=ref).config
 
 
 def _side_by_side(changes: list[dict]) -> list[dict]:

@@ -14,6 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from assay.safety.caps import ERROR_BYTES, cap_json, cap_text
+from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, evaluator_run_batch
@@ -27,7 +28,6 @@ from ..models import (
     ExperimentChunk,
     ExperimentStatus,
     Result,
-    ResultStatus,
     TargetResult,
 )
 from ..targets import target_get

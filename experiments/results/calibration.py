@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
-from ..models import EvaluatorBinding, Experiment, JudgeCalibration, Result, Verdict
+from ..models import EvaluatorBinding, Experiment, JudgeCalibration, Result
 
 P, F = Verdict.PASS.value, Verdict.FAIL.value
 # (judge, human) → confusion cell; a fail is the positive class (the harm or error detected)

@@ -85,19 +85,20 @@ def compare_experiments(
     return out
 
 
+# The rows a comparison lists by how their verdict moved (counted in the CSV and the summary).
+CHANGE_LISTS = (
+    "regressions",
+    "improvements",
+    "to_unknown",
+    "from_unknown",
+    "only_in_baseline",
+    "only_in_candidate",
+)
+
+
 def _with_counts(stats) -> dict:
     data = stats.to_dict()
-    data["counts"] = {
-        key: len(data[key])
-        for key in (
-            "regressions",
-            "improvements",
-            "to_unknown",
-            "from_unknown",
-            "only_in_baseline",
-            "only_in_candidate",
-        )
-    }
+    data["counts"] = {key: len(data[key]) for key in CHANGE_LISTS}
     data["counts"]["unknown_flips"] = data["counts"]["to_unknown"] + data["counts"]["from_unknown"]
     return data
 
@@ -341,12 +342,7 @@ CSV_FIELDS = [
     "pass_rate_delta_ci_high",
     "mcnemar_p",
     "mean_score_delta",
-    "regressions",
-    "improvements",
-    "to_unknown",
-    "from_unknown",
-    "only_in_baseline",
-    "only_in_candidate",
+    *CHANGE_LISTS,
     "plain_words",
 ]
 

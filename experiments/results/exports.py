@@ -8,9 +8,10 @@ import json
 from collections.abc import Iterator
 
 from assay.safety.csvcells import csv_safe_row
+from assay.vocabulary import Verdict
 from evaluators.turns import turn_output
 
-from ..models import Experiment, Result, Verdict
+from ..models import Experiment, Result
 
 CSV_FIELDS = [
     "item_id",

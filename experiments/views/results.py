@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
-from assay.web.errors import add_errors
+from assay.web.errors import form_service
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET, TARGET
 
@@ -75,11 +74,9 @@ def result_correct(request, id, result_id):
     result = selectors.result_get(experiment=experiment, result_id=result_id)
     form = CorrectionForm(request.POST)
     if form.is_valid():
-        try:
-            services.result_correct(result=result, user=request.user, **form.cleaned_data)
-        except ValidationError as exc:
-            add_errors(form, exc)
-        else:
+        if form_service(
+            form, services.result_correct, result=result, user=request.user, **form.cleaned_data
+        ):
             response = _drawer(
                 request, experiment, result, CorrectionForm(initial=_initial(result))
             )

@@ -11,12 +11,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.selectors import providers_list
+from assay.vocabulary import ResultStatus, Verdict
 from assay.web.decorators import workspace_view
 from assay.web.errors import error_lines
 
 from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
-from ..models import ExperimentStatus, ResultStatus, Verdict
+from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards
 from ..targets import target_get
 
