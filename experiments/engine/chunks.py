@@ -26,7 +26,6 @@ from ..models import (
     EvaluatorBinding,
     Experiment,
     ExperimentChunk,
-    ExperimentStatus,
     Result,
     TargetResult,
 )
@@ -107,7 +106,7 @@ def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) 
     `keeper` runs the lease keeper thread (tasks); the inline runner checks between batches.
     """
     experiment = chunk.experiment
-    if experiment.status != ExperimentStatus.RUNNING or experiment.cancel_requested:
+    if not lifecycle.accepts_work(experiment):
         lifecycle.chunk_move(chunk.pk, "release", token=token)
         experiment_settle_cancel(experiment_id=experiment.pk)
         return "cancelled" if experiment.cancel_requested else "skipped"
@@ -181,10 +180,7 @@ def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> Non
         if not lifecycle.lease_renew(chunk.pk, lease.token):
             lease.reason = "lost"
             raise ChunkStopped("lost")
-        bumped = Experiment.objects.filter(
-            pk=chunk.experiment_id, status=ExperimentStatus.RUNNING
-        ).update(results_done=F("results_done") + count, heartbeat_at=timezone.now())
-        if not bumped:
+        if not lifecycle.experiment_progress(chunk.experiment_id, count):
             lease.reason = "cancelled"
             raise ChunkStopped("the experiment is no longer running")
 

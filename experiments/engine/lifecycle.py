@@ -54,6 +54,18 @@ def experiment_move(experiment_id: int, event: str, *, where: Q | None = None, *
     return bool(rows.update(status=target, **fields))
 
 
+def experiment_progress(experiment_id: int, count: int) -> bool:
+    """Count `count` more results and beat the heartbeat, only while the experiment runs (False
+    once it was cancelled or finished: the caller's rows must then roll back)."""
+    rows = Experiment.objects.filter(pk=experiment_id, status=E.RUNNING)
+    return bool(rows.update(results_done=F("results_done") + count, heartbeat_at=timezone.now()))
+
+
+def accepts_work(experiment: Experiment) -> bool:
+    """Whether a chunk of this experiment should run now (running, and no cancel asked)."""
+    return experiment.status == E.RUNNING and not experiment.cancel_requested
+
+
 def chunk_move(
     chunk_id: int, event: str, *, token: uuid.UUID | None = None, where: Q | None = None, **fields
 ) -> bool:
