@@ -127,3 +127,21 @@ def test_the_vocabulary_comes_from_its_home(path):
 
 def test_the_vocabulary_check_knows_the_words():
     assert {"Verdict", "ResultStatus", "ContentType", "PolicyKind", "CONTENT_FIELD"} <= VOCABULARY
+
+
+def test_a_worker_imports_the_llm_sdk_only_when_a_judge_runs():
+    # The SDK costs ~0.4 s and ~20 MB per process: code-only workers and pages never need it.
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, django; django.setup()\n"
+        "from assay.celery import app; app.loader.import_default_modules()\n"
+        "import experiments.engine.chunks, evaluators.runner, evalsets.views\n"
+        "print('openai' in sys.modules)\n"
+    )
+    env = {"DJANGO_SETTINGS_MODULE": "assay.settings", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr[-2000:]

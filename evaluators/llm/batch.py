@@ -55,7 +55,7 @@ class BatchCancelled(Exception):
 
 def run_llm_batch(config, turns, settings, **options) -> list[LlmOutcome]:
     """``arun_llm_batch``, blocking (for Celery tasks and debug runs), with the same options."""
-    return _run_blocking(arun_llm_batch(config, turns, settings, **options))
+    return run_blocking(arun_llm_batch(config, turns, settings, **options))
 
 
 def run_completion_batch(
@@ -81,7 +81,7 @@ def run_completion_batch(
         cache_namespace,
         cancel,
     )
-    return _run_blocking(coroutine)
+    return run_blocking(coroutine)
 
 
 async def _completions(requests, settings, concurrency, limiter, cache, namespace, cancel):
@@ -128,7 +128,7 @@ async def _wait_for(event: threading.Event) -> None:
         await asyncio.sleep(CANCEL_POLL_S)
 
 
-def _run_blocking(coroutine: Any) -> Any:
+def run_blocking(coroutine: Any) -> Any:
     """``asyncio.run`` — in a helper thread when the caller already runs an event loop."""
     try:
         asyncio.get_running_loop()

@@ -12,21 +12,21 @@ import functools
 import json
 import logging
 import ssl
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
 import openai
 
-from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_text
+from assay.safety.caps import ANSWER_BYTES, cap_text
 from assay.safety.outbound import async_transport, outbound_policy
 from assay.safety.redact import scrub
 
+from .attempts import Attempted, call_with_retries, final_message
 from .cache import ResponseCache
 from .parse import AnswerError, ParsedAnswer, parse_answer
 from .ratelimit import RateLimiter
-from .retry import Failure, ProviderAnswerError, classify, retry_delay
+from .retry import ProviderAnswerError, classify
 
 logger = logging.getLogger(__name__)
 
@@ -138,53 +138,26 @@ async def _call_with_retries(
     parse: bool,
 ) -> CallResult:
     """Attempt the call until it succeeds, fails for good, or the deadline is reached."""
-    clock = _Clock(settings.deadline_s)
-    tokens = _estimated_tokens(request)
-    failure: Failure | None = None
-    for attempt in range(1, settings.max_retries + 2):
-        if limiter is not None:
-            clock.pause(await _acquire(limiter, settings, tokens))
-        try:
-            response = await _send(client, request, settings, clock)
-        except Exception as exc:  # classified below; anything unknown ends the call
-            failure = classify(exc)
-        else:
-            return _answer_result(response, attempt, clock, parse, settings)
-        wait = _next_wait(failure, attempt, settings)
-        if wait is None or clock.remaining() < wait:
-            return _failure_result(failure, attempt, clock, settings, wait is not None)
-        await asyncio.sleep(wait)
-    raise AssertionError("unreachable: the last attempt always returns")
 
+    async def send(timeout_s: float) -> dict[str, Any]:
+        # ``client.post`` (the SDK's documented raw-endpoint call) sends the body as is and
+        # returns the raw response: the body is already plain JSON, and the SDK's typed
+        # transform of the request and model construction of the answer cost more CPU than
+        # the rest of the call.
+        response = await client.post(
+            "/chat/completions",
+            cast_to=httpx2.Response,
+            body=request,
+            options={"timeout": timeout_s},
+        )
+        return _json_body(response)
 
-def _next_wait(failure: Failure, attempt: int, settings: ProviderSettings) -> float | None:
-    """Seconds to wait before retrying, or None if this failure is final."""
-    if not failure.retryable or attempt > settings.max_retries:
-        return None
-    return retry_delay(
-        failure,
-        attempt,
-        base_s=settings.backoff_base_s,
-        cap_s=settings.backoff_cap_s,
-        retry_after_cap_s=settings.retry_after_cap_s,
+    done = await call_with_retries(
+        settings, send, classify, limiter=limiter, tokens=_estimated_tokens(request)
     )
-
-
-async def _send(
-    client: openai.AsyncOpenAI, request: dict[str, Any], settings: ProviderSettings, clock: _Clock
-) -> Any:
-    """One HTTP attempt, its timeout shortened so it cannot overrun the deadline.
-
-    ``client.post`` (the SDK's documented raw-endpoint call) sends the body as is and returns
-    the raw response: the body is already plain JSON, and the SDK's typed transform of the
-    request and model construction of the answer cost more CPU than the rest of the call.
-    """
-    timeout = max(0.001, min(settings.timeout_s, clock.remaining()))
-    options = {"timeout": timeout}
-    response = await client.post(
-        "/chat/completions", cast_to=httpx2.Response, body=request, options=options
-    )
-    return _json_body(response)
+    if done.failure is not None:
+        return _failure_result(done, settings)
+    return _answer_result(done.answer, done, parse, settings)
 
 
 def _json_body(response: httpx2.Response) -> dict[str, Any]:
@@ -199,15 +172,6 @@ def _json_body(response: httpx2.Response) -> dict[str, Any]:
     return body
 
 
-async def _acquire(limiter: RateLimiter, settings: ProviderSettings, tokens: int) -> float:
-    """Wait for a rate-limit slot; the seconds waited do not count against the deadline."""
-    if not settings.rpm_limit and not settings.tpm_limit:
-        return 0.0
-    return await limiter.acquire(
-        settings.limiter_key, settings.rpm_limit, tpm=settings.tpm_limit, tokens=tokens
-    )
-
-
 def _estimated_tokens(request: dict[str, Any]) -> int:
     """A rough token count for the TPM budget: ~4 characters per prompt token + max output."""
     prompt_chars = sum(len(str(message.get("content"))) for message in request["messages"])
@@ -215,7 +179,7 @@ def _estimated_tokens(request: dict[str, Any]) -> int:
 
 
 def _answer_result(
-    response: dict[str, Any], attempt: int, clock: _Clock, parse: bool, settings: ProviderSettings
+    response: dict[str, Any], done: Attempted, parse: bool, settings: ProviderSettings
 ) -> CallResult:
     """A successful HTTP answer as a result (parsed for a judge), capped and scrubbed."""
     raw, truncated = _raw_answer(response)
@@ -225,10 +189,10 @@ def _answer_result(
     result = CallResult(
         status="success",
         raw_answer=raw,
-        latency_ms=clock.elapsed_ms(),
+        latency_ms=done.elapsed_ms,
         tokens_in=_int(usage.get("prompt_tokens")),
         tokens_out=_int(usage.get("completion_tokens")),
-        attempts=attempt,
+        attempts=done.attempts,
     )
     if not parse:
         return result
@@ -272,19 +236,13 @@ def _with_parse(result: CallResult, truncated: bool = False) -> CallResult:
 _FINAL_STATUS = {"timeout": "timeout"}  # every other failure kind ends as an error
 
 
-def _failure_result(
-    failure: Failure, attempt: int, clock: _Clock, settings: ProviderSettings, by_deadline: bool
-) -> CallResult:
+def _failure_result(done: Attempted, settings: ProviderSettings) -> CallResult:
     """The final result after the last failed attempt."""
-    _DETAILS = {"timeout": lambda: f"{settings.timeout_s:g} s per request"}
-    # a timeout's own message says nothing; the limit that was hit does
-    detail = _DETAILS.get(failure.kind, lambda: failure.message)()
-    message = _FINAL_MESSAGES[failure.kind].format(n=attempt, detail=detail)
-    if by_deadline:
-        message += f"; stopped at the {settings.deadline_s:g} s deadline"
-    message = scrub(cap_text(message, ERROR_BYTES), settings.api_key)
-    status = _FINAL_STATUS.get(failure.kind, "error")
-    return CallResult(status=status, error=message, latency_ms=clock.elapsed_ms(), attempts=attempt)
+    message = scrub(final_message(done, settings, _FINAL_MESSAGES), settings.api_key)
+    status = _FINAL_STATUS.get(done.failure.kind, "error")
+    return CallResult(
+        status=status, error=message, latency_ms=done.elapsed_ms, attempts=done.attempts
+    )
 
 
 def _cache_value(result: CallResult) -> dict[str, Any]:
@@ -330,25 +288,3 @@ async def _cache_set(cache: ResponseCache, key: str, value: dict[str, Any]) -> N
             await asyncio.to_thread(cache.set, key, value)
     except Exception:  # the answer is still valid without the cache
         logger.warning("LLM response cache write failed", exc_info=True)
-
-
-class _Clock:
-    """Elapsed time and the remaining deadline; rate-limit waits are paused out."""
-
-    def __init__(self, deadline_s: float) -> None:
-        self._start = time.monotonic()
-        self._paused = 0.0
-        self._deadline_s = deadline_s
-
-    def pause(self, seconds: float) -> None:
-        """Exclude ``seconds`` (spent waiting for a rate-limit slot) from the clock."""
-        self._paused += seconds
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self._start - self._paused
-
-    def elapsed_ms(self) -> float:
-        return self.elapsed() * 1000
-
-    def remaining(self) -> float:
-        return self._deadline_s - self.elapsed()
