@@ -87,15 +87,26 @@ class ApiToken(models.Model):
 
 
 class Secret(models.Model):
-    """An encrypted value (a provider API key). Write-only: nothing returns the plaintext except
-    `assay.services.secret_reveal`, called only where the key is sent to its provider."""
+    """An encrypted value: a provider's API key (no name), or a named workspace secret that
+    HTTP targets reference in headers as `{{secrets.NAME}}`. Write-only: nothing returns the
+    plaintext except `assay.services.secret_reveal`, called only where it is sent."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="secrets")
+    name = models.CharField(max_length=64, blank=True)
     ciphertext = models.TextField()
     hint = models.CharField(max_length=8, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "name"],
+                condition=~models.Q(name=""),
+                name="unique_secret_name",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Secret {self.public_id}"
@@ -128,13 +139,18 @@ class ModelProvider(models.Model):
         max_length=16, choices=StructuredMode.choices, default=StructuredMode.JSON_OBJECT
     )
     max_retries = models.PositiveSmallIntegerField(default=4)
+    prices = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per model, USD per million tokens: {"gpt-4o": {"input": 2.5, "output": 10}}.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     # How calls to the provider are made (the call settings judges and targets use) …
     CALL_FIELDS = ("timeout_s", "rpm_limit", "tpm_limit", "structured_mode", "max_retries")
     # … and everything an owner edits besides the write-only key.
-    EDITABLE_FIELDS = ("name", "base_url", "default_model", *CALL_FIELDS)
+    EDITABLE_FIELDS = ("name", "base_url", "default_model", *CALL_FIELDS, "prices")
 
     class Meta:
         constraints = [

@@ -200,6 +200,23 @@ def provider_delete(*, provider: ModelProvider) -> None:
         provider.delete()
 
 
+def prices_problem(prices) -> str:
+    """What is wrong with a provider's price table ('' when nothing is)."""
+    if not isinstance(prices, dict) or len(prices) > 200:
+        return 'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).'
+    for model, price in prices.items():
+        if not isinstance(price, dict) or set(price) - {"input", "output"}:
+            return f"{model!r}: give input and output prices per million tokens."
+        for side, value in price.items():
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value < 1e6
+            ):
+                return f"{model!r}: the {side} price must be a number ≥ 0 (USD per 1M tokens)."
+    return ""
+
+
 def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
     unknown = set(fields) - set(ModelProvider.EDITABLE_FIELDS)
     if unknown:
@@ -210,6 +227,9 @@ def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
     problem = url_problem(provider.base_url, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW))
     if problem:
         raise ValidationError({"base_url": problem})
+    problem = prices_problem(provider.prices)
+    if problem:
+        raise ValidationError({"prices": problem})
     clash = ModelProvider.objects.filter(workspace=provider.workspace, name=provider.name)
     if clash.exclude(pk=provider.pk).exists():
         raise ValidationError({"name": f"A provider named {provider.name!r} already exists."})

@@ -43,7 +43,11 @@ def judge_run_batch(*, batch) -> list:
     except BatchCancelled:
         raise RunCancelled from None
     return [
-        RunOutcome.like(r, extra={"attempts": r.attempts, "parse_method": r.parse_method})
+        RunOutcome.like(
+            r,
+            cost=provider_cost(provider, (r.rendered_request or {}).get("model"), r),
+            extra={"attempts": r.attempts, "parse_method": r.parse_method},
+        )
         for r in results
     ]
 
@@ -70,6 +74,22 @@ def judge_provider(workspace: Workspace, config: dict) -> ModelProvider | None:
     return provider_find(
         workspace=workspace, public_id=(config.get("model") or {}).get("provider_id")
     )
+
+
+def provider_cost(provider: ModelProvider, model: str, result) -> float | None:
+    """USD one call cost by the provider's price for `model` (None: no price for it; 0 for a
+    cached answer, which made no request)."""
+    price = (provider.prices or {}).get(model)
+    if price is None:
+        return None
+    if getattr(result, "cached", False):
+        return 0.0
+    return token_cost(price, result.tokens_in, result.tokens_out)
+
+
+def token_cost(price: dict, tokens_in: int, tokens_out: int) -> float:
+    """USD for the tokens at `price` ({"input", "output"}: USD per million tokens)."""
+    return (tokens_in * price.get("input", 0) + tokens_out * price.get("output", 0)) / 1_000_000
 
 
 def provider_settings(provider: ModelProvider):

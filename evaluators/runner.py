@@ -37,6 +37,7 @@ class RunOutcome:
     latency_ms: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
+    cost: float | None = None  # USD, when the provider has a price for the model
     cached: bool = False
     extra: dict = field(default_factory=dict)
 

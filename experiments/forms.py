@@ -16,7 +16,7 @@ from assay.vocabulary import Verdict
 from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
-from .mapping import TARGET_OUTPUT, suggest_mapping
+from .mapping import suggest_mapping, target_source
 from .targets import target_choices, target_get
 
 POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
@@ -95,7 +95,9 @@ def policy_field(version, part: str) -> str:
     return f"policy__{version.public_id}__{part}"
 
 
-def binding_plan(*, data, evalset_version, versions: list, has_target: bool) -> list[dict]:
+def binding_plan(
+    *, data, evalset_version, versions: list, target_outputs: tuple[str, ...]
+) -> list[dict]:
     """For each chosen evaluator version: its mapping dropdowns and policy, as posted or
     suggested. A posted source that the evalset version does not offer falls back to the
     suggestion (it belonged to a previously chosen version)."""
@@ -103,15 +105,17 @@ def binding_plan(*, data, evalset_version, versions: list, has_target: bool) -> 
     options = [("", _("— not mapped —"))] + [
         (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
     ]
-    if has_target:
-        options.append((TARGET_OUTPUT, _("target output (Text)")))
+    options += [
+        (target_source(output), _("target: %(output)s (Text)") % {"output": output})
+        for output in target_outputs
+    ]
     valid = {value for value, _label in options}
-    return [_plan_one(data, v, columns, options, valid, has_target) for v in versions]
+    return [_plan_one(data, v, columns, options, valid, target_outputs) for v in versions]
 
 
-def _plan_one(data, version, columns, options, valid, has_target) -> dict:
+def _plan_one(data, version, columns, options, valid, target_outputs) -> dict:
     variables = version.config.get("input_variables") or []
-    suggested = suggest_mapping(variables=variables, columns=columns, has_target=has_target)
+    suggested = suggest_mapping(variables=variables, columns=columns, target_outputs=target_outputs)
     rows = []
     for variable in variables:
         name = mapping_field(version, variable["name"])

@@ -1,5 +1,10 @@
-"""Field mappings: which column (or the target's output) feeds each evaluator variable, and
-how a row becomes the turn an evaluator receives."""
+"""Field mappings: which column (or which output of the target) feeds each evaluator variable,
+and how a row becomes the turn an evaluator receives.
+
+A source is `column:<name>` or `target:<output>`, where the output is one the experiment's
+target produces (`actual_output`, and `trajectory` for HTTP and external targets). Every target
+output is Text (a trajectory is JSON text).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +13,35 @@ from typing import Any
 from assay.vocabulary import ContentType
 from evaluators.turns import OUTPUT_NAMES, turn_build
 
+TARGET_PREFIX = "target:"
 TARGET_OUTPUT = "target:actual_output"
 
 
-def suggest_mapping(*, variables: list[dict], columns: list[dict], has_target: bool) -> dict:
-    """Map each variable to the same-named column, or output-like names to the target."""
+def target_source(output: str) -> str:
+    return f"{TARGET_PREFIX}{output}"
+
+
+def target_sources(mapping: dict) -> set[str]:
+    """The target outputs a mapping reads."""
+    return {
+        source.removeprefix(TARGET_PREFIX)
+        for source in mapping.values()
+        if isinstance(source, str) and source.startswith(TARGET_PREFIX)
+    }
+
+
+def suggest_mapping(
+    *, variables: list[dict], columns: list[dict], target_outputs: tuple[str, ...] = ()
+) -> dict:
+    """Map each variable to the same-named target output or column; output-like names go to
+    the target's actual_output when it has one."""
     names = {c["name"] for c in columns}
     mapping = {}
     for variable in variables:
         name = variable["name"]
-        if has_target and name in OUTPUT_NAMES:
+        if name in target_outputs:
+            mapping[name] = target_source(name)
+        elif "actual_output" in target_outputs and name in OUTPUT_NAMES:
             mapping[name] = TARGET_OUTPUT
         elif name in names:
             mapping[name] = f"column:{name}"
@@ -29,7 +53,11 @@ def suggest_mapping(*, variables: list[dict], columns: list[dict], has_target: b
 
 
 def mapping_problems(
-    *, variables: list[dict], mapping: Any, columns: list[dict], has_target: bool
+    *,
+    variables: list[dict],
+    mapping: Any,
+    columns: list[dict],
+    target_outputs: tuple[str, ...] = (),
 ) -> list[str]:
     """Every problem with a mapping: unmapped required variables, unknown sources, type clashes."""
     if not isinstance(mapping, dict):
@@ -45,17 +73,13 @@ def mapping_problems(
             if variable.get("required", True):
                 problems.append(f"Required variable {name!r} is not mapped.")
             continue
-        problems.extend(_source_problems(name, variable, source, by_name, has_target))
+        problems.extend(_source_problems(name, variable, source, by_name, target_outputs))
     return problems
 
 
-def _source_problems(name, variable, source, by_name, has_target) -> list[str]:
-    if source == TARGET_OUTPUT:
-        if not has_target:
-            return [f"{name!r} is mapped to the target output, but the experiment has no target."]
-        if variable["content_type"] != "Text":
-            return [f"{name!r} is {variable['content_type']}; the target output is Text."]
-        return []
+def _source_problems(name, variable, source, by_name, target_outputs) -> list[str]:
+    if isinstance(source, str) and source.startswith(TARGET_PREFIX):
+        return _target_problems(name, variable, source.removeprefix(TARGET_PREFIX), target_outputs)
     if not isinstance(source, str) or not source.startswith("column:"):
         return [f"{name!r}: unknown source {source!r} (use column:<name> or {TARGET_OUTPUT})."]
     column = by_name.get(source.removeprefix("column:"))
@@ -69,15 +93,27 @@ def _source_problems(name, variable, source, by_name, has_target) -> list[str]:
     return []
 
 
-def build_turn(*, mapping: dict, data: dict, target_output: str | None, ext: dict) -> dict:
+def _target_problems(name, variable, output: str, target_outputs) -> list[str]:
+    if not target_outputs:
+        return [f"{name!r} is mapped to the target output, but the experiment has no target."]
+    if output not in target_outputs:
+        offered = ", ".join(target_source(o) for o in target_outputs)
+        return [f"{name!r}: the target does not produce {output!r} (it offers {offered})."]
+    if variable["content_type"] != ContentType.TEXT:
+        return [f"{name!r} is {variable['content_type']}; the target output is Text."]
+    return []
+
+
+def build_turn(*, mapping: dict, data: dict, target_outputs: dict | None, ext: dict) -> dict:
     """The Coze Loop turn for one row (`evaluators.turns`): mapped columns and the target's
-    output; a variable whose source is missing on the row is left out."""
+    outputs; a variable whose source is missing on the row is left out."""
     contents, from_target = {}, []
     for variable, source in mapping.items():
-        if source == TARGET_OUTPUT:
-            if target_output is None:
+        if source.startswith(TARGET_PREFIX):
+            text = (target_outputs or {}).get(source.removeprefix(TARGET_PREFIX))
+            if text is None:
                 continue
-            contents[variable] = {"content_type": ContentType.TEXT, "text": target_output}
+            contents[variable] = {"content_type": ContentType.TEXT, "text": text}
             from_target.append(variable)
         elif (content := data.get(source.removeprefix("column:"))) is not None:
             contents[variable] = content

@@ -43,6 +43,23 @@ class Experiment(models.Model):
     target_config = models.JSONField(default=dict, blank=True)
     concurrency = models.PositiveSmallIntegerField(default=8)
     chunk_size = models.PositiveIntegerField(default=1000)
+    repetitions = models.PositiveSmallIntegerField(
+        default=1, help_text="How many times the target (or, without one, each judge) runs per row."
+    )
+    outputs_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="rescores",
+        help_text="The finished run whose target outputs this one scores again (re-score).",
+    )
+    is_baseline = models.BooleanField(
+        default=False, help_text="A reference run the CI gate compares candidates against."
+    )
+    target_summary = models.JSONField(
+        default=dict, blank=True, help_text="Latency, tokens and cost of the target's rows."
+    )
     status = models.CharField(
         max_length=10, choices=ExperimentStatus.choices, default=ExperimentStatus.DRAFT
     )
@@ -182,25 +199,32 @@ class ExperimentChunk(models.Model):
 
 
 class TargetResult(models.Model):
-    """The prompt target's output for one item."""
+    """The target's output for one item (and repetition): what evaluators mapped to
+    `target:<output>` receive."""
 
     experiment = models.ForeignKey(
         Experiment, on_delete=models.CASCADE, related_name="target_results"
     )
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
+    repeat = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=8, choices=ResultStatus.choices)
     output = models.TextField(blank=True)
+    trajectory = models.TextField(null=True, blank=True, help_text="JSON text of the steps.")
     error = models.TextField(blank=True)
     rendered_request = models.JSONField(null=True, blank=True)
+    raw_response = models.TextField(null=True, blank=True)
     latency_ms = models.FloatField(default=0)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
+    cost = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["experiment", "item"], name="unique_target_result")
+            models.UniqueConstraint(
+                fields=["experiment", "item", "repeat"], name="unique_target_result"
+            )
         ]
 
     def __str__(self) -> str:
@@ -214,6 +238,7 @@ class Result(models.Model):
     binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="results")
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
+    repeat = models.PositiveSmallIntegerField(default=0)
     position = models.BigIntegerField(default=0)
     tags = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=8, choices=ResultStatus.choices)
@@ -225,6 +250,7 @@ class Result(models.Model):
     latency_ms = models.FloatField(default=0)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
+    cost = models.FloatField(null=True, blank=True)
     input = models.JSONField(help_text="The exact turn the evaluator received.")
     rendered_request = models.JSONField(null=True, blank=True)
     raw_answer = models.TextField(null=True, blank=True)
@@ -241,7 +267,9 @@ class Result(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["experiment", "item", "binding"], name="unique_result")
+            models.UniqueConstraint(
+                fields=["experiment", "item", "binding", "repeat"], name="unique_result"
+            )
         ]
         indexes = [
             models.Index(fields=["experiment", "binding", "position"]),

@@ -31,6 +31,7 @@ from .models import (
 from .targets import target_get
 
 MAX_BINDINGS = 20
+MAX_REPETITIONS = 20
 FIRST_STATUS = {ChunkKind.CODE: ChunkStatus.WAITING, ChunkKind.LLM: ChunkStatus.WAITING}
 
 
@@ -45,6 +46,7 @@ def experiment_create(
     target: dict | None = None,
     concurrency: int = 8,
     chunk_size: int = 1000,
+    repetitions: int = 1,
     launch: bool = False,
 ) -> Experiment:
     """Create a draft experiment, and with `launch` launch it in the same transaction (a launch
@@ -60,9 +62,13 @@ def experiment_create(
     if evalset_version.evalset.workspace_id != workspace.pk:
         errors["evalset_version"] = ["No such evalset version in this workspace."]
     target_kind, target_config = _clean_target(workspace, target, evalset_version, errors)
-    cleaned = _clean_bindings(workspace, bindings, evalset_version, target_kind, errors)
+    spec = target_get(target_kind)
+    outputs = spec.outputs_for(target_config)
+    cleaned = _clean_bindings(workspace, bindings, evalset_version, outputs, errors)
     if not 1 <= concurrency <= 64:
         errors["concurrency"] = ["Concurrency must be between 1 and 64."]
+    if not isinstance(repetitions, int) or not 1 <= repetitions <= MAX_REPETITIONS:
+        errors["repetitions"] = [f"Repetitions must be a whole number from 1 to {MAX_REPETITIONS}."]
     if not 10 <= chunk_size <= 10_000:
         errors["chunk_size"] = ["Chunk size must be between 10 and 10,000."]
     if errors:
@@ -77,6 +83,8 @@ def experiment_create(
             target_config=target_config,
             concurrency=concurrency,
             chunk_size=chunk_size,
+            repetitions=repetitions,
+            outputs_from=spec.origin(workspace=workspace, config=target_config),
             created_by=user,
         )
         EvaluatorBinding.objects.bulk_create(
@@ -100,7 +108,7 @@ def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
     )
 
 
-def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[dict]:
+def _clean_bindings(workspace, bindings, version, target_outputs, errors) -> list[dict]:
     if not bindings:
         errors["bindings"] = ["Add at least one evaluator version."]
         return []
@@ -109,7 +117,9 @@ def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[d
         return []
     cleaned, seen = [], set()
     for i, binding in enumerate(bindings):
-        result = _clean_binding(workspace, binding, version, target_kind, f"bindings[{i}]", errors)
+        result = _clean_binding(
+            workspace, binding, version, target_outputs, f"bindings[{i}]", errors
+        )
         if result is None:
             continue
         if result["evaluator_version"].pk in seen:
@@ -119,18 +129,20 @@ def _clean_bindings(workspace, bindings, version, target_kind, errors) -> list[d
     return cleaned
 
 
-def _clean_binding(workspace, binding, version, target_kind, path, errors) -> dict | None:
+def _clean_binding(workspace, binding, version, target_outputs, path, errors) -> dict | None:
     ev = binding.get("evaluator_version")
     if not isinstance(ev, EvaluatorVersion) or ev.evaluator.workspace_id != workspace.pk:
         errors[f"{path}.evaluator_version"] = ["No such evaluator version in this workspace."]
         return None
     variables = ev.config.get("input_variables") or []
-    has_target = target_get(target_kind).produces_output
     mapping = binding.get("mapping") or suggest_mapping(
-        variables=variables, columns=version.columns, has_target=has_target
+        variables=variables, columns=version.columns, target_outputs=target_outputs
     )
     problems = mapping_problems(
-        variables=variables, mapping=mapping, columns=version.columns, has_target=has_target
+        variables=variables,
+        mapping=mapping,
+        columns=version.columns,
+        target_outputs=target_outputs,
     )
     if problems:
         errors[f"{path}.mapping"] = problems
@@ -177,8 +189,11 @@ def _plan_chunks(experiment: Experiment) -> None:
     ordered = list(positions.order_by("position").values_list("position", flat=True))
     bounds, count = ordered[:: experiment.chunk_size], len(ordered)
     kinds = _chunk_kinds(experiment)
-    # with a target, a range's evaluator chunks wait for its target chunk, which unblocks them
+    # with a target, a range's evaluator chunks wait for its target chunk, which unblocks them;
+    # a target whose outputs are pushed by a client waits for them (no worker computes them)
     first = FIRST_STATUS if ChunkKind.TARGET in kinds else {}
+    if not experiment.target_spec.runs_on_workers:
+        first = {**first, ChunkKind.TARGET: ChunkStatus.WAITING}
     chunks = []
     for index, start in enumerate(bounds):
         end = bounds[index + 1] if index + 1 < len(bounds) else math.inf
@@ -195,7 +210,7 @@ def _plan_chunks(experiment: Experiment) -> None:
             )
     ExperimentChunk.objects.bulk_create(chunks)
     experiment.items_total = count
-    experiment.results_total = count * experiment.bindings.count()
+    experiment.results_total = count * experiment.bindings.count() * experiment.repetitions
     experiment.chunks_total = len(chunks)
 
 
@@ -204,7 +219,7 @@ def _chunk_kinds(experiment: Experiment) -> list[str]:
     kinds = experiment.bindings.values_list("evaluator_version__kind", flat=True)
     queues = {kind_get(kind).queue for kind in kinds}
     ordered = [q for q in (ChunkKind.CODE, ChunkKind.LLM) if q in queues]
-    if target_get(experiment.target_kind).produces_output:
+    if experiment.target_spec.produces_output:
         ordered.insert(0, ChunkKind.TARGET)
     return ordered
 
@@ -307,6 +322,7 @@ def experiment_clone(
         target=target,
         concurrency=experiment.concurrency,
         chunk_size=experiment.chunk_size,
+        repetitions=experiment.repetitions,
     )
     Experiment.objects.filter(pk=clone.pk).update(cloned_from=experiment)
     return clone

@@ -36,6 +36,19 @@ class ProviderForm(forms.ModelForm):
         help_text=_("Write-only. Leave empty to keep the stored key."),
     )
 
+    prices = forms.JSONField(
+        label=_("Prices"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "class": "mono"}),
+        help_text=_(
+            'USD per million tokens by model, for cost figures: {"gpt-4o": {"input": 2.5, '
+            '"output": 10}}. Leave empty when unknown.'
+        ),
+    )
+
     class Meta:
         model = ModelProvider
         fields = list(ModelProvider.EDITABLE_FIELDS)
+
+    def clean_prices(self):
+        return self.cleaned_data.get("prices") or {}

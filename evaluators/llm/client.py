@@ -12,6 +12,7 @@ import functools
 import json
 import logging
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,14 +20,14 @@ import httpx2
 import openai
 
 from assay.safety.caps import ANSWER_BYTES, cap_text
-from assay.safety.outbound import async_transport, outbound_policy
+from assay.safety.outbound import async_transport, outbound_policy, refused_in
 from assay.safety.redact import scrub
 
 from .attempts import Attempted, call_with_retries, final_message
 from .cache import ResponseCache
 from .parse import AnswerError, ParsedAnswer, parse_answer
 from .ratelimit import RateLimiter
-from .retry import ProviderAnswerError, classify
+from .retry import Failure, ProviderAnswerError, short, status_failure
 
 logger = logging.getLogger(__name__)
 
@@ -288,3 +289,34 @@ async def _cache_set(cache: ResponseCache, key: str, value: dict[str, Any]) -> N
             await asyncio.to_thread(cache.set, key, value)
     except Exception:  # the answer is still valid without the cache
         logger.warning("LLM response cache write failed", exc_info=True)
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+def classify(exc: BaseException) -> Failure:
+    """Classify an exception raised by the OpenAI client."""
+    if isinstance(exc, ProviderAnswerError):
+        return Failure("unexpected", short(str(exc)), False)
+    refused = refused_in(exc)
+    if refused is not None:  # the outbound policy will refuse every retry too
+        return Failure("refused", short(str(refused)), False)
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure("timeout", "the request timed out", True)
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure("connection", short(str(exc.__cause__ or exc)), True)
+    if isinstance(exc, openai.APIStatusError):
+        return _status_failure(exc)
+    return Failure("unexpected", short(f"{type(exc).__name__}: {exc}"), False)
+
+
+def _status_failure(exc: openai.APIStatusError) -> Failure:
+    return status_failure(exc.status_code, exc.response.headers, _status_message(exc))
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    """The provider's own error message when it sent one."""
+    body = exc.body
+    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
+        return short(body["message"])
+    return short(exc.message)

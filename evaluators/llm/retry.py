@@ -1,4 +1,5 @@
-"""Retry policy for provider calls: which failures to retry and how long to wait."""
+"""Retry policy for outbound calls: which failures to retry and how long to wait (no client
+library here: each caller classifies its own exceptions into a `Failure`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,6 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import openai
-
-from assay.safety.outbound import refused_in
 
 # Status codes worth retrying: request timeout, conflict, rate limit and server errors.
 _RETRY_STATUSES = frozenset({408, 409, 429})
@@ -32,40 +29,15 @@ class ProviderAnswerError(Exception):
     """A 200 answer that is not a chat completion."""
 
 
-def classify(exc: BaseException) -> Failure:
-    """Classify an exception raised by the OpenAI client."""
-    if isinstance(exc, ProviderAnswerError):
-        return Failure("unexpected", _short(str(exc)), False)
-    refused = refused_in(exc)
-    if refused is not None:  # the outbound policy will refuse every retry too
-        return Failure("refused", _short(str(refused)), False)
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure("timeout", "the request timed out", True)
-    if isinstance(exc, openai.APIConnectionError):
-        return Failure("connection", _short(str(exc.__cause__ or exc)), True)
-    if isinstance(exc, openai.APIStatusError):
-        return _status_failure(exc)
-    return Failure("unexpected", _short(f"{type(exc).__name__}: {exc}"), False)
-
-
-def _status_failure(exc: openai.APIStatusError) -> Failure:
-    """Failure for an HTTP error answer, with its Retry-After when given."""
-    status = exc.status_code
-    message = f"HTTP {status}: {_status_message(exc)}"
-    retry_after = retry_after_seconds(exc.response.headers)
+def status_failure(status: int, headers: Mapping[str, str], detail: str) -> Failure:
+    """Failure for an HTTP error answer (any client's), with its Retry-After when given."""
+    message = f"HTTP {status}: {short(detail)}"
+    retry_after = retry_after_seconds(headers)
     if status == 429:
         return Failure("rate_limited", message, True, retry_after)
     if status >= 500 or status in _RETRY_STATUSES:
         return Failure("server", message, True, retry_after)
     return Failure("rejected", message, False)
-
-
-def _status_message(exc: openai.APIStatusError) -> str:
-    """The provider's own error message when it sent one."""
-    body = exc.body
-    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return _short(body["message"])
-    return _short(exc.message)
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
@@ -119,6 +91,6 @@ def retry_delay(
     return backoff_delay(attempt, base_s=base_s, cap_s=cap_s)
 
 
-def _short(text: str) -> str:
+def short(text: str) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= _MAX_MESSAGE else flat[:_MAX_MESSAGE] + "…"

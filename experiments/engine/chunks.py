@@ -8,18 +8,19 @@ Every function takes ids or rows and is safe to run twice: a chunk computes what
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from assay.safety.caps import ERROR_BYTES, cap_json, cap_text
+from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
-from evaluators.runner import RunCancelled, evaluator_run_batch
+from evaluators.runner import RunCancelled, RunOutcome, evaluator_run_batch
 
-from ..mapping import build_turn
+from ..mapping import build_turn, target_sources
 from ..models import (
     ChunkKind,
     ChunkStatus,
@@ -29,7 +30,6 @@ from ..models import (
     Result,
     TargetResult,
 )
-from ..targets import target_get
 from . import lifecycle
 from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
@@ -46,6 +46,7 @@ RESULT_UPDATE_FIELDS = [
     "latency_ms",
     "tokens_in",
     "tokens_out",
+    "cost",
     "input",
     "rendered_request",
     "raw_answer",
@@ -55,11 +56,14 @@ RESULT_UPDATE_FIELDS = [
 TARGET_UPDATE_FIELDS = [
     "status",
     "output",
+    "trajectory",
     "error",
     "rendered_request",
+    "raw_response",
     "latency_ms",
     "tokens_in",
     "tokens_out",
+    "cost",
 ]
 
 
@@ -189,36 +193,53 @@ def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> Non
 
 
 def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
-    """Run each binding of the chunk's kind on the rows that still lack a usable result."""
+    """Run each binding of the chunk's kind on the rows (and repetitions) that still lack a
+    usable result."""
     experiment = chunk.experiment
-    targets = _target_outputs(experiment, items)
-    for binding in _bindings(experiment, chunk.kind):
-        todo = _missing_items(experiment, binding, items)
-        if not todo:
-            continue
-        turns = [
-            build_turn(
-                mapping=binding.mapping,
-                data=item.data,
-                target_output=targets.get(item.pk),
-                ext=binding.ext,
-            )
-            for item in todo
-        ]
-        version = binding.evaluator_version
-        outcomes = evaluator_run_batch(
-            workspace=experiment.workspace,
-            kind=version.kind,
-            config=version.config,
-            turns=turns,
-            policy=binding.policy,
-            score_meaning=version.score_meaning,
-            version_key=f"evaluator-version:{version.public_id}",
-            concurrency=experiment.concurrency,
-            cancel=lease.stop,
+    for repeat in range(experiment.repetitions):
+        targets = _target_outputs(experiment, items, repeat)
+        for binding in _bindings(experiment, chunk.kind):
+            todo = _missing_items(experiment, binding, items, repeat)
+            if todo:
+                rows = _evaluate(experiment, binding, todo, targets, repeat, lease)
+                _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows=rows))
+
+
+def _evaluate(experiment, binding, items, targets, repeat, lease) -> list[Result]:
+    """Result rows of one binding on `items`: a row whose mapped target output is missing is
+    skipped with the target's own error (unknown); the rest go through the runner."""
+    wanted = target_sources(binding.mapping)
+    unfed = [item for item in items if wanted and targets.missing(item.pk)]
+    fed = [item for item in items if item not in unfed]
+    turns = [
+        build_turn(
+            mapping=binding.mapping,
+            data=item.data,
+            target_outputs=targets.outputs.get(item.pk),
+            ext=binding.ext,
         )
-        rows = _result_rows(experiment, binding, todo, turns, outcomes)
-        _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows=rows))
+        for item in fed
+    ]
+    version = binding.evaluator_version
+    outcomes = evaluator_run_batch(
+        workspace=experiment.workspace,
+        kind=version.kind,
+        config=version.config,
+        turns=turns,
+        policy=binding.policy,
+        score_meaning=version.score_meaning,
+        # a later repetition of the same input must sample the judge again, not the cache
+        version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
+        concurrency=experiment.concurrency,
+        cancel=lease.stop,
+    )
+    skipped = [
+        RunOutcome(status=ResultStatus.SKIPPED, error=cap_text(targets.missing(i.pk), ERROR_BYTES))
+        for i in unfed
+    ]
+    return _result_rows(
+        experiment, binding, fed + unfed, turns + [{}] * len(unfed), outcomes + skipped, repeat
+    )
 
 
 def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
@@ -227,10 +248,10 @@ def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
     return [b for b in bindings if kind_get(b.evaluator_version.kind).queue == queue]
 
 
-def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSetItem]:
+def _missing_items(experiment, binding, items: list[EvalSetItem], repeat: int) -> list:
     """Rows without a result; in a retry round also rows whose result is error/timeout."""
     existing = Result.objects.filter(
-        experiment=experiment, binding=binding, item_id__in=[i.pk for i in items]
+        experiment=experiment, binding=binding, repeat=repeat, item_id__in=[i.pk for i in items]
     )
     if experiment.retry_round:
         existing = existing.exclude(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
@@ -240,18 +261,19 @@ def _missing_items(experiment, binding, items: list[EvalSetItem]) -> list[EvalSe
 
 # What a Result keeps of a RunOutcome as it is.
 STORED_OUTCOME = (
-    "status score reason verdict error stdout latency_ms tokens_in tokens_out rendered_request "
-    "raw_answer"
+    "status score reason verdict error stdout latency_ms tokens_in tokens_out cost "
+    "rendered_request raw_answer"
 ).split()
 
 
-def _result_rows(experiment, binding, items, turns, outcomes) -> list[Result]:
+def _result_rows(experiment, binding, items, turns, outcomes, repeat: int) -> list[Result]:
     return [
         Result(
             experiment=experiment,
             binding=binding,
             item_id=item.pk,
             item_uid=item.item_id,
+            repeat=repeat,
             position=item.position,
             tags=item.tags or [],
             **{name: getattr(o, name) for name in STORED_OUTCOME},  # capped by the runner
@@ -269,7 +291,7 @@ def results_upsert(*, rows: list[Result]) -> None:
         rows,
         batch_size=1000,
         update_conflicts=True,
-        unique_fields=["experiment", "item", "binding"],
+        unique_fields=["experiment", "item", "binding", "repeat"],
         update_fields=RESULT_UPDATE_FIELDS,
     )
 
@@ -277,51 +299,87 @@ def results_upsert(*, rows: list[Result]) -> None:
 # ----------------------------------------------------------------------------- target
 
 
-def _target_outputs(experiment: Experiment, items: list[EvalSetItem]) -> dict[int, str]:
-    if not target_get(experiment.target_kind).produces_output:
-        return {}
+@dataclass
+class TargetOutputs:
+    """The target's outputs for some rows of one repetition, and why others have none."""
+
+    outputs: dict[int, dict[str, str]]  # item pk → {"actual_output": …, "trajectory": …}
+    errors: dict[int, str]
+
+    def missing(self, item_pk: int) -> str:
+        """Why the row has no target output ('' when it has one)."""
+        if item_pk in self.outputs:
+            return ""
+        return "no output from the target: " + (self.errors.get(item_pk) or "none was produced")
+
+
+def _target_outputs(experiment: Experiment, items: list[EvalSetItem], repeat: int):
+    if not experiment.target_spec.produces_output:
+        return TargetOutputs({}, {})
     rows = TargetResult.objects.filter(
-        experiment=experiment, item_id__in=[i.pk for i in items], status=ResultStatus.SUCCESS
-    )
-    return dict(rows.values_list("item_id", "output"))
+        experiment=experiment, repeat=repeat, item_id__in=[i.pk for i in items]
+    ).values_list("item_id", "status", "output", "trajectory", "error")
+    outputs, errors = {}, {}
+    for item_id, status, output, trajectory, error in rows:
+        if status == ResultStatus.SUCCESS:
+            outputs[item_id] = {"actual_output": output, "trajectory": trajectory}
+        else:
+            errors[item_id] = error
+    return TargetOutputs(outputs, errors)
 
 
 def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
     experiment = chunk.experiment
-    have = TargetResult.objects.filter(experiment=experiment, item_id__in=[i.pk for i in items])
-    if experiment.retry_round:
-        have = have.filter(status=ResultStatus.SUCCESS)
-    done = set(have.values_list("item_id", flat=True))
-    todo = [item for item in items if item.pk not in done]
-    if not todo:
-        return
-    spec = target_get(experiment.target_kind)
-    outputs = spec.run_batch(experiment=experiment, items=todo, cancel=lease.stop)
-    rows = [
-        TargetResult(
-            experiment=experiment, item_id=item.pk, item_uid=item.item_id, **_bounded_target(out)
+    spec = experiment.target_spec
+    for repeat in range(experiment.repetitions):
+        have = TargetResult.objects.filter(
+            experiment=experiment, repeat=repeat, item_id__in=[i.pk for i in items]
         )
-        for item, out in zip(todo, outputs, strict=True)
-    ]
-    _commit(chunk, lease, 0, lambda: _target_upsert(rows))
+        if experiment.retry_round:
+            have = have.filter(status=ResultStatus.SUCCESS)
+        done = set(have.values_list("item_id", flat=True))
+        todo = [item for item in items if item.pk not in done]
+        if not todo:
+            continue
+        outputs = spec.run_batch(
+            experiment=experiment, items=todo, repeat=repeat, cancel=lease.stop
+        )
+        rows = [
+            target_row(experiment=experiment, item=item, repeat=repeat, fields=out)
+            for item, out in zip(todo, outputs, strict=True)
+        ]
+        _commit(chunk, lease, 0, lambda rows=rows: _target_upsert(rows))
+
+
+def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:
+    """A TargetResult at its stored sizes (text is capped here, whoever produced it)."""
+    return TargetResult(
+        experiment=experiment,
+        item_id=item.pk,
+        item_uid=item.item_id,
+        repeat=repeat,
+        **{
+            **fields,
+            "output": cap_text(fields.get("output") or "", ANSWER_BYTES),
+            "trajectory": cap_text(fields["trajectory"], ANSWER_BYTES)
+            if fields.get("trajectory") is not None
+            else None,
+            "raw_response": cap_text(fields["raw_response"], ANSWER_BYTES)
+            if fields.get("raw_response") is not None
+            else None,
+            "error": cap_text(fields.get("error") or "", ERROR_BYTES),
+            "rendered_request": cap_json(fields.get("rendered_request")),
+        },
+    )
 
 
 def _target_upsert(rows: list[TargetResult]) -> None:
     TargetResult.objects.bulk_create(
         rows,
         update_conflicts=True,
-        unique_fields=["experiment", "item"],
+        unique_fields=["experiment", "item", "repeat"],
         update_fields=TARGET_UPDATE_FIELDS,
     )
-
-
-def _bounded_target(out: dict) -> dict:
-    """A target row at its stored sizes (the output itself is capped by the call path)."""
-    return {
-        **out,
-        "error": cap_text(out["error"], ERROR_BYTES),
-        "rendered_request": cap_json(out["rendered_request"]),
-    }
 
 
 WORK = {

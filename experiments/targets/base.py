@@ -1,8 +1,8 @@
 """What a target kind is: the thing an experiment runs per row before its evaluators.
 
-A target kind owns its config (validation), whether it produces the `actual_output` that
-bindings can map (`target:actual_output`), how a batch of rows runs, and how the new-experiment
-form's fields become its config. The engine, services and pages only talk to this interface.
+A target kind owns its config (validation), the outputs it produces (that bindings map as
+`target:<output>`), how a batch of rows runs, and how the new-experiment form's fields become
+its config. The engine, services and pages only talk to this interface.
 """
 
 from __future__ import annotations
@@ -16,17 +16,45 @@ class TargetSpec:
 
     name: ClassVar[str]
     label: ClassVar[str]
-    # True: the target produces actual_output, so the run has target chunks and bindings may
-    # map variables to it.
-    produces_output: ClassVar[bool] = False
+    # What the target produces per row ("actual_output", "trajectory"); none: the run has no
+    # target chunks and bindings read columns only.
+    outputs: ClassVar[tuple[str, ...]] = ()
+    # False: outputs are pushed by a client (the external target), never computed by workers.
+    runs_on_workers: ClassVar[bool] = True
+    # The new-experiment page's fields for this kind (a template partial), if it has any.
+    form_template: ClassVar[str | None] = None
+
+    @property
+    def produces_output(self) -> bool:
+        return bool(self.outputs)
+
+    def outputs_for(self, config: dict) -> tuple[str, ...]:
+        """The outputs a target with this `config` produces (a re-score: its source's)."""
+        return self.outputs
+
+    def origin(self, *, workspace, config: dict):
+        """The finished experiment whose outputs this target re-uses (re-score), if any."""
+        return None
 
     def clean(self, *, workspace, config: dict, evalset_version, errors: dict) -> dict:
         """The config to store; problems go into `errors` keyed by "target.<field>"."""
         return {}
 
-    def run_batch(self, *, experiment, items: list, cancel: threading.Event | None) -> list[dict]:
-        """One TargetResult field dict per item, in order; failures are rows, not exceptions."""
+    def run_batch(
+        self, *, experiment, items: list, repeat: int, cancel: threading.Event | None
+    ) -> list[dict]:
+        """One TargetResult field dict per item (for repetition `repeat`), in order: status,
+        output, error, latency_ms, tokens, and optionally trajectory, raw_response, cost,
+        rendered_request. Failures are rows, not exceptions."""
         raise NotImplementedError
+
+    def summary(self, config: dict) -> str:
+        """The configured target in a few words for headers and lists."""
+        return str(self.label)
+
+    def public_config(self, config: dict) -> dict:
+        """The config as pages and the API show it (secret values are never in a config)."""
+        return config
 
     def form_problems(self, data: dict) -> dict[str, str]:
         """Problems with the new-experiment form's fields for this kind ({field: message})."""

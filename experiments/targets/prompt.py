@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from assay.selectors import provider_find
 from assay.vocabulary import ContentType, ResultStatus
 from evaluators.config import PLACEHOLDER_RE
-from evaluators.providers import llm_backends, provider_settings
+from evaluators.providers import llm_backends, provider_cost, provider_settings
 
 from .base import TargetSpec
 
@@ -27,7 +27,8 @@ FAILED_STATUS = {"timeout": ResultStatus.TIMEOUT}
 class PromptTarget(TargetSpec):
     name = "prompt"
     label = _("Prompt: an LLM answers each row first")
-    produces_output = True
+    outputs = ("actual_output",)
+    form_template = "experiments/targets/_prompt.html"
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         unknown = set(config) - KEYS
@@ -42,7 +43,7 @@ class PromptTarget(TargetSpec):
             errors.update(_placeholder_problems(messages, evalset_version))
         return config
 
-    def run_batch(self, *, experiment, items, cancel) -> list[dict]:
+    def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
         from evaluators.llm import run_completion_batch
 
         config = experiment.target_config
@@ -54,18 +55,25 @@ class PromptTarget(TargetSpec):
         settings = provider_settings(provider)
         requests = [_request(config, item.data, settings.model) for item in items]
         limiter, cache = llm_backends()
-        # Cached per experiment: a chunk re-run after a crash (or a superseded runner) does not
-        # pay for answers it already got, while a new experiment samples the target afresh.
+        # Cached per experiment and repetition: a chunk re-run after a crash (or a superseded
+        # runner) does not pay for answers it already got, while a new experiment, or another
+        # repetition, samples the target afresh.
         results = run_completion_batch(
             requests,
             settings,
             concurrency=experiment.concurrency,
             limiter=limiter,
             cache=cache,
-            cache_namespace=f"prompt-target:{experiment.public_id}",
+            cache_namespace=f"prompt-target:{experiment.public_id}:{repeat}",
             cancel=cancel,
         )
-        return [_row(request, result) for request, result in zip(requests, results, strict=True)]
+        return [
+            _row(request, result, cost=provider_cost(provider, request["model"], result))
+            for request, result in zip(requests, results, strict=True)
+        ]
+
+    def summary(self, config: dict) -> str:
+        return _t("Prompt on %(model)s") % {"model": config.get("model") or _t("the default model")}
 
     def form_problems(self, data: dict) -> dict[str, str]:
         problems = {}
@@ -131,7 +139,7 @@ def _request(config: dict, data: dict, default_model: str) -> dict[str, Any]:
     return body
 
 
-def _row(request: dict | None, result, missing: str = "") -> dict:
+def _row(request: dict | None, result, missing: str = "", cost: float | None = None) -> dict:
     """TargetResult fields from a call result (or a reason nothing was called)."""
     if result is None:
         status, output, error = ResultStatus.ERROR, "", missing
@@ -148,4 +156,5 @@ def _row(request: dict | None, result, missing: str = "") -> dict:
         "latency_ms": result.latency_ms if result else 0.0,
         "tokens_in": result.tokens_in if result else 0,
         "tokens_out": result.tokens_out if result else 0,
+        "cost": cost,
     }

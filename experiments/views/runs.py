@@ -126,16 +126,16 @@ def _plan(request, state) -> list[dict]:
         data=state,
         evalset_version=version,
         versions=chosen,
-        has_target=_has_target(state),
+        target_outputs=_target_outputs(state),
     )
 
 
-def _has_target(state) -> bool:
-    """Whether the chosen target produces an output bindings can map (unknown kinds: no)."""
+def _target_outputs(state) -> tuple[str, ...]:
+    """What the chosen target produces for bindings to map (unknown kinds: nothing)."""
     try:
-        return target_get(state.get("target_kind")).produces_output
+        return target_get(state.get("target_kind")).outputs
     except ValueError:
-        return False
+        return ()
 
 
 def _create(request, form, plan, *, launch: bool):
@@ -173,7 +173,7 @@ def _new_context(request, form, plan, state) -> dict:
         "form": form,
         "plan": plan,
         "evalset_version": version,
-        "has_target": _has_target(state),
+        "has_target": bool(_target_outputs(state)),
         "total_results": (version.item_count * len(plan)) if version else 0,
         "policy_kinds": [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))],
     }
