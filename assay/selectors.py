@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import Http404
 
-from .models import ApiToken, Membership, ModelProvider, Workspace
+from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
 
 
 def workspaces_for_user(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
@@ -43,6 +43,19 @@ def tokens_list(*, workspace: Workspace, user: AbstractBaseUser) -> QuerySet[Api
 
 def providers_list(*, workspace: Workspace) -> QuerySet[ModelProvider]:
     return ModelProvider.objects.filter(workspace=workspace).select_related("api_key")
+
+
+def secrets_list(*, workspace: Workspace) -> QuerySet[Secret]:
+    """The workspace's named secrets (provider keys have no name and are not listed)."""
+    return Secret.objects.filter(workspace=workspace).exclude(name="").order_by("name")
+
+
+def secret_names(*, workspace: Workspace) -> set[str]:
+    return set(secrets_list(workspace=workspace).values_list("name", flat=True))
+
+
+def secrets_named(*, workspace: Workspace, names) -> list[Secret]:
+    return list(secrets_list(workspace=workspace).filter(name__in=list(names)))
 
 
 def as_uuid(value) -> uuid.UUID | None:

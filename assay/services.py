@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -148,6 +149,33 @@ def secret_store(*, workspace: Workspace, value: str, secret: Secret | None = No
     secret.hint = value[-4:] if len(value) >= 12 else ""
     secret.save()
     return secret
+
+
+SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+MAX_SECRET_BYTES = 8192
+
+
+def secret_named_save(*, workspace: Workspace, name: str, value: str) -> Secret:
+    """Create the named secret, or replace its value; HTTP targets use it as
+    `{{secrets.NAME}}` in headers. The value is write-only from here on."""
+    errors = {}
+    if not isinstance(name, str) or not SECRET_NAME.match(name):
+        errors["name"] = ["Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64."]
+    if not isinstance(value, str) or not value or len(value.encode()) > MAX_SECRET_BYTES:
+        errors["value"] = ["Give a value of at most 8 KB."]
+    if errors:
+        raise ValidationError(errors)
+    secret = Secret.objects.filter(workspace=workspace, name=name).first()
+    return secret_store(
+        workspace=workspace, value=value, secret=secret or Secret(workspace=workspace, name=name)
+    )
+
+
+def secret_named_delete(*, secret: Secret) -> None:
+    """Delete a named secret (experiments that use it fail their rows until it is back)."""
+    if not secret.name:
+        raise ValidationError({"secret": "A provider's key is removed with its provider."})
+    secret.delete()
 
 
 def secret_reveal(*, secret: Secret) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from assay.models import ApiToken, Membership, ModelProvider, Workspace
+from assay.models import ApiToken, Membership, ModelProvider, Secret, Workspace
 
 
 class StrictSerializer(serializers.Serializer):
@@ -69,6 +69,24 @@ class IssuedTokenSerializer(TokenSerializer):
 
     class Meta(TokenSerializer.Meta):
         fields = TokenSerializer.Meta.fields + ["key"]
+
+
+class SecretSerializer(serializers.ModelSerializer):
+    """A named workspace secret: the value is write-only; only its last 4 characters show."""
+
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    value = serializers.CharField(
+        write_only=True,
+        trim_whitespace=False,
+        help_text="Write-only. HTTP targets send it where their headers say {{secrets.NAME}}.",
+    )
+
+    class Meta:
+        model = Secret
+        fields = ["id", "name", "value", "hint", "created_at", "updated_at"]
+        read_only_fields = ["hint", "created_at", "updated_at"]
+        validators = []
+        extra_kwargs = {"name": {"required": True, "allow_blank": False}}
 
 
 class ProviderSerializer(serializers.ModelSerializer):

@@ -35,6 +35,7 @@ router.register("workspaces", views.WorkspaceViewSet, basename="workspace")
 router.register("members", views.MemberViewSet, basename="member")
 router.register("tokens", views.TokenViewSet, basename="token")
 router.register("providers", views.ProviderViewSet, basename="provider")
+router.register("secrets", views.SecretViewSet, basename="secret")
 router.register("evaluators", EvaluatorViewSet, basename="evaluator")
 router.register(
     "evaluators/<uuid:evaluator_id>/versions",

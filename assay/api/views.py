@@ -10,7 +10,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from assay import selectors, services
-from assay.models import ApiToken, Membership, ModelProvider
+from assay.models import ApiToken, Membership, ModelProvider, Secret
 
 from . import serializers as s
 from .base import WorkspaceMixin, WorkspaceScopedViewSet, validated
@@ -110,6 +110,34 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
     def revoke(self, request, id=None):
         token = services.token_revoke(token=self.get_object())
         return Response(s.TokenSerializer(token).data)
+
+
+class SecretViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
+    """Named workspace secrets for HTTP-target headers (`{{secrets.NAME}}`). Values are
+    write-only; members see names and hints, only owners create, replace or delete."""
+
+    serializer_class = s.SecretSerializer
+    queryset = Secret.objects.all()
+    write_role = Membership.Role.OWNER
+    http_method_names = ["get", "post", "put", "delete", "head", "options"]
+
+    def scoped_queryset(self):
+        return selectors.secrets_list(workspace=self.request.workspace)
+
+    def perform_create(self, serializer):
+        serializer.instance = services.secret_named_save(
+            workspace=self.request.workspace, **serializer.validated_data
+        )
+
+    def perform_update(self, serializer):
+        serializer.instance = services.secret_named_save(
+            workspace=self.request.workspace,
+            name=serializer.instance.name,
+            value=serializer.validated_data["value"],
+        )
+
+    def perform_destroy(self, instance):
+        services.secret_named_delete(secret=instance)
 
 
 class ProviderViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):

@@ -13,16 +13,14 @@ import importlib
 
 _HOMES = {
     "answer": ["STRUCTURED_MODES", "answer_instruction", "answer_params", "answer_schema"],
-    "attempts": ["Attempted", "call_with_retries"],
-    "batch": [
+    "attempts": [
+        "Attempted",
         "BatchCancelled",
-        "LlmOutcome",
-        "arun_llm_batch",
+        "call_with_retries",
         "gather_cancellable",
         "run_blocking",
-        "run_completion_batch",
-        "run_llm_batch",
     ],
+    "batch": ["LlmOutcome", "arun_llm_batch", "run_completion_batch", "run_llm_batch"],
     "cache": ["MemoryCache", "RedisCache", "ResponseCache", "cache_key", "make_cache"],
     "client": ["CallResult", "ProviderSettings", "call_completion", "make_client"],
     "parse": ["AnswerError", "ParsedAnswer", "parse_answer", "validate_score"],

@@ -9,6 +9,8 @@ how a failure is classified are the caller's: `send(timeout_s)` and `classify(ex
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -115,3 +117,43 @@ class Clock:
 
     def remaining(self) -> float:
         return self._deadline_s - self.elapsed()
+
+
+# ----------------------------------------------------------------------------- batches
+
+CANCEL_POLL_S = 0.1
+
+
+class BatchCancelled(Exception):
+    """The batch's cancel event was set; calls still in flight were abandoned."""
+
+
+async def gather_cancellable(coroutines: list, cancel: threading.Event | None) -> list:
+    """``asyncio.gather`` that stops everything when ``cancel`` is set (BatchCancelled)."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    if cancel is None:
+        return list(await asyncio.gather(*tasks))
+    everything = asyncio.gather(*tasks)
+    watcher = asyncio.ensure_future(_wait_for(cancel))
+    await asyncio.wait({everything, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    if everything.done():
+        watcher.cancel()
+        return list(everything.result())
+    everything.cancel()
+    await asyncio.gather(everything, return_exceptions=True)
+    raise BatchCancelled("cancelled while calls were in flight")
+
+
+async def _wait_for(event: threading.Event) -> None:
+    while not event.is_set():
+        await asyncio.sleep(CANCEL_POLL_S)
+
+
+def run_blocking(coroutine: Any) -> Any:
+    """``asyncio.run`` — in a helper thread when the caller already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -12,6 +10,7 @@ from typing import Any
 
 import openai
 
+from .attempts import gather_cancellable, run_blocking
 from .cache import ResponseCache, cache_key
 from .client import CallResult, ProviderSettings, call_completion
 from .pool import ClientPool
@@ -44,13 +43,6 @@ class LlmOutcome:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable copy."""
         return asdict(self)
-
-
-CANCEL_POLL_S = 0.1
-
-
-class BatchCancelled(Exception):
-    """The batch's cancel event was set; calls still in flight were abandoned."""
 
 
 def run_llm_batch(config, turns, settings, **options) -> list[LlmOutcome]:
@@ -105,37 +97,6 @@ def _default_limiter(limiter: RateLimiter | None, settings: ProviderSettings):
     if limiter is None and (settings.rpm_limit or settings.tpm_limit):
         return make_limiter(None)  # a configured limit always holds, at least per process
     return limiter
-
-
-async def gather_cancellable(coroutines: list, cancel: threading.Event | None) -> list:
-    """``asyncio.gather`` that stops everything when ``cancel`` is set (BatchCancelled)."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    if cancel is None:
-        return list(await asyncio.gather(*tasks))
-    everything = asyncio.gather(*tasks)
-    watcher = asyncio.ensure_future(_wait_for(cancel))
-    await asyncio.wait({everything, watcher}, return_when=asyncio.FIRST_COMPLETED)
-    if everything.done():
-        watcher.cancel()
-        return list(everything.result())
-    everything.cancel()
-    await asyncio.gather(everything, return_exceptions=True)
-    raise BatchCancelled("cancelled while calls were in flight")
-
-
-async def _wait_for(event: threading.Event) -> None:
-    while not event.is_set():
-        await asyncio.sleep(CANCEL_POLL_S)
-
-
-def run_blocking(coroutine: Any) -> Any:
-    """``asyncio.run`` — in a helper thread when the caller already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 async def arun_llm_batch(

@@ -8,10 +8,8 @@ error with a clear message instead of hanging a worker.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +18,7 @@ import httpx2
 import openai
 
 from assay.safety.caps import ANSWER_BYTES, cap_text
-from assay.safety.outbound import async_transport, outbound_policy, refused_in
+from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
 from assay.safety.redact import scrub
 
 from .attempts import Attempted, call_with_retries, final_message
@@ -89,7 +87,7 @@ def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.Asy
     size = max(1, concurrency)
     limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
     policy = outbound_policy(settings.outbound_allow)
-    transport = async_transport(policy, limits=limits, ssl_context=_ssl_context())
+    transport = async_transport(policy, limits=limits, ssl_context=ssl_context())
     http_client = openai.DefaultAsyncHttpxClient(limits=limits, transport=transport)
     return openai.AsyncOpenAI(
         base_url=settings.base_url,
@@ -98,12 +96,6 @@ def make_client(settings: ProviderSettings, concurrency: int = 16) -> openai.Asy
         max_retries=0,
         http_client=http_client,
     )
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    """One verifying TLS context per process: loading the CA store costs ~20 ms per client."""
-    return httpx2.create_ssl_context()
 
 
 async def call_completion(

@@ -27,11 +27,13 @@ def target_choices() -> list[tuple[str, str]]:
 
 
 def _register_builtins() -> None:
+    from .http import HttpTarget
     from .none import NoTarget
     from .prompt import PromptTarget
 
     register(NoTarget())
     register(PromptTarget())
+    register(HttpTarget())
 
 
 _register_builtins()

@@ -1,0 +1,264 @@
+"""The `http` target: the team's own endpoint is called once per row (and repetition).
+
+Config: `url`, `method`, `headers` (values may use `{{secrets.NAME}}`), a JSON `body` template
+(`experiments.targets.templating`), JMESPath expressions that pull `output` (actual_output;
+empty: the whole body as text) and optionally `trajectory`, `tokens_in`, `tokens_out` and
+`cost` out of the answer, `timeout_s`, `max_retries` and `rpm_limit`.
+
+Calls share the judges' retry loop (`evaluators.llm.attempts`: 429/5xx/timeouts retried with
+backoff and Retry-After, one deadline), rate limiter (Redis when present) and outbound policy
+(every connection's address is checked against ASSAY_OUTBOUND_ALLOW). A bad answer is a row
+`error` that keeps the raw body (capped).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jmespath
+from django.conf import settings
+from django.utils.translation import gettext as _t
+from django.utils.translation import gettext_lazy as _
+
+from assay.safety.caps import ANSWER_BYTES, cap_text
+from assay.safety.outbound import outbound_policy, url_problem
+from assay.safety.redact import scrub
+from assay.vocabulary import ResultStatus
+
+from .base import TargetSpec
+from .http_call import Answer, HttpCall, run_calls
+from .templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_problems
+
+METHODS = ("POST", "GET", "PUT", "PATCH")
+EXTRACTS = ("output", "trajectory", "tokens_in", "tokens_out", "cost")
+KEYS = {"url", "method", "headers", "body", *EXTRACTS, "timeout_s", "max_retries", "rpm_limit"}
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+MAX_HEADERS, MAX_HEADER_VALUE, MAX_BODY_TEMPLATE = 50, 8192, 64 * 1024
+DEFAULTS = {"method": "POST", "headers": {}, "body": None, "output": "", "timeout_s": 30.0}
+
+
+class HttpTarget(TargetSpec):
+    name = "http"
+    label = _("HTTP: your application's endpoint answers each row")
+    outputs = ("actual_output", "trajectory")
+    form_template = "experiments/targets/_http.html"
+
+    def clean(self, *, workspace, config, evalset_version, errors) -> dict:
+        config = {**DEFAULTS, "max_retries": 3, **config}
+        unknown = set(config) - KEYS
+        if unknown:
+            errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+        columns = {c["name"]: c for c in evalset_version.columns}
+        _check_url(config.get("url"), columns, errors)
+        _check_method(config, errors)
+        _check_headers(workspace, config.get("headers"), columns, errors)
+        _check_body(config.get("body"), columns, errors)
+        _check_extracts(config, errors)
+        _check_limits(config, errors)
+        return config
+
+    def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
+        calls = [HttpCall.for_item(experiment=experiment, item=item) for item in items]
+        answers = run_calls(experiment=experiment, calls=calls, cancel=cancel)
+        return [row_fields(experiment.target_config, call, answer) for call, answer in answers]
+
+    def summary(self, config: dict) -> str:
+        return f"{config.get('method', 'POST')} {config.get('url', '')}"
+
+    def form_problems(self, data: dict) -> dict[str, str]:
+        if not (data.get("http_url") or "").strip():
+            return {"http_url": _t("Give the URL of your application's endpoint.")}
+        return {}
+
+    def from_form(self, data: dict) -> dict:
+        return {"kind": self.name, **(data.get("http_config") or {})}
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def row_fields(config: dict, call: HttpCall, answer: Answer) -> dict:
+    """TargetResult fields for one call: the extracted outputs, or an error with the body."""
+    fields = {
+        "rendered_request": call.shown,
+        "raw_response": _raw(answer.body, call.secret_values),
+        "latency_ms": answer.latency_ms,
+        "tokens_in": 0,
+        "tokens_out": 0,
+    }
+    if call.problem:
+        return {**fields, "status": ResultStatus.ERROR, "output": "", "error": call.problem}
+    if answer.error:
+        status = ResultStatus.TIMEOUT if answer.timed_out else ResultStatus.ERROR
+        return {**fields, "status": status, "output": "", "error": answer.error}
+    try:
+        extracted = extract(config, answer.body or "")
+    except ExtractError as exc:
+        return {**fields, "status": ResultStatus.ERROR, "output": "", "error": str(exc)}
+    return {**fields, **extracted, "status": ResultStatus.SUCCESS, "error": ""}
+
+
+def _raw(body: str | None, secrets: list[str]) -> str | None:
+    if body is None:
+        return None
+    text = cap_text(body, ANSWER_BYTES)
+    for value in secrets:
+        text = scrub(text, value)
+    return text
+
+
+class ExtractError(Exception):
+    """The answer does not hold what the config says to take out of it."""
+
+
+def extract(config: dict, body: str) -> dict:
+    """actual_output and the optional fields, by the config's JMESPath expressions."""
+    expression = config.get("output") or ""
+    parsed = _json(body) if any(config.get(k) for k in EXTRACTS) else None
+    if not expression:
+        output = body
+    else:
+        output = _as_text(_search("output", expression, parsed))
+    fields: dict[str, Any] = {"output": output}
+    if config.get("trajectory"):
+        found = _search("trajectory", config["trajectory"], parsed, required=False)
+        fields["trajectory"] = None if found is None else _as_text(found)
+    for key in ("tokens_in", "tokens_out"):
+        if config.get(key):
+            fields[key] = _count(key, _search(key, config[key], parsed, required=False))
+    if config.get("cost"):
+        fields["cost"] = _cost(_search("cost", config["cost"], parsed, required=False))
+    return fields
+
+
+def _json(body: str) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ExtractError(f"the answer is not JSON: {body[:200]!r}") from None
+
+
+def _search(what: str, expression: str, parsed: Any, *, required: bool = True) -> Any:
+    found = jmespath.search(expression, parsed)
+    if found is None and required:
+        raise ExtractError(f"{what}: {expression!r} matched nothing in the answer")
+    return found
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _count(key: str, value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ExtractError(f"{key}: {value!r} is not a token count")
+    return int(value)
+
+
+def _cost(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ExtractError(f"cost: {value!r} is not an amount")
+    return float(value)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_url(url, columns, errors) -> None:
+    if not isinstance(url, str) or not url.strip() or len(url) > 2000:
+        errors["target.url"] = ["Give the endpoint's http:// or https:// URL."]
+        return
+    problems = template_problems(url, columns, secrets_allowed=False)
+    static = PLACEHOLDER.sub("x", url)
+    problem = url_problem(static, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW))
+    if PLACEHOLDER.search(url.split("//", 1)[-1].split("/", 1)[0]):
+        problems.append("Placeholders may be used in the path and query, not the host.")
+    if problem:
+        problems.append(problem)
+    if problems:
+        errors["target.url"] = problems
+
+
+def _check_method(config, errors) -> None:
+    method = config.get("method")
+    if not isinstance(method, str) or method.upper() not in METHODS:
+        errors["target.method"] = [f"Use one of {', '.join(METHODS)}."]
+        return
+    config["method"] = method.upper()
+    if config["method"] == "GET" and config.get("body") is not None:
+        errors["target.body"] = ["A GET request has no body; put values in the URL."]
+
+
+def _check_headers(workspace, headers, columns, errors) -> None:
+    from assay.selectors import secret_names
+
+    if not isinstance(headers, dict) or len(headers) > MAX_HEADERS:
+        errors["target.headers"] = [f"Give headers as an object of at most {MAX_HEADERS} names."]
+        return
+    problems = []
+    for name, value in headers.items():
+        if not HEADER_NAME.match(str(name)):
+            problems.append(f"{name!r} is not a header name.")
+        if not isinstance(value, str) or len(value) > MAX_HEADER_VALUE:
+            problems.append(f"{name}: give a text value (at most 8 KB).")
+            continue
+        problems += template_problems(value, columns, secrets_allowed=True)
+    used = {n for n, _f in placeholders(headers) if n.startswith(SECRET_PREFIX)}
+    missing = {n.removeprefix(SECRET_PREFIX) for n in used} - secret_names(workspace=workspace)
+    problems += [
+        f"No workspace secret named {n!r} (add it in Settings → Secrets)." for n in sorted(missing)
+    ]
+    if problems:
+        errors["target.headers"] = problems
+
+
+def _check_body(body, columns, errors) -> None:
+    if body is None:
+        return
+    if len(json.dumps(body)) > MAX_BODY_TEMPLATE:
+        errors["target.body"] = ["The body template is larger than 64 KB."]
+        return
+    problems = template_problems(body, columns, secrets_allowed=False)
+    if problems:
+        errors["target.body"] = problems
+
+
+def _check_extracts(config, errors) -> None:
+    for key in EXTRACTS:
+        expression = config.get(key)
+        if key != "output" and expression in (None, ""):
+            config.pop(key, None)
+            continue
+        if not isinstance(expression, str) or len(expression) > 500:
+            errors[f"target.{key}"] = ["Give a JMESPath expression (at most 500 characters)."]
+            continue
+        if expression:
+            try:
+                jmespath.compile(expression)
+            except jmespath.exceptions.JMESPathError as exc:
+                errors[f"target.{key}"] = [f"Not a JMESPath expression: {exc}"]
+
+
+def _check_limits(config, errors) -> None:
+    checks = {
+        "timeout_s": (lambda v: _number(v) and 1 <= v <= 600, "a number of seconds, 1–600"),
+        "max_retries": (lambda v: _whole(v) and 0 <= v <= 10, "a whole number, 0–10"),
+        "rpm_limit": (lambda v: v is None or (_number(v) and 1 <= v <= 1_000_000), "1–1,000,000"),
+    }
+    for key, (ok, what) in checks.items():
+        if not ok(config.get(key)):
+            errors[f"target.{key}"] = [f"Give {what}."]
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

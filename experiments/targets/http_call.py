@@ -1,0 +1,233 @@
+"""Sending HTTP-target requests: one per row, `concurrency` in flight, through the shared retry
+loop, rate limiter and outbound policy. Secrets are filled in here and nowhere else; what is
+stored and shown (`HttpCall.shown`) names them instead."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+from django.conf import settings
+
+from assay.safety.caps import ANSWER_BYTES
+from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
+from evaluators.llm.attempts import (
+    call_with_retries,
+    final_message,
+    gather_cancellable,
+    run_blocking,
+)
+from evaluators.llm.retry import Failure, short, status_failure
+
+from .templating import PLACEHOLDER, SECRET_PREFIX, Renderer, RowError, placeholders
+
+FINAL_MESSAGES = {
+    "rate_limited": "rate limited after {n} attempts ({detail})",
+    "server": "the endpoint failed after {n} attempts: {detail}",
+    "timeout": "timed out after {n} attempts ({detail})",
+    "connection": "connection failed after {n} attempts: {detail}",
+    "rejected": "the endpoint refused the request: {detail}",
+    "refused": "{detail}",
+    "unexpected": "the request failed: {detail}",
+}
+
+
+@dataclass
+class Answer:
+    """What one call ended with: a response (status, body) or a final failure message."""
+
+    status_code: int | None = None
+    body: str | None = None
+    error: str = ""
+    timed_out: bool = False
+    latency_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """How calls to one endpoint are made (the retry loop reads these names)."""
+
+    timeout_s: float
+    max_retries: int
+    rpm_limit: float | None
+    limiter_key: str
+    tpm_limit: float | None = None
+    deadline_s: float = 300.0
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 20.0
+    retry_after_cap_s: float = 60.0
+
+    @classmethod
+    def for_experiment(cls, experiment) -> CallSettings:
+        config = experiment.target_config
+        host = urlsplit(config["url"]).netloc
+        return cls(
+            timeout_s=float(config.get("timeout_s") or 30),
+            max_retries=int(config.get("max_retries", 3)),
+            rpm_limit=config.get("rpm_limit"),
+            limiter_key=f"http-target:{experiment.workspace_id}:{host}",
+            deadline_s=max(60.0, float(config.get("timeout_s") or 30) * 4),
+        )
+
+
+@dataclass
+class HttpCall:
+    """One row's request: what is sent (with secrets), what is shown (without), or why not."""
+
+    method: str
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    shown: dict = field(default_factory=dict)
+    problem: str = ""
+    secret_values: list[str] = field(default_factory=list)
+
+    @classmethod
+    def for_item(cls, *, experiment, item, secrets: dict[str, str] | None = None) -> HttpCall:
+        config = experiment.target_config
+        secrets = secrets if secrets is not None else experiment_secrets(experiment)
+        media = media_link(experiment.workspace)
+        sent = Renderer(item, media, secrets)
+        named = Renderer(item, media, {n: f"[secret {n}]" for n in secrets})
+        call = cls(method=config.get("method", "POST"), secret_values=list(secrets.values()))
+        try:
+            call.url = sent.url(config["url"])
+            call.headers = {k: sent.text(v) for k, v in (config.get("headers") or {}).items()}
+            call.body = sent.json(config.get("body"))
+        except RowError as exc:
+            call.problem = f"the request could not be built: {exc}"
+        call.shown = {
+            "method": call.method,
+            "url": call.url,
+            "headers": {k: named.text(v) for k, v in (config.get("headers") or {}).items()},
+            "body": call.body,
+        }
+        return call
+
+
+def experiment_secrets(experiment) -> dict[str, str]:
+    """The plaintext of the workspace secrets the target's headers name."""
+    from assay.selectors import secrets_named
+    from assay.services import secret_reveal
+
+    names = {
+        name.removeprefix(SECRET_PREFIX)
+        for name, _f in placeholders(experiment.target_config.get("headers") or {})
+        if name.startswith(SECRET_PREFIX)
+    }
+    found = secrets_named(workspace=experiment.workspace, names=names)
+    return {secret.name: secret_reveal(secret=secret) for secret in found}
+
+
+def media_link(workspace):
+    """content → a URL the endpoint can fetch: the medium's own, else a data: URL of it."""
+    from evalsets.items.content import MEDIA_KEYS
+    from evaluators.providers import storage_media_resolver
+
+    resolve = storage_media_resolver(workspace)
+
+    def link(content: dict) -> str:
+        media = content.get(MEDIA_KEYS.get(content.get("content_type"), ""), {}) or {}
+        if str(media.get("url", "")).startswith(("http://", "https://")):
+            return media["url"]
+        try:
+            return resolve(media.get("uri") or "")
+        except (ValueError, OSError) as exc:
+            raise RowError(f"a medium could not be read ({exc})") from None
+
+    return link
+
+
+# ----------------------------------------------------------------------------- sending
+
+
+def run_calls(*, experiment, calls: list[HttpCall], cancel: threading.Event | None) -> list:
+    """[(call, Answer)] in order; blocking (for the chunk runner and the test request)."""
+    call_settings = CallSettings.for_experiment(experiment)
+    return run_blocking(_send_all(calls, call_settings, experiment.concurrency, cancel))
+
+
+async def _send_all(calls, call_settings, concurrency, cancel) -> list:
+    import asyncio
+
+    from evaluators.providers import llm_backends
+
+    limiter, _cache = llm_backends()
+    size = max(1, concurrency)
+    limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
+    policy = outbound_policy(settings.ASSAY_OUTBOUND_ALLOW)
+    transport = async_transport(policy, limits=limits, ssl_context=ssl_context())
+    slots = asyncio.Semaphore(size)
+    async with httpx2.AsyncClient(transport=transport, follow_redirects=False) as client:
+
+        async def one(call: HttpCall):
+            if call.problem:
+                return call, _answer()
+            async with slots:
+                return call, await _send(client, call, call_settings, limiter)
+
+        return await gather_cancellable([one(c) for c in calls], cancel)
+
+
+class _BadStatus(Exception):
+    def __init__(self, response: httpx2.Response, body: str):
+        super().__init__(f"HTTP {response.status_code}")
+        self.response, self.body = response, body
+
+
+async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
+    last: dict[str, Any] = {}
+
+    async def send(timeout_s: float):
+        request = {"json": call.body} if call.body is not None else {}
+        response = await client.request(
+            call.method, call.url, headers=call.headers, timeout=timeout_s, **request
+        )
+        body = _text(response)
+        last.update(status=response.status_code, body=body)
+        if response.status_code >= 400:
+            raise _BadStatus(response, body)
+        return response.status_code, body
+
+    done = await call_with_retries(call_settings, send, classify, limiter=limiter)
+    if done.failure is None:
+        status, body = done.answer
+        return _answer(status_code=status, body=body, latency_ms=done.elapsed_ms)
+    message = final_message(done, call_settings, FINAL_MESSAGES)
+    for secret in call.secret_values:
+        message = message.replace(secret, "[secret]") if secret else message
+    return _answer(
+        status_code=last.get("status"),
+        body=last.get("body"),
+        error=message,
+        timed_out=done.failure.kind == "timeout",
+        latency_ms=done.elapsed_ms,
+    )
+
+
+def _text(response: httpx2.Response) -> str:
+    return response.content[: ANSWER_BYTES + 1024].decode("utf-8", errors="replace")
+
+
+def _answer(**fields) -> Answer:
+    return Answer(**fields)
+
+
+def classify(exc: BaseException) -> Failure:
+    """Classify a failed attempt of an HTTP-target call."""
+    refused = refused_in(exc)
+    if refused is not None:
+        return Failure("refused", short(str(refused)), False)
+    if isinstance(exc, _BadStatus):
+        return status_failure(exc.response.status_code, exc.response.headers, exc.body)
+    if isinstance(exc, httpx2.TimeoutException):
+        return Failure("timeout", "the request timed out", True)
+    if isinstance(exc, httpx2.TransportError):
+        return Failure("connection", short(str(exc) or type(exc).__name__), True)
+    return Failure("unexpected", short(f"{type(exc).__name__}: {exc}"), False)
+
+
+__all__ = ["PLACEHOLDER", "Answer", "CallSettings", "HttpCall", "classify", "run_calls"]

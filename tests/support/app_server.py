@@ -1,0 +1,220 @@
+"""A local "team application" over real HTTP, with scripted answers: the thing HTTP targets call.
+
+`POST /answer` (any path works) takes JSON; the answer is chosen by the body's `script` value
+(a comma-separated sequence advances each time the *same* body is sent again, i.e. on retries,
+then repeats its last step):
+
+- `ok` (default) — 200 `{"answer": <reply or "echo: <question>">, "trace": {"steps": [...]},
+  "usage": {"input_tokens": 12, "output_tokens": 3, "cost": 0.0005}}`;
+- `429[:seconds]` — rate limited with a Retry-After; `500`, `503`, `400`;
+- `hang:<seconds>` — answer after that long (client timeouts);
+- `bad_json` — a 200 whose body is not JSON; `no_answer` — JSON without `answer`;
+- `text` — a plain-text 200 body; `echo_auth` — a 400 that repeats the Authorization header.
+
+`GET` answers like `ok` with the query string as the question. Every request is recorded
+(method, path, headers, body); `calls` counts them. `latency_s` delays every answer (benchmarks).
+Run standalone: `python -m tests.support.app_server --latency 0.2` prints the port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class _State:
+    latency_s: float = 0.0
+    record: bool = True
+    requests: list[Seen] = field(default_factory=list)
+    steps: dict[str, int] = field(default_factory=dict)
+    calls: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def ok_answer(body: dict) -> dict:
+    reply = body.get("reply") or f"echo: {body.get('question', '')}"
+    steps = [{"type": "tool_call", "name": "search", "arguments": {"q": "x"}, "status": "ok"}]
+    return {
+        "answer": reply,
+        "trace": {"steps": steps},
+        "usage": {"input_tokens": 12, "output_tokens": 3, "cost": 0.0005},
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
+        self._serve(query)
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = {"_raw": raw.decode("utf-8", "replace")}
+        self._serve(body if isinstance(body, dict) else {"_body": body})
+
+    do_PUT = do_PATCH = do_POST
+
+    def _serve(self, body: dict) -> None:
+        state = self.server.state
+        with state.lock:
+            state.calls += 1
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            if state.record:
+                state.requests.append(Seen(self.command, self.path, dict(self.headers), body))
+        try:
+            if state.latency_s:
+                time.sleep(state.latency_s)
+            self._act(self.server.step(body), body)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _act(self, script: str, body: dict) -> None:
+        name, _, arg = script.partition(":")
+        if name == "429":
+            self._send(429, {"error": "slow down"}, {"Retry-After": arg or "0"})
+        elif name in ("500", "503", "400"):
+            self._send(int(name), {"error": f"scripted {name}"})
+        elif name == "hang":
+            time.sleep(float(arg or 5))
+            self._send(200, ok_answer(body))
+        elif name == "bad_json":
+            self._raw(200, b"<html>oops, not json</html>", "text/html")
+        elif name == "no_answer":
+            self._send(200, {"result": "missing the answer field"})
+        elif name == "echo_auth":
+            self._send(400, {"error": f"bad token {self.headers.get('Authorization')}"})
+        elif name == "text":
+            self._raw(200, (body.get("reply") or "plain text answer").encode(), "text/plain")
+        else:
+            self._send(200, ok_answer(body))
+
+    def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
+        self._raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+    def _raw(self, status: int, data: bytes, mime: str, headers: dict | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", mime)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+    def __init__(self, state: _State, port: int = 0) -> None:
+        self.state = state
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def step(self, body: dict) -> str:
+        steps = [s.strip() for s in str(body.get("script") or "ok").split(",") if s.strip()]
+        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        with self.state.lock:
+            index = self.state.steps.get(key, 0)
+            self.state.steps[key] = index + 1
+        return steps[min(index, len(steps) - 1)]
+
+
+class ScriptedApp:
+    """`with ScriptedApp() as app: app.url` — the application under test."""
+
+    def __init__(self, *, latency_s: float = 0.0, record: bool = True) -> None:
+        self.state = _State(latency_s=latency_s, record=record)
+        self._server: _Server | None = None
+
+    def start(self, port: int = 0) -> ScriptedApp:
+        self._server = _Server(self.state, port)
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> ScriptedApp:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/answer"
+
+    @property
+    def calls(self) -> int:
+        with self.state.lock:
+            return self.state.calls
+
+    @property
+    def max_in_flight(self) -> int:
+        with self.state.lock:
+            return self.state.max_in_flight
+
+    @property
+    def requests(self) -> list[Seen]:
+        with self.state.lock:
+            return list(self.state.requests)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    app = ScriptedApp(latency_s=args.latency, record=False).start(args.port)
+    print(app.port, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        app.stop()
+
+
+if __name__ == "__main__":
+    main()
