@@ -85,6 +85,21 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         body = {"retried": count, "experiment": s.ExperimentSerializer(experiment).data}
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(request=s.OutputsPushSerializer, responses={202: s.PushedSerializer})
+    @action(detail=True, methods=["post"])
+    def outputs(self, request, id=None):
+        """Push outputs for an external-target run; the first output of a row wins."""
+        body = validated(s.OutputsPushSerializer, request)
+        counts = services.outputs_push(experiment=self.get_object(), outputs=body["outputs"])
+        return Response(counts, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={202: s.ExperimentSerializer})
+    @action(detail=True, methods=["post"])
+    def close(self, request, id=None):
+        """No more outputs will be pushed: rows without one are scored unknown ("no output")."""
+        experiment = services.experiment_close(experiment=self.get_object())
+        return Response(s.ExperimentSerializer(experiment).data, status=status.HTTP_202_ACCEPTED)
+
     @extend_schema(request=s.CloneSerializer, responses={201: s.ExperimentSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, id=None):

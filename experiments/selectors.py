@@ -61,15 +61,39 @@ def any_active(experiments) -> bool:
 
 
 def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
-    """An evalset version of the workspace by public id, or None."""
+    """An evalset version of the workspace by public id or by "name@version", or None."""
     qs = EvalSetVersion.objects.filter(evalset__workspace=workspace).select_related("evalset")
+    named = _named_ref(public_id)
+    if named is not None:
+        name, version = named
+        live = qs.filter(evalset__deleted_at__isnull=True, evalset__name=name)
+        return live.filter(version=version).first() if version else _highest(live)
     return by_public_id(qs, public_id)
 
 
+def _named_ref(ref) -> tuple[str, str] | None:
+    """("name", "1.2.0") of a "name@1.2.0" reference ("name" alone: the highest version);
+    None for anything that is a public id."""
+    if not isinstance(ref, str) or as_uuid(ref) is not None or not ref.strip():
+        return None
+    name, _, version = ref.strip().rpartition("@") if "@" in ref else (ref.strip(), "", "")
+    return name.strip(), version.strip()
+
+
+def _highest(versions):
+    found = list(versions)
+    return max(found, key=lambda v: sort_key(v.version)) if found else None
+
+
 def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersion | None:
-    """An evaluator version of the workspace by public id, or None."""
-    qs = EvaluatorVersion.objects.filter(evaluator__workspace=workspace)
-    return by_public_id(qs.select_related("evaluator"), public_id)
+    """An evaluator version of the workspace by public id or by "name@version", or None."""
+    qs = EvaluatorVersion.objects.filter(evaluator__workspace=workspace).select_related("evaluator")
+    named = _named_ref(public_id)
+    if named is not None:
+        name, version = named
+        live = qs.filter(evaluator__deleted_at__isnull=True, evaluator__name=name)
+        return live.filter(version=version).first() if version else _highest(live)
+    return by_public_id(qs, public_id)
 
 
 def evaluator_for(*, workspace: Workspace, public_id) -> Evaluator | None:

@@ -21,11 +21,18 @@ class ExperimentCreateSerializer(StrictSerializer):
 
     name = serializers.CharField(max_length=160, allow_blank=True)
     description = serializers.CharField(required=False, allow_blank=True, default="")
-    evalset_version = serializers.UUIDField()
+    evalset_version = serializers.CharField(
+        max_length=200, help_text='A public id, or "evalset name@version".'
+    )
     target = serializers.JSONField(required=False, allow_null=True)
-    bindings = serializers.ListField(child=serializers.DictField(), allow_empty=True)
+    bindings = serializers.ListField(
+        child=serializers.DictField(),
+        allow_empty=True,
+        help_text='[{evaluator_version: id or "name@version", mapping?, policy?, ext?}]',
+    )
     concurrency = serializers.IntegerField(required=False, default=8)
     chunk_size = serializers.IntegerField(required=False, default=1000)
+    repetitions = serializers.IntegerField(required=False, default=1)
     launch = serializers.BooleanField(required=False, default=False)
 
     def validate_target(self, value):
@@ -34,12 +41,24 @@ class ExperimentCreateSerializer(StrictSerializer):
         return value
 
 
+class OutputsPushSerializer(StrictSerializer):
+    """Outputs a client computed: [{item_id, repeat?, actual_output, trajectory?, latency_ms?,
+    tokens_in?, tokens_out?, cost?, error?}], at most 1,000 per push."""
+
+    outputs = serializers.ListField(child=serializers.JSONField(), allow_empty=False)
+
+
+class PushedSerializer(serializers.Serializer):
+    accepted = serializers.IntegerField(help_text="new outputs stored")
+    duplicates = serializers.IntegerField(help_text="outputs for rows that already had one")
+
+
 class CloneSerializer(StrictSerializer):
     """`versions` maps an evaluator's public id to the version string to use instead."""
 
     name = serializers.CharField(max_length=160, required=False, allow_blank=True)
     versions = serializers.DictField(child=serializers.CharField(max_length=64), required=False)
-    evalset_version = serializers.UUIDField(required=False, allow_null=True)
+    evalset_version = serializers.CharField(max_length=200, required=False, allow_null=True)
 
 
 class BindingSerializer(serializers.ModelSerializer):
@@ -99,6 +118,8 @@ class ExperimentListSerializer(serializers.ModelSerializer):
             "evalset_version",
             "evalset_version_string",
             "target_kind",
+            "repetitions",
+            "is_baseline",
             "progress",
             "results_done",
             "results_total",
@@ -123,10 +144,15 @@ class ExperimentSerializer(ExperimentListSerializer):
     bindings = serializers.SerializerMethodField()
     counts = serializers.SerializerMethodField()
     cloned_from = serializers.UUIDField(source="cloned_from.public_id", default=None)
+    outputs_from = serializers.UUIDField(source="outputs_from.public_id", default=None)
+    outputs_received = serializers.SerializerMethodField()
 
     class Meta(ExperimentListSerializer.Meta):
         fields = ExperimentListSerializer.Meta.fields + [
             "target",
+            "target_summary",
+            "outputs_from",
+            "outputs_received",
             "bindings",
             "counts",
             "concurrency",
@@ -141,7 +167,11 @@ class ExperimentSerializer(ExperimentListSerializer):
         read_only_fields = fields
 
     def get_target(self, obj) -> dict:
-        return {"kind": obj.target_kind, **obj.target_config}
+        return {"kind": obj.target_kind, **obj.target_spec.public_config(obj.target_config)}
+
+    def get_outputs_received(self, obj) -> int:
+        """Target outputs stored so far (pushed or computed), over items × repetitions."""
+        return obj.target_results.count() if obj.target_spec.produces_output else 0
 
     def get_bindings(self, obj) -> list[dict]:
         rows = obj.bindings.select_related("evaluator_version__evaluator", "aggregate")

@@ -43,6 +43,7 @@ class Acme:
     token: str
     member: int
     set_version: str
+    secret: str
 
 
 @pytest.fixture
@@ -64,6 +65,7 @@ def acme(workspace, user, settings, tmp_path, llm_server):
         evalset=evalset, user=user, start=False, upload=ContentFile(b"input\nq\n", name="r.csv")
     )
     token = platform.token_issue(workspace=workspace, user=user, name="acme").token
+    secret = platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=KEY)
     return Acme(
         evaluator=str(code.evaluator.public_id),
         version=code.version,
@@ -77,6 +79,7 @@ def acme(workspace, user, settings, tmp_path, llm_server):
         token=str(token.public_id),
         member=workspace.memberships.first().pk,
         set_version=str(version.public_id),
+        secret=str(secret.public_id),
     )
 
 
@@ -199,6 +202,9 @@ API = [
     ("get", "/api/v1/providers/{provider}/"),
     ("patch", "/api/v1/providers/{provider}/"),
     ("delete", "/api/v1/providers/{provider}/"),
+    ("get", "/api/v1/secrets/{secret}/"),
+    ("put", "/api/v1/secrets/{secret}/"),
+    ("delete", "/api/v1/secrets/{secret}/"),
     ("get", "/api/v1/tokens/{token}/"),
     ("post", "/api/v1/tokens/{token}/revoke/"),
     ("patch", "/api/v1/members/{member}/"),

@@ -143,11 +143,17 @@ def chunk_complete(*, chunk: ExperimentChunk, token: uuid.UUID) -> list[Experime
     """Mark done once (only by the lease holder); return the chunks dispatched next."""
     if not lifecycle.chunk_move(chunk.pk, "done", token=token, finished_at=timezone.now()):
         return []
+    return chunk_finished(chunk=chunk)
+
+
+def chunk_finished(*, chunk: ExperimentChunk) -> list[ExperimentChunk]:
+    """After a chunk moved to done (once): count it, unblock the evaluator chunks waiting on
+    it, finish the run if that was the last, and return the chunks dispatched next."""
     Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
     # Only evaluator chunks behind a target wait, and only that target chunk can finish first.
     for waiting in ExperimentChunk.objects.filter(
         experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
-    ):
+    ).exclude(kind=ChunkKind.TARGET):
         lifecycle.chunk_move(waiting.pk, "unblock")
     experiment_finalize_if_done(
         experiment_id=chunk.experiment_id

@@ -10,7 +10,8 @@ back to queued for "retry failed rows".
 Chunk: waiting (evaluator chunks behind their range's target chunk) → pending → queued (its
 message is in the broker) → running (claimed under a lease token) → done | failed; a running
 chunk goes back to pending when it is released (cancel, a lost lease) or revived (its lease
-expired: the worker died).
+expired: the worker died). The target chunk of an external target waits for pushed outputs and
+moves waiting → done when its range has them all (or the client closes the run).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ EXPERIMENT_EVENTS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 CHUNK_EVENTS: dict[str, tuple[tuple[str, ...], str]] = {
     "unblock": ((C.WAITING,), C.PENDING),
+    "arrive": ((C.WAITING,), C.DONE),  # a pushed target's range has all its outputs
     "queue": ((C.PENDING,), C.QUEUED),
     "resend": ((C.QUEUED,), C.QUEUED),
     "release": ((C.RUNNING,), C.PENDING),

@@ -27,6 +27,7 @@ def target_choices() -> list[tuple[str, str]]:
 
 
 def _register_builtins() -> None:
+    from .external import ExternalTarget
     from .http import HttpTarget
     from .none import NoTarget
     from .prompt import PromptTarget
@@ -34,6 +35,7 @@ def _register_builtins() -> None:
     register(NoTarget())
     register(PromptTarget())
     register(HttpTarget())
+    register(ExternalTarget())
 
 
 _register_builtins()

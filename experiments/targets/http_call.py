@@ -187,7 +187,7 @@ async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
             call.method, call.url, headers=call.headers, timeout=timeout_s, **request
         )
         body = _text(response)
-        last.update(status=response.status_code, body=body)
+        last["status"], last["body"] = response.status_code, body
         if response.status_code >= 400:
             raise _BadStatus(response, body)
         return response.status_code, body

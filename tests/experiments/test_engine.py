@@ -3,6 +3,7 @@
 import pytest
 
 from experiments import engine, services
+from experiments.services import runs
 from experiments.models import (
     ChunkStatus,
     Experiment,
@@ -117,7 +118,7 @@ def test_reaper_requeues_a_run_whose_heartbeat_stopped(setup, settings, celery_w
     settings.ASSAY_EXPERIMENT_STALE_S = 0
     # launched, but its start message is "lost": status queued and an old heartbeat
     Experiment.objects.filter(pk=setup.pk).update(status=ExperimentStatus.DRAFT)
-    services._plan_chunks(setup)
+    runs._plan_chunks(setup)
     Experiment.objects.filter(pk=setup.pk).update(
         status=ExperimentStatus.QUEUED,
         heartbeat_at=timezone.now(),

@@ -17,9 +17,9 @@ from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
-from .engine import lifecycle
-from .mapping import mapping_problems, suggest_mapping
-from .models import (
+from ..engine import lifecycle
+from ..mapping import mapping_problems, suggest_mapping
+from ..models import (
     ChunkKind,
     ChunkStatus,
     EvaluatorBinding,
@@ -28,7 +28,7 @@ from .models import (
     ExperimentStatus,
     Result,
 )
-from .targets import target_get
+from ..targets import target_get
 
 MAX_BINDINGS = 20
 MAX_REPETITIONS = 20
@@ -159,7 +159,7 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
 
 def experiment_launch(*, experiment: Experiment) -> Experiment:
     """draft → queued: create the chunk rows, then enqueue the start task once committed."""
-    from .tasks import experiment_start
+    from ..tasks import experiment_start
 
     with transaction.atomic():
         locked = Experiment.objects.select_for_update().get(pk=experiment.pk)
@@ -229,7 +229,7 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
     chunks see the flag within a second, kill their sandbox child or drop their calls in
     flight, and the run ends cancelled (never completed) without writing what they were doing.
     """
-    from . import engine
+    from .. import engine
 
     Experiment.objects.filter(
         pk=experiment.pk, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
@@ -254,7 +254,7 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
 
 def experiment_retry_failed(*, experiment: Experiment) -> int:
     """Re-run only the error/timeout rows, into the same experiment; returns how many."""
-    from .tasks import experiment_start
+    from ..tasks import experiment_start
 
     if experiment.status not in (
         ExperimentStatus.COMPLETED,
@@ -337,7 +337,7 @@ def result_correct(
     score: float | None = None,
 ) -> Result:
     """A human overrides one result's verdict (and optionally score); the original stays."""
-    from .results.aggregates import aggregates_refresh
+    from ..results.aggregates import aggregates_refresh
 
     if verdict not in (*Verdict.values, ""):
         raise ValidationError({"verdict": "Use pass, fail, unknown (or empty to undo)."})

@@ -1,0 +1,99 @@
+"""Outputs pushed by a client (the external target): stored once, and each range of rows is
+handed to the evaluators as soon as all of its outputs are in.
+
+A push inserts TargetResults with ON CONFLICT DO NOTHING, so the first output of an
+(item, repetition) wins and a retried push changes nothing. The target chunk of a range moves
+waiting → done when its rows all have an output; its evaluator chunks are then dispatched
+while the client is still pushing the next ranges. Closing the run fills every missing output
+with a "no output was pushed" row, whose evaluations become unknown.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from assay.vocabulary import ResultStatus
+from evalsets.models import EvalSetItem
+
+from ..models import ChunkKind, ChunkStatus, Experiment, ExperimentChunk, TargetResult
+from . import lifecycle
+from .chunks import chunk_finished, target_row
+
+NO_OUTPUT = "no output was pushed for this row"
+
+
+def outputs_store(
+    *, experiment: Experiment, rows: list[TargetResult], positions: set[int]
+) -> list[ExperimentChunk]:
+    """Store pushed outputs (first one wins) and return the chunks dispatched because the
+    ranges holding `positions` became complete."""
+    TargetResult.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+    Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
+    return _arrive(experiment, _waiting_chunks(experiment, positions))
+
+
+def outputs_close(*, experiment: Experiment) -> list[ExperimentChunk]:
+    """Every row still without an output gets a "no output" row; all ranges are handed on."""
+    waiting = list(_waiting_chunks(experiment, None))
+    for chunk in waiting:
+        rows = [
+            target_row(
+                experiment=experiment,
+                item=item,
+                repeat=repeat,
+                fields={"status": ResultStatus.SKIPPED, "error": NO_OUTPUT},
+            )
+            for item in _range_items(experiment, chunk)
+            for repeat in range(experiment.repetitions)
+        ]
+        TargetResult.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+    return _arrive(experiment, waiting)
+
+
+def _waiting_chunks(experiment: Experiment, positions: set[int] | None):
+    chunks = ExperimentChunk.objects.filter(
+        experiment=experiment, kind=ChunkKind.TARGET, status=ChunkStatus.WAITING
+    )
+    if positions is None:
+        return chunks
+    near = Q()
+    for position in positions:
+        near |= Q(position_from__lte=position, position_to__gt=position)
+    return chunks.filter(near) if positions else chunks.none()
+
+
+def _arrive(experiment: Experiment, chunks) -> list[ExperimentChunk]:
+    sent: list[ExperimentChunk] = []
+    for chunk in chunks:
+        if _complete(experiment, chunk) and lifecycle.chunk_move(
+            chunk.pk, "arrive", finished_at=timezone.now()
+        ):
+            sent += chunk_finished(chunk=chunk)
+    return sent
+
+
+def _complete(experiment: Experiment, chunk: ExperimentChunk) -> bool:
+    span = {"position__gte": chunk.position_from, "position__lt": chunk.position_to}
+    items = EvalSetItem.objects.filter(version_id=experiment.evalset_version_id, **span)
+    have = TargetResult.objects.filter(
+        experiment=experiment, **{f"item__{k}": v for k, v in span.items()}
+    ).aggregate(n=Count("id"))["n"]
+    return have >= items.count() * experiment.repetitions
+
+
+def _range_items(experiment: Experiment, chunk: ExperimentChunk) -> list[EvalSetItem]:
+    """The range's items that lack an output for at least one repetition."""
+    span = {"position__gte": chunk.position_from, "position__lt": chunk.position_to}
+    have = TargetResult.objects.filter(
+        experiment=experiment, **{f"item__{k}": v for k, v in span.items()}
+    ).values_list("item_id", "repeat")
+    present = set(have)
+    items = EvalSetItem.objects.filter(version_id=experiment.evalset_version_id, **span).only(
+        "id", "item_id"
+    )
+    return [
+        item
+        for item in items
+        if any((item.pk, r) not in present for r in range(experiment.repetitions))
+    ]

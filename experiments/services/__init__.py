@@ -1,0 +1,27 @@
+"""Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
+do not come from a worker (pushed by a client, re-used from a finished run)."""
+
+from .outputs import experiment_close, outputs_push
+from .runs import (
+    MAX_BINDINGS,
+    MAX_REPETITIONS,
+    experiment_cancel,
+    experiment_clone,
+    experiment_create,
+    experiment_launch,
+    experiment_retry_failed,
+    result_correct,
+)
+
+__all__ = [
+    "MAX_BINDINGS",
+    "MAX_REPETITIONS",
+    "experiment_cancel",
+    "experiment_clone",
+    "experiment_close",
+    "experiment_create",
+    "experiment_launch",
+    "experiment_retry_failed",
+    "outputs_push",
+    "result_correct",
+]

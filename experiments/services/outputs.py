@@ -1,0 +1,168 @@
+"""Target outputs that do not come from a worker: pushed by a client (external target)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from assay.selectors import as_uuid
+from assay.vocabulary import ContentType, ResultStatus
+from evalsets.models import EvalSetItem
+
+from ..engine.chunks import target_row
+from ..engine.pushed import outputs_close, outputs_store
+from ..models import Experiment, ExperimentStatus
+
+MAX_PUSH = 1000
+PUSH_KEYS = {
+    "item_id",
+    "repeat",
+    "actual_output",
+    "trajectory",
+    "latency_ms",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "error",
+}
+
+
+def outputs_push(*, experiment: Experiment, outputs: Any) -> dict:
+    """Store outputs a client computed for an external-target run: the first output of an
+    (item, repetition) wins, a repeated push changes nothing, and each range of rows goes to
+    the evaluators once its outputs are all in. All or nothing: one bad entry saves none."""
+    _check_open(experiment)
+    if not isinstance(outputs, list) or not 1 <= len(outputs) <= MAX_PUSH:
+        raise ValidationError({"outputs": [f"Give a list of 1 to {MAX_PUSH} outputs."]})
+    items = _items(experiment, outputs)
+    rows, keys, errors = [], set(), {}
+    for index, entry in enumerate(outputs):
+        problem, item, repeat, fields = _entry(entry, items, experiment.repetitions)
+        if problem:
+            errors[f"outputs[{index}]"] = [problem]
+            continue
+        if (item.pk, repeat) not in keys:
+            keys.add((item.pk, repeat))
+            rows.append(target_row(experiment=experiment, item=item, repeat=repeat, fields=fields))
+    if errors:
+        raise ValidationError(errors)
+    before = _present(experiment, keys)
+    positions = {items[str(row.item_uid)].position for row in rows}
+    with transaction.atomic():
+        sent = outputs_store(experiment=experiment, rows=rows, positions=positions)
+        transaction.on_commit(lambda: _enqueue(sent))
+    return {"accepted": len(keys) - before, "duplicates": len(outputs) - (len(keys) - before)}
+
+
+def experiment_close(*, experiment: Experiment) -> Experiment:
+    """No more outputs will come: rows without one are scored as unknown ("no output") and the
+    run completes once the evaluators are done."""
+    _check_open(experiment)
+    with transaction.atomic():
+        sent = outputs_close(experiment=experiment)
+        transaction.on_commit(lambda: _enqueue(sent))
+    experiment.refresh_from_db()
+    return experiment
+
+
+def _check_open(experiment: Experiment) -> None:
+    if experiment.target_spec.runs_on_workers:
+        raise ValidationError({"target": "This experiment's outputs are computed by its target."})
+    if experiment.status not in (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING):
+        raise ValidationError(
+            {"status": f"The experiment is {experiment.status}; it takes no outputs now."}
+        )
+    if experiment.cancel_requested:
+        raise ValidationError({"status": "The experiment is being cancelled."})
+
+
+def _enqueue(chunks) -> None:
+    from ..tasks import enqueue_chunks
+
+    enqueue_chunks(chunks)
+
+
+def _items(experiment: Experiment, outputs: list) -> dict[str, EvalSetItem]:
+    ids = {as_uuid(e.get("item_id")) for e in outputs if isinstance(e, dict)} - {None}
+    found = EvalSetItem.objects.filter(
+        version_id=experiment.evalset_version_id, item_id__in=ids
+    ).only("id", "item_id", "position")
+    return {str(item.item_id): item for item in found}
+
+
+def _present(experiment: Experiment, keys: set[tuple[int, int]]) -> int:
+    """How many of these (item, repetition) already have an output (for the answer only)."""
+    if not keys:
+        return 0
+    have = experiment.target_results.filter(item_id__in={k[0] for k in keys})
+    return sum(1 for key in have.values_list("item_id", "repeat") if key in keys)
+
+
+def _entry(entry, items, repetitions) -> tuple[str, Any, int, dict]:
+    """(problem, item, repetition, TargetResult fields) of one pushed output."""
+    if not isinstance(entry, dict):
+        return "Each output is an object with item_id and actual_output.", None, 0, {}
+    unknown = set(entry) - PUSH_KEYS
+    if unknown:
+        return f"Unknown field(s): {', '.join(sorted(unknown))}.", None, 0, {}
+    item = items.get(str(as_uuid(entry.get("item_id"))))
+    if item is None:
+        return "item_id is not a row of this experiment's evalset version.", None, 0, {}
+    repeat = entry.get("repeat", 0)
+    if not _whole(repeat) or not 0 <= repeat < repetitions:
+        return f"repeat must be a whole number from 0 to {repetitions - 1}.", None, 0, {}
+    problem, fields = _fields(entry)
+    return problem, item, repeat, fields
+
+
+def _fields(entry: dict) -> tuple[str, dict]:
+    output, error = entry.get("actual_output"), entry.get("error")
+    if error is not None and not isinstance(error, str):
+        return "error must be text.", {}
+    text = _text(output)
+    if text is None and not error:
+        return "Give actual_output as text or a Text content object (or an error).", {}
+    for key in ("latency_ms", "cost"):
+        if entry.get(key) is not None and not (_number(entry[key]) and entry[key] >= 0):
+            return f"{key} must be a number ≥ 0.", {}
+    for key in ("tokens_in", "tokens_out"):
+        if entry.get(key) is not None and not (_whole(entry[key]) and entry[key] >= 0):
+            return f"{key} must be a whole number ≥ 0.", {}
+    failed = text is None
+    trajectory = entry.get("trajectory")
+    return "", {
+        "status": ResultStatus.ERROR if failed else ResultStatus.SUCCESS,
+        "output": text or "",
+        "error": (error or "") if failed else "",
+        "trajectory": _trajectory(trajectory),
+        "latency_ms": float(entry.get("latency_ms") or 0),
+        "tokens_in": entry.get("tokens_in") or 0,
+        "tokens_out": entry.get("tokens_out") or 0,
+        "cost": entry.get("cost"),
+    }
+
+
+def _text(output) -> str | None:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict) and output.get("content_type") == ContentType.TEXT:
+        text = output.get("text")
+        return text if isinstance(text, str) else None
+    return None
+
+
+def _trajectory(value) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
