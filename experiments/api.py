@@ -100,6 +100,24 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         experiment = services.experiment_close(experiment=self.get_object())
         return Response(s.ExperimentSerializer(experiment).data, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(request=s.RescoreSerializer, responses={202: s.ExperimentSerializer})
+    @action(detail=True, methods=["post"])
+    def rescore(self, request, id=None):
+        """Score this finished run's target outputs again with other evaluator versions; the
+        target is not called. The new run records this one as `outputs_from`."""
+        body = validated(s.RescoreSerializer, request)
+        created = services.experiment_rescore(
+            experiment=self.get_object(),
+            user=request.user,
+            bindings=selectors.bindings_resolved(
+                workspace=request.workspace, bindings=body["bindings"]
+            ),
+            name=body["name"],
+            launch=body["launch"],
+        )
+        code = status.HTTP_202_ACCEPTED if body["launch"] else status.HTTP_201_CREATED
+        return Response(s.ExperimentSerializer(created).data, status=code)
+
     @extend_schema(request=s.CloneSerializer, responses={201: s.ExperimentSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, id=None):

@@ -53,6 +53,11 @@ def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
     return public_or_404(qs, public_id, "experiment")
 
 
+def experiment_find(*, workspace: Workspace, public_id) -> Experiment | None:
+    """One experiment of the workspace by public id, or None."""
+    return by_public_id(Experiment.objects.filter(workspace=workspace), public_id)
+
+
 def any_active(experiments) -> bool:
     return any(e.status in ACTIVE_STATUSES for e in experiments)
 
@@ -330,16 +335,23 @@ def experiment_inputs(*, workspace: Workspace, data: dict) -> dict:
     """An experiment body's public ids → this workspace's objects; what does not resolve is
     named as the field (the service reports a missing binding version by its path)."""
     version = evalset_version_required(workspace=workspace, public_id=data["evalset_version"])
-    errors, bindings = {}, []
-    for i, raw in enumerate(data["bindings"]):
+    bindings = bindings_resolved(workspace=workspace, bindings=data["bindings"])
+    return {**data, "evalset_version": version, "bindings": bindings}
+
+
+def bindings_resolved(*, workspace: Workspace, bindings: list[dict]) -> list[dict]:
+    """Bindings from a body with their evaluator version (id or "name@version") resolved in
+    this workspace (None where it does not: the service names it by its path)."""
+    errors, resolved = {}, []
+    for i, raw in enumerate(bindings):
         unknown = set(raw) - BINDING_KEYS
         if unknown:
             errors[f"bindings[{i}]"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
         found = evaluator_version_for(workspace=workspace, public_id=raw.get("evaluator_version"))
-        bindings.append({**raw, "evaluator_version": found})
+        resolved.append({**raw, "evaluator_version": found})
     if errors:
         raise ValidationError(errors)
-    return {**data, "evalset_version": version, "bindings": bindings}
+    return resolved
 
 
 def clone_versions(*, workspace: Workspace, experiment: Experiment, versions: dict) -> dict:

@@ -53,6 +53,14 @@ class PushedSerializer(serializers.Serializer):
     duplicates = serializers.IntegerField(help_text="outputs for rows that already had one")
 
 
+class RescoreSerializer(StrictSerializer):
+    """Evaluator versions to score a finished run's outputs with (ids or "name@version")."""
+
+    bindings = serializers.ListField(child=serializers.DictField(), allow_empty=False)
+    name = serializers.CharField(max_length=160, required=False, allow_blank=True, default="")
+    launch = serializers.BooleanField(required=False, default=True)
+
+
 class CloneSerializer(StrictSerializer):
     """`versions` maps an evaluator's public id to the version string to use instead."""
 

@@ -1,7 +1,7 @@
 """Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
 do not come from a worker (pushed by a client, re-used from a finished run)."""
 
-from .outputs import experiment_close, outputs_push
+from .outputs import experiment_close, experiment_rescore, outputs_push
 from .runs import (
     MAX_BINDINGS,
     MAX_REPETITIONS,
@@ -21,6 +21,7 @@ __all__ = [
     "experiment_close",
     "experiment_create",
     "experiment_launch",
+    "experiment_rescore",
     "experiment_retry_failed",
     "outputs_push",
     "result_correct",

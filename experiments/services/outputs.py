@@ -68,6 +68,33 @@ def experiment_close(*, experiment: Experiment) -> Experiment:
     return experiment
 
 
+def experiment_rescore(
+    *,
+    experiment: Experiment,
+    user,
+    bindings: list[dict],
+    name: str = "",
+    launch: bool = True,
+) -> Experiment:
+    """Score a finished run's target outputs again with other evaluator versions, without
+    calling its target: a new run on the same evalset version and repetitions, which records
+    its source and compares paired with it."""
+    from .runs import experiment_create
+
+    return experiment_create(
+        workspace=experiment.workspace,
+        user=user,
+        name=name or f"{experiment.name} (re-scored)",
+        evalset_version=experiment.evalset_version,
+        bindings=bindings,
+        target={"kind": "rescore", "experiment": str(experiment.public_id)},
+        concurrency=experiment.concurrency,
+        chunk_size=experiment.chunk_size,
+        repetitions=experiment.repetitions,
+        launch=launch,
+    )
+
+
 def _check_open(experiment: Experiment) -> None:
     if experiment.target_spec.runs_on_workers:
         raise ValidationError({"target": "This experiment's outputs are computed by its target."})

@@ -31,11 +31,13 @@ def _register_builtins() -> None:
     from .http import HttpTarget
     from .none import NoTarget
     from .prompt import PromptTarget
+    from .rescore import RescoreTarget
 
     register(NoTarget())
     register(PromptTarget())
     register(HttpTarget())
     register(ExternalTarget())
+    register(RescoreTarget())
 
 
 _register_builtins()

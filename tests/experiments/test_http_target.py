@@ -241,3 +241,59 @@ def test_a_target_url_outside_the_outbound_policy_is_refused(
         )
     assert "target.url" in caught.value.message_dict
     assert app.calls == 0
+
+
+STRICT = """def exec_evaluation(turn):
+    output = turn["evaluate_target_output_fields"]["actual_output"]["text"]
+    reference = turn["evaluate_dataset_fields"]["reference_output"]["text"]
+    return EvalOutput(score=float(output == reference), reason="exact")
+"""
+
+
+def test_a_rescore_scores_the_same_outputs_again_without_calling_the_app(
+    workspace, user, contains, app, api
+):
+    rows = [row("q1"), row("q2", reply="Paris, France"), row("q3", reply="Lyon")]
+    version = rows_version(workspace, user, rows)
+    source = run(workspace, user, version, contains, app)
+    calls = app.calls
+    strict = make_code_version(workspace=workspace, user=user, name="Exact", source=STRICT)
+    response = api.post(
+        f"/api/v1/experiments/{source.public_id}/rescore/",
+        {"bindings": [{"evaluator_version": "Exact@1.0.0"}], "name": "strict"},
+        format="json",
+    )
+    assert response.status_code == 202, response.content
+    assert response.json()["outputs_from"] == str(source.public_id)
+    from experiments.models import Experiment
+
+    rescored = engine.experiment_run_inline(
+        experiment_id=Experiment.objects.get(public_id=response.json()["id"]).pk
+    )
+    assert rescored.status == "completed" and app.calls == calls  # the app was not called
+    outputs = {q: t.output for q, t in by_question(rescored, TargetResult).items()}
+    assert outputs == {"q1": "Paris", "q2": "Paris, France", "q3": "Lyon"}
+    verdicts = {q: r.verdict for q, r in by_question(rescored, Result).items()}
+    assert verdicts == {"q1": "pass", "q2": "fail", "q3": "fail"}
+    compared = api.get(
+        f"/api/v1/compare?baseline={source.public_id}&candidates={rescored.public_id}"
+    )
+    assert compared.status_code == 200, compared.content
+
+
+def test_a_rescore_needs_a_finished_run_with_outputs(workspace, user, contains, api):
+    version = make_evalset_version(workspace=workspace, user=user, rows=[])
+    plain = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="no target",
+        evalset_version=version,
+        bindings=[{"evaluator_version": contains}],
+    )
+    response = api.post(
+        f"/api/v1/experiments/{plain.public_id}/rescore/",
+        {"bindings": [{"evaluator_version": str(contains.public_id)}]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "target.experiment" in response.json()["error"]["details"]
