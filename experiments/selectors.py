@@ -380,5 +380,10 @@ def evalset_version_required(*, workspace: Workspace, public_id) -> EvalSetVersi
         return None
     version = evalset_version_for(workspace=workspace, public_id=public_id)
     if version is None:
-        raise ValidationError({"evalset_version": "No such evalset version in this workspace."})
+        raise ValidationError(
+            {
+                "evalset_version": "No such evalset version in this workspace: "
+                f"{str(public_id)[:200]!r} (give its id, or name@version)."
+            }
+        )
     return version

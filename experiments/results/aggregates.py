@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from django.db import transaction
+
+from assay.vocabulary import Verdict
 
 from ..models import Aggregate, Experiment, Result
 from ..stats import bootstrap_ci, mean_ci, summarize
+from ..stats.clustered import clustered_mean_ci, clustered_rate_ci, repetition_summary
+from ..stats.usage import usage_summary
 
 MIN_SAMPLE = 30
 
 
 def aggregates_refresh(*, experiment: Experiment, binding_ids: list[int] | None = None) -> None:
-    """Recompute the aggregates (all bindings, or the given ones) from the results."""
+    """Recompute the aggregates (all bindings, or the given ones) from the results, and the
+    target's usage."""
     bindings = experiment.bindings.select_related("evaluator_version")
     if binding_ids is not None:
         bindings = bindings.filter(pk__in=binding_ids)
@@ -21,36 +28,127 @@ def aggregates_refresh(*, experiment: Experiment, binding_ids: list[int] | None 
             Aggregate.objects.update_or_create(
                 binding=binding, defaults={"experiment": experiment, "summary": summary}
             )
+    if binding_ids is None:
+        experiment.target_summary = target_summary(experiment=experiment)
+        experiment.save(update_fields=["target_summary"])
+
+
+ROW_FIELDS = (
+    "score human_score verdict human_verdict tags status item_id latency_ms tokens_in "
+    "tokens_out cost"
+).split()
+
+
+@dataclass
+class _Rows:
+    """One evaluator's results as columns (human corrections applied)."""
+
+    scores: list = field(default_factory=list)
+    verdicts: list = field(default_factory=list)
+    tags: list = field(default_factory=list)
+    items: list = field(default_factory=list)
+    statuses: dict = field(default_factory=dict)
+    latencies: list = field(default_factory=list)
+    tokens_in: list = field(default_factory=list)
+    tokens_out: list = field(default_factory=list)
+    costs: list = field(default_factory=list)
+
+    def add(self, row: dict) -> None:
+        corrected = row["human_verdict"] and row["human_score"] is not None
+        self.scores.append(row["human_score"] if corrected else row["score"])
+        self.verdicts.append(row["human_verdict"] or row["verdict"])
+        self.tags.append(row["tags"] or [])
+        self.items.append(row["item_id"])
+        self.statuses[row["status"]] = self.statuses.get(row["status"], 0) + 1
+        self.latencies.append(row["latency_ms"])
+        self.tokens_in.append(row["tokens_in"])
+        self.tokens_out.append(row["tokens_out"])
+        self.costs.append(row["cost"])
 
 
 def binding_summary(*, experiment: Experiment, binding) -> dict:
-    """Counts, rates with CIs, mean with CI, histogram, tags and status counts of one evaluator."""
-    rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
-        "score", "human_score", "verdict", "human_verdict", "tags", "status"
-    )
-    scores, verdicts, tags, statuses = [], [], [], {}
-    for score, human_score, verdict, human_verdict, row_tags, status in rows.iterator(10000):
-        scores.append(human_score if human_verdict and human_score is not None else score)
-        verdicts.append(human_verdict or verdict)
-        tags.append(row_tags or [])
-        statuses[status] = statuses.get(status, 0) + 1
-    summary = summarize(scores, verdicts, tags).to_dict()
-    calibration = _calibration(binding)
-    summary["fail_rate_ci"] = bootstrap_ci(
-        summary["fails"],
-        summary["passed"],
-        min_sample=MIN_SAMPLE,
-        sensitivity=calibration["sensitivity"],
-        specificity=calibration["specificity"],
-        seed=0,
-    )
-    summary["mean_ci"] = mean_ci(
-        [s for s in scores if s is not None], min_sample=MIN_SAMPLE, seed=0
-    )
-    summary["statuses"] = statuses
-    summary["calibration"] = calibration
+    """Counts, rates with CIs, mean with CI, histogram, tags, status counts and usage of one
+    evaluator; with repetitions, intervals clustered by item and pass@k / pass^k."""
+    rows = _Rows()
     results = Result.objects.filter(experiment=experiment, binding=binding)
+    for row in results.values(*ROW_FIELDS).iterator(10000):
+        rows.add(row)
+    summary = summarize(rows.scores, rows.verdicts, rows.tags).to_dict()
+    calibration = _calibration(binding)
+    if experiment.repetitions > 1:
+        summary.update(_clustered(rows, summary, calibration, experiment.repetitions))
+    else:
+        summary["fail_rate_ci"] = bootstrap_ci(
+            summary["fails"],
+            summary["passed"],
+            min_sample=MIN_SAMPLE,
+            sensitivity=calibration["sensitivity"],
+            specificity=calibration["specificity"],
+            seed=0,
+        )
+        summary["mean_ci"] = mean_ci(
+            [s for s in rows.scores if s is not None], min_sample=MIN_SAMPLE, seed=0
+        )
+    summary["statuses"] = rows.statuses
+    summary["calibration"] = calibration
+    summary["usage"] = usage_summary(
+        latencies_ms=rows.latencies,
+        tokens_in=rows.tokens_in,
+        tokens_out=rows.tokens_out,
+        costs=rows.costs,
+    )
     summary["corrected"] = results.exclude(human_verdict="").count()
+    return summary
+
+
+def _clustered(rows: _Rows, summary: dict, calibration: dict, k: int) -> dict:
+    """Intervals that resample items (all their repetitions together), and per-item numbers."""
+    fails, decided, sums, counts = {}, {}, {}, {}
+    for item, verdict, score in zip(rows.items, rows.verdicts, rows.scores, strict=True):
+        decided[item] = decided.get(item, 0) + (verdict != Verdict.UNKNOWN)
+        fails[item] = fails.get(item, 0) + (verdict == Verdict.FAIL)
+        if score is not None:
+            sums[item], counts[item] = sums.get(item, 0.0) + score, counts.get(item, 0) + 1
+    keys = list(decided)
+    return {
+        "fail_rate_ci": clustered_rate_ci(
+            [fails[i] for i in keys],
+            [decided[i] for i in keys],
+            sensitivity=calibration["sensitivity"],
+            specificity=calibration["specificity"],
+            min_sample=MIN_SAMPLE,
+        ),
+        "mean_ci": clustered_mean_ci(
+            [sums.get(i, 0.0) for i in keys],
+            [counts.get(i, 0) for i in keys],
+            min_sample=MIN_SAMPLE,
+        ),
+        "interval": "clustered by item",
+        "repetitions": repetition_summary(rows.items, rows.verdicts, rows.scores, k=k),
+    }
+
+
+def target_summary(*, experiment: Experiment) -> dict:
+    """How the target's rows went: status counts and usage (latency, tokens, cost)."""
+    if not experiment.target_spec.produces_output:
+        return {}
+    statuses: dict[str, int] = {}
+    columns = {k: [] for k in ("latency_ms", "tokens_in", "tokens_out", "cost")}
+    rows = experiment.target_results.values("status", *columns).iterator(10000)
+    for row in rows:
+        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+        for key, values in columns.items():
+            values.append(row[key])
+    usage = usage_summary(
+        latencies_ms=columns["latency_ms"],
+        tokens_in=columns["tokens_in"],
+        tokens_out=columns["tokens_out"],
+        costs=columns["cost"],
+    )
+    summary = {"statuses": statuses, "usage": usage}
+    if experiment.outputs_from_id:
+        origin = experiment.outputs_from
+        summary |= {"outputs_from": str(origin.public_id), "outputs_from_name": origin.name}
     return summary
 
 

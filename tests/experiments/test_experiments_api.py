@@ -243,7 +243,7 @@ BAD_BODIES = {
     "evalset version that is not an id": (
         lambda b, x: {**b, "evalset_version": "latest"},
         "evalset_version",
-        "UUID",
+        "name@version",
     ),
     "bad policy": (
         lambda b, x: binding_with(b, policy={"kind": "threshold", "threshold": 3}),

@@ -1,0 +1,145 @@
+"""Statistics of repeated runs: k rows per item are not k independent observations.
+
+With repetitions, rows of one item share that item's difficulty, so intervals that treat every
+row as independent are too narrow. Every interval here is clustered by item: the bootstrap
+resamples items (all of an item's repetitions together), never single repetitions, like
+Inspect's `stderr(cluster=...)`. Above `CLUSTER_BOOTSTRAP_MAX_ITEMS` items the same interval
+comes from the cluster-robust variance of the ratio estimator (a normal approximation that
+agrees with the bootstrap at such sizes and costs O(items)).
+
+pass@k: the share of items where at least one of their decided repetitions passed; pass^k: the
+share of items whose k repetitions were all decided and all passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from statistics import NormalDist
+
+import numpy as np
+
+from assay.vocabulary import Verdict
+
+from .bootstrap import check_confidence, check_iterations, percentile_bounds, rogan_gladen
+
+CLUSTER_BOOTSTRAP_MAX_ITEMS = 2_000
+BLOCK_ELEMENTS = 1 << 22
+
+
+def item_groups(items: Sequence[Hashable], values: Sequence) -> dict[Hashable, list]:
+    """Values grouped by item, in first-seen order."""
+    groups: dict[Hashable, list] = {}
+    for item, value in zip(items, values, strict=True):
+        groups.setdefault(item, []).append(value)
+    return groups
+
+
+def clustered_rate_ci(
+    hits: Sequence[int] | np.ndarray,
+    trials: Sequence[int] | np.ndarray,
+    *,
+    sensitivity: float = 1.0,
+    specificity: float = 1.0,
+    iterations: int = 10_000,
+    confidence: float = 0.95,
+    min_sample: int = 30,
+    seed: int | None = 0,
+) -> tuple[float, float] | None:
+    """CI of Σhits / Σtrials (e.g. fails over decided rows) with rows clustered in items
+    (`hits[i]`, `trials[i]` per item), Rogan–Gladen corrected like `bootstrap_ci`. None below
+    `min_sample` decided rows."""
+    check_iterations(iterations)
+    check_confidence(confidence)
+    hits, trials = _paired_arrays(hits, trials)
+    if trials.sum() == 0 or trials.sum() < min_sample:
+        return None
+    if trials.size > CLUSTER_BOOTSTRAP_MAX_ITEMS:
+        low, high = _ratio_normal(hits, trials, confidence)
+        bounds = np.sort(rogan_gladen(np.array([low, high]), sensitivity, specificity))
+        return float(bounds[0]), float(bounds[1])
+    rates = _resampled_ratios(hits, trials, iterations, seed)
+    return percentile_bounds(rogan_gladen(rates, sensitivity, specificity), confidence)
+
+
+def clustered_mean_ci(
+    sums: Sequence[float] | np.ndarray,
+    counts: Sequence[int] | np.ndarray,
+    *,
+    iterations: int = 10_000,
+    confidence: float = 0.95,
+    min_sample: int = 30,
+    seed: int | None = 0,
+) -> tuple[float, float] | None:
+    """CI of the mean score Σsums / Σcounts with scores clustered in items."""
+    check_iterations(iterations)
+    check_confidence(confidence)
+    sums, counts = _paired_arrays(sums, counts)
+    if counts.sum() == 0 or counts.sum() < min_sample:
+        return None
+    if counts.size > CLUSTER_BOOTSTRAP_MAX_ITEMS:
+        return _ratio_normal(sums, counts, confidence)
+    return percentile_bounds(_resampled_ratios(sums, counts, iterations, seed), confidence)
+
+
+def _paired_arrays(numerators, denominators) -> tuple[np.ndarray, np.ndarray]:
+    top, bottom = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
+    keep = bottom > 0
+    return top[keep], bottom[keep]
+
+
+def _resampled_ratios(top: np.ndarray, bottom: np.ndarray, iterations: int, seed) -> np.ndarray:
+    """Σtop / Σbottom over B resamples of the items, in memory-bounded blocks."""
+    rng, n = np.random.default_rng(seed), top.size
+    ratios = np.empty(iterations)
+    rows = max(1, BLOCK_ELEMENTS // n)
+    for start in range(0, iterations, rows):
+        count = min(rows, iterations - start)
+        picks = rng.integers(0, n, (count, n))
+        ratios[start : start + count] = top[picks].sum(axis=1) / bottom[picks].sum(axis=1)
+    return ratios
+
+
+def _ratio_normal(top: np.ndarray, bottom: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The ratio estimate ± z × its cluster-robust standard error."""
+    n, ratio = top.size, top.sum() / bottom.sum()
+    residuals = top - ratio * bottom
+    variance = n / (n - 1) * float((residuals**2).sum()) / float(bottom.sum()) ** 2 if n > 1 else 0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * variance**0.5
+    return float(ratio - half), float(ratio + half)
+
+
+def repetition_summary(
+    items: Sequence[Hashable],
+    verdicts: Sequence[str],
+    scores: Sequence[float | None],
+    *,
+    k: int,
+) -> dict:
+    """Per-item numbers of a run with k repetitions: pass@k, pass^k, the mean over items of
+    their pass share and of their mean score."""
+    by_item = item_groups(items, list(zip(verdicts, scores, strict=True)))
+    any_pass = all_pass = decided_items = complete_items = 0
+    shares, means = [], []
+    for rows in by_item.values():
+        decided = [v for v, _s in rows if v != Verdict.UNKNOWN]
+        if decided:
+            decided_items += 1
+            any_pass += Verdict.PASS in decided
+            shares.append(decided.count(Verdict.PASS) / len(decided))
+        if len(decided) == k == len(rows):
+            complete_items += 1
+            all_pass += all(v == Verdict.PASS for v in decided)
+        scored = [s for _v, s in rows if s is not None]
+        if scored:
+            means.append(sum(scored) / len(scored))
+    return {
+        "k": k,
+        "items": len(by_item),
+        "pass_at_k": any_pass / decided_items if decided_items else None,
+        "pass_at_k_items": decided_items,
+        "pass_all_k": all_pass / complete_items if complete_items else None,
+        "pass_all_k_items": complete_items,
+        "item_pass_share_mean": float(np.mean(shares)) if shares else None,
+        "item_mean_score": float(np.mean(means)) if means else None,
+    }
