@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -15,9 +16,22 @@ from . import selectors, services
 from . import serializers as s
 from .models import Experiment
 from .results.exports import FORMATS, export_filename, export_stream
+from .results.gate import gate_check
 from .views.results import EXPORT_MIME
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
+GateQuery = s.GateQuerySerializer
+
+
+def _baseline(workspace, ref: str, candidate):
+    if ref != "latest":
+        return selectors.experiment_get(workspace=workspace, public_id=ref)
+    found = selectors.baseline_latest(workspace=workspace, candidate=candidate)
+    if found is None:
+        raise ValidationError(
+            {"baseline": "No completed run on this evalset is marked as a baseline."}
+        )
+    return found
 
 
 class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -117,6 +131,31 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         )
         code = status.HTTP_202_ACCEPTED if body["launch"] else status.HTTP_201_CREATED
         return Response(s.ExperimentSerializer(created).data, status=code)
+
+    @extend_schema(request=s.BaselineSerializer, responses=s.ExperimentSerializer)
+    @action(detail=True, methods=["post"])
+    def baseline(self, request, id=None):
+        """Mark or unmark this completed run as a baseline for the CI gate."""
+        body = validated(s.BaselineSerializer, request)
+        experiment = services.experiment_mark_baseline(experiment=self.get_object(), **body)
+        return Response(s.ExperimentSerializer(experiment).data)
+
+    @extend_schema(
+        parameters=[GateQuery], responses=OpenApiTypes.OBJECT, description=gate_check.__doc__
+    )
+    @action(detail=False, methods=["get"])
+    def gate(self, request):
+        """Does the candidate regress against the baseline? `passed`, a row per evaluator and
+        a Markdown summary (the CLI's `assay gate` exits 1 when `passed` is false)."""
+        query = s.GateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = dict(query.validated_data)
+        candidate = selectors.experiment_get(
+            workspace=request.workspace, public_id=params.pop("candidate")
+        )
+        baseline = _baseline(request.workspace, params.pop("baseline"), candidate)
+        result = gate_check(baseline=baseline, candidate=candidate, **params)
+        return Response(result.to_dict())
 
     @extend_schema(request=s.CloneSerializer, responses={201: s.ExperimentSerializer})
     @action(detail=True, methods=["post"])

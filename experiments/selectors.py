@@ -58,6 +58,21 @@ def experiment_find(*, workspace: Workspace, public_id) -> Experiment | None:
     return by_public_id(Experiment.objects.filter(workspace=workspace), public_id)
 
 
+def baseline_latest(*, workspace: Workspace, candidate: Experiment) -> Experiment | None:
+    """The newest completed run marked as a baseline on the candidate's evalset."""
+    return (
+        Experiment.objects.filter(
+            workspace=workspace,
+            is_baseline=True,
+            status=ExperimentStatus.COMPLETED,
+            evalset_version__evalset_id=candidate.evalset_version.evalset_id,
+        )
+        .exclude(pk=candidate.pk)
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
 def any_active(experiments) -> bool:
     return any(e.status in ACTIVE_STATUSES for e in experiments)
 

@@ -61,6 +61,21 @@ class RescoreSerializer(StrictSerializer):
     launch = serializers.BooleanField(required=False, default=True)
 
 
+class BaselineSerializer(StrictSerializer):
+    is_baseline = serializers.BooleanField()
+
+
+class GateQuerySerializer(StrictSerializer):
+    """`baseline`: an experiment id, or "latest" (the newest completed baseline on the
+    candidate's evalset)."""
+
+    baseline = serializers.CharField(max_length=64)
+    candidate = serializers.UUIDField()
+    alpha = serializers.FloatField(required=False, default=0.05)
+    max_drop = serializers.FloatField(required=False, default=0.0)
+    max_unknown_rate = serializers.FloatField(required=False, allow_null=True, default=None)
+
+
 class CloneSerializer(StrictSerializer):
     """`versions` maps an evaluator's public id to the version string to use instead."""
 

@@ -23,6 +23,7 @@ from evaluators.turns import TARGET
 from ..models import Aggregate, Experiment, Result
 from ..selectors import experiment_get
 from ..stats import compare_paired
+from ..stats.clustered import collapse_repetitions
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
 
@@ -53,18 +54,20 @@ def compare_experiments(
     *, workspace: Workspace, baseline: Experiment, candidates: list[Experiment], seed: int = 0
 ) -> list[CandidateComparison]:
     """Paired statistics of every candidate against the baseline, evaluator by evaluator."""
-    _check_comparable(workspace, baseline, candidates)
-    base_bindings = _bindings_by_evaluator(baseline)
+    check_comparable(workspace, baseline, candidates)
+    base_bindings = bindings_by_evaluator(baseline)
     out = []
     for candidate in candidates:
-        cand_bindings = _bindings_by_evaluator(candidate)
+        cand_bindings = bindings_by_evaluator(candidate)
         result = CandidateComparison(experiment=candidate)
         for evaluator_id, base in base_bindings.items():
             cand = cand_bindings.get(evaluator_id)
             if cand is None:
                 result.unmatched.append(base.evaluator_version.evaluator.name)
                 continue
-            stats = compare_paired(_side(baseline, base), _side(candidate, cand), seed=seed)
+            stats = compare_paired(
+                evaluator_side(baseline, base), evaluator_side(candidate, cand), seed=seed
+            )
             result.evaluators.append(
                 EvaluatorComparison(
                     evaluator_id=evaluator_id,
@@ -103,7 +106,7 @@ def _with_counts(stats) -> dict:
     return data
 
 
-def _check_comparable(workspace, baseline, candidates) -> None:
+def check_comparable(workspace, baseline, candidates) -> None:
     if not candidates:
         raise ValidationError({"candidates": "Choose at least one candidate experiment."})
     evalset = baseline.evalset_version.evalset_id
@@ -121,19 +124,24 @@ def _check_comparable(workspace, baseline, candidates) -> None:
         raise ValidationError({"candidates": "The baseline cannot also be a candidate."})
 
 
-def _bindings_by_evaluator(experiment: Experiment) -> dict:
+def bindings_by_evaluator(experiment: Experiment) -> dict:
     bindings = experiment.bindings.select_related("evaluator_version__evaluator")
     return {b.evaluator_version.evaluator_id: b for b in bindings.order_by("position")}
 
 
-def _side(experiment: Experiment, binding) -> dict:
+def evaluator_side(experiment: Experiment, binding) -> dict:
+    """item id → (verdict, score) of one evaluator; an item's repetitions count once (their
+    majority verdict and mean score)."""
     rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
         "item_uid", "verdict", "human_verdict", "score", "human_score"
     )
-    return {
-        str(uid): (hv or v, hs if hv and hs is not None else s)
+    outcomes = [
+        (str(uid), hv or v, hs if hv and hs is not None else s)
         for uid, v, hv, s, hs in rows.iterator(5000)
-    }
+    ]
+    if experiment.repetitions == 1:
+        return {uid: (verdict, score) for uid, verdict, score in outcomes}
+    return collapse_repetitions(outcomes)
 
 
 # ----------------------------------------------------------------------------- row diff

@@ -9,6 +9,7 @@ from .runs import (
     experiment_clone,
     experiment_create,
     experiment_launch,
+    experiment_mark_baseline,
     experiment_retry_failed,
     result_correct,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "experiment_close",
     "experiment_create",
     "experiment_launch",
+    "experiment_mark_baseline",
     "experiment_rescore",
     "experiment_retry_failed",
     "outputs_push",

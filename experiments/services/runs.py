@@ -328,6 +328,16 @@ def experiment_clone(
     return clone
 
 
+def experiment_mark_baseline(*, experiment: Experiment, is_baseline: bool) -> Experiment:
+    """Mark (or unmark) a run as a baseline: `assay gate --baseline latest` compares a
+    candidate with the newest completed baseline on its evalset."""
+    if is_baseline and experiment.status != ExperimentStatus.COMPLETED:
+        raise ValidationError({"is_baseline": "Only a completed run can be a baseline."})
+    experiment.is_baseline = is_baseline
+    experiment.save(update_fields=["is_baseline"])
+    return experiment
+
+
 def result_correct(
     *,
     result: Result,

@@ -34,6 +34,22 @@ def item_groups(items: Sequence[Hashable], values: Sequence) -> dict[Hashable, l
     return groups
 
 
+def collapse_repetitions(rows) -> dict[Hashable, tuple[str, float | None]]:
+    """(item, verdict, score) rows → item: (majority verdict, mean score), so that an item with
+    repetitions counts once in a paired comparison. A tie (or no decided repetition) is
+    unknown; with one row per item this is that row."""
+    groups = item_groups([r[0] for r in rows], [(r[1], r[2]) for r in rows])
+    collapsed = {}
+    for item, outcomes in groups.items():
+        passes = sum(v == Verdict.PASS for v, _s in outcomes)
+        fails = sum(v == Verdict.FAIL for v, _s in outcomes)
+        verdict = Verdict.PASS if passes > fails else Verdict.FAIL if fails > passes else None
+        scores = [s for _v, s in outcomes if s is not None]
+        mean = sum(scores) / len(scores) if scores else None
+        collapsed[item] = (verdict or Verdict.UNKNOWN, mean)
+    return collapsed
+
+
 def clustered_rate_ci(
     hits: Sequence[int] | np.ndarray,
     trials: Sequence[int] | np.ndarray,

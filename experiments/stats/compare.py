@@ -94,6 +94,17 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2.0 * float(scipy_stats.binom.cdf(min(b, c), n, 0.5)))
 
 
+def mcnemar_worse(regressions: int, improvements: int) -> float:
+    """Exact one-sided McNemar p-value that the candidate is worse: P(X ≥ regressions) for
+    X ~ Binomial(regressions + improvements, 0.5); 1.0 when there is no discordant pair."""
+    if regressions < 0 or improvements < 0:
+        raise ValueError("discordant counts must be non-negative")
+    n = regressions + improvements
+    if n == 0:
+        return 1.0
+    return float(scipy_stats.binom.sf(regressions - 1, n, 0.5))
+
+
 def compare_paired(
     baseline: Mapping[ItemId, Outcome],
     candidate: Mapping[ItemId, Outcome],
