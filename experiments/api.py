@@ -103,8 +103,9 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     @action(detail=True, methods=["post"])
     def outputs(self, request, id=None):
         """Push outputs for an external-target run; the first output of a row wins."""
+        experiment = self.get_object()  # an outsider learns nothing from validation errors
         body = validated(s.OutputsPushSerializer, request)
-        counts = services.outputs_push(experiment=self.get_object(), outputs=body["outputs"])
+        counts = services.outputs_push(experiment=experiment, outputs=body["outputs"])
         return Response(counts, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses={202: s.ExperimentSerializer})
@@ -119,9 +120,10 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def rescore(self, request, id=None):
         """Score this finished run's target outputs again with other evaluator versions; the
         target is not called. The new run records this one as `outputs_from`."""
+        experiment = self.get_object()
         body = validated(s.RescoreSerializer, request)
         created = services.experiment_rescore(
-            experiment=self.get_object(),
+            experiment=experiment,
             user=request.user,
             bindings=selectors.bindings_resolved(
                 workspace=request.workspace, bindings=body["bindings"]
@@ -136,8 +138,9 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     @action(detail=True, methods=["post"])
     def baseline(self, request, id=None):
         """Mark or unmark this completed run as a baseline for the CI gate."""
+        experiment = self.get_object()
         body = validated(s.BaselineSerializer, request)
-        experiment = services.experiment_mark_baseline(experiment=self.get_object(), **body)
+        experiment = services.experiment_mark_baseline(experiment=experiment, **body)
         return Response(s.ExperimentSerializer(experiment).data)
 
     @extend_schema(
