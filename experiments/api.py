@@ -160,6 +160,23 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         result = gate_check(baseline=baseline, candidate=candidate, **params)
         return Response(result.to_dict())
 
+    @extend_schema(request=s.TargetTestSerializer, responses=OpenApiTypes.OBJECT)
+    @action(detail=False, methods=["post"], url_path="target-test")
+    def target_test(self, request):
+        """Send one row through a target before creating the experiment: the request (secrets
+        named, never shown), the raw response and what was extracted. Nothing is stored."""
+        body = validated(s.TargetTestSerializer, request)
+        version = selectors.evalset_version_required(
+            workspace=request.workspace, public_id=body["evalset_version"]
+        )
+        tried = services.target_test(
+            workspace=request.workspace,
+            evalset_version=version,
+            target=body["target"],
+            item_id=body.get("item_id"),
+        )
+        return Response(tried)
+
     @extend_schema(request=s.CloneSerializer, responses={201: s.ExperimentSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, id=None):

@@ -76,6 +76,14 @@ class GateQuerySerializer(StrictSerializer):
     max_unknown_rate = serializers.FloatField(required=False, allow_null=True, default=None)
 
 
+class TargetTestSerializer(StrictSerializer):
+    """A target to try on one row: the experiment body's evalset version and target."""
+
+    evalset_version = serializers.CharField(max_length=200)
+    target = serializers.JSONField()
+    item_id = serializers.UUIDField(required=False, allow_null=True)
+
+
 class CloneSerializer(StrictSerializer):
     """`versions` maps an evaluator's public id to the version string to use instead."""
 

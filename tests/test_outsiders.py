@@ -259,6 +259,35 @@ def test_foreign_ids_in_an_experiment_body_are_refused(outsider_api, acme, own, 
     assert {"bindings[0].evaluator_version", "target.provider_id"} <= fields
 
 
+def test_foreign_ids_in_the_new_experiment_bodies_are_refused(outsider_api, acme, own, outsider):
+    mine = make_evalset_version(workspace=own, user=outsider, rows=qa_rows(2), name="Mine")
+    tried = {"evalset_version": acme.set_version, "target": {"kind": "external"}}
+    assert "evalset_version" in error_fields(
+        outsider_api.post(X + "target-test/", tried, format="json")
+    )
+    acme_name = Workspace.objects.get(slug="acme").evalsets.get().name
+    by_name = {"evalset_version": f"{acme_name}@1.0.0", "name": "x", "bindings": []}
+    assert "evalset_version" in error_fields(outsider_api.post(X, by_name, format="json"))
+    rescore = {
+        "evalset_version": str(mine.public_id),
+        "name": "x",
+        "bindings": [],
+        "target": {"kind": "rescore", "experiment": acme.experiment},
+    }
+    assert "target.experiment" in error_fields(outsider_api.post(X, rescore, format="json"))
+    http = {
+        "evalset_version": str(mine.public_id),
+        "target": {
+            "kind": "http",
+            "url": "http://127.0.0.1:9/x",
+            "headers": {"Authorization": "{{secrets.APP_TOKEN}}"},
+        },
+    }
+    assert "target.headers" in error_fields(
+        outsider_api.post(X + "target-test/", http, format="json")
+    )
+
+
 def test_an_outsiders_judge_never_uses_another_workspaces_provider(
     outsider_api, acme, own, outsider, llm_server
 ):

@@ -1,7 +1,7 @@
 """Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
 do not come from a worker (pushed by a client, re-used from a finished run)."""
 
-from .outputs import experiment_close, experiment_rescore, outputs_push
+from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (
     MAX_BINDINGS,
     MAX_REPETITIONS,
@@ -27,4 +27,5 @@ __all__ = [
     "experiment_retry_failed",
     "outputs_push",
     "result_correct",
+    "target_test",
 ]

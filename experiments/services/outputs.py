@@ -95,6 +95,53 @@ def experiment_rescore(
     )
 
 
+def target_test(
+    *, workspace, evalset_version, target: dict | None, item_id=None, user=None
+) -> dict:
+    """Run a target on one row (the given item, else the first) and return what was sent, what
+    came back and what was taken out of it; nothing is stored. For the "Test request" button."""
+    from .runs import target_validated
+
+    errors: dict = {}
+    kind, config = target_validated(workspace, target, evalset_version, errors)
+    if errors:
+        raise ValidationError(errors)
+    probe = Experiment(
+        workspace=workspace, evalset_version=evalset_version, target_kind=kind, target_config=config
+    )
+    spec = probe.target_spec
+    if not spec.produces_output or not spec.runs_on_workers:
+        raise ValidationError({"target": f"A {kind} target has no request to test."})
+    item = _test_item(evalset_version, item_id)
+    [fields] = spec.run_batch(experiment=probe, items=[item], repeat=0, cancel=None)
+    row = target_row(experiment=probe, item=item, repeat=0, fields=fields)
+    return {
+        "item_id": str(item.item_id),
+        "request": row.rendered_request,
+        "response": row.raw_response,
+        "status": row.status,
+        "actual_output": row.output,
+        "trajectory": row.trajectory,
+        "error": row.error,
+        "latency_ms": row.latency_ms,
+        "tokens_in": row.tokens_in,
+        "tokens_out": row.tokens_out,
+        "cost": row.cost,
+    }
+
+
+def _test_item(evalset_version, item_id) -> EvalSetItem:
+    items = EvalSetItem.objects.filter(version=evalset_version)
+    found = (
+        items.filter(item_id=as_uuid(item_id)).first()
+        if item_id
+        else items.order_by("position").first()
+    )
+    if found is None:
+        raise ValidationError({"item_id": "No such row in this evalset version."})
+    return found
+
+
 def _check_open(experiment: Experiment) -> None:
     if experiment.target_spec.runs_on_workers:
         raise ValidationError({"target": "This experiment's outputs are computed by its target."})

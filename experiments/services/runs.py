@@ -61,7 +61,7 @@ def experiment_create(
         errors["name"] = ["An experiment needs a name."]
     if evalset_version.evalset.workspace_id != workspace.pk:
         errors["evalset_version"] = ["No such evalset version in this workspace."]
-    target_kind, target_config = _clean_target(workspace, target, evalset_version, errors)
+    target_kind, target_config = target_validated(workspace, target, evalset_version, errors)
     spec = target_get(target_kind)
     outputs = spec.outputs_for(target_config)
     cleaned = _clean_bindings(workspace, bindings, evalset_version, outputs, errors)
@@ -95,7 +95,7 @@ def experiment_create(
     return experiment
 
 
-def _clean_target(workspace, target, version, errors) -> tuple[str, dict]:
+def target_validated(workspace, target, version, errors) -> tuple[str, dict]:
     target = target or {}
     try:
         spec = target_get(target.get("kind"))

@@ -297,3 +297,34 @@ def test_a_rescore_needs_a_finished_run_with_outputs(workspace, user, contains, 
     )
     assert response.status_code == 400
     assert "target.experiment" in response.json()["error"]["details"]
+
+
+def test_a_test_request_shows_what_was_sent_received_and_taken(workspace, user, app, api):
+    version = rows_version(workspace, user, [row("q1"), row("q2", reply="Lyon")])
+    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    second = str(version.items.order_by("position")[1].item_id)
+    response = api.post(
+        "/api/v1/experiments/target-test/",
+        {"evalset_version": str(version.public_id), "target": target(app), "item_id": second},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "success" and body["actual_output"] == "Lyon"
+    assert body["request"]["headers"]["Authorization"] == "Bearer [secret APP_TOKEN]"
+    assert json.loads(body["response"])["usage"]["input_tokens"] == 12
+    assert body["tokens_in"] == 12 and body["cost"] == 0.0005
+    assert SECRET not in response.content.decode()
+    assert app.requests[-1].headers["Authorization"] == f"Bearer {SECRET}"
+    assert not TargetResult.objects.exists()  # nothing is stored
+
+
+def test_a_test_request_with_a_bad_config_names_the_field(workspace, user, app, api):
+    version = rows_version(workspace, user, [row("q1")])
+    response = api.post(
+        "/api/v1/experiments/target-test/",
+        {"evalset_version": str(version.public_id), "target": target(app, output="a[?")},
+        format="json",
+    )
+    assert response.status_code == 400 and "target.output" in response.json()["error"]["details"]
+    assert app.calls == 0
