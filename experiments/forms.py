@@ -17,7 +17,7 @@ from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
 from .mapping import suggest_mapping, target_source
-from .targets import target_choices, target_get
+from .targets import TARGETS, target_get
 
 POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
 
@@ -29,26 +29,8 @@ class NewExperimentForm(forms.Form):
     )
     evalset_version = forms.ChoiceField(label=_("Evalset version"))
     target_kind = forms.ChoiceField(
-        label=_("Target"), choices=target_choices, widget=forms.RadioSelect, initial="none"
+        label=_("Target"), choices=(), widget=forms.RadioSelect, initial="none"
     )
-    provider = forms.ChoiceField(label=_("Model provider"), required=False)
-    model = forms.CharField(
-        label=_("Model"),
-        required=False,
-        max_length=200,
-        help_text=_("Empty: the provider's default model."),
-    )
-    system_prompt = forms.CharField(
-        label=_("System message"), required=False, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    user_prompt = forms.CharField(
-        label=_("User message"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=_("Use {{column}} to insert a Text column of the row, e.g. {{input}}."),
-    )
-    temperature = forms.FloatField(label=_("Temperature"), required=False, min_value=0, max_value=2)
-    max_tokens = forms.IntegerField(label=_("Max tokens"), required=False, min_value=1)
     evaluator_versions = forms.MultipleChoiceField(
         label=_("Evaluator versions"), widget=forms.CheckboxSelectMultiple
     )
@@ -60,9 +42,24 @@ class NewExperimentForm(forms.Form):
         max_value=10_000,
         help_text=_("Rows per task; smaller chunks show progress sooner."),
     )
+    repetitions = forms.IntegerField(
+        label=_("Repetitions"),
+        required=False,
+        initial=1,
+        min_value=1,
+        max_value=20,
+        help_text=_(
+            "Run the target (or, without one, each judge) this many times per row: the "
+            "dashboard shows pass@k and pass^k, and intervals resample rows, not repetitions."
+        ),
+    )
 
-    def __init__(self, *args, evalset_versions=(), evaluator_versions=(), providers=(), **kw):
+    def __init__(self, *args, workspace, evalset_versions=(), evaluator_versions=(), **kw):
         super().__init__(*args, **kw)
+        kinds = [spec for spec in TARGETS.values() if spec.in_new_form]
+        self.fields["target_kind"].choices = [(spec.name, spec.label) for spec in kinds]
+        for spec in kinds:
+            self.fields.update(spec.form_fields(workspace=workspace))
         self.fields["evalset_version"].choices = [
             (str(v.public_id), f"{v.evalset.name} @ {v.version} · {v.item_count} rows")
             for v in evalset_versions
@@ -70,9 +67,6 @@ class NewExperimentForm(forms.Form):
         self.fields["evaluator_versions"].choices = [
             (str(v.public_id), f"{v.evaluator.name} @ {v.version} ({v.kind_label})")
             for v in evaluator_versions
-        ]
-        self.fields["provider"].choices = [("", _("Choose a provider"))] + [
-            (str(p.public_id), f"{p.name} · {p.default_model}") for p in providers
         ]
 
     def clean(self):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import template
 
 register = template.Library()
@@ -24,6 +26,28 @@ def percent(value, digits: int = 1) -> str:
     if value is None:
         return "—"
     return f"{float(value) * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def pretty_json(value) -> str:
+    """A JSON value indented for a <pre> block (autoescaped like any other text)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@register.filter
+def structured(value) -> bool:
+    """Whether a value is an object or a list (shown as JSON rather than inline)."""
+    return isinstance(value, dict | list)
+
+
+@register.filter
+def usd(value) -> str:
+    """An amount of money: more digits for the small sums a row costs."""
+    if value is None:
+        return "—"
+    return (
+        f"${value:,.2f}" if value >= 1 else f"${value:.4f}" if value >= 0.0001 else f"${value:.6f}"
+    )
 
 
 @register.inclusion_tag("partials/_empty.html")

@@ -55,6 +55,24 @@ def _card(binding, summary: dict | None) -> dict:
     return card
 
 
+def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
+    """Latency, tokens and cost of the target and of each evaluator, and the run's total."""
+    target = (experiment.target_summary or {}).get("usage")
+    judges = [
+        {"name": card["name"], "version": card["version"], "usage": card["summary"]["usage"]}
+        for card in cards
+        if card.get("summary") and card["summary"].get("usage")
+    ]
+    costs = [u["cost"] for u in [target, *(j["usage"] for j in judges)] if u and u["cost"]]
+    return {
+        "target": target,
+        "target_reused": (experiment.target_summary or {}).get("outputs_from_name"),
+        "evaluators": judges,
+        "total_cost": sum(costs) if costs else None,
+        "shown": bool(target or judges),
+    }
+
+
 def _pass_ci(fail_ci) -> tuple[float, float] | None:
     """The pass-rate interval is the fail-rate interval mirrored (1 − upper, 1 − lower)."""
     if not fail_ci:

@@ -23,6 +23,10 @@ class TargetSpec:
     runs_on_workers: ClassVar[bool] = True
     # The new-experiment page's fields for this kind (a template partial), if it has any.
     form_template: ClassVar[str | None] = None
+    # Offered on the new-experiment page (a re-score starts from the run it re-uses).
+    in_new_form: ClassVar[bool] = True
+    # One row can be sent through it to see what comes back ("Test request").
+    testable: ClassVar[bool] = False
 
     @property
     def produces_output(self) -> bool:
@@ -55,6 +59,10 @@ class TargetSpec:
     def public_config(self, config: dict) -> dict:
         """The config as pages and the API show it (secret values are never in a config)."""
         return config
+
+    def form_fields(self, *, workspace) -> dict:
+        """The new-experiment form's fields of this kind (names unique across kinds)."""
+        return {}
 
     def form_problems(self, data: dict) -> dict[str, str]:
         """Problems with the new-experiment form's fields for this kind ({field: message})."""

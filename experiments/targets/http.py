@@ -19,7 +19,6 @@ from typing import Any
 
 import jmespath
 from django.conf import settings
-from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
 from assay.safety.caps import ANSWER_BYTES, cap_text
@@ -44,6 +43,7 @@ class HttpTarget(TargetSpec):
     label = _("HTTP: your application's endpoint answers each row")
     outputs = ("actual_output", "trajectory")
     form_template = "experiments/targets/_http.html"
+    testable = True
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         config = {**DEFAULTS, "max_retries": 3, **config}
@@ -67,13 +67,20 @@ class HttpTarget(TargetSpec):
     def summary(self, config: dict) -> str:
         return f"{config.get('method', 'POST')} {config.get('url', '')}"
 
+    def form_fields(self, *, workspace) -> dict:
+        from .http_form import http_fields
+
+        return http_fields()
+
     def form_problems(self, data: dict) -> dict[str, str]:
-        if not (data.get("http_url") or "").strip():
-            return {"http_url": _t("Give the URL of your application's endpoint.")}
-        return {}
+        from .http_form import http_form_problems
+
+        return http_form_problems(data)
 
     def from_form(self, data: dict) -> dict:
-        return {"kind": self.name, **(data.get("http_config") or {})}
+        from .http_form import http_config
+
+        return {"kind": self.name, **http_config(data)}
 
 
 # ----------------------------------------------------------------------------- answers

@@ -29,6 +29,7 @@ class PromptTarget(TargetSpec):
     label = _("Prompt: an LLM answers each row first")
     outputs = ("actual_output",)
     form_template = "experiments/targets/_prompt.html"
+    testable = True
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         unknown = set(config) - KEYS
@@ -74,6 +75,40 @@ class PromptTarget(TargetSpec):
 
     def summary(self, config: dict) -> str:
         return _t("Prompt on %(model)s") % {"model": config.get("model") or _t("the default model")}
+
+    def form_fields(self, *, workspace) -> dict:
+        from django import forms
+
+        from assay.selectors import providers_list
+
+        providers = [("", _t("Choose a provider"))] + [
+            (str(p.public_id), f"{p.name} · {p.default_model}")
+            for p in providers_list(workspace=workspace)
+        ]
+        return {
+            "provider": forms.ChoiceField(
+                label=_("Model provider"), required=False, choices=providers
+            ),
+            "model": forms.CharField(
+                label=_("Model"),
+                required=False,
+                max_length=200,
+                help_text=_("Empty: the provider's default model."),
+            ),
+            "system_prompt": forms.CharField(
+                label=_("System message"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+            ),
+            "user_prompt": forms.CharField(
+                label=_("User message"),
+                required=False,
+                widget=forms.Textarea(attrs={"rows": 3}),
+                help_text=_("Use {{column}} to insert a Text column of the row, e.g. {{input}}."),
+            ),
+            "temperature": forms.FloatField(
+                label=_("Temperature"), required=False, min_value=0, max_value=2
+            ),
+            "max_tokens": forms.IntegerField(label=_("Max tokens"), required=False, min_value=1),
+        }
 
     def form_problems(self, data: dict) -> dict[str, str]:
         problems = {}

@@ -18,8 +18,8 @@ from assay.web.errors import error_lines
 from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from ..models import ExperimentStatus
-from ..results.dashboard import dashboard_cards
-from ..targets import target_get
+from ..results.dashboard import dashboard_cards, usage_overview
+from ..targets import TARGETS, target_get
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 
@@ -64,7 +64,9 @@ def new(request):
     """
     choices = _choices(request)
     state = request.POST if request.method == "POST" else _initial_state(request, choices)
-    form = NewExperimentForm(request.POST or None, initial=_initial_dict(state), **choices)
+    form = NewExperimentForm(
+        request.POST or None, initial=_initial_dict(state), workspace=request.workspace, **choices
+    )
     plan = _plan(request, state)
     step = request.POST.get("step", "")
     if request.method == "POST" and step in ("draft", "launch"):
@@ -89,7 +91,6 @@ def _choices(request) -> dict:
     return {
         "evalset_versions": selectors.evalset_version_choices(workspace=request.workspace),
         "evaluator_versions": selectors.evaluator_version_choices(workspace=request.workspace),
-        "providers": list(providers_list(workspace=request.workspace)),
     }
 
 
@@ -101,9 +102,10 @@ def _initial_state(request, choices) -> QueryDict:
     state.setdefault("target_kind", "none")
     state.setdefault("concurrency", "8")
     state.setdefault("chunk_size", "1000")
-    providers = choices["providers"]
-    if providers:
-        state.setdefault("provider", str(providers[0].public_id))
+    state.setdefault("repetitions", "1")
+    provider = providers_list(workspace=request.workspace).first()
+    if provider is not None:
+        state.setdefault("provider", str(provider.public_id))
     return state
 
 
@@ -156,6 +158,7 @@ def _create(request, form, plan, *, launch: bool):
             target=form.target(),
             concurrency=data["concurrency"],
             chunk_size=data["chunk_size"],
+            repetitions=data.get("repetitions") or 1,
             launch=launch,
         )
     except ValidationError as exc:
@@ -176,7 +179,42 @@ def _new_context(request, form, plan, state) -> dict:
         "has_target": bool(_target_outputs(state)),
         "total_results": (version.item_count * len(plan)) if version else 0,
         "policy_kinds": [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))],
+        "target_panels": [
+            {"name": spec.name, "template": spec.form_template}
+            for spec in TARGETS.values()
+            if spec.in_new_form and spec.form_template
+        ],
     }
+
+
+@require_POST
+@workspace_view()
+def target_test(request):
+    """The new-experiment page's "Test request": the posted target on one row, nothing saved."""
+    form = NewExperimentForm(request.POST, workspace=request.workspace, **_choices(request))
+    version = selectors.evalset_version_for(
+        workspace=request.workspace, public_id=request.POST.get("evalset_version")
+    )
+    form.is_valid()  # the target's own fields decide; evaluators may still be unchosen
+    problems = [e for f in form.errors for e in form.errors[f] if f not in TRY_IGNORES]
+    if version is None or problems:
+        errors = problems or [_("Choose an evalset version first.")]
+        return render(request, TEST_PARTIAL, {"errors": errors}, status=400)
+    return _target_try(request, version, form.target())
+
+
+TRY_IGNORES = {"name", "evaluator_versions"}
+TEST_PARTIAL = "experiments/targets/_test_result.html"
+
+
+def _target_try(request, version, target, item_id=None):
+    try:
+        tried = services.target_test(
+            workspace=request.workspace, evalset_version=version, target=target, item_id=item_id
+        )
+    except ValidationError as exc:
+        return render(request, TEST_PARTIAL, {"errors": error_lines(exc)}, status=400)
+    return render(request, TEST_PARTIAL, {"tried": tried})
 
 
 # ----------------------------------------------------------------------------- one experiment
@@ -196,7 +234,64 @@ def detail(request, id):
             "cards": dashboard_cards(experiment),
         }
     )
+    context["usage"] = usage_overview(experiment, context["cards"])
+    spec, config = experiment.target_spec, experiment.target_config
+    context["target_config"] = spec.public_config(config)
+    context["target_text"] = spec.summary(config)
     return render(request, "experiments/detail.html", context)
+
+
+@require_POST
+@workspace_view()
+def detail_target_test(request, id):
+    """The experiment page's "Test request": its own target on one row (the first, or ?item)."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    target = {"kind": experiment.target_kind, **experiment.target_config}
+    return _target_try(request, experiment.evalset_version, target, request.POST.get("item"))
+
+
+@require_POST
+@workspace_view()
+def baseline(request, id):
+    """Mark or unmark the run as a baseline for the CI gate."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    wanted = request.POST.get("is_baseline") == "1"
+    try:
+        services.experiment_mark_baseline(experiment=experiment, is_baseline=wanted)
+    except ValidationError as exc:
+        messages.error(request, " ".join(error_lines(exc)))
+    else:
+        messages.success(
+            request, _("Marked as a baseline.") if wanted else _("No longer a baseline.")
+        )
+    return redirect("experiments:detail", ws=request.workspace.slug, id=id)
+
+
+@workspace_view()
+def rescore(request, id):
+    """Choose evaluator versions to score this finished run's outputs again (no target calls)."""
+    experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
+    versions = selectors.evaluator_version_choices(workspace=request.workspace)
+    errors = []
+    if request.method == "POST":
+        chosen = request.POST.getlist("evaluator_versions")
+        bindings = selectors.bindings_resolved(
+            workspace=request.workspace, bindings=[{"evaluator_version": v} for v in chosen]
+        )
+        try:
+            created = services.experiment_rescore(
+                experiment=experiment,
+                user=request.user,
+                bindings=bindings,
+                name=request.POST.get("name", "").strip(),
+            )
+        except ValidationError as exc:
+            errors = error_lines(exc)
+        else:
+            messages.success(request, _("Re-score launched: the target is not called again."))
+            return redirect("experiments:detail", ws=request.workspace.slug, id=created.public_id)
+    context = {"experiment": experiment, "versions": versions, "errors": errors}
+    return render(request, "experiments/rescore.html", context, status=400 if errors else 200)
 
 
 @workspace_view()

@@ -3,7 +3,6 @@
 import pytest
 
 from experiments import engine, services
-from experiments.services import runs
 from experiments.models import (
     ChunkStatus,
     Experiment,
@@ -11,6 +10,7 @@ from experiments.models import (
     ExperimentStatus,
     Result,
 )
+from experiments.services import runs
 from experiments.tasks import chunk_run
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 

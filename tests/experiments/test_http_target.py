@@ -257,7 +257,7 @@ def test_a_rescore_scores_the_same_outputs_again_without_calling_the_app(
     version = rows_version(workspace, user, rows)
     source = run(workspace, user, version, contains, app)
     calls = app.calls
-    strict = make_code_version(workspace=workspace, user=user, name="Exact", source=STRICT)
+    make_code_version(workspace=workspace, user=user, name="Exact", source=STRICT)
     response = api.post(
         f"/api/v1/experiments/{source.public_id}/rescore/",
         {"bindings": [{"evaluator_version": "Exact@1.0.0"}], "name": "strict"},
