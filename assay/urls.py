@@ -20,6 +20,12 @@ settings_urls = [
     path("", views.settings_home, name="settings"),
     path("members/", views.settings_members, name="settings_members"),
     path("members/<int:member_id>/", views.settings_member_change, name="settings_member_change"),
+    path("secrets/", views.settings_secrets, name="settings_secrets"),
+    path(
+        "secrets/<uuid:secret_id>/delete/",
+        views.settings_secret_delete,
+        name="settings_secret_delete",
+    ),
     path("providers/", views.settings_providers, name="settings_providers"),
     path("providers/new/", views.settings_provider_edit, name="settings_provider_new"),
     path("providers/<uuid:provider_id>/", views.settings_provider_edit, name="settings_provider"),

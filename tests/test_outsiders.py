@@ -120,10 +120,14 @@ PAGES = [
     ("experiments:result", "experiment", {"result_id": "result"}),
     ("experiments:result_correct", "experiment", {"result_id": "result"}),
     ("experiments:export", "experiment", {"fmt": "csv"}),
+    ("experiments:rescore", "experiment", {}),
+    ("experiments:baseline", "experiment", {}),
+    ("experiments:detail_target_test", "experiment", {}),
     ("settings_provider", None, {"provider_id": "provider"}),
     ("settings_provider_delete", None, {"provider_id": "provider"}),
     ("settings_token_revoke", None, {"token_id": "token"}),
     ("settings_member_change", None, {"member_id": "member"}),
+    ("settings_secret_delete", None, {"secret_id": "secret"}),
 ]
 
 

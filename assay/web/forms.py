@@ -22,6 +22,23 @@ class TokenForm(forms.Form):
     name = forms.CharField(label=_("Token name"), max_length=120)
 
 
+class SecretForm(forms.Form):
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=64,
+        help_text=_("Letters, digits and _; HTTP targets use it as {{secrets.NAME}} in headers."),
+    )
+    value = forms.CharField(
+        label=_("Value"),
+        strip=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text=_(
+            "Write-only: stored encrypted and never shown again. Saving a name again "
+            "replaces its value."
+        ),
+    )
+
+
 class ProviderForm(forms.ModelForm):
     base_url = forms.URLField(
         label=_("Base URL"),

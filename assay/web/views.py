@@ -13,8 +13,8 @@ from django.views.decorators.http import require_POST
 from .. import selectors, services
 from ..models import ApiToken, Membership, ModelProvider
 from .decorators import workspace_view
-from .errors import add_errors
-from .forms import MemberAddForm, ProviderForm, TokenForm, WorkspaceForm
+from .errors import add_errors, form_service
+from .forms import MemberAddForm, ProviderForm, SecretForm, TokenForm, WorkspaceForm
 
 
 @login_required
@@ -85,6 +85,38 @@ def settings_member_change(request, member_id: int):
 def settings_providers(request):
     providers = selectors.providers_list(workspace=request.workspace)
     return render(request, "assay/settings_providers.html", {"providers": providers})
+
+
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_secrets(request):
+    """Named secrets for HTTP-target headers: members see names and hints; owners add, replace
+    and delete. Values are never shown again."""
+    form = SecretForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        saved = form_service(
+            form, services.secret_named_save, workspace=request.workspace, **form.cleaned_data
+        )
+        if saved is not None:
+            messages.success(request, _("Secret %(name)s saved.") % {"name": saved.name})
+            return redirect("settings_secrets", ws=request.workspace.slug)
+    secrets = selectors.secrets_list(workspace=request.workspace)
+    status = 400 if form.errors else 200
+    return render(
+        request, "assay/settings_secrets.html", {"form": form, "secrets": secrets}, status=status
+    )
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_secret_delete(request, secret_id):
+    secret = selectors.scoped_get(
+        selectors.secrets_list(workspace=request.workspace),
+        workspace=request.workspace,
+        public_id=secret_id,
+    )
+    services.secret_named_delete(secret=secret)
+    messages.success(request, _("Secret %(name)s deleted.") % {"name": secret.name})
+    return redirect("settings_secrets", ws=request.workspace.slug)
 
 
 @workspace_view(write_role=Membership.Role.OWNER)

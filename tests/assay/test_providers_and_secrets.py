@@ -5,8 +5,8 @@ import logging
 import pytest
 from django.urls import reverse
 
-from assay import services
-from assay.models import ModelProvider, Secret
+from assay import selectors, services
+from assay.models import Membership, ModelProvider, Secret
 
 pytestmark = pytest.mark.django_db
 
@@ -128,3 +128,61 @@ def test_log_filter_redacts_keys(caplog):
 
     assert KEY not in redact(f"calling with {KEY}")
     assert "asy_" not in redact("Token asy_abcdefghijklmnop")
+
+
+SECRET_VALUE = "app-token-0123456789abcdef"
+
+
+def secrets_url(name="settings_secrets", **kwargs):
+    return reverse(name, kwargs={"ws": "acme", **kwargs})
+
+
+def test_an_owner_adds_a_secret_whose_value_is_never_shown(web, workspace):
+    response = web.post(secrets_url(), {"name": "APP_TOKEN", "value": SECRET_VALUE})
+    assert response.status_code == 302, response.content
+    page = web.get(secrets_url()).content.decode()
+    assert "APP_TOKEN" in page and SECRET_VALUE not in page
+    assert SECRET_VALUE[-4:] in page  # the hint, so an owner can tell values apart
+    stored = Secret.objects.get(workspace=workspace, name="APP_TOKEN")
+    assert SECRET_VALUE not in stored.ciphertext
+
+
+def test_saving_a_name_again_replaces_its_value(web, workspace):
+    web.post(secrets_url(), {"name": "APP_TOKEN", "value": "first-value-1111"})
+    web.post(secrets_url(), {"name": "APP_TOKEN", "value": "second-value-2222"})
+    assert Secret.objects.filter(workspace=workspace, name="APP_TOKEN").count() == 1
+    assert platform_secret_value(workspace, "APP_TOKEN") == "second-value-2222"
+
+
+def test_a_bad_secret_name_is_named_and_nothing_saved(web, workspace):
+    response = web.post(secrets_url(), {"name": "has space", "value": SECRET_VALUE})
+    assert response.status_code == 400
+    assert "name" in response.content.decode().lower()
+    assert not Secret.objects.filter(workspace=workspace).exclude(name="").exists()
+
+
+def test_an_owner_deletes_a_secret(web, workspace):
+    web.post(secrets_url(), {"name": "APP_TOKEN", "value": SECRET_VALUE})
+    secret = Secret.objects.get(workspace=workspace, name="APP_TOKEN")
+    response = web.post(secrets_url("settings_secret_delete", secret_id=secret.public_id))
+    assert response.status_code == 302
+    assert not Secret.objects.filter(pk=secret.pk).exists()
+
+
+@pytest.mark.parametrize("role", [Membership.Role.EDITOR, Membership.Role.VIEWER])
+def test_only_owners_change_secrets(client, member, workspace, role):
+    secret = services.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET_VALUE)
+    client.force_login(member("eddie", role))
+    page = client.get(secrets_url())
+    assert page.status_code == 200 and "APP_TOKEN" in page.content.decode()
+    assert 'id="secret-form"' not in page.content.decode()
+    assert client.post(secrets_url(), {"name": "X", "value": "y"}).status_code == 403
+    delete = secrets_url("settings_secret_delete", secret_id=secret.public_id)
+    assert client.post(delete).status_code == 403
+    assert Secret.objects.filter(pk=secret.pk).exists()
+    assert not Secret.objects.filter(workspace=workspace, name="X").exists()
+
+
+def platform_secret_value(workspace, name):
+    (secret,) = selectors.secrets_named(workspace=workspace, names=[name])
+    return services.secret_reveal(secret=secret)
