@@ -1,0 +1,401 @@
+"""The `assay` command line: run your code against an evaluation set, push sets, list runs,
+export results, mark baselines and gate a candidate in CI.
+
+Exit codes: 0 success; 1 the run did not complete, or the gate failed; 2 a usage error, a
+missing configuration or an error answer of the API (printed as one line, never a traceback).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from itertools import islice
+from pathlib import Path
+
+import click
+from rich.text import Text
+
+from . import __version__
+from .client import Client
+from .config import save_config
+from .display import console, experiments_table, gate_table, github_errors, run_table
+from .errors import AssayError, AssayTimeout
+
+EXIT_FAILED = 1
+EXIT_ERROR = 2
+DEBUG_ENV = "ASSAY_DEBUG"
+
+
+class AssayGroup(click.Group):
+    """Turns an `AssayError` (and any other unexpected error) into one line on stderr and
+    exit code 2; `ASSAY_DEBUG=1` lets the traceback through for a bug report."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except AssayError as exc:
+            raise Failure(exc.one_line()) from None
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            raise Failure(f"unexpected {type(exc).__name__}: {exc}") from None
+
+
+class Failure(click.ClickException):
+    """An error the user can act on: "Error: …" on stderr, exit 2."""
+
+    exit_code = EXIT_ERROR
+
+
+@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="assay")
+def main() -> None:
+    """Assay from a shell or a CI job. The server and token come from ASSAY_URL and
+    ASSAY_TOKEN, or from the file `assay login` writes."""
+
+
+# -- login -----------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option(
+    "--url",
+    envvar="ASSAY_URL",
+    prompt="Assay URL",
+    help="The server, e.g. https://assay.example.com",
+)
+@click.option(
+    "--token", envvar="ASSAY_TOKEN", prompt="API token", hide_input=True, help="An API token."
+)
+def login(url: str, token: str) -> None:
+    """Check an API token against the server and save both (readable by you only)."""
+    with Client(url=url, token=token) as client:
+        workspace = client.workspace_info()
+        saved = save_config(url=client.url, token=token)
+    click.echo(f"Logged in to {client.url}, workspace {workspace.get('name')!r}; saved {saved}")
+
+
+# -- run -------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option(
+    "--task",
+    "task_ref",
+    required=True,
+    metavar="MODULE:FUNCTION",
+    help="Your code: called with each row, returns the output.",
+)
+@click.option(
+    "--evalset",
+    required=True,
+    metavar="NAME@VERSION",
+    help="The evaluation set version (or its id).",
+)
+@click.option(
+    "--evaluator",
+    "evaluators",
+    multiple=True,
+    required=True,
+    metavar="NAME@VERSION",
+    help="An evaluator version (or its id); repeat for several.",
+)
+@click.option(
+    "--concurrency",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Calls of the task at once.",
+)
+@click.option("--name", help="The experiment's name (default: '<function> on <evalset>').")
+@click.option(
+    "--repetitions", default=1, show_default=True, type=click.IntRange(1), help="Calls per row."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds to wait for scoring once outputs are in.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table."
+)
+def run(
+    task_ref: str,
+    evalset: str,
+    evaluators: tuple[str, ...],
+    concurrency: int,
+    name: str | None,
+    repetitions: int,
+    timeout: float | None,
+    as_json: bool,
+) -> None:
+    """Run your task on every row of an evaluation set and score it with the evaluators.
+
+    The module is imported from the current directory. Exits 1 if the run did not complete.
+    """
+    task = load_task(task_ref)
+    with Client() as client:
+        try:
+            result = client.run_experiment(
+                evalset=evalset,
+                evaluators=list(evaluators),
+                task=task,
+                concurrency=concurrency,
+                name=name or default_run_name(task_ref, evalset),
+                repetitions=repetitions,
+                progress=True,
+                timeout=timeout,
+                on_created=announce,
+            )
+        except AssayTimeout as exc:
+            click.echo(f"Error: {exc.message}", err=True)
+            sys.exit(EXIT_FAILED)
+        except KeyboardInterrupt:
+            click.echo("Interrupted: the experiment was cancelled.", err=True)
+            sys.exit(EXIT_FAILED)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        out = console()
+        out.print(run_table(result))
+        out.print(Text(f"experiment {result.id}" + (f"  {result.url}" if result.url else "")))
+    if not result.completed:
+        why = f": {result.error_message}" if result.error_message else ""
+        click.echo(f"Error: the run is {result.status}{why}", err=True)
+        sys.exit(EXIT_FAILED)
+
+
+def announce(experiment: dict) -> None:
+    """As soon as the run exists: its id on stderr, and for GitHub Actions' later steps
+    `experiment_id` in $GITHUB_OUTPUT (also when the run then fails)."""
+    click.echo(f"experiment {experiment['id']} ({experiment['name']})", err=True)
+    github_output("experiment_id", experiment["id"])
+
+
+def load_task(ref: str) -> Callable:
+    """`module:function` (the function may be `Class.method`-style dotted), imported with the
+    current directory first on the path, as `python -m` would."""
+    module_name, _, attribute = ref.partition(":")
+    if not module_name or not attribute:
+        raise click.BadParameter("give it as module:function", param_hint="--task")
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        target = importlib.import_module(module_name)
+    except Exception as exc:  # the user's module: any error in it is theirs to see
+        raise click.BadParameter(
+            f"cannot import {module_name!r}: {type(exc).__name__}: {exc}", param_hint="--task"
+        ) from None
+    for part in attribute.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise click.BadParameter(f"{module_name} has no {attribute!r}", param_hint="--task")
+    if not callable(target):
+        raise click.BadParameter(f"{ref} is not a function", param_hint="--task")
+    return target
+
+
+def default_run_name(task_ref: str, evalset: str) -> str:
+    return f"{task_ref} on {evalset}"[:160]
+
+
+def github_output(key: str, value: str) -> None:
+    """In GitHub Actions, `key=value` for later steps (`steps.<id>.outputs.<key>`)."""
+    path = os.environ.get("GITHUB_OUTPUT")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{key}={value}\n")
+
+
+# -- evaluation sets -------------------------------------------------------------------------
+
+
+@main.group()
+def evalset() -> None:
+    """Evaluation sets."""
+
+
+@evalset.command("push")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="The set's name; created if no set has it.")
+@click.option(
+    "--version", help="The version to commit (default: one patch above the latest, or 1.0.0)."
+)
+@click.option("--note", default="", help="A note on the version.")
+def evalset_push(file: Path, name: str, version: str | None, note: str) -> None:
+    """Import a CSV or JSONL file as the set's rows and commit them as a version."""
+    with Client() as client:
+        try:
+            committed = client.push_evalset(file, name, version, note=note)
+        except ValueError as exc:  # the file's name or the version string, seen locally
+            raise click.BadParameter(str(exc)) from None
+    click.echo(
+        f"Committed {name}@{committed['version']} ({committed['item_count']} rows), "
+        f"version id {committed['id']}"
+    )
+
+
+# -- experiments -----------------------------------------------------------------------------
+
+
+@main.group()
+def experiments() -> None:
+    """Experiments (runs)."""
+
+
+@experiments.command("list")
+@click.option(
+    "--status",
+    help="Only runs in this status (draft, queued, running, completed, failed, cancelled).",
+)
+@click.option("--evalset", help="Only runs on this set: NAME, NAME@VERSION or an id.")
+@click.option(
+    "--limit",
+    default=50,
+    show_default=True,
+    type=click.IntRange(1),
+    help="At most this many, newest first.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def experiments_list(status: str | None, evalset: str | None, limit: int, as_json: bool) -> None:
+    """The workspace's experiments, newest first."""
+    with Client() as client:
+        found = list(islice(client.experiments(status=status, evalset=evalset), limit))
+    if as_json:
+        click.echo(json.dumps(found, indent=2))
+    elif not found:
+        click.echo("No experiments.")
+    else:
+        console().print(experiments_table(found))
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("experiment_id")
+@click.option(
+    "--format",
+    "file_format",
+    type=click.Choice(["jsonl", "csv"]),
+    default="jsonl",
+    show_default=True,
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of stdout.",
+)
+def results(experiment_id: str, file_format: str, output: Path | None) -> None:
+    """Stream a run's results (one line per row and evaluator)."""
+    with Client() as client:
+        chunks = client.export(experiment_id, file_format)
+        if output is None:
+            stdout = click.get_binary_stream("stdout")
+            for chunk in chunks:
+                stdout.write(chunk)
+            stdout.flush()
+        else:
+            write_atomically(output, chunks)
+
+
+def write_atomically(path: Path, chunks) -> None:
+    """Write into a neighbour file and rename it, so a broken download leaves no half file."""
+    partial = path.with_name(path.name + ".part")
+    try:
+        with partial.open("wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+# -- baselines and the gate ------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("experiment_id")
+@click.option("--unset", is_flag=True, help="Stop using the run as a baseline.")
+def baseline(experiment_id: str, unset: bool) -> None:
+    """Mark a completed run as a baseline (`assay gate --baseline latest` finds it)."""
+    with Client() as client:
+        experiment = client.mark_baseline(experiment_id, not unset)
+    what = "no longer a baseline" if unset else "a baseline"
+    click.echo(f"{experiment['name']} ({experiment['id']}) is {what}.")
+
+
+@main.command()
+@click.option(
+    "--baseline",
+    "baseline_ref",
+    required=True,
+    metavar="ID|latest",
+    help="A run id, or 'latest': the newest baseline on the candidate's set.",
+)
+@click.option("--candidate", required=True, metavar="ID", help="The run to judge.")
+@click.option(
+    "--alpha",
+    default=0.05,
+    show_default=True,
+    type=float,
+    help="Significance level of the one-sided test.",
+)
+@click.option(
+    "--max-drop",
+    default=0.0,
+    show_default=True,
+    type=float,
+    help="Pass-rate drop tolerated, as a share (0.02 = 2 points).",
+)
+@click.option(
+    "--max-unknown-rate",
+    type=float,
+    help="Fail when more of the candidate's rows than this share are unknown.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the API's answer as JSON instead of a table."
+)
+def gate(
+    baseline_ref: str,
+    candidate: str,
+    alpha: float,
+    max_drop: float,
+    max_unknown_rate: float | None,
+    as_json: bool,
+) -> None:
+    """Does the candidate regress against the baseline? Exits 1 when it does.
+
+    Writes the Markdown summary to $GITHUB_STEP_SUMMARY when that is set, and prints a
+    GitHub `::error` annotation for each failing evaluator."""
+    with Client() as client:
+        decision = client.gate(
+            baseline_ref,
+            candidate,
+            alpha=alpha,
+            max_drop=max_drop,
+            max_unknown_rate=max_unknown_rate,
+        )
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(decision["markdown"] + "\n")
+    if as_json:
+        click.echo(json.dumps(decision, indent=2))
+    else:
+        out = console()
+        out.print(gate_table(decision))
+        if decision.get("not_compared"):
+            names = ", ".join(decision["not_compared"])
+            out.print(Text(f"Not compared (on one side only): {names}"))
+    for line in github_errors(decision):
+        click.echo(line)
+    if not decision["passed"]:
+        sys.exit(EXIT_FAILED)

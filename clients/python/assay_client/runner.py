@@ -1,0 +1,402 @@
+"""`run_experiment`: your code computes each row's output, the server scores it.
+
+The run is an experiment with an external target. Rows are fetched from the evalset version,
+`task(row)` runs for each row and repetition (in a thread pool, or on an event loop for an
+`async def` task), and outputs are pushed in batches while the task is still running, so
+the server's evaluators start on the first ranges early. Then the run is closed and awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from .errors import AssayError
+from .progress import RunProgress
+from .results import ExperimentResult
+
+if TYPE_CHECKING:
+    from .client import Client
+
+BATCH_SIZE = 100
+LINGER_S = 1.0
+ERROR_CHARS = 4000
+RETURN_KEYS = ("actual_output", "trajectory", "tokens_in", "tokens_out", "cost", "error")
+
+Job = tuple[dict, int]
+
+
+def run_experiment(
+    client: Client,
+    *,
+    evalset: str,
+    evaluators: str | Iterable[str | dict],
+    task: Callable[[dict], Any],
+    concurrency: int = 16,
+    name: str | None = None,
+    repetitions: int = 1,
+    mapping: dict | None = None,
+    chunk_size: int = 100,
+    progress: bool = False,
+    timeout: float | None = None,
+    on_created: Callable[[dict], None] | None = None,
+) -> ExperimentResult:
+    """Run `task` over the rows of `evalset` ("name@1.0.0" or a version id) and score its
+    outputs with `evaluators` ("name@1.2.0" refs or ids; a dict is taken as a whole binding).
+
+    `task(row)` gets {column: text (Text columns) or content object, "_item_id": id} and
+    returns the output as a `str`, or a dict with `actual_output` and optionally
+    `trajectory`, `tokens_in`, `tokens_out`, `cost`. Latency is measured here; an exception
+    becomes that row's error (the row is scored unknown). At most `concurrency` calls run at
+    once. `mapping` (variable → "column:<name>" | "target:actual_output") applies to every
+    evaluator; without it the server maps by name. `timeout` bounds the wait for scoring.
+    `on_created` is called with the experiment JSON once the run exists (to show its id).
+
+    If the task or a push stops the run (an exception other than the task's own, Ctrl-C),
+    the experiment is cancelled on the server and the error is raised.
+    """
+    _check_options(task=task, concurrency=concurrency, repetitions=repetitions)
+    experiment = client.create_experiment(
+        name=name or default_name(task, evalset),
+        evalset_version=evalset,
+        bindings=bindings_for(evaluators, mapping),
+        target={"kind": "external"},
+        repetitions=repetitions,
+        chunk_size=chunk_size,
+        launch=True,
+    )
+    experiment_id = experiment["id"]
+    if on_created is not None:
+        on_created(experiment)
+    with RunProgress(enabled=progress) as shown:
+        try:
+            rows = client.evalset_rows(
+                experiment["evalset"], version=experiment["evalset_version_string"]
+            )
+            jobs = [(row, repeat) for row in rows for repeat in range(repetitions)]
+            shown.rows(0, len(jobs))
+            push = Pusher(
+                lambda batch: client.push_outputs(experiment_id, batch),
+                on_added=lambda done: shown.rows(done, len(jobs)),
+            )
+            execute(task, jobs, concurrency=concurrency, pusher=push)
+            close_open_run(client, experiment_id)
+        except BaseException:
+            cancel_quietly(client, experiment_id)
+            raise
+        final = client.wait(
+            experiment_id,
+            timeout=timeout,
+            on_update=lambda e: shown.scored(e.get("results_done", 0), e.get("results_total", 0)),
+        )
+    return ExperimentResult.from_experiment(final, url=client.experiment_url(experiment_id))
+
+
+def _check_options(*, task, concurrency: int, repetitions: int) -> None:
+    if not callable(task):
+        raise TypeError("task must be a function of one row")
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError("concurrency must be a whole number ≥ 1")
+    if not isinstance(repetitions, int) or repetitions < 1:
+        raise ValueError("repetitions must be a whole number ≥ 1")
+
+
+def default_name(task: Callable, evalset: str) -> str:
+    """ "<task> on <evalset>", within the server's 160 characters."""
+    label = getattr(task, "__qualname__", None) or type(task).__name__
+    return f"{label} on {evalset}"[:160]
+
+
+def bindings_for(evaluators: str | Iterable[str | dict], mapping: dict | None) -> list[dict]:
+    """The experiment's bindings: one per evaluator ref, with `mapping` when given."""
+    refs = [evaluators] if isinstance(evaluators, str | dict) else list(evaluators)
+    if not refs:
+        raise ValueError("name at least one evaluator")
+    bindings = []
+    for ref in refs:
+        binding = dict(ref) if isinstance(ref, dict) else {"evaluator_version": ref}
+        if mapping is not None:
+            binding.setdefault("mapping", mapping)
+        bindings.append(binding)
+    return bindings
+
+
+def close_open_run(client: Client, experiment_id: str) -> None:
+    """Close the run; a run that already completed (every row pushed) needs no closing."""
+    try:
+        client.close_experiment(experiment_id)
+    except AssayError as exc:
+        if not (exc.status == 400 and "status" in (exc.details or {})):
+            raise
+
+
+def cancel_quietly(client: Client, experiment_id: str) -> None:
+    """Best effort: a run whose task stopped should not wait for outputs forever."""
+    try:
+        client.cancel_experiment(experiment_id)
+    except Exception:  # the original error is the one to report
+        pass
+
+
+# -- calling the task ------------------------------------------------------------------------
+
+
+def execute(task: Callable, jobs: list[Job], *, concurrency: int, pusher: Pusher) -> None:
+    """Call `task` for every job and hand each output to `pusher`, then flush it."""
+    pusher.start()
+    try:
+        if is_async(task):
+            run_coroutine(_run_async(task, jobs, concurrency, pusher))
+        else:
+            _run_threads(task, jobs, concurrency, pusher)
+    except BaseException:
+        pusher.stop()
+        raise
+    pusher.finish()
+
+
+def is_async(task: Callable) -> bool:
+    """An `async def` function, or an object whose `__call__` is one."""
+    if inspect.iscoroutinefunction(task):
+        return True
+    return not inspect.isroutine(task) and inspect.iscoroutinefunction(task.__call__)
+
+
+def _run_threads(task: Callable, jobs: list[Job], concurrency: int, pusher: Pusher) -> None:
+    queued: Iterator[Job] = iter(jobs)
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="assay-task") as pool:
+        pending: set = set()
+        try:
+            while True:
+                room = 2 * concurrency - len(pending)
+                pending.update(pool.submit(call_task, task, *job) for job in islice(queued, room))
+                if not pending:
+                    return
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    pusher.add(future.result())
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+
+
+async def _run_async(task: Callable, jobs: list[Job], concurrency: int, pusher: Pusher) -> None:
+    queued: Iterator[Job] = iter(jobs)
+    pending: set = set()
+    try:
+        while True:
+            room = concurrency - len(pending)
+            pending.update(
+                asyncio.ensure_future(call_task_async(task, *job)) for job in islice(queued, room)
+            )
+            if not pending:
+                return
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for finished in done:
+                pusher.add(finished.result())
+    finally:
+        for unfinished in pending:
+            unfinished.cancel()
+
+
+def run_coroutine(coroutine) -> Any:
+    """Run `coroutine` to the end, in a thread of its own when this one already runs a
+    loop (a notebook, an async test)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-loop") as one:
+        return one.submit(asyncio.run, coroutine).result()
+
+
+def call_task(task: Callable, row: dict, repeat: int) -> dict:
+    """The output entry of one call of a sync task."""
+    started = time.perf_counter()
+    try:
+        value = task(dict(row))
+    except Exception as exc:
+        return failed_entry(row, repeat, exc, started)
+    return output_entry(row, repeat, value, started)
+
+
+async def call_task_async(task: Callable, row: dict, repeat: int) -> dict:
+    """The output entry of one call of an async task."""
+    started = time.perf_counter()
+    try:
+        value = await task(dict(row))
+    except Exception as exc:
+        return failed_entry(row, repeat, exc, started)
+    return output_entry(row, repeat, value, started)
+
+
+def output_entry(row: dict, repeat: int, value: Any, started: float) -> dict:
+    """What is pushed for a row the task answered; a return value the API would refuse
+    becomes that row's error, so it never spoils its batch."""
+    entry = _entry_base(row, repeat, started)
+    try:
+        entry.update(output_fields(value))
+    except (TypeError, ValueError) as exc:
+        entry["error"] = describe(exc)
+    return entry
+
+
+def failed_entry(row: dict, repeat: int, exc: BaseException, started: float) -> dict:
+    """What is pushed for a row whose task raised: the error, scored unknown."""
+    return {**_entry_base(row, repeat, started), "error": describe(exc)}
+
+
+def _entry_base(row: dict, repeat: int, started: float) -> dict:
+    latency_ms = round((time.perf_counter() - started) * 1000, 3)
+    return {"item_id": row["_item_id"], "repeat": repeat, "latency_ms": latency_ms}
+
+
+def describe(exc: BaseException) -> str:
+    """ "<Type>: <message>", capped."""
+    return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
+
+
+def output_fields(value: Any) -> dict:
+    """The pushed fields of a task's return value: a str is the output; a dict gives
+    `actual_output` and optionally trajectory, tokens_in, tokens_out, cost (or an error)."""
+    if isinstance(value, str):
+        return {"actual_output": value}
+    if inspect.iscoroutine(value):
+        value.close()
+        raise TypeError("the task returned a coroutine: declare it with async def")
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"the task returned {type(value).__name__}; return a str or a dict with actual_output"
+        )
+    unknown = set(value) - set(RETURN_KEYS)
+    if unknown:
+        raise ValueError(
+            f"the task returned unknown key(s): {', '.join(sorted(map(str, unknown)))}"
+        )
+    fields = {k: value[k] for k in RETURN_KEYS if value.get(k) is not None}
+    _check_fields(fields)
+    return fields
+
+
+def _check_fields(fields: dict) -> None:
+    output = fields.get("actual_output")
+    if output is None and "error" not in fields:
+        raise ValueError("the task returned no actual_output")
+    if output is not None and not (
+        isinstance(output, str)
+        or (isinstance(output, dict) and output.get("content_type") == "Text")
+    ):
+        raise TypeError(f"actual_output is {type(output).__name__}; return text")
+    for key in ("tokens_in", "tokens_out"):
+        if key in fields and not (_whole(fields[key]) and fields[key] >= 0):
+            raise ValueError(f"{key} must be a whole number ≥ 0")
+    if "cost" in fields and not (_number(fields["cost"]) and fields["cost"] >= 0):
+        raise ValueError("cost must be a finite number ≥ 0")
+    if "error" in fields and not isinstance(fields["error"], str):
+        raise TypeError("error must be text")
+    if "trajectory" in fields:
+        json.dumps(fields["trajectory"], allow_nan=False)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# -- pushing ---------------------------------------------------------------------------------
+
+_END = object()
+
+
+class Pusher:
+    """Pushes outputs from a thread of its own as they come, in batches of at most `size`:
+    a batch leaves when it is full or when its first output has waited `linger` seconds.
+
+    `add` never waits for the network; a failed push is raised by the next `add` (so the
+    run stops) or by `finish`.
+    """
+
+    def __init__(
+        self,
+        push: Callable[[list[dict]], Any],
+        *,
+        size: int = BATCH_SIZE,
+        linger: float = LINGER_S,
+        on_added: Callable[[int], None] | None = None,
+    ):
+        self.push, self.size, self.linger, self.on_added = push, size, linger, on_added
+        self.added = 0
+        self.error: BaseException | None = None
+        self._queue: queue.Queue = queue.Queue()
+        self._dropping = False
+        self._thread = threading.Thread(target=self._loop, name="assay-push", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def add(self, entry: dict) -> None:
+        """Queue one output (from the thread that runs the tasks)."""
+        if self.error is not None:
+            raise self.error
+        self._queue.put(entry)
+        self.added += 1
+        if self.on_added is not None:
+            self.on_added(self.added)
+
+    def finish(self) -> None:
+        """Push what is left and wait for it; raise a push's error."""
+        self._queue.put(_END)
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        """Give up: what is queued is dropped."""
+        self._dropping = True
+        self._queue.put(_END)
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        batch: list[dict] = []
+        due = 0.0
+        while True:
+            wait_s = max(0.0, due - time.monotonic()) if batch else None
+            try:
+                entry = self._queue.get(timeout=wait_s)
+            except queue.Empty:
+                entry = None
+            if entry is _END:
+                if batch and not self._dropping:
+                    self._send(batch)
+                return
+            if entry is not None:
+                if not batch:
+                    due = time.monotonic() + self.linger
+                batch.append(entry)
+            if batch and (entry is None or len(batch) >= self.size):
+                if not self._send(batch):
+                    return
+                batch = []
+
+    def _send(self, batch: list[dict]) -> bool:
+        if self._dropping or self.error is not None:
+            return False
+        try:
+            self.push(batch)
+        except BaseException as exc:
+            self.error = exc
+            return False
+        return True
