@@ -10,7 +10,9 @@ with a "no output was pushed" row, whose evaluations become unknown.
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from bisect import bisect_left
+
+from django.db.models import Count
 from django.utils import timezone
 
 from assay.vocabulary import ResultStatus
@@ -51,16 +53,23 @@ def outputs_close(*, experiment: Experiment) -> list[ExperimentChunk]:
     return _arrive(experiment, waiting)
 
 
-def _waiting_chunks(experiment: Experiment, positions: set[int] | None):
+def _waiting_chunks(experiment: Experiment, positions: set[int] | None) -> list[ExperimentChunk]:
     chunks = ExperimentChunk.objects.filter(
         experiment=experiment, kind=ChunkKind.TARGET, status=ChunkStatus.WAITING
     )
     if positions is None:
-        return chunks
-    near = Q()
-    for position in positions:
-        near |= Q(position_from__lte=position, position_to__gt=position)
-    return chunks.filter(near) if positions else chunks.none()
+        return list(chunks)
+    if not positions:
+        return []
+    # One range condition, then the exact test here: an OR per position is slow to build.
+    near = chunks.filter(position_from__lte=max(positions), position_to__gt=min(positions))
+    ordered = sorted(positions)
+    return [c for c in near if _holds_any(c, ordered)]
+
+
+def _holds_any(chunk: ExperimentChunk, ordered: list[int]) -> bool:
+    at = bisect_left(ordered, chunk.position_from)
+    return at < len(ordered) and ordered[at] < chunk.position_to
 
 
 def _arrive(experiment: Experiment, chunks) -> list[ExperimentChunk]:

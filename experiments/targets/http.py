@@ -60,7 +60,7 @@ class HttpTarget(TargetSpec):
         return config
 
     def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
-        calls = [HttpCall.for_item(experiment=experiment, item=item) for item in items]
+        calls = HttpCall.for_items(experiment=experiment, items=items)
         answers = run_calls(experiment=experiment, calls=calls, cancel=cancel)
         return [row_fields(experiment.target_config, call, answer) for call, answer in answers]
 

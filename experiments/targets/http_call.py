@@ -86,12 +86,18 @@ class HttpCall:
     secret_values: list[str] = field(default_factory=list)
 
     @classmethod
-    def for_item(cls, *, experiment, item, secrets: dict[str, str] | None = None) -> HttpCall:
-        config = experiment.target_config
-        secrets = secrets if secrets is not None else experiment_secrets(experiment)
+    def for_items(cls, *, experiment, items) -> list[HttpCall]:
+        """One call per item; the secrets and the media resolver are looked up once."""
+        secrets = experiment_secrets(experiment)
         media = media_link(experiment.workspace)
+        sent_as = {n: f"[secret {n}]" for n in secrets}
+        return [cls.for_item(experiment, item, media, secrets, sent_as) for item in items]
+
+    @classmethod
+    def for_item(cls, experiment, item, media, secrets: dict, sent_as: dict) -> HttpCall:
+        config = experiment.target_config
         sent = Renderer(item, media, secrets)
-        named = Renderer(item, media, {n: f"[secret {n}]" for n in secrets})
+        named = Renderer(item, media, sent_as)
         call = cls(method=config.get("method", "POST"), secret_values=list(secrets.values()))
         try:
             call.url = sent.url(config["url"])

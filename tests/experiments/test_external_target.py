@@ -94,6 +94,15 @@ def test_pushing_every_row_completes_the_run_without_close(api, launched, celery
     assert results_of(experiment).filter(verdict="pass").count() == 20  # every third says Lyon
 
 
+def test_one_push_spanning_ranges_hands_on_only_the_complete_ones(api, launched):
+    experiment, items = launched
+    # rows 0–9 and 20–29 complete their ranges; row 15 leaves the middle range waiting
+    chosen = items[:10] + [items[15]] + items[20:]
+    assert push(api, experiment, [answer(i) for i in chosen]).status_code == 202
+    statuses = dict(experiment.chunks.filter(kind="target").values_list("position_from", "status"))
+    assert statuses == {0: "done", 10: "waiting", 20: "done"}
+
+
 @pytest.mark.parametrize(
     ("entry", "message"),
     [

@@ -11,7 +11,8 @@ then repeats its last step):
 - `bad_json` — a 200 whose body is not JSON; `no_answer` — JSON without `answer`;
 - `text` — a plain-text 200 body; `echo_auth` — a 400 that repeats the Authorization header.
 
-`GET` answers like `ok` with the query string as the question. Every request is recorded
+`GET` answers like `ok` with the query string as the question (`GET /_stats` gives `calls` and
+`max_in_flight`, for a benchmark running the app in its own process). Every request is recorded
 (method, path, headers, body); `calls` counts them. `latency_s` delays every answer (benchmarks).
 Run standalone: `python -m tests.support.app_server --latency 0.2` prints the port.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,10 +65,20 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
+    def setup(self) -> None:
+        super().setup()
+        # Without this, Nagle's algorithm delays small answers by up to 40 ms (delayed ACKs).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        if urlsplit(self.path).path == "/_stats":  # not counted: for a benchmark in another process
+            state = self.server.state
+            with state.lock:
+                stats = {"calls": state.calls, "max_in_flight": state.max_in_flight}
+            return self._send(200, stats)
         query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
         self._serve(query)
 

@@ -1,0 +1,258 @@
+"""Target benchmark: an HTTP target against a local app with a fixed latency, and an external
+target's output ingestion — launched through the API, run by a real worker process.
+
+    python bench/target_bench.py [--rows 2000] [--latency 0.2] [--concurrency 64]
+        [--chunk-size 500] [--push-rows 20000] [--push-batch 1000]
+
+HTTP: rows/s of the target's batch call (the 2,000 rows sent as one batch, as
+`bench/llm_bench.py` measures judges) and launch-to-completed through the worker, each next to
+the ideal `concurrency / latency`, with the most requests the app saw in flight at once. The
+worker runs one chunk at a time (`-c 1`), so the experiment's concurrency is exactly what
+reaches the app. Target: >= 90 % of ideal.
+
+External: outputs accepted per second by `POST /api/v1/experiments/{id}/outputs/` (the
+request and its storage, timed in this process through the API), then the time until every
+pushed row is scored. Target: >= 5,000 outputs/s. Uses DATABASE_URL's server with a scratch
+database `assay_bench` (else SQLite) and REDIS_URL (else a private redis-server); asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.experiment_bench import peak_rss_mb, scratch_database  # noqa: E402
+
+
+def main() -> None:
+    args = parse_args()
+    data_dir = tempfile.mkdtemp(prefix="assay-bench-")
+    os.environ["ASSAY_DATA_DIR"] = data_dir
+    database = scratch_database()
+    if database:
+        os.environ["DATABASE_URL"] = database
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    from tests.support.processes import RedisServer, Worker
+
+    redis = None
+    if not os.environ.get("REDIS_URL"):
+        redis = RedisServer().start()
+        os.environ["REDIS_URL"] = redis.url
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    db_url = database or f"sqlite:///{data_dir}/assay.sqlite3"
+    worker = Worker(database_url=db_url, redis_url=os.environ["REDIS_URL"], concurrency=1).start()
+    try:
+        time.sleep(3)  # let the worker connect and fork its pool
+        print(f"database: {'PostgreSQL' if database else 'SQLite'}; worker concurrency 1")
+        http_batch(args)
+        http_run(args, worker)
+        external_run(args, worker)
+    finally:
+        worker.stop()
+        if redis:
+            redis.kill()
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--chunk-size", type=int, default=1000)
+    parser.add_argument("--push-rows", type=int, default=20000)
+    parser.add_argument("--push-batch", type=int, default=1000)
+    return parser.parse_args()
+
+
+def setting_up(label: str, rows: int):
+    """A fresh workspace, a committed evalset version of `rows` rows, a code check and an API
+    client with the owner's token."""
+    from rest_framework.test import APIClient
+
+    from assay import services as platform
+    from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+
+    user = platform.user_create(username=f"bench-{label}", password="bench-password-1")
+    workspace = platform.workspace_create(name=f"Bench {label}", owner=user)
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(rows))
+    check = make_code_version(workspace=workspace, user=user)
+    client = APIClient()
+    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
+    return version, check, client
+
+
+def launch(client, body: dict):
+    from experiments.models import Experiment
+
+    response = client.post("/api/v1/experiments/", body, format="json")
+    if response.status_code not in (201, 202):
+        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
+    return Experiment.objects.get(public_id=response.json()["id"])
+
+
+def wait_finished(experiment) -> None:
+    from experiments.models import ExperimentStatus
+
+    finished = (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED, ExperimentStatus.CANCELLED)
+    while experiment.status not in finished:
+        time.sleep(0.02)
+        experiment.refresh_from_db(fields=["status"])
+
+
+def start_app(latency: float) -> tuple[subprocess.Popen, str]:
+    """The scripted app in its own process: it must not share a GIL with anything measured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tests.support.app_server", "--latency", str(latency)]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    return process, f"http://127.0.0.1:{int(process.stdout.readline())}"
+
+
+def http_target(url: str) -> dict:
+    return {
+        "kind": "http",
+        "url": f"{url}/answer",
+        "body": {"question": "{{input}}"},
+        "output": "answer",
+        "tokens_in": "usage.input_tokens",
+        "tokens_out": "usage.output_tokens",
+    }
+
+
+def http_batch(args) -> None:
+    """The target's own batch call on every row at once: no chunks, no worker."""
+    from experiments.models import Experiment
+    from experiments.services.runs import target_validated
+
+    version, _check, _client = setting_up("http-batch", args.rows)
+    items = list(version.items.order_by("position"))
+    app, url = start_app(args.latency)
+    try:
+        errors: dict = {}
+        kind, config = target_validated(
+            version.evalset.workspace, http_target(url), version, errors
+        )
+        probe = Experiment(
+            workspace=version.evalset.workspace,
+            evalset_version=version,
+            target_kind=kind,
+            target_config=config,
+            concurrency=args.concurrency,
+        )
+        started = time.perf_counter()
+        rows = probe.target_spec.run_batch(experiment=probe, items=items, repeat=0, cancel=None)
+        elapsed = time.perf_counter() - started
+        stats = httpx.get(f"{url}/_stats").json()
+    finally:
+        app.kill()
+    ok = sum(1 for r in rows if r["status"] == "success")
+    ideal = args.concurrency / args.latency
+    print(
+        f"HTTP target batch, {args.rows:,} rows at {args.latency * 1000:.0f} ms, concurrency "
+        f"{args.concurrency}: {elapsed:.2f} s = {args.rows / elapsed:,.0f} rows/s of ideal "
+        f"{ideal:,.0f} ({args.rows / elapsed / ideal:.0%}); ok {ok:,}; at most "
+        f"{stats['max_in_flight']} in flight"
+    )
+
+
+def http_run(args, worker) -> None:
+    from experiments.models import Result, TargetResult
+
+    version, check, client = setting_up("http", args.rows)
+    mapping = {
+        "actual_output": "target:actual_output",
+        "reference_output": "column:reference_output",
+    }
+    app, url = start_app(args.latency)
+    try:
+        body = {
+            "name": "bench http",
+            "evalset_version": str(version.public_id),
+            "target": http_target(url),
+            "bindings": [{"evaluator_version": str(check.public_id), "mapping": mapping}],
+            "concurrency": args.concurrency,
+            "chunk_size": args.chunk_size,
+            "launch": True,
+        }
+        started = time.perf_counter()
+        experiment = launch(client, body)
+        wait_finished(experiment)
+        elapsed = time.perf_counter() - started
+        stats = httpx.get(f"{url}/_stats").json()
+    finally:
+        app.kill()
+    calls, in_flight = stats["calls"], stats["max_in_flight"]
+    ideal = args.concurrency / args.latency
+    done = TargetResult.objects.filter(experiment=experiment, status="success").count()
+    print(
+        f"HTTP target pipeline, {args.rows:,} rows at {args.latency * 1000:.0f} ms, concurrency "
+        f"{args.concurrency}, chunks of {args.chunk_size}: {experiment.status} in "
+        f"{elapsed:.2f} s = {args.rows / elapsed:,.0f} rows/s of ideal {ideal:,.0f} "
+        f"({args.rows / elapsed / ideal:.0%}); app calls {calls:,}, at most {in_flight} in "
+        f"flight; target rows ok {done:,}; results "
+        f"{Result.objects.filter(experiment=experiment).count():,}; "
+        f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB"
+    )
+
+
+def external_run(args, worker) -> None:
+    from experiments.models import Result
+
+    version, check, client = setting_up("external", args.push_rows)
+    mapping = {
+        "actual_output": "target:actual_output",
+        "reference_output": "column:reference_output",
+    }
+    body = {
+        "name": "bench external",
+        "evalset_version": str(version.public_id),
+        "target": {"kind": "external"},
+        "bindings": [{"evaluator_version": str(check.public_id), "mapping": mapping}],
+        "chunk_size": args.push_batch,
+        "launch": True,
+    }
+    experiment = launch(client, body)
+    ids = [str(i) for i in version.items.order_by("position").values_list("item_id", flat=True)]
+    url = f"/api/v1/experiments/{experiment.public_id}/outputs/"
+    started = time.perf_counter()
+    for start in range(0, len(ids), args.push_batch):
+        batch = [
+            {"item_id": i, "actual_output": "The capital is Paris", "latency_ms": 120.0}
+            for i in ids[start : start + args.push_batch]
+        ]
+        response = client.post(url, {"outputs": batch}, format="json")
+        if response.status_code != 202:
+            raise SystemExit(f"push failed: {response.status_code} {response.content[:500]}")
+    pushed = time.perf_counter() - started
+    wait_finished(experiment)
+    scored = time.perf_counter() - started
+    print(
+        f"External target, {len(ids):,} outputs in batches of {args.push_batch:,}: ingested in "
+        f"{pushed:.2f} s = {len(ids) / pushed:,.0f} outputs/s; {experiment.status} (all scored) "
+        f"{scored:.2f} s after the first push; results "
+        f"{Result.objects.filter(experiment=experiment).count():,}"
+    )
+
+
+if __name__ == "__main__":
+    main()
