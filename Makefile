@@ -7,10 +7,11 @@ PYTHON ?= python3
 
 setup: $(VENV)/.installed static/vendor/.copied
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -e ./clients/python
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

@@ -21,7 +21,15 @@ from rich.text import Text
 from . import __version__
 from .client import Client
 from .config import save_config
-from .display import console, experiments_table, gate_table, github_errors, run_table
+from .display import (
+    console,
+    experiments_table,
+    gate_heading,
+    gate_reasons,
+    gate_table,
+    github_errors,
+    run_table,
+)
 from .errors import AssayError, AssayTimeout
 
 EXIT_FAILED = 1
@@ -52,7 +60,7 @@ class Failure(click.ClickException):
     exit_code = EXIT_ERROR
 
 
-@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("assay", cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="assay")
 def main() -> None:
     """Assay from a shell or a CI job. The server and token come from ASSAY_URL and
@@ -162,6 +170,7 @@ def run(
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         out = console()
+        out.print(Text(f"{result.name}: {result.status}"))
         out.print(run_table(result))
         out.print(Text(f"experiment {result.id}" + (f"  {result.url}" if result.url else "")))
     if not result.completed:
@@ -298,12 +307,22 @@ def results(experiment_id: str, file_format: str, output: Path | None) -> None:
     with Client() as client:
         chunks = client.export(experiment_id, file_format)
         if output is None:
-            stdout = click.get_binary_stream("stdout")
-            for chunk in chunks:
-                stdout.write(chunk)
-            stdout.flush()
+            write_stdout(chunks)
         else:
             write_atomically(output, chunks)
+
+
+def write_stdout(chunks) -> None:
+    """The bytes as they come, to stdout (its binary side when it has one)."""
+    binary = getattr(sys.stdout, "buffer", None)
+    for chunk in chunks:
+        if binary is not None:
+            binary.write(chunk)
+        else:
+            sys.stdout.write(chunk.decode("utf-8", errors="replace"))
+    sys.stdout.flush()
+    if binary is not None:
+        binary.flush()
 
 
 def write_atomically(path: Path, chunks) -> None:
@@ -374,7 +393,7 @@ def gate(
     """Does the candidate regress against the baseline? Exits 1 when it does.
 
     Writes the Markdown summary to $GITHUB_STEP_SUMMARY when that is set, and prints a
-    GitHub `::error` annotation for each failing evaluator."""
+    GitHub `::error` annotation for each failing evaluator (on stderr with --json)."""
     with Client() as client:
         decision = client.gate(
             baseline_ref,
@@ -391,11 +410,14 @@ def gate(
         click.echo(json.dumps(decision, indent=2))
     else:
         out = console()
+        out.print(Text(gate_heading(decision)))
         out.print(gate_table(decision))
+        for line in gate_reasons(decision):
+            out.print(Text(line))
         if decision.get("not_compared"):
             names = ", ".join(decision["not_compared"])
             out.print(Text(f"Not compared (on one side only): {names}"))
     for line in github_errors(decision):
-        click.echo(line)
+        click.echo(line, err=as_json)  # stdout stays pure JSON with --json
     if not decision["passed"]:
         sys.exit(EXIT_FAILED)

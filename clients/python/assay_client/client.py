@@ -15,7 +15,7 @@ import httpx
 from . import __version__
 from .config import resolve_credentials
 from .errors import AssayError, AssayTimeout
-from .evalset_files import file_format, import_mapping, next_version
+from .evalset_files import SEMVER, file_format, import_mapping, next_version
 from .results import FINISHED, ExperimentResult
 
 PAGE_SIZE = 200
@@ -317,6 +317,10 @@ class Client:
         has that name; an existing set's draft is replaced) and commit it as `version`
         (default: one patch above the highest version, or 1.0.0). Returns the version JSON."""
         path = Path(path)
+        if version is not None and not SEMVER.match(version):
+            # checked before the import, which replaces the set's draft
+            raise AssayError(0, "invalid", f"version: {version!r} is not a version such as 1.2.0")
+        file_format(path)
         evalset = self.evalset_by_name(name)
         if evalset is None:
             evalset = self.request("POST", "evalsets/", json={"name": name})

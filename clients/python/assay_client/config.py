@@ -86,11 +86,9 @@ def resolve_credentials(*, url: str | None, token: str | None) -> tuple[str, str
         if not token and saved_url and normalized_url(url or "") == normalized_url(saved_url):
             token = saved.get("token")
     if not url:
-        raise AssayError(
-            0, "config", f"No Assay URL: pass --url, set {ENV_URL}, or run `assay login`"
-        )
+        raise AssayError(0, "config", f"No Assay URL: set {ENV_URL} or run `assay login`")
     if not token:
         raise AssayError(
-            0, "config", f"No API token: pass --token, set {ENV_TOKEN}, or run `assay login`"
+            0, "config", f"No API token for {url}: set {ENV_TOKEN} or run `assay login`"
         )
     return normalized_url(url), token

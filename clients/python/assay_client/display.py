@@ -40,7 +40,7 @@ def interval(bounds, show=rate) -> str:
 
 def run_table(result: ExperimentResult) -> Table:
     """One line per evaluator of a finished run."""
-    table = Table(title=Text(f"{result.name} — {result.status}"), title_justify="left")
+    table = Table()
     for column in ("evaluator", "version", "pass rate", "95% CI", "pass", "fail", "unknown"):
         table.add_column(column, justify="left" if column in ("evaluator", "version") else "right")
     table.add_column("mean score", justify="right")
@@ -78,20 +78,36 @@ def experiments_table(experiments: list[dict]) -> Table:
     return table
 
 
-def gate_table(gate: dict) -> Table:
-    """One line per evaluator the gate compared, with its decision and the reasons."""
+def gate_heading(gate: dict) -> str:
+    """ "Assay gate passed: <candidate> against <baseline> (alpha, max drop)"."""
     verdict = "passed" if gate.get("passed") else "FAILED"
-    title = (
-        f"Assay gate {verdict}: {gate['candidate']['name']} against {gate['baseline']['name']} "
-        f"(alpha {gate['alpha']:g}, max drop {100 * gate['max_drop']:g} pts)"
+    limits = f"alpha {gate['alpha']:g}, max drop {100 * gate['max_drop']:g} pts"
+    if gate.get("max_unknown_rate") is not None:
+        limits += f", max unknown rate {rate(gate['max_unknown_rate'])}"
+    return (
+        f"Assay gate {verdict}: {gate['candidate']['name']} against "
+        f"{gate['baseline']['name']} ({limits})"
     )
-    table = Table(title=Text(title), title_justify="left")
+
+
+def gate_reasons(gate: dict) -> list[str]:
+    """ "<evaluator>: <why it failed>" for each failing evaluator."""
+    return [
+        f"{row['evaluator']}: {'; '.join(row['reasons'])}"
+        for row in gate.get("evaluators", [])
+        if row["failed"]
+    ]
+
+
+def gate_table(gate: dict) -> Table:
+    """One line per evaluator the gate compared, with its decision."""
+    table = Table()
     columns = ("evaluator", "baseline", "candidate", "Δ pass rate", "CI", "p (worse)", "unknown")
     for column in columns:
         table.add_column(column, justify="left" if column == "evaluator" else "right")
     table.add_column("result")
     for row in gate.get("evaluators", []):
-        result = Text("fail: " + "; ".join(row["reasons"]), style="red") if row["failed"] else None
+        result = Text("fail", style="red") if row["failed"] else Text("pass", style="green")
         table.add_row(
             Text(row["evaluator"]),
             rate(row["pass_rate_baseline"]),
@@ -100,7 +116,7 @@ def gate_table(gate: dict) -> Table:
             interval(row["pass_rate_delta_ci"], points),
             f"{row['p_worse']:.3g}",
             rate(row["unknown_rate"]),
-            result or Text("pass", style="green"),
+            result,
         )
     return table
 

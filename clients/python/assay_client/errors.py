@@ -31,9 +31,8 @@ class AssayError(Exception):
         """The error as one line for a terminal: the message, every detail the message does
         not already say (field: problem), and where it came from."""
         extra = [line for line in detail_lines(self.details) if line not in self.message]
-        text = self.message + ("".join(f"; {line}" for line in extra))
-        where = f"HTTP {self.status} {self.code}" if self.status else self.code
-        return f"{text} ({where})"
+        text = self.message + "".join(f"; {line}" for line in extra)
+        return f"{text} (HTTP {self.status} {self.code})" if self.status else text
 
     @classmethod
     def from_response(cls, response) -> AssayError:
