@@ -32,7 +32,8 @@ from .templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_probl
 
 METHODS = ("POST", "GET", "PUT", "PATCH")
 EXTRACTS = ("output", "trajectory", "tokens_in", "tokens_out", "cost")
-KEYS = {"url", "method", "headers", "body", *EXTRACTS, "timeout_s", "max_retries", "rpm_limit"}
+ORDER = ("method", "url", "headers", "body", *EXTRACTS, "timeout_s", "max_retries", "rpm_limit")
+KEYS = set(ORDER)
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 MAX_HEADERS, MAX_HEADER_VALUE, MAX_BODY_TEMPLATE = 50, 8192, 64 * 1024
 DEFAULTS = {"method": "POST", "headers": {}, "body": None, "output": "", "timeout_s": 30.0}
@@ -66,6 +67,10 @@ class HttpTarget(TargetSpec):
 
     def summary(self, config: dict) -> str:
         return f"{config.get('method', 'POST')} {config.get('url', '')}"
+
+    def public_config(self, config: dict) -> dict:
+        # In the order a reader follows a request (stored JSON keeps no order), unset ones out.
+        return {key: config[key] for key in ORDER if config.get(key) not in (None, "")}
 
     def form_fields(self, *, workspace) -> dict:
         from .http_form import http_fields

@@ -132,6 +132,20 @@ def _plan(request, state) -> list[dict]:
     )
 
 
+def _target_label(state) -> str:
+    try:
+        return str(target_get(state.get("target_kind")).label)
+    except ValueError:
+        return str(target_get("none").label)
+
+
+def _repetitions(state) -> int:
+    try:
+        return max(1, int(state.get("repetitions") or 1))
+    except (TypeError, ValueError):
+        return 1
+
+
 def _target_outputs(state) -> tuple[str, ...]:
     """What the chosen target produces for bindings to map (unknown kinds: nothing)."""
     try:
@@ -176,8 +190,9 @@ def _new_context(request, form, plan, state) -> dict:
         "form": form,
         "plan": plan,
         "evalset_version": version,
-        "has_target": bool(_target_outputs(state)),
-        "total_results": (version.item_count * len(plan)) if version else 0,
+        "target_label": _target_label(state),
+        "repetitions": _repetitions(state),
+        "total_results": version.item_count * len(plan) * _repetitions(state) if version else 0,
         "policy_kinds": [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))],
         "target_panels": [
             {"name": spec.name, "template": spec.form_template}
