@@ -89,6 +89,13 @@ def test_api_errors_name_the_field(assay_env, client, words, contains, tmp_path)
         "version",
     )
 
+    source.write_text("input,reference_output\nsay w1,w1\nsay w2,\n")  # a required cell empty
+    failed(
+        assay("evalset", "push", str(source), "--name", "Words"),
+        "Nothing was imported",
+        "line 3, reference_output: this column is required and the cell is empty",
+    )
+
     # the Python client carries the same details
     with pytest.raises(AssayError) as raised:
         client.create_experiment(

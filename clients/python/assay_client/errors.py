@@ -31,7 +31,9 @@ class AssayError(Exception):
         """The error as one line for a terminal: the message, every detail the message does
         not already say (field: problem), and where it came from."""
         extra = [line for line in detail_lines(self.details) if line not in self.message]
-        text = self.message + "".join(f"; {line}" for line in extra)
+        text = self.message
+        if extra:
+            text += (" " if text.endswith((".", ":", "!", "?")) else "; ") + "; ".join(extra)
         return f"{text} (HTTP {self.status} {self.code})" if self.status else text
 
     @classmethod
