@@ -4,7 +4,14 @@ the compare page have finished runs to show.
 The baseline uses "Answer contains reference" 1.0.0 (case-insensitive containment) and, when the
 evaluators demo made it, the "Equal" preset; the second run is a clone with 1.1.0 of the
 containment check, which is stricter (whole word, at most twelve words), so the two differ.
-Both run in this process: launching also enqueues the start task, which later finds the run
+A third run stands for the team's own application, evaluated from its CI: an external target
+whose outputs a client "pushed" (three repetitions of a model that is right more often on easy
+questions, with latency, tokens and cost), so the page shows pass@k / pass^k, clustered
+intervals and the cost and latency cards; a fourth re-scores its outputs with the stricter check
+without calling anything. The baseline is marked as one, so `assay gate --baseline latest`
+has something to compare against.
+
+All run in this process: launching also enqueues the start task, which later finds the run
 finished and does nothing.
 """
 
@@ -22,6 +29,12 @@ EVALSET_NAME = "Demo QA"
 EVALUATOR_NAME = "Answer contains reference"
 BASELINE = "Demo QA · baseline"
 STRICTER = "Demo QA · stricter containment"
+PUSHED = "Demo QA · our app, pushed from CI (3 repetitions)"
+RESCORED = "Demo QA · our app, re-scored with the stricter check"
+TARGET_MAPPING = {
+    "actual_output": "target:actual_output",
+    "reference_output": "column:reference_output",
+}
 
 # (question, reference answer, a wrong answer, topic, difficulty)
 FACTS = [
@@ -101,6 +114,19 @@ def demo_load(*, workspace, user) -> None:
             experiment=baseline, user=user, name=STRICTER, versions={v1.evaluator_id: v2}
         )
         _run(stricter)
+    baseline.refresh_from_db()
+    if not baseline.is_baseline:
+        services.experiment_mark_baseline(experiment=baseline, is_baseline=True)
+    pushed = _existing(Experiment, workspace, PUSHED) or _pushed(workspace, user, version, v1)
+    if _existing(Experiment, workspace, RESCORED) is None:
+        rescored = services.experiment_rescore(
+            experiment=pushed,
+            user=user,
+            name=RESCORED,
+            bindings=[{"evaluator_version": v2, "mapping": TARGET_MAPPING}],
+            launch=True,
+        )
+        engine.experiment_run_inline(experiment_id=rescored.pk)
 
 
 def _existing(model, workspace, name: str):
@@ -123,6 +149,55 @@ def _baseline(workspace, user, version, contains) -> Experiment:
     )
     _run(baseline)
     return baseline
+
+
+def _pushed(workspace, user, version, contains) -> Experiment:
+    """An external-target run whose outputs are pushed here as a client would push them."""
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=PUSHED,
+        evalset_version=version,
+        bindings=[{"evaluator_version": contains, "mapping": TARGET_MAPPING}],
+        target={"kind": "external"},
+        repetitions=3,
+        chunk_size=20,
+        launch=True,
+        description="Outputs computed by the team's app (here: a simulated one) and pushed "
+        "through POST /api/v1/experiments/{id}/outputs/, as `assay run` does.",
+    )
+    engine.experiment_begin(experiment_id=experiment.pk)
+    outputs = [
+        _app_answer(item, repeat)
+        for item in version.items.order_by("position")
+        for repeat in range(3)
+    ]
+    services.outputs_push(experiment=experiment, outputs=outputs)
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
+
+
+WRONG = {question: wrong for question, _a, wrong, _t, _l in FACTS}
+HARD = {question for question, _a, _w, _t, level in FACTS if level == "hard"}
+
+
+def _app_answer(item, repeat: int) -> dict:
+    """A simulated app: right 9 times in 10 on easy questions and 6 in 10 on hard ones,
+    varying by repetition; deterministic, so every load shows the same numbers."""
+    question = item.data["input"]["text"]
+    reference = item.data["reference_output"]["text"]
+    luck = (item.position * 7 + repeat * 3) % 10
+    right = luck < (6 if question in HARD else 9)
+    answer = f"It is {reference}." if right else f"It is {WRONG.get(question, 'unclear')}."
+    tokens_in, tokens_out = 40 + len(question) // 4, 6 + len(answer) // 4
+    return {
+        "item_id": str(item.item_id),
+        "repeat": repeat,
+        "actual_output": answer,
+        "latency_ms": 180.0 + (item.position * 37 + repeat * 91) % 420,
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        "cost": round(tokens_in * 0.15e-6 + tokens_out * 0.6e-6, 8),
+    }
 
 
 def _run(experiment: Experiment) -> None:

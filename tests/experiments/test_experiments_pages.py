@@ -380,18 +380,28 @@ def test_anonymous_is_sent_to_sign_in(client, finished):
 # ----------------------------------------------------------------------------- demo
 
 
-def test_demo_loads_two_finished_runs_that_differ_once(workspace, user):
-    from experiments.demo import BASELINE, STRICTER, demo_load
-    from experiments.models import Aggregate
+def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspace, user):
+    from experiments.demo import BASELINE, PUSHED, RESCORED, STRICTER, demo_load
+    from experiments.models import Aggregate, TargetResult
 
     demo_load(workspace=workspace, user=user)
     demo_load(workspace=workspace, user=user)  # idempotent: nothing doubled
     runs = {e.name: e for e in Experiment.objects.filter(workspace=workspace)}
-    assert set(runs) == {BASELINE, STRICTER}
-    assert all(
-        e.status == ExperimentStatus.COMPLETED and e.results_done == 60 for e in runs.values()
-    )
+    assert set(runs) == {BASELINE, STRICTER, PUSHED, RESCORED}
+    assert all(e.status == ExperimentStatus.COMPLETED for e in runs.values())
+    assert runs[BASELINE].results_done == runs[STRICTER].results_done == 60
     assert runs[STRICTER].cloned_from_id == runs[BASELINE].pk
+    assert runs[BASELINE].is_baseline and not runs[STRICTER].is_baseline
     lines = {name: Aggregate.objects.get(experiment=e).summary for name, e in runs.items()}
     assert lines[BASELINE]["nones"] == lines[STRICTER]["nones"] == 4
     assert lines[STRICTER]["passed"] < lines[BASELINE]["passed"]
+
+    # the pushed run: 60 rows × 3 repetitions, with usage, and repetitions on the dashboard
+    pushed = runs[PUSHED]
+    assert pushed.target_kind == "external" and pushed.results_done == 180
+    assert TargetResult.objects.filter(experiment=pushed, status="success").count() == 180
+    assert 0 < lines[PUSHED]["passed"] < 180
+    assert lines[PUSHED]["repetitions"]["k"] == 3
+    assert pushed.target_summary["usage"]["cost"] > 0
+    assert runs[RESCORED].outputs_from_id == pushed.pk
+    assert runs[RESCORED].results_done == 180
