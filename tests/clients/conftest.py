@@ -4,6 +4,8 @@ token, and an environment that points the client at them and nowhere else."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from assay import services
@@ -25,6 +27,13 @@ def word_rows(n: int) -> list[dict]:
 def echo_last_word(row: dict) -> str:
     """The right answer to a word row."""
     return "You said " + row["input"].split()[-1]
+
+
+@pytest.fixture(autouse=True)
+def restore_sys_path(monkeypatch):
+    """`assay run` puts the current directory first on sys.path, as `python -m` does; each
+    test gets the path back as it was."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
 
 
 @pytest.fixture

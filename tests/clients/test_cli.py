@@ -48,7 +48,6 @@ def project(tmp_path, monkeypatch):
         writer.writeheader()
         writer.writerows(word_rows(ROWS))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the CLI puts the directory first
     yield tmp_path
     sys.modules.pop("words_app", None)
 

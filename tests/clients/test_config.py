@@ -4,7 +4,11 @@ user sees when something is wrong: one line naming the problem, exit code 2, no 
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from assay_client import AssayError
@@ -105,3 +109,22 @@ def test_api_errors_name_the_field(assay_env, client, words, contains, tmp_path)
             repetitions=99,
         )
     assert raised.value.status == 400 and "repetitions" in raised.value.details
+
+
+def test_the_installed_command_runs_from_a_shell(server, token, clean_env):
+    """The `assay` script pip installed, in a process of its own, configured by the
+    environment alone."""
+    command = Path(sys.executable).parent / "assay"
+    env = {**os.environ, "ASSAY_URL": server, "ASSAY_TOKEN": token}
+    listed = subprocess.run(
+        [str(command), "experiments", "list"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (listed.returncode, listed.stdout, listed.stderr) == (0, "No experiments.\n", "")
+    env["ASSAY_TOKEN"] = "asy_revoked"
+    refused = subprocess.run(
+        [str(command), "experiments", "list"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2
+    assert (
+        refused.stderr == "Error: Invalid or revoked API token. (HTTP 401 authentication_failed)\n"
+    )

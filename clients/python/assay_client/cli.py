@@ -120,7 +120,7 @@ def login(url: str, token: str) -> None:
     type=click.IntRange(1),
     help="Calls of the task at once.",
 )
-@click.option("--name", help="The experiment's name (default: '<function> on <evalset>').")
+@click.option("--name", help="The experiment's name (default: '<module:function> on <evalset>').")
 @click.option(
     "--repetitions", default=1, show_default=True, type=click.IntRange(1), help="Calls per row."
 )
