@@ -38,7 +38,7 @@ def launch(workspace, user, version, bindings, **options):
 
 
 def test_an_http_target_runs_k_times_per_row_and_intervals_cluster_by_item(
-    workspace, user, app, api
+    workspace, user, app, api, web
 ):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(12))
     contains = make_code_version(workspace=workspace, user=user)
@@ -70,6 +70,10 @@ def test_an_http_target_runs_k_times_per_row_and_intervals_cluster_by_item(
     body = api.get(f"/api/v1/experiments/{done.public_id}/").json()
     assert body["repetitions"] == 3 and body["target_summary"]["usage"]["rows"] == 36
     assert body["outputs_received"] == 36
+    page = web.get(f"/w/acme/experiments/{done.public_id}/").content.decode()
+    assert 'class="repetitions"' in page and "pass@3" in page and "pass^3" in page
+    assert '<dd class="pass-at-k">50.0%' in page
+    assert page.count('<td class="repeat">3</td>') == 12  # one per row, on the first page
 
 
 def test_without_a_target_each_judge_is_sampled_k_times(workspace, user, llm_server):
