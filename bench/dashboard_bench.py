@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.experiment_bench import scratch_database  # noqa: E402
+from bench.support import scratch_database  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 

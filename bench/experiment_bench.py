@@ -10,61 +10,20 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.support import peak_rss_mb, platform_with_worker  # noqa: E402
+
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "2000,20000").split(",")]
 
 
-def scratch_database() -> str:
-    """A fresh database for the bench: never the developer's own."""
-    base = os.environ.get("DATABASE_URL", "")
-    if base.startswith("postgres"):
-        import psycopg
-
-        admin = base.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS assay_bench WITH (FORCE)")
-            conn.execute("CREATE DATABASE assay_bench")
-        return base.rsplit("/", 1)[0] + "/assay_bench"
-    return ""
-
-
 def main() -> None:
-    data_dir = tempfile.mkdtemp(prefix="assay-bench-")
-    os.environ["ASSAY_DATA_DIR"] = data_dir
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
-    from tests.support.processes import RedisServer, Worker
-
-    redis = None
-    if not os.environ.get("REDIS_URL"):
-        redis = RedisServer().start()
-        os.environ["REDIS_URL"] = redis.url
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    db_url = database or f"sqlite:///{data_dir}/assay.sqlite3"
-    worker = Worker(database_url=db_url, redis_url=os.environ["REDIS_URL"], concurrency=2).start()
-    try:
-        time.sleep(3)  # let the worker connect and fork its pool
-        print(f"database: {'PostgreSQL' if database else 'SQLite'}; worker concurrency 2")
+    with platform_with_worker(concurrency=2) as worker:
         for size in SIZES:
             run(size, worker)
-    finally:
-        worker.stop()
-        if redis:
-            redis.kill()
 
 
 def run(size: int, worker) -> None:
@@ -107,26 +66,6 @@ def run(size: int, worker) -> None:
         f"aggregate: {experiment.aggregates.get().summary['line']}; "
         f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB"
     )
-
-
-def peak_rss_mb(pid: int) -> float:
-    """The largest peak resident set (VmHWM) among the worker and its pool children."""
-    peak = 0
-    for candidate in [pid, *children(pid)]:
-        try:
-            for line in Path(f"/proc/{candidate}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
-        except OSError:
-            continue
-    return peak / 1024
-
-
-def children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,43 +31,15 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.experiment_bench import peak_rss_mb, scratch_database  # noqa: E402
+from bench.support import peak_rss_mb, platform_with_worker  # noqa: E402
 
 
 def main() -> None:
     args = parse_args()
-    data_dir = tempfile.mkdtemp(prefix="assay-bench-")
-    os.environ["ASSAY_DATA_DIR"] = data_dir
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
-    from tests.support.processes import RedisServer, Worker
-
-    redis = None
-    if not os.environ.get("REDIS_URL"):
-        redis = RedisServer().start()
-        os.environ["REDIS_URL"] = redis.url
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    db_url = database or f"sqlite:///{data_dir}/assay.sqlite3"
-    worker = Worker(database_url=db_url, redis_url=os.environ["REDIS_URL"], concurrency=1).start()
-    try:
-        time.sleep(3)  # let the worker connect and fork its pool
-        print(f"database: {'PostgreSQL' if database else 'SQLite'}; worker concurrency 1")
+    with platform_with_worker(concurrency=1) as worker:
         http_batch(args)
         http_run(args, worker)
         external_run(args, worker)
-    finally:
-        worker.stop()
-        if redis:
-            redis.kill()
 
 
 def parse_args() -> argparse.Namespace:
@@ -128,6 +99,21 @@ def start_app(latency: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{int(process.stdout.readline())}"
 
 
+MAPPING = {"actual_output": "target:actual_output", "reference_output": "column:reference_output"}
+
+
+def run_body(name: str, version, check, target: dict, **options) -> dict:
+    """The API body of a launched run scoring the target's answers with the code check."""
+    return {
+        "name": name,
+        "evalset_version": str(version.public_id),
+        "target": target,
+        "bindings": [{"evaluator_version": str(check.public_id), "mapping": MAPPING}],
+        "launch": True,
+        **options,
+    }
+
+
 def http_target(url: str) -> dict:
     return {
         "kind": "http",
@@ -179,21 +165,16 @@ def http_run(args, worker) -> None:
     from experiments.models import Result, TargetResult
 
     version, check, client = setting_up("http", args.rows)
-    mapping = {
-        "actual_output": "target:actual_output",
-        "reference_output": "column:reference_output",
-    }
     app, url = start_app(args.latency)
     try:
-        body = {
-            "name": "bench http",
-            "evalset_version": str(version.public_id),
-            "target": http_target(url),
-            "bindings": [{"evaluator_version": str(check.public_id), "mapping": mapping}],
-            "concurrency": args.concurrency,
-            "chunk_size": args.chunk_size,
-            "launch": True,
-        }
+        body = run_body(
+            "bench http",
+            version,
+            check,
+            http_target(url),
+            concurrency=args.concurrency,
+            chunk_size=args.chunk_size,
+        )
         started = time.perf_counter()
         experiment = launch(client, body)
         wait_finished(experiment)
@@ -219,18 +200,9 @@ def external_run(args, worker) -> None:
     from experiments.models import Result
 
     version, check, client = setting_up("external", args.push_rows)
-    mapping = {
-        "actual_output": "target:actual_output",
-        "reference_output": "column:reference_output",
-    }
-    body = {
-        "name": "bench external",
-        "evalset_version": str(version.public_id),
-        "target": {"kind": "external"},
-        "bindings": [{"evaluator_version": str(check.public_id), "mapping": mapping}],
-        "chunk_size": args.push_batch,
-        "launch": True,
-    }
+    body = run_body(
+        "bench external", version, check, {"kind": "external"}, chunk_size=args.push_batch
+    )
     experiment = launch(client, body)
     ids = [str(i) for i in version.items.order_by("position").values_list("item_id", flat=True)]
     url = f"/api/v1/experiments/{experiment.public_id}/outputs/"

@@ -83,12 +83,18 @@ def any_active(experiments) -> bool:
 def evalset_version_for(*, workspace: Workspace, public_id) -> EvalSetVersion | None:
     """An evalset version of the workspace by public id or by "name@version", or None."""
     qs = EvalSetVersion.objects.filter(evalset__workspace=workspace).select_related("evalset")
-    named = _named_ref(public_id)
-    if named is not None:
-        name, version = named
-        live = qs.filter(evalset__deleted_at__isnull=True, evalset__name=name)
-        return live.filter(version=version).first() if version else _highest(live)
-    return by_public_id(qs, public_id)
+    return _version_ref(qs, "evalset", public_id)
+
+
+def _version_ref(versions, parent: str, ref):
+    """A version by public id, or by "name@version" of its live `parent` (no version: the
+    highest)."""
+    named = _named_ref(ref)
+    if named is None:
+        return by_public_id(versions, ref)
+    name, version = named
+    live = versions.filter(**{f"{parent}__deleted_at__isnull": True, f"{parent}__name": name})
+    return live.filter(version=version).first() if version else _highest(live)
 
 
 def _named_ref(ref) -> tuple[str, str] | None:
@@ -108,12 +114,7 @@ def _highest(versions):
 def evaluator_version_for(*, workspace: Workspace, public_id) -> EvaluatorVersion | None:
     """An evaluator version of the workspace by public id or by "name@version", or None."""
     qs = EvaluatorVersion.objects.filter(evaluator__workspace=workspace).select_related("evaluator")
-    named = _named_ref(public_id)
-    if named is not None:
-        name, version = named
-        live = qs.filter(evaluator__deleted_at__isnull=True, evaluator__name=name)
-        return live.filter(version=version).first() if version else _highest(live)
-    return by_public_id(qs, public_id)
+    return _version_ref(qs, "evaluator", public_id)
 
 
 def evaluator_for(*, workspace: Workspace, public_id) -> Evaluator | None:

@@ -64,17 +64,15 @@ def clustered_rate_ci(
     """CI of Σhits / Σtrials (e.g. fails over decided rows) with rows clustered in items
     (`hits[i]`, `trials[i]` per item), Rogan–Gladen corrected like `bootstrap_ci`. None below
     `min_sample` decided rows."""
-    check_iterations(iterations)
-    check_confidence(confidence)
-    hits, trials = _paired_arrays(hits, trials)
-    if trials.sum() == 0 or trials.sum() < min_sample:
-        return None
-    if trials.size > CLUSTER_BOOTSTRAP_MAX_ITEMS:
-        low, high = _ratio_normal(hits, trials, confidence)
-        bounds = np.sort(rogan_gladen(np.array([low, high]), sensitivity, specificity))
-        return float(bounds[0]), float(bounds[1])
-    rates = _resampled_ratios(hits, trials, iterations, seed)
-    return percentile_bounds(rogan_gladen(rates, sensitivity, specificity), confidence)
+    return _clustered_ci(
+        hits,
+        trials,
+        lambda rates: rogan_gladen(rates, sensitivity, specificity),
+        iterations=iterations,
+        confidence=confidence,
+        min_sample=min_sample,
+        seed=seed,
+    )
 
 
 def clustered_mean_ci(
@@ -87,14 +85,31 @@ def clustered_mean_ci(
     seed: int | None = 0,
 ) -> tuple[float, float] | None:
     """CI of the mean score Σsums / Σcounts with scores clustered in items."""
+    return _clustered_ci(
+        sums,
+        counts,
+        lambda means: means,
+        iterations=iterations,
+        confidence=confidence,
+        min_sample=min_sample,
+        seed=seed,
+    )
+
+
+def _clustered_ci(numerators, denominators, correct, *, iterations, confidence, min_sample, seed):
+    """The interval of Σnumerators / Σdenominators resampling items: a cluster bootstrap, or the
+    normal approximation of a ratio estimator for many items; `correct` maps ratios."""
     check_iterations(iterations)
     check_confidence(confidence)
-    sums, counts = _paired_arrays(sums, counts)
-    if counts.sum() == 0 or counts.sum() < min_sample:
+    numerators, denominators = _paired_arrays(numerators, denominators)
+    if denominators.sum() == 0 or denominators.sum() < min_sample:
         return None
-    if counts.size > CLUSTER_BOOTSTRAP_MAX_ITEMS:
-        return _ratio_normal(sums, counts, confidence)
-    return percentile_bounds(_resampled_ratios(sums, counts, iterations, seed), confidence)
+    if denominators.size > CLUSTER_BOOTSTRAP_MAX_ITEMS:
+        normal = np.array(_ratio_normal(numerators, denominators, confidence))
+        low, high = np.sort(correct(normal))
+        return float(low), float(high)
+    ratios = _resampled_ratios(numerators, denominators, iterations, seed)
+    return percentile_bounds(correct(ratios), confidence)
 
 
 def _paired_arrays(numerators, denominators) -> tuple[np.ndarray, np.ndarray]:

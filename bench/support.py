@@ -1,0 +1,84 @@
+"""What the benchmarks share: a scratch database, Django set up on it, a real worker process,
+and the peak memory of a process tree. Never the developer's own database."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def scratch_database() -> str:
+    """A fresh database `assay_bench` on DATABASE_URL's PostgreSQL server ('' without one)."""
+    base = os.environ.get("DATABASE_URL", "")
+    if base.startswith("postgres"):
+        import psycopg
+
+        admin = base.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS assay_bench WITH (FORCE)")
+            conn.execute("CREATE DATABASE assay_bench")
+        return base.rsplit("/", 1)[0] + "/assay_bench"
+    return ""
+
+
+@contextmanager
+def platform_with_worker(*, concurrency: int):
+    """Django on a scratch database (else a temporary SQLite file), migrated, with REDIS_URL
+    (else a private redis-server) and a real Celery worker of `concurrency` processes, which
+    is yielded. Prints which database it is."""
+    data_dir = tempfile.mkdtemp(prefix="assay-bench-")
+    os.environ["ASSAY_DATA_DIR"] = data_dir
+    database = scratch_database()
+    if database:
+        os.environ["DATABASE_URL"] = database
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    from tests.support.processes import RedisServer, Worker
+
+    redis = None
+    if not os.environ.get("REDIS_URL"):
+        redis = RedisServer().start()
+        os.environ["REDIS_URL"] = redis.url
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    db_url = database or f"sqlite:///{data_dir}/assay.sqlite3"
+    worker = Worker(
+        database_url=db_url, redis_url=os.environ["REDIS_URL"], concurrency=concurrency
+    ).start()
+    try:
+        time.sleep(3)  # let the worker connect and fork its pool
+        kind = "PostgreSQL" if database else "SQLite"
+        print(f"database: {kind}; worker concurrency {concurrency}")
+        yield worker
+    finally:
+        worker.stop()
+        if redis:
+            redis.kill()
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The largest peak resident set (VmHWM) among a process and its children."""
+    peak = 0
+    for candidate in [pid, *children(pid)]:
+        try:
+            for line in Path(f"/proc/{candidate}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except OSError:
+            continue
+    return peak / 1024
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
