@@ -245,6 +245,7 @@ CELERY_BEAT_SCHEDULE: dict = {
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")
+HTTP_CLIENT_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "openai")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -259,6 +260,9 @@ LOGGING = {
         "evaluators": {"level": LOG_LEVEL},
         "evalsets": {"level": LOG_LEVEL},
         "experiments": {"level": LOG_LEVEL},
+        # HTTP clients log every request at INFO, URL included: that is row data of HTTP
+        # targets, and in a worker run at --loglevel INFO a line per call costs real CPU.
+        **{name: {"level": "WARNING"} for name in HTTP_CLIENT_LOGGERS},
     },
 }
 

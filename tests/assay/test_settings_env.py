@@ -125,3 +125,28 @@ def test_outbound_policy_defaults_and_bad_values(tmp_path):
     assert json.loads(production.stdout)["outbound"] == "public", production.stderr
     bad = run_settings(tmp_path, ASSAY_OUTBOUND_ALLOW="public,not a host!")
     assert bad.returncode != 0 and "ASSAY_OUTBOUND_ALLOW" in bad.stderr
+
+
+WORKER_LOGGING = (
+    "import django, logging; django.setup();"
+    "from assay.celery import app; app.log.setup(loglevel='INFO', redirect_stdouts=False);"
+    "print(logging.getLogger().isEnabledFor(logging.INFO),"
+    " [n for n in ('httpx', 'httpx2', 'httpcore2', 'openai')"
+    "  if logging.getLogger(n).isEnabledFor(logging.INFO)])"
+)
+
+
+def test_a_worker_at_info_does_not_log_every_http_call(tmp_path):
+    """HTTP clients log each request's URL at INFO: row data of HTTP targets, and CPU."""
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update({"DJANGO_SETTINGS_MODULE": "assay.settings", "ASSAY_DATA_DIR": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_LOGGING],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "[]"]  # the worker logs at INFO; the clients do not
