@@ -15,12 +15,14 @@ from django.conf import settings
 from assay.safety.caps import ANSWER_BYTES
 from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
 from evaluators.llm.attempts import (
+    BatchCancelled,
     call_with_retries,
     final_message,
     gather_cancellable,
     run_blocking,
 )
 from evaluators.llm.retry import Failure, short, status_failure
+from evaluators.runner import RunCancelled
 
 from .templating import PLACEHOLDER, SECRET_PREFIX, Renderer, RowError, placeholders
 
@@ -151,9 +153,13 @@ def media_link(workspace):
 
 
 def run_calls(*, experiment, calls: list[HttpCall], cancel: threading.Event | None) -> list:
-    """[(call, Answer)] in order; blocking (for the chunk runner and the test request)."""
+    """[(call, Answer)] in order; blocking (for the chunk runner and the test request).
+    A cancel drops the calls in flight and raises RunCancelled, as evaluator batches do."""
     call_settings = CallSettings.for_experiment(experiment)
-    return run_blocking(_send_all(calls, call_settings, experiment.concurrency, cancel))
+    try:
+        return run_blocking(_send_all(calls, call_settings, experiment.concurrency, cancel))
+    except BatchCancelled:
+        raise RunCancelled from None
 
 
 async def _send_all(calls, call_settings, concurrency, cancel) -> list:

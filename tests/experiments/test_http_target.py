@@ -11,6 +11,7 @@ from assay import services as platform
 from experiments import engine, services
 from experiments.models import Result, TargetResult
 from tests.support.app_server import ScriptedApp
+from tests.experiments.conftest import wait_for
 from tests.support.factories import make_code_version, make_evalset_version
 
 SECRET = "app-token-0123456789-abcdef"
@@ -329,3 +330,32 @@ def test_a_test_request_with_a_bad_config_names_the_field(workspace, user, app, 
     )
     assert response.status_code == 400 and "target.output" in response.json()["error"]["details"]
     assert app.calls == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cancel_stops_the_calls_in_flight(workspace, user, contains, app, celery_worker_inproc):
+    from experiments.models import Experiment
+
+    rows = [row(f"q{i}", script="hang:60") for i in range(40)]
+    version = rows_version(workspace, user, rows)
+    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="hanging app",
+        evalset_version=version,
+        bindings=[{"evaluator_version": contains}],
+        target=target(app, timeout_s=60, max_retries=0),
+        concurrency=8,
+        launch=True,
+    )
+    wait_for(lambda: app.calls >= 8, 20, "the first calls to reach the app")
+    services.experiment_cancel(experiment=Experiment.objects.get(pk=experiment.pk))
+    # the answers would take a minute; the run ends long before, without sending the rest
+    wait_for(
+        lambda: Experiment.objects.get(pk=experiment.pk).status == "cancelled",
+        30,
+        "the run to be cancelled",
+    )
+    assert app.calls == 8
+    assert not TargetResult.objects.filter(experiment=experiment).exists()
