@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import uuid
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -159,12 +160,20 @@ def _enqueue(chunks) -> None:
     enqueue_chunks(chunks)
 
 
-def _items(experiment: Experiment, outputs: list) -> dict[str, EvalSetItem]:
+class _PushedItem(NamedTuple):
+    """What a push needs of an item (model instances cost more than the rest of a push)."""
+
+    pk: int
+    item_id: uuid.UUID
+    position: int
+
+
+def _items(experiment: Experiment, outputs: list) -> dict[str, _PushedItem]:
     ids = {as_uuid(e.get("item_id")) for e in outputs if isinstance(e, dict)} - {None}
     found = EvalSetItem.objects.filter(
         version_id=experiment.evalset_version_id, item_id__in=ids
-    ).only("id", "item_id", "position")
-    return {str(item.item_id): item for item in found}
+    ).values_list("id", "item_id", "position")
+    return {str(item_id): _PushedItem(pk, item_id, position) for pk, item_id, position in found}
 
 
 def _present(experiment: Experiment, keys: set[tuple[int, int]]) -> int:
