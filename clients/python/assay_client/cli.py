@@ -147,6 +147,12 @@ def run(
     The module is imported from the current directory. Exits 1 if the run did not complete.
     """
     task = load_task(task_ref)
+    created: list[dict] = []
+
+    def on_created(experiment: dict) -> None:
+        created.append(experiment)
+        announce(experiment)
+
     with Client() as client:
         try:
             result = client.run_experiment(
@@ -158,13 +164,14 @@ def run(
                 repetitions=repetitions,
                 progress=True,
                 timeout=timeout,
-                on_created=announce,
+                on_created=on_created,
             )
         except AssayTimeout as exc:
             click.echo(f"Error: {exc.message}", err=True)
             sys.exit(EXIT_FAILED)
         except KeyboardInterrupt:
-            click.echo("Interrupted: the experiment was cancelled.", err=True)
+            done = "the experiment was cancelled" if created else "no experiment was created"
+            click.echo(f"Interrupted: {done}.", err=True)
             sys.exit(EXIT_FAILED)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
