@@ -153,6 +153,7 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         query = s.GateQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         params = dict(query.validated_data)
+        params.pop("workspace", None)
         candidate = selectors.experiment_get(
             workspace=request.workspace, public_id=params.pop("candidate")
         )

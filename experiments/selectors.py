@@ -15,7 +15,7 @@ from assay.models import Workspace
 from assay.selectors import as_uuid, by_public_id, public_or_404
 from assay.semver import sort_key
 from assay.vocabulary import ResultStatus, Verdict
-from evalsets.models import EvalSetVersion
+from evalsets.models import EvalSet, EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
 
 from .models import ACTIVE_STATUSES, EvaluatorBinding, Experiment, ExperimentStatus, Result
@@ -25,7 +25,8 @@ TAG_SCAN = 5000
 
 
 def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = "") -> QuerySet:
-    """Experiments of the workspace, newest first; `evalset` is an evalset or version public id.
+    """Experiments of the workspace, newest first; `evalset` is an evalset or version public id,
+    or a live evalset's "name" (any version) or "name@version".
 
     A status or id that cannot match anything is a ValidationError naming the filter.
     """
@@ -35,14 +36,21 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
             raise ValidationError({"status": f"Unknown status {status!r}."})
         qs = qs.filter(status=status)
     if evalset:
-        ref = as_uuid(evalset)
-        if ref is None:
-            raise ValidationError({"evalset": "Give an evalset or evalset version id."})
-        qs = qs.filter(
-            Q(evalset_version__public_id=ref) | Q(evalset_version__evalset__public_id=ref)
-        )
+        qs = qs.filter(_evalset_filter(workspace, evalset))
     qs = qs.select_related("evalset_version__evalset", "created_by")
     return qs.annotate(binding_count=Count("bindings")).order_by("-created_at", "-pk")
+
+
+def _evalset_filter(workspace: Workspace, ref: str) -> Q:
+    named = _named_ref(ref)
+    if named is None:
+        uid = as_uuid(ref)
+        return Q(evalset_version__public_id=uid) | Q(evalset_version__evalset__public_id=uid)
+    name, version = named
+    if not EvalSet.objects.filter(workspace=workspace, name=name, deleted_at__isnull=True).exists():
+        raise ValidationError({"evalset": f"No evaluation set is named {name!r}."})
+    live = Q(evalset_version__evalset__name=name, evalset_version__evalset__deleted_at__isnull=True)
+    return live & Q(evalset_version__version=version) if version else live
 
 
 def experiment_get(*, workspace: Workspace, public_id) -> Experiment:

@@ -74,6 +74,8 @@ class GateQuerySerializer(StrictSerializer):
     alpha = serializers.FloatField(required=False, default=0.05)
     max_drop = serializers.FloatField(required=False, default=0.0)
     max_unknown_rate = serializers.FloatField(required=False, allow_null=True, default=None)
+    # read by the API's workspace selection (session callers), like on every other endpoint
+    workspace = serializers.CharField(required=False, write_only=True)
 
 
 class TargetTestSerializer(StrictSerializer):
@@ -228,6 +230,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "id",
             "item_id",
             "position",
+            "repeat",
             "tags",
             "binding",
             "evaluator",

@@ -16,6 +16,7 @@ from ..models import Experiment, Result
 CSV_FIELDS = [
     "item_id",
     "position",
+    "repeat",
     "tags",
     "evaluator",
     "evaluator_version",
@@ -30,6 +31,7 @@ CSV_FIELDS = [
     "latency_ms",
     "tokens_in",
     "tokens_out",
+    "cost",
     "correction_note",
     "input",
 ]
@@ -60,7 +62,7 @@ def _results(experiment: Experiment):
     return (
         Result.objects.filter(experiment=experiment)
         .select_related("binding__evaluator_version__evaluator")
-        .order_by("position", "binding_id")
+        .order_by("position", "repeat", "binding_id")
         .iterator(chunk_size=2000)
     )
 
@@ -70,6 +72,7 @@ def _row(result: Result) -> dict:
     return {
         "item_id": str(result.item_uid),
         "position": result.position,
+        "repeat": result.repeat,
         "tags": result.tags,
         "evaluator": version.evaluator.name,
         "evaluator_version": version.version,
@@ -86,6 +89,7 @@ def _row(result: Result) -> dict:
         "latency_ms": round(result.latency_ms, 3),
         "tokens_in": result.tokens_in,
         "tokens_out": result.tokens_out,
+        "cost": result.cost,
         "correction_note": result.correction_note,
         "input": result.input,
     }

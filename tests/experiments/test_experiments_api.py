@@ -106,6 +106,8 @@ def test_list_filters_by_status_and_evalset(api, finished, workspace, user, eval
     assert names("?status=completed") == ["done"]
     assert names(f"?evalset={finished.evalset_version.evalset.public_id}") == ["done"]
     assert names(f"?evalset={other.public_id}") == ["draft"]
+    assert names("?evalset=Other") == names("?evalset=Other@1.0.0") == ["draft"]
+    assert names("?evalset=Other@9.9.9") == []
     listed = api.get(URL).json()["results"][1]
     assert listed["progress"]["percent"] == 100.0 and listed["results_total"] == 40
     assert "status" in error_of(api.get(URL + "?status=exploded"))["details"]

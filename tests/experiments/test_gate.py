@@ -144,3 +144,15 @@ def test_a_run_that_is_not_complete_cannot_be_gated(api, runs, workspace, user):
     draft = services.experiment_clone(experiment=candidate, user=user)
     response = gate(api, str(baseline.public_id), draft)
     assert response.status_code == 400 and "candidate" in response.json()["error"]["details"]
+
+
+def test_a_signed_in_caller_names_the_workspace_in_the_query(web, runs):
+    baseline, candidate = runs(*pairs(down=5, up=4))
+    query = {
+        "workspace": "acme",
+        "baseline": str(baseline.public_id),
+        "candidate": str(candidate.public_id),
+    }
+    response = web.get("/api/v1/experiments/gate/", query)
+    assert response.status_code == 200, response.content
+    assert response.json()["passed"] is True

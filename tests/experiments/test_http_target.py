@@ -10,8 +10,8 @@ from django.urls import reverse
 from assay import services as platform
 from experiments import engine, services
 from experiments.models import Result, TargetResult
-from tests.support.app_server import ScriptedApp
 from tests.experiments.conftest import wait_for
+from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version, make_evalset_version
 
 SECRET = "app-token-0123456789-abcdef"

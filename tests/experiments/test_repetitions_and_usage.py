@@ -1,6 +1,8 @@
 """Repetitions run the target (or, without one, each judge) k times per row, and every row's
 latency, tokens and cost add up in the aggregates."""
 
+import json
+
 import pytest
 
 from assay import services as platform
@@ -70,6 +72,14 @@ def test_an_http_target_runs_k_times_per_row_and_intervals_cluster_by_item(
     body = api.get(f"/api/v1/experiments/{done.public_id}/").json()
     assert body["repetitions"] == 3 and body["target_summary"]["usage"]["rows"] == 36
     assert body["outputs_received"] == 36
+    listed = api.get(f"/api/v1/experiments/{done.public_id}/results/?page_size=100").json()
+    assert sorted({r["repeat"] for r in listed["results"]}) == [0, 1, 2]
+    exported = api.get(f"/api/v1/experiments/{done.public_id}/export/?format=jsonl")
+    lines = [json.loads(x) for x in b"".join(exported.streaming_content).splitlines()]
+    assert sorted((r["position"], r["repeat"]) for r in lines) == [
+        (p, k) for p in range(12) for k in range(3)
+    ]
+    assert lines[0]["cost"] is None  # a code check has no price; the target's cost is its own
     page = web.get(f"/w/acme/experiments/{done.public_id}/").content.decode()
     assert 'class="repetitions"' in page and "pass@3" in page and "pass^3" in page
     assert '<dd class="pass-at-k">50.0%' in page

@@ -106,7 +106,7 @@ def test_calibration_is_recorded_and_corrects_later_runs(workspace, user):
 def test_exports(finished, user):
     csv_text = "".join(export_stream(finished, "csv"))
     lines = csv_text.strip().splitlines()
-    assert lines[0].startswith("item_id,position,tags,evaluator") and len(lines) == 61
+    assert lines[0].startswith("item_id,position,repeat,tags,evaluator") and len(lines) == 61
     rows = [json.loads(line) for line in "".join(export_stream(finished, "jsonl")).splitlines()]
     assert len(rows) == 60 and {r["status"] for r in rows} == {"success", "error"}
     report = [json.loads(line) for line in "".join(export_stream(finished, "report")).splitlines()]
