@@ -10,8 +10,10 @@ with a "no output was pushed" row, whose evaluations become unknown.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 
+from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
@@ -30,9 +32,54 @@ def outputs_store(
 ) -> list[ExperimentChunk]:
     """Store pushed outputs (first one wins) and return the chunks dispatched because the
     ranges holding `positions` became complete."""
-    TargetResult.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+    _insert_first_wins(rows)
     Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
     return _arrive(experiment, _waiting_chunks(experiment, positions))
+
+
+# The columns of a pushed row and their PostgreSQL types, for one INSERT … SELECT FROM unnest().
+PUSHED_COLUMNS = {
+    "experiment_id": "bigint",
+    "item_id": "bigint",
+    "item_uid": "uuid",
+    "repeat": "smallint",
+    "status": "text",
+    "output": "text",
+    "trajectory": "text",
+    "error": "text",
+    "rendered_request": "jsonb",
+    "raw_response": "text",
+    "latency_ms": "float8",
+    "tokens_in": "int4",
+    "tokens_out": "int4",
+    "cost": "float8",
+    "created_at": "timestamptz",
+}
+
+
+def _insert_first_wins(rows: list[TargetResult]) -> None:
+    """Insert rows, skipping any (experiment, item, repeat) already there. On PostgreSQL one
+    statement with an array per column: a push's cost is then mostly the database's, not the
+    ORM's per-field preparation (which was 40 % of a 1,000-output push)."""
+    if connection.vendor != "postgresql" or not rows:
+        TargetResult.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+        return
+    now = timezone.now()
+    arrays = [[_column_value(row, name, now) for row in rows] for name in PUSHED_COLUMNS]
+    casts = ", ".join(f"%s::{kind}[]" for kind in PUSHED_COLUMNS.values())
+    sql = (
+        f"INSERT INTO {TargetResult._meta.db_table} ({', '.join(PUSHED_COLUMNS)}) "
+        f"SELECT * FROM unnest({casts}) ON CONFLICT DO NOTHING"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, arrays)
+
+
+def _column_value(row: TargetResult, name: str, now):
+    if name == "created_at":
+        return now
+    value = getattr(row, name)
+    return json.dumps(value) if name == "rendered_request" and value is not None else value
 
 
 def outputs_close(*, experiment: Experiment) -> list[ExperimentChunk]:

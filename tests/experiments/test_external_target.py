@@ -1,6 +1,8 @@
 """The external target: a client pushes outputs, evaluators run range by range as they arrive,
 the first push of a row wins, and rows never pushed end unknown ("no output")."""
 
+import json
+
 import pytest
 
 from experiments.models import Experiment, ExperimentChunk, Result, TargetResult
@@ -166,3 +168,18 @@ def test_an_error_from_the_task_is_kept_and_scored_unknown(api, launched, celery
         ExperimentChunk.objects.filter(experiment=experiment, kind="target", index=0).get().status
         == "done"
     )
+
+
+def test_every_pushed_field_is_stored_as_sent(api, launched):
+    experiment, items = launched
+    trajectory = {"steps": [{"type": "tool_call", "name": "search", "arguments": {"q": "é"}}]}
+    entry = answer(items[0], "Paris, 巴黎", trajectory=trajectory, tokens_out=3, cost=0.00042)
+    failed = {"item_id": items[1], "error": "the app timed out", "latency_ms": 30000.0}
+    assert push(api, experiment, [entry, failed]).status_code == 202
+    stored = {str(t.item_uid): t for t in TargetResult.objects.filter(experiment=experiment)}
+    good, bad = stored[items[0]], stored[items[1]]
+    assert (good.status, good.output, good.repeat) == ("success", "Paris, 巴黎", 0)
+    assert json.loads(good.trajectory) == trajectory
+    assert (good.latency_ms, good.tokens_in, good.tokens_out, good.cost) == (120.5, 7, 3, 0.00042)
+    assert good.created_at is not None and good.item_id == good.item.pk
+    assert (bad.status, bad.error, bad.output, bad.cost) == ("error", "the app timed out", "", None)
