@@ -48,7 +48,7 @@ def results_of(experiment):
 
 
 def test_evaluators_run_as_ranges_arrive_and_missing_rows_end_unknown(
-    api, launched, celery_worker_inproc
+    api, celery_worker_inproc, launched
 ):
     experiment, items = launched
     assert experiment.chunks.filter(kind="target", status="waiting").count() == 3
@@ -85,7 +85,7 @@ def test_evaluators_run_as_ranges_arrive_and_missing_rows_end_unknown(
     assert done.results_done == done.results_total == 30
 
 
-def test_pushing_every_row_completes_the_run_without_close(api, launched, celery_worker_inproc):
+def test_pushing_every_row_completes_the_run_without_close(api, celery_worker_inproc, launched):
     experiment, items = launched
     outputs = [answer(item, "Paris" if n % 3 else "Lyon") for n, item in enumerate(items)]
     for start in range(0, 30, 7):
@@ -157,7 +157,7 @@ def test_outputs_are_refused_for_a_target_that_computes_them(api, workspace, use
     assert response.status_code == 400 and "target" in response.json()["error"]["details"]
 
 
-def test_an_error_from_the_task_is_kept_and_scored_unknown(api, launched, celery_worker_inproc):
+def test_an_error_from_the_task_is_kept_and_scored_unknown(api, celery_worker_inproc, launched):
     experiment, items = launched
     outputs = [answer(i) for i in items[:9]] + [{"item_id": items[9], "error": "task raised"}]
     assert push(api, experiment, outputs).status_code == 202

@@ -14,6 +14,9 @@ ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "artifacts" / "scree
 def celery_worker_inproc(transactional_db):
     """A real worker consuming from the configured broker (Redis in CI, in-memory locally).
 
+    Ask for it before fixtures that launch runs: without Redis, a message sent before the
+    worker switched the broker to memory goes where this worker never looks.
+
     With no REDIS_URL the in-memory transport is used so the worker thread and the test share
     one broker; tasks still cross a real broker, serialisation and a real worker loop.
     """
