@@ -1,4 +1,7 @@
-"""URL configuration: pages under /w/<workspace>/, the API under /api/v1/."""
+"""URL configuration: pages under /w/<workspace>/, the API under /api/v1/.
+
+URL wiring is the one place of `assay` that may import every app (their views and URLs);
+`tests/test_architecture.py` allows exactly this module and `assay/api/urls.py` to."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views

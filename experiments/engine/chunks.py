@@ -129,7 +129,7 @@ def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) 
 def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
     items = list(_chunk_items(chunk))
     work = WORK[chunk.kind]
-    size = TARGET_MINI_BATCH if chunk.kind == ChunkKind.TARGET else MINI_BATCH
+    size = BATCH_ROWS[chunk.kind]
     for start in range(0, len(items), size):
         if not lease.check():
             raise ChunkStopped(lease.reason)
@@ -397,4 +397,9 @@ WORK = {
     ChunkKind.TARGET: _run_target,
     ChunkKind.CODE: _run_evaluators,
     ChunkKind.LLM: _run_evaluators,
+}
+BATCH_ROWS = {
+    ChunkKind.TARGET: TARGET_MINI_BATCH,
+    ChunkKind.CODE: MINI_BATCH,
+    ChunkKind.LLM: MINI_BATCH,
 }
