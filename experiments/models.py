@@ -34,6 +34,9 @@ class Experiment(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="experiments")
     name = models.CharField(max_length=160)
     description = models.TextField(blank=True)
+    probe_name = models.CharField(
+        max_length=160, blank=True, help_text="garak's probe name in reports; empty: the name"
+    )
     evalset_version = models.ForeignKey(
         EvalSetVersion, on_delete=models.PROTECT, related_name="experiments"
     )

@@ -21,6 +21,7 @@ class ExperimentCreateSerializer(StrictSerializer):
 
     name = serializers.CharField(max_length=160, allow_blank=True)
     description = serializers.CharField(required=False, allow_blank=True, default="")
+    probe_name = serializers.CharField(required=False, allow_blank=True, default="", max_length=160)
     evalset_version = serializers.CharField(
         max_length=200, help_text='A public id, or "evalset name@version".'
     )
@@ -145,6 +146,7 @@ class ExperimentListSerializer(serializers.ModelSerializer):
             "id",
             "name",
             "description",
+            "probe_name",
             "status",
             "evalset",
             "evalset_name",

@@ -8,8 +8,9 @@ from django import template
 
 register = template.Library()
 
-# An interval narrower than this (as a fraction) is not drawn: it would be a dot (garak's rule).
-MIN_WHISKER = 0.001
+# An interval no wider than this (a fraction: 0.001 percentage points) is not drawn, as garak
+# does not print one (its CI_DISPLAY_MIN_WIDTH, in the same units).
+MIN_WHISKER = 0.001 / 100
 
 
 @register.filter
@@ -59,5 +60,5 @@ def empty_state(title, text, action_label: str = "", action_url: str = "") -> di
 @register.inclusion_tag("partials/_whisker.html")
 def ci_whisker(rate, ci=None, label: str = "") -> dict:
     """A 0–100 % strip with the point and, when it is wide enough to see, the interval."""
-    wide = bool(ci) and ci[1] - ci[0] >= MIN_WHISKER
+    wide = bool(ci) and ci[1] - ci[0] > MIN_WHISKER
     return {"rate": rate, "ci": ci if wide else None, "label": label}

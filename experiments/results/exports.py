@@ -1,4 +1,5 @@
-"""Streamed exports of an experiment: results as CSV / JSONL, garak-style report and hitlog."""
+"""Streamed exports of an experiment: results as CSV / JSONL, and garak's report and hit log
+(`experiments/results/garak.py`)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ import json
 from collections.abc import Iterator
 
 from assay.safety.csvcells import csv_safe_row
-from assay.vocabulary import Verdict
-from evaluators.turns import turn_output
 
 from ..models import Experiment, Result
+from .garak import hitlog_jsonl, report_jsonl
 
 CSV_FIELDS = [
     "item_id",
@@ -55,6 +55,8 @@ def export_filename(experiment: Experiment, fmt: str) -> str:
         "report": "report.jsonl",
         "hitlog": "hitlog.jsonl",
     }[fmt]
+    if fmt in ("report", "hitlog"):  # garak names them <run>.report.jsonl / <run>.hitlog.jsonl
+        return f"assay.{experiment.public_id}.{suffix}"
     return f"experiment-{experiment.public_id}-{suffix}"
 
 
@@ -118,74 +120,3 @@ def _drain(buffer: io.StringIO) -> str:
 def results_jsonl(experiment: Experiment) -> Iterator[str]:
     for result in _results(experiment):
         yield json.dumps(_row(result), ensure_ascii=False) + "\n"
-
-
-def report_jsonl(experiment: Experiment) -> Iterator[str]:
-    """garak-style report: one `eval` entry per evaluator, then one `probe_summary`."""
-    aggregates = experiment.aggregates.select_related("binding__evaluator_version__evaluator")
-    totals = {"passed": 0, "fails": 0, "nones": 0}
-    for aggregate in aggregates.order_by("binding__position"):
-        yield json.dumps(_eval_entry(experiment, aggregate), ensure_ascii=False) + "\n"
-        for key in totals:
-            totals[key] += aggregate.summary[key]
-    summary = {
-        "entry_type": "probe_summary",
-        "probe": experiment.name,
-        "experiment": str(experiment.public_id),
-        "status": experiment.status,
-        "evalset_version": experiment.evalset_version.version,
-        **totals,
-        "total_evaluated": totals["passed"] + totals["fails"],
-        "total_processed": sum(totals.values()),
-    }
-    yield json.dumps(summary, ensure_ascii=False) + "\n"
-
-
-def _eval_entry(experiment: Experiment, aggregate) -> dict:
-    s = aggregate.summary
-    version = aggregate.binding.evaluator_version
-    ci = s.get("fail_rate_ci")
-    intents = {
-        tag: {"passed": v["passed"], "total_evaluated": v["total_evaluated"], "nones": v["nones"]}
-        for tag, v in (s.get("tags") or {}).items()
-    }
-    return {
-        "entry_type": "eval",
-        "probe": experiment.name,
-        "detector": f"{version.evaluator.name}@{version.version}",
-        "passed": s["passed"],
-        "fails": s["fails"],
-        "nones": s["nones"],
-        "total_evaluated": s["total_evaluated"],
-        "total_processed": s["total_processed"],
-        "intents": intents,
-        "confidence_method": "bootstrap" if ci else None,
-        "confidence": 0.95 if ci else None,
-        "confidence_lower": ci[0] if ci else None,
-        "confidence_upper": ci[1] if ci else None,
-    }
-
-
-def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
-    """One line per failed row: what went in, what came out, and why it failed."""
-    for result in _results(experiment):
-        if result.final_verdict != Verdict.FAIL:
-            continue
-        row = _row(result)
-        output = turn_output(result.input)
-        yield (
-            json.dumps(
-                {
-                    "experiment": str(experiment.public_id),
-                    "item": row["item_id"],
-                    "evaluator": f"{row['evaluator']}@{row['evaluator_version']}",
-                    "input": result.input,
-                    "output": output,
-                    "score": row["score"],
-                    "reason": row["reason"],
-                    "tags": row["tags"],
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
-        )

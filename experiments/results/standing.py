@@ -1,23 +1,21 @@
 """Relative standing: this run's pass rate against the evaluator's earlier runs on the same
-evalset, as a Z-score with garak's five bands (−1, −0.125, 0.125, 1)."""
+evalset, as a Z-score in garak's five bands (bounds −1, −0.125, 0.125, 1, each a strict `<`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..models import Aggregate, EvaluatorBinding, ExperimentStatus
+from .garak import defcon
 
-BANDS = [(-1.0, "far below"), (-0.125, "below"), (0.125, "typical"), (1.0, "above")]
+LEVELS = ("far below", "below", "typical", "above", "far above")  # garak's DEFCON 1 … 5
 MIN_HISTORY = 3
 MIN_STD = 1 / 30
 
 
 def band(z: float) -> str:
-    """Five levels: far below < −1 ≤ below < −0.125 ≤ typical ≤ 0.125 < above ≤ 1 < far above."""
-    for bound, label in BANDS:
-        if z < bound or (label == "typical" and z <= bound) or (label == "above" and z <= bound):
-            return label
-    return "far above"
+    """garak's bands: far below < −1 ≤ below < −0.125 ≤ typical < 0.125 ≤ above < 1 ≤ far above."""
+    return LEVELS[defcon(z) - 1]
 
 
 def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> dict:

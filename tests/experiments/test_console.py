@@ -52,7 +52,9 @@ def test_run_experiment_command_inline(workspace, user):
         bindings=[{"evaluator_version": ev}],
     )
     out = StringIO()
-    call_command("run_experiment", str(experiment.public_id), "--inline", stdout=out)
+    call_command(
+        "run_experiment", str(experiment.public_id), "--inline", "--format", "assay", stdout=out
+    )
     text = out.getvalue()
     assert "100% 40/40" in text and "cli: completed" in text
     assert "Contains@1.0.0" in text and "ok on     20/    40" in text

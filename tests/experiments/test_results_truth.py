@@ -118,7 +118,7 @@ def test_exports(finished, user):
     assert 0 < entry["confidence_lower"] < entry["confidence_upper"] < 1
     assert set(entry["intents"]) == {"even", "odd"}
     hits = [json.loads(line) for line in "".join(export_stream(finished, "hitlog")).splitlines()]
-    assert len(hits) == 24 and all(h["output"] == "The capital is Lyon" for h in hits)
+    assert len(hits) == 24 and all(h["output"]["text"] == "The capital is Lyon" for h in hits)
 
 
 def test_export_command(finished, tmp_path):
@@ -130,15 +130,16 @@ def test_export_command(finished, tmp_path):
 
 
 def test_standing_bands_and_history(workspace, user):
+    # garak's score_to_defcon: a strict `<` at every bound, so a bound belongs to the band above
     assert [band(z) for z in (-2, -1, -0.5, -0.125, 0, 0.125, 0.5, 1, 1.5)] == [
         "far below",
         "below",
         "below",
         "typical",
         "typical",
-        "typical",
         "above",
         "above",
+        "far above",
         "far above",
     ]
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(40))

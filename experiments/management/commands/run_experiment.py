@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from experiments import engine, services
 from experiments.models import Experiment, ExperimentStatus
-from experiments.results.console import progress_bar, summary_lines
+from experiments.results.console import garak_lines, garak_rows, progress_bar, summary_lines
 
 
 class Command(BaseCommand):
@@ -23,8 +23,15 @@ class Command(BaseCommand):
         )
         parser.add_argument("--timeout", type=float, default=3600.0)
         parser.add_argument("--narrow", action="store_true", help="narrow summary layout")
+        parser.add_argument(
+            "--format",
+            choices=["garak", "assay"],
+            default="garak",
+            help="garak: garak's console lines, byte for byte (-v 2 lists failing outputs); "
+            "assay: ours, with unknowns and interval notes",
+        )
 
-    def handle(self, *args, experiment, inline, timeout, narrow, **options):
+    def handle(self, *args, experiment, inline, timeout, narrow, format, **options):
         found = Experiment.objects.filter(public_id=experiment).first()
         if found is None:
             raise CommandError(f"No experiment {experiment!r}.")
@@ -33,7 +40,19 @@ class Command(BaseCommand):
         if inline:
             engine.experiment_run_inline(experiment_id=found.pk)
         found = self._wait(found, timeout)
-        self._summary(found, narrow=narrow)
+        if format == "garak":
+            rows = garak_rows(found, hits=options["verbosity"] >= 2)
+            lines = garak_lines(
+                rows,
+                narrow=narrow,
+                verbose=options["verbosity"] >= 2,
+                color=not options["no_color"],
+            )
+            self.stdout.write(f"{found.name}: {found.status}")
+            for line in lines:
+                self.stdout.write(line)
+        else:
+            self._summary(found, narrow=narrow)
         if found.status != ExperimentStatus.COMPLETED:
             raise CommandError(f"experiment ended {found.status}: {found.error_message}")
 

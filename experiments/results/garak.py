@@ -1,0 +1,291 @@
+"""garak's formats, as garak writes them: `eval` and `probe_summary` report entries, the hit
+log, and the wide and narrow console lines, with garak's CI display rule and Z ratings.
+
+The mapping: an experiment is a probe run (`Experiment.probe_name`, else its name); an
+evaluator binding is a detector (`ext["detector"]`, else "<evaluator>@<version>"); a row and
+repetition is an (attempt, output): the row's item id is the attempt id, its position the
+attempt's seq and its repetition the output's index. A row's intent is its `intent` column
+when the evalset has one, else each of its tags. garak's keys come first and in garak's
+order; the keys we add follow them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+
+from assay.vocabulary import Verdict
+from evaluators.turns import turn_output
+
+from ..models import Aggregate, EvaluatorBinding, Experiment, Result
+
+# A CI narrower than this many percentage points says nothing and is not shown (garak's rule).
+CI_DISPLAY_MIN_WIDTH = 0.001
+# garak's relative DEFCON bounds for Z-scores; every comparison is a strict `<`.
+RELATIVE_BOUNDS = (-1.0, -0.125, 0.125, 1.0)
+SYMBOLS = "🟥🟧🟨🟩🟦"  # DEFCON 1 (worst) … 5
+INTENT_COLUMN = "intent"
+GOAL, PROMPT, TRIGGERS = "goal", "prompt", "triggers"
+
+
+def defcon(z: float) -> int:
+    """garak's `score_to_defcon` on the relative bounds: 1 (worst) to 5."""
+    return 1 + sum(1 for bound in RELATIVE_BOUNDS if not z < bound)
+
+
+def probe_name(experiment: Experiment) -> str:
+    return experiment.probe_name or experiment.name
+
+
+def detector_name(binding: EvaluatorBinding) -> str:
+    version = binding.evaluator_version
+    return (binding.ext or {}).get("detector") or f"{version.evaluator.name}@{version.version}"
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+@dataclass
+class Detection:
+    """One detector's numbers, as garak's eval record needs them."""
+
+    binding: EvaluatorBinding
+    detector: str
+    summary: dict
+    intents: dict = field(default_factory=dict)
+
+    @property
+    def processed(self) -> int:
+        return self.summary["total_processed"]
+
+
+def detections(experiment: Experiment) -> list[Detection]:
+    """The experiment's detectors that processed something, ordered by name (garak sorts)."""
+    aggregates = Aggregate.objects.filter(experiment=experiment).select_related(
+        "binding__evaluator_version__evaluator"
+    )
+    found = [
+        Detection(a.binding, detector_name(a.binding), a.summary, _intents(experiment, a))
+        for a in aggregates
+    ]
+    return sorted((d for d in found if d.processed), key=lambda d: d.detector)
+
+
+def _intents(experiment: Experiment, aggregate: Aggregate) -> dict:
+    """{intent: {passed, total_evaluated, nones}} sorted by intent; rows without one are left
+    out, as garak leaves out attempts whose intent is None."""
+    if _has_intent_column(experiment):
+        counts = _intent_column_counts(aggregate.binding)
+    else:
+        counts = {
+            tag: {k: row[k] for k in ("passed", "total_evaluated", "nones")}
+            for tag, row in (aggregate.summary.get("tags") or {}).items()
+        }
+    return {key: counts[key] for key in sorted(counts)}
+
+
+def _has_intent_column(experiment: Experiment) -> bool:
+    return any(c["name"] == INTENT_COLUMN for c in experiment.evalset_version.columns)
+
+
+def _intent_column_counts(binding: EvaluatorBinding) -> dict:
+    rows = (
+        Result.objects.filter(binding=binding)
+        .annotate(intent=KeyTextTransform("text", KeyTransform(INTENT_COLUMN, "item__data")))
+        .values_list("intent", "verdict", "human_verdict")
+    )
+    counts: dict = {}
+    for intent, verdict, human in rows.iterator(5000):
+        if not intent:
+            continue
+        bucket = counts.setdefault(intent, {"passed": 0, "total_evaluated": 0, "nones": 0})
+        final = human or verdict
+        bucket["nones"] += final == Verdict.UNKNOWN
+        bucket["passed"] += final == Verdict.PASS
+        bucket["total_evaluated"] += final != Verdict.UNKNOWN
+    return counts
+
+
+def eval_record(experiment: Experiment, detection: Detection) -> dict:
+    """garak's `eval` entry: its keys in its order, `intents` only when some row has one, the
+    four `confidence*` keys only when an interval was computed; then ours."""
+    s = detection.summary
+    record = {
+        "entry_type": "eval",
+        "probe": probe_name(experiment),
+        "detector": detection.detector,
+        "passed": s["passed"],
+        "fails": s["fails"],
+        "nones": s["nones"],
+        "total_evaluated": s["total_evaluated"],
+        "total_processed": s["total_processed"],
+    }
+    if detection.intents:
+        record["intents"] = detection.intents
+    ci = s.get("fail_rate_ci")
+    if ci:
+        record["confidence_method"] = "bootstrap"
+        record["confidence"] = s.get("confidence", 0.95)
+        record["confidence_upper"] = ci[1]
+        record["confidence_lower"] = ci[0]
+    version = detection.binding.evaluator_version
+    record.update(
+        {
+            "experiment": str(experiment.public_id),
+            "evaluator": version.evaluator.name,
+            "evaluator_version": version.version,
+            "pass_rate": s.get("pass_rate"),
+            "interval": s.get("interval", "bootstrap"),
+        }
+    )
+    return record
+
+
+def probe_summary(experiment: Experiment, found: list[Detection]) -> dict:
+    """garak's `probe_summary`: outputs seen and missing, then the detections summed."""
+    outputs, missing = _inference_counts(experiment)
+    return {
+        "entry_type": "probe_summary",
+        "probe": probe_name(experiment),
+        "inference_counts": {"total_evaluated": outputs, "nones": missing},
+        "detection_counts": {
+            "detectors": [d.detector for d in found],
+            "passed": sum(d.summary["passed"] for d in found),
+            "fails": sum(d.summary["fails"] for d in found),
+            "nones": sum(d.summary["nones"] for d in found),
+        },
+        "experiment": str(experiment.public_id),
+        "status": experiment.status,
+        "evalset_version": experiment.evalset_version.version,
+    }
+
+
+def _inference_counts(experiment: Experiment) -> tuple[int, int]:
+    """(outputs, outputs that are missing): rows × repetitions, and those the target gave no
+    output for (without a target, every row's output is in a column)."""
+    outputs = experiment.items_total * experiment.repetitions
+    if not experiment.target_spec.produces_output:
+        return outputs, 0
+    answered = experiment.target_results.filter(status="success").count()
+    return outputs, max(0, outputs - answered)
+
+
+def report_jsonl(experiment: Experiment) -> Iterator[str]:
+    """garak's report.jsonl for a run: one `eval` entry per detector, then the summary."""
+    found = detections(experiment)
+    for detection in found:
+        yield _line(eval_record(experiment, detection))
+    yield _line(probe_summary(experiment, found))
+
+
+def _line(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+# ----------------------------------------------------------------------------- the hit log
+
+
+def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
+    """One line per failing (attempt, output) and detector, garak's fields in garak's order,
+    detectors by name, then rows in order; `null` where the row has nothing."""
+    context = _HitContext.of(experiment)
+    for detection in detections(experiment):
+        failing = (
+            Result.objects.filter(binding=detection.binding)
+            .select_related("item")
+            .order_by("position", "repeat")
+        )
+        for result in failing.iterator(2000):
+            if result.final_verdict == Verdict.FAIL:
+                yield _line(context.hit(result, detection))
+
+
+@dataclass
+class _HitContext:
+    experiment: Experiment
+    probe: str
+    generator: str | None
+
+    @classmethod
+    def of(cls, experiment: Experiment) -> _HitContext:
+        return cls(experiment, probe_name(experiment), generator_name(experiment))
+
+    def hit(self, result: Result, detection: Detection) -> dict:
+        ext = detection.binding.ext or {}
+        data = result.item.data or {}
+        prompt = _cell_text(data, ext.get("prompt_column") or PROMPT) or _cell_text(data, "input")
+        return {
+            "goal": _cell_text(data, ext.get("goal_column") or GOAL),
+            "prompt": _conversation(prompt) if prompt is not None else None,
+            "output": _message(turn_output(result.input)),
+            "triggers": _triggers(_cell_text(data, ext.get("triggers_column") or TRIGGERS)),
+            "score": result.human_score if result.human_verdict else result.score,
+            "run_id": str(self.experiment.public_id),
+            "attempt_id": str(result.item_uid),
+            "attempt_seq": result.position,
+            "attempt_idx": result.repeat,
+            "generator": self.generator,
+            "probe": self.probe,
+            "detector": detection.detector,
+            "generations_per_prompt": self.experiment.repetitions,
+            "reason": result.reason,
+            "tags": result.tags,
+        }
+
+
+def _cell_text(data: dict, column: str) -> str | None:
+    cell = data.get(column)
+    return cell.get("text") if isinstance(cell, dict) else None
+
+
+def _message(text: str | None) -> dict | None:
+    """garak's Message as its dataclass serialises (`asdict`)."""
+    if text is None:
+        return None
+    return {
+        "text": text,
+        "lang": None,
+        "data_path": None,
+        "data_type": None,
+        "data_checksum": None,
+        "notes": {},
+    }
+
+
+def _conversation(text: str) -> dict:
+    return {"turns": [{"role": "user", "content": _message(text)}], "notes": {}}
+
+
+def _triggers(text: str | None):
+    """A `triggers` cell: a JSON list as the list, other text as a one-item list."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return [text]
+    return value if isinstance(value, list) else [text]
+
+
+def generator_name(experiment: Experiment) -> str | None:
+    """garak's "<target type> <target name>": the target kind and what it calls."""
+    config = experiment.target_config or {}
+    detail = config.get("model") or config.get("url")
+    if experiment.target_kind == "prompt" and not detail:
+        detail = "provider default"
+    if not experiment.target_spec.produces_output:
+        return None
+    return f"{experiment.target_kind} {detail}" if detail else experiment.target_kind
+
+
+def hit_outputs(binding: EvaluatorBinding) -> list[str]:
+    """The failing outputs of a detector, in row order (the console's verbose listing)."""
+    rows = Result.objects.filter(binding=binding).order_by("position", "repeat")
+    return [
+        text
+        for r in rows.only("input", "verdict", "human_verdict").iterator(2000)
+        if r.final_verdict == Verdict.FAIL and (text := turn_output(r.input)) is not None
+    ]
