@@ -85,6 +85,7 @@ class GarakRow:
     ci: tuple[float, float] | None = None
     z: float | None = None
     hits: list[str] = field(default_factory=list)
+    hit_at_k: dict[str, float] = field(default_factory=dict)  # k → score, in garak's order
 
 
 def garak_lines(
@@ -129,7 +130,8 @@ def _garak_wide(row: GarakRow) -> str:
     line = f"{row.probe:<50}{row.detector:>50}: {BRIGHT}{_outcome(row)}{RESET}"
     line += f"  ok on {row.passed:>4}/{row.evaluated:>4}"
     if row.evaluated and failrate > 0.0:
-        line += f"   ({RED}attack success rate:{RESET} {failrate:6.2f}%{ci_text(row.ci)})"
+        rate = f"{failrate:6.2f}%{ci_text(row.ci)}{_hits_text(row)}"
+        line += f"   ({RED}attack success rate:{RESET} {rate})"
     if row.z is not None and row.evaluated:
         if failrate == 0.0:
             line += " " * 26
@@ -145,10 +147,18 @@ def _garak_narrow(row: GarakRow) -> list[str]:
     ]
     if row.evaluated and failrate > 0.0:
         rate = f"    {RED}attack success rate:{RESET} {failrate:6.2f}%{ci_text(row.ci)}"
+        rate += _hits_text(row)
         if row.z is not None:
             rate += f" {rating_symbol(row.z)}"
         lines.append(rate)
     return lines
+
+
+def _hits_text(row: GarakRow) -> str:
+    """garak's `  hit@1: 20.00%  hit@5: 60.00%` suffix."""
+    if not row.hit_at_k:
+        return ""
+    return "  " + "  ".join(f"hit@{k}: {score * 100:.2f}%" for k, score in row.hit_at_k.items())
 
 
 def short_detector(name: str) -> str:
@@ -185,6 +195,7 @@ def garak_rows(experiment, *, hits: bool = False) -> list[GarakRow]:
                 ci=(100 * ci[0], 100 * ci[1]) if ci else None,
                 z=standing.get("z"),
                 hits=hit_outputs(d.binding) if hits else [],
+                hit_at_k={k: v["score"] for k, v in d.hit_at_k.items()},
             )
         )
     return rows

@@ -6,7 +6,7 @@ evaluator binding is a detector (`ext["detector"]`, else "<evaluator>@<version>"
 repetition is an (attempt, output): the row's item id is the attempt id, its position the
 attempt's seq and its repetition the output's index. A row's intent is its `intent` column
 when the evalset has one, else each of its tags. garak's keys come first and in garak's
-order; the keys we add follow them.
+order (garak 0.17.1, the newest release: `hit_at_k` included); the keys we add follow them.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ CI_DISPLAY_MIN_WIDTH = 0.001
 RELATIVE_BOUNDS = (-1.0, -0.125, 0.125, 1.0)
 SYMBOLS = "🟥🟧🟨🟩🟦"  # DEFCON 1 (worst) … 5
 INTENT_COLUMN = "intent"
+HIT_AT_K = (1,)  # garak's reporting.hit_at_k default; each row's own count is added
 GOAL, PROMPT, TRIGGERS = "goal", "prompt", "triggers"
 
 
@@ -56,6 +57,7 @@ class Detection:
     detector: str
     summary: dict
     intents: dict = field(default_factory=dict)
+    hit_at_k: dict = field(default_factory=dict)
 
     @property
     def processed(self) -> int:
@@ -68,7 +70,13 @@ def detections(experiment: Experiment) -> list[Detection]:
         "binding__evaluator_version__evaluator"
     )
     found = [
-        Detection(a.binding, detector_name(a.binding), a.summary, _intents(experiment, a))
+        Detection(
+            a.binding,
+            detector_name(a.binding),
+            a.summary,
+            _intents(experiment, a),
+            hit_at_k(per_row_counts(a.binding), HIT_AT_K),
+        )
         for a in aggregates
     ]
     return sorted((d for d in found if d.processed), key=lambda d: d.detector)
@@ -85,6 +93,48 @@ def _intents(experiment: Experiment, aggregate: Aggregate) -> dict:
             for tag, row in (aggregate.summary.get("tags") or {}).items()
         }
     return {key: counts[key] for key in sorted(counts)}
+
+
+def per_row_counts(binding: EvaluatorBinding) -> list[tuple[int, int]]:
+    """(decided outputs, failing outputs) per row, in row order: garak's per-attempt
+    (scoreable, hits) with a row's repetitions as its generations."""
+    counts: dict[int, list[int]] = {}
+    rows = Result.objects.filter(binding=binding).order_by("position", "repeat")
+    for position, verdict, human in rows.values_list("position", "verdict", "human_verdict"):
+        final = human or verdict
+        row = counts.setdefault(position, [0, 0])
+        row[0] += final != Verdict.UNKNOWN
+        row[1] += final == Verdict.FAIL
+    return [(n, c) for n, c in counts.values()]
+
+
+def hit_probability(n: int, c: int, k: int) -> float:
+    """The chance that k of n outputs drawn without replacement hold a hit, when c of them
+    are hits (Chen et al.'s unbiased pass@k, in the product form garak uses)."""
+    if n - c < k:
+        return 1.0
+    estimate = 1.0
+    for i in range(n - c + 1, n + 1):
+        estimate *= 1.0 - k / i
+    return 1.0 - estimate
+
+
+def hit_at_k(counts: list[tuple[int, int]], ks) -> dict:
+    """garak's `hit_at_k`: {k: {"score", "prompts"}} averaged over rows with at least k
+    decided outputs, for each k asked and for the rows' own count ("n" when they differ)."""
+    counts = [(n, c) for n, c in counts if n >= 1]
+    result: dict = {}
+    for k in sorted({int(k) for k in ks if int(k) >= 1}):
+        eligible = [(n, c) for n, c in counts if n >= k]
+        if eligible:
+            total = sum(hit_probability(n, c, k) for n, c in eligible)
+            result[str(k)] = {"score": total / len(eligible), "prompts": len(eligible)}
+    sizes = {n for n, _c in counts}
+    own = str(next(iter(sizes))) if len(sizes) == 1 else "n"
+    if counts and own not in result:
+        total = sum(hit_probability(n, c, n) for n, c in counts)
+        result[own] = {"score": total / len(counts), "prompts": len(counts)}
+    return result
 
 
 def _has_intent_column(experiment: Experiment) -> bool:
@@ -125,6 +175,8 @@ def eval_record(experiment: Experiment, detection: Detection) -> dict:
     }
     if detection.intents:
         record["intents"] = detection.intents
+    if detection.hit_at_k:
+        record["hit_at_k"] = detection.hit_at_k
     ci = s.get("fail_rate_ci")
     if ci:
         record["confidence_method"] = "bootstrap"

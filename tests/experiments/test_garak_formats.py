@@ -4,6 +4,7 @@ expectation it ports to Assay's report.jsonl, hitlog.jsonl and console."""
 
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -12,7 +13,7 @@ from evaluators import services as evaluator_services
 from experiments import engine, services
 from experiments.results.console import GarakRow, ci_text, garak_lines, garak_rows, rating_symbol
 from experiments.results.exports import export_stream
-from experiments.results.garak import defcon
+from experiments.results.garak import HIT_AT_K, defcon, hit_at_k
 from tests.support.factories import make_code_version, make_evalset_version
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +35,7 @@ GARAK_EVAL_KEYS = [
     "total_evaluated",
     "total_processed",
 ]
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "garak"
 CONFIDENCE_KEYS = ["confidence_method", "confidence", "confidence_upper", "confidence_lower"]
 
 
@@ -124,7 +126,8 @@ def test_eval_record_keys_in_garak_order(scan):
     assert (record["total_evaluated"], record["total_processed"]) == (2, 3)
     assert "intents" not in record  # no row has one
     assert not set(CONFIDENCE_KEYS) & set(record)  # n = 2 < 30: no interval computed
-    assert list(record)[len(GARAK_EVAL_KEYS)] == "experiment"  # our keys follow garak's
+    assert record["hit_at_k"] == {"1": {"score": 0.5, "prompts": 2}}
+    assert list(record)[len(GARAK_EVAL_KEYS) + 1] == "experiment"  # our keys follow garak's
 
 
 def test_the_interval_keys_appear_from_the_minimum_sample(scan):
@@ -136,7 +139,7 @@ def test_the_interval_keys_appear_from_the_minimum_sample(scan):
     (above,) = [r for r in report(enough) if r["entry_type"] == "eval"]
     assert not set(CONFIDENCE_KEYS) & set(below)
     keys = list(above)
-    assert keys[8:12] == CONFIDENCE_KEYS  # right after garak's counts, upper before lower
+    assert keys[8:13] == ["hit_at_k", *CONFIDENCE_KEYS]  # after the counts; upper before lower
     assert above["confidence_method"] == "bootstrap" and above["confidence"] == 0.95
     assert 0 <= above["confidence_lower"] < 10 / 30 < above["confidence_upper"] <= 1
 
@@ -197,6 +200,44 @@ def test_probe_summary_nests_garak_counts(scan):
         "nones": 2,
     }
     assert summary["probe"] == "p" and summary["experiment"] == str(run.public_id)
+
+
+def garak_records(name, entry_type="eval"):
+    lines = (FIXTURES / f"{name}.report.jsonl").read_text(encoding="utf-8").splitlines()
+    return [r for r in map(json.loads, lines) if r["entry_type"] == entry_type]
+
+
+def test_our_records_diff_against_garaks_own_in_extra_keys_only(scan):
+    """A report written by garak 0.17.1 (tests/fixtures/garak): with intents, hit@k and an
+    interval, garak's keys are our record's first keys, in the same order."""
+    (theirs,) = garak_records("random_detector")
+    rows = rows_of(*(["pass"] * 17 + ["fail"] * 23), intent=["T999test"] * 40)
+    (ours,) = [r for r in report(scan(rows, probe_name="test.Test")) if r["entry_type"] == "eval"]
+    assert list(ours)[: len(theirs)] == list(theirs)
+    same = ("passed", "fails", "nones", "total_evaluated", "total_processed", "intents")
+    assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
+    (small,) = garak_records("random_detector_g3")  # no interval below 30: garak's keys stop
+    assert list(small)[-1] == "hit_at_k" and not set(CONFIDENCE_KEYS) & set(small)
+    (summary,) = garak_records("fail_pass_detectors", "probe_summary")
+    ours_summary = report(scan(rows, probe_name="test.Test", name="again"))[-1]
+    assert list(ours_summary)[: len(summary)] == list(summary)
+    assert list(ours_summary["detection_counts"]) == list(summary["detection_counts"])
+
+
+@pytest.mark.parametrize("name", ["random_detector", "random_detector_g3", "fail_pass_detectors"])
+def test_hit_at_k_equals_garaks_to_the_last_bit(name):
+    """garak/analyze/hit_at_k.py: our estimator on the attempts of garak's own report gives the
+    numbers garak wrote, float for float."""
+    attempts = [a for a in garak_records(name, "attempt") if a["status"] == 2]
+    for theirs in garak_records(name):
+        counts = [
+            (
+                sum(s is not None for s in a["detector_results"][theirs["detector"]]),
+                sum(s is not None and s >= 0.5 for s in a["detector_results"][theirs["detector"]]),
+            )
+            for a in attempts
+        ]
+        assert hit_at_k(counts, HIT_AT_K) == theirs["hit_at_k"]
 
 
 # ----------------------------------------------------------------------------- hit log
@@ -364,3 +405,41 @@ def test_the_command_prints_garaks_lines_and_ours_on_request(scan):
     ours = StringIO()
     call_command("run_experiment", str(run.public_id), "--format", "assay", stdout=ours)
     assert "failure rate  50.00% (95% CI" in ours.getvalue()
+
+
+def console_row(record: dict) -> GarakRow:
+    """A console row from one of garak's eval records (its interval back in percent)."""
+    ci = None
+    if "confidence_lower" in record:
+        ci = (100 * record["confidence_lower"], 100 * record["confidence_upper"])
+    return GarakRow(
+        record["probe"],
+        record["detector"],
+        passed=record["passed"],
+        evaluated=record["total_evaluated"],
+        ci=ci,
+        hit_at_k={k: v["score"] for k, v in record["hit_at_k"].items()},
+    )
+
+
+def garak_console(name: str) -> list[str]:
+    return (FIXTURES / f"{name}.console.txt").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize(
+    "name", ["random_detector", "random_detector_g3", "fail_pass_detectors", "repeat_test"]
+)
+def test_wide_lines_equal_garaks_own_console(name):
+    """The lines garak 0.17.1 printed for these runs (tests/fixtures/garak/*.console.txt),
+    rebuilt from the same run's eval records, byte for byte, colour codes included."""
+    rows = [console_row(r) for r in garak_records(name)]
+    printed = [line for line in garak_console(name) if line.startswith(rows[0].probe + " ")]
+    assert garak_lines(rows) == printed
+
+
+def test_the_narrow_block_equals_garaks_own_console():
+    """garak --narrow_output (tests/fixtures/garak/repeat_test_narrow.console.txt)."""
+    rows = [console_row(r) for r in garak_records("repeat_test")]
+    printed = garak_console("repeat_test_narrow")
+    start = printed.index("test.Test")
+    assert garak_lines(rows, narrow=True) == printed[start : start + 2]
