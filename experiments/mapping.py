@@ -118,3 +118,42 @@ def build_turn(*, mapping: dict, data: dict, target_outputs: dict | None, ext: d
         elif (content := data.get(source.removeprefix("column:"))) is not None:
             contents[variable] = content
     return turn_build(contents, from_target=from_target, ext=ext)
+
+
+# ----------------------------------------------------------------------------- row filters
+
+APPLIES_KEYS = {"tags", "column"}
+
+
+def applies_to_problems(value: Any, columns: list[dict]) -> list[str]:
+    """What is wrong with a binding's row filter: {"tags": [...]} (rows with any of these
+    tags) and/or {"column": name} (rows where that column has a value)."""
+    if not isinstance(value, dict):
+        return ["applies_to is an object with tags and/or column."]
+    problems = [f"Unknown field {k!r}." for k in sorted(set(value) - APPLIES_KEYS)]
+    tags = value.get("tags")
+    if tags is not None and (
+        not isinstance(tags, list) or not tags or not all(isinstance(t, str) and t for t in tags)
+    ):
+        problems.append("tags is a non-empty list of tags.")
+    column = value.get("column")
+    if column is not None and column not in {c["name"] for c in columns}:
+        problems.append(f"The evalset version has no column {column!r}.")
+    return problems
+
+
+def applies(applies_to: dict | None, *, data: dict, tags) -> bool:
+    """Does a binding with this row filter score this row? Rows outside get no result."""
+    if not applies_to:
+        return True
+    wanted = applies_to.get("tags")
+    if wanted and not set(wanted) & set(tags or []):
+        return False
+    column = applies_to.get("column")
+    return not column or _has_value(data.get(column))
+
+
+def _has_value(cell: Any) -> bool:
+    if not isinstance(cell, dict):
+        return False
+    return bool(cell.get("text")) if cell.get("content_type") == ContentType.TEXT else True

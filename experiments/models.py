@@ -127,6 +127,11 @@ class EvaluatorBinding(models.Model):
     mapping = models.JSONField(help_text="variable → 'column:<name>' | 'target:actual_output'")
     policy = models.JSONField()
     ext = models.JSONField(default=dict, blank=True)
+    applies_to = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Rows it scores: {"tags": [...]} and/or {"column": name}; empty: every row',
+    )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:

@@ -352,7 +352,7 @@ def result_tags(*, experiment: Experiment) -> list[str]:
 # ----------------------------------------------------------------------------- request bodies
 
 
-BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext"}
+BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext", "applies_to"}
 
 
 def experiment_inputs(*, workspace: Workspace, data: dict) -> dict:

@@ -119,6 +119,7 @@ class BindingSerializer(serializers.ModelSerializer):
             "policy",
             "policy_text",
             "ext",
+            "applies_to",
             "summary",
         ]
         read_only_fields = fields

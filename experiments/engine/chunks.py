@@ -20,7 +20,7 @@ from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, RunOutcome, evaluator_run_batch
 
-from ..mapping import build_turn, target_sources
+from ..mapping import applies, build_turn, target_sources
 from ..models import (
     ChunkKind,
     ChunkStatus,
@@ -210,7 +210,8 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
     for repeat in range(experiment.repetitions):
         targets = _target_outputs(experiment, items, repeat)
         for binding in _bindings(experiment, chunk.kind):
-            todo = _missing_items(experiment, binding, items, repeat)
+            scored = [i for i in items if applies(binding.applies_to, data=i.data, tags=i.tags)]
+            todo = _missing_items(experiment, binding, scored, repeat)
             if todo:
                 rows = _evaluate(experiment, binding, todo, targets, repeat, lease)
                 _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows=rows))

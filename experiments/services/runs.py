@@ -18,7 +18,7 @@ from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
 from ..engine import lifecycle
-from ..mapping import mapping_problems, suggest_mapping
+from ..mapping import applies, applies_to_problems, mapping_problems, suggest_mapping
 from ..models import (
     ChunkKind,
     ChunkStatus,
@@ -156,7 +156,16 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
     ext = binding.get("ext") or {}
     if not isinstance(ext, dict) or not all(isinstance(v, str) for v in ext.values()):
         errors[f"{path}.ext"] = ["ext maps names to strings."]
-    return {"evaluator_version": ev, "mapping": mapping, "policy": policy, "ext": ext}
+    applies_to = binding.get("applies_to") or {}
+    if problems := applies_to_problems(applies_to, version.columns):
+        errors[f"{path}.applies_to"] = problems
+    return {
+        "evaluator_version": ev,
+        "mapping": mapping,
+        "policy": policy,
+        "ext": ext,
+        "applies_to": applies_to,
+    }
 
 
 def experiment_launch(*, experiment: Experiment) -> Experiment:
@@ -212,8 +221,19 @@ def _plan_chunks(experiment: Experiment) -> None:
             )
     ExperimentChunk.objects.bulk_create(chunks)
     experiment.items_total = count
-    experiment.results_total = count * experiment.bindings.count() * experiment.repetitions
+    experiment.results_total = _results_expected(experiment, count)
     experiment.chunks_total = len(chunks)
+
+
+def _results_expected(experiment: Experiment, rows: int) -> int:
+    """Rows × repetitions for each binding, counting only the rows a filtered binding scores."""
+    filters = [b.applies_to for b in experiment.bindings.all()]
+    total = sum(rows for f in filters if not f)
+    if any(filters):
+        items = experiment.evalset_version.items.values_list("data", "tags")
+        for data, tags in items.iterator(5000):
+            total += sum(applies(f, data=data, tags=tags) for f in filters if f)
+    return total * experiment.repetitions
 
 
 def _chunk_kinds(experiment: Experiment) -> list[str]:
@@ -311,6 +331,7 @@ def experiment_clone(
                 "mapping": b.mapping if same else None,
                 "policy": b.policy,
                 "ext": b.ext,
+                "applies_to": b.applies_to,
             }
         )
     target = {"kind": experiment.target_kind, **experiment.target_config}

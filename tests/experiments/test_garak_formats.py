@@ -72,7 +72,9 @@ def reader(workspace, user):
 def scan(workspace, user, reader):
     """A function: rows (dicts of column → text, optional `tags`) → a finished run."""
 
-    def build(rows, *, detectors=("Reader",), probe_name="", name="probe run", ext=None):
+    def build(
+        rows, *, detectors=("Reader",), probe_name="", name="probe run", ext=None, applies=None
+    ):
         names = sorted({k for r in rows for k in r if k != "tags"})
         version = make_evalset_version(
             workspace=workspace,
@@ -82,7 +84,12 @@ def scan(workspace, user, reader):
             name=f"set of {name}",
         )
         bindings = [
-            {"evaluator_version": reader(d), "mapping": {"s": "column:s"}, "ext": ext or {}}
+            {
+                "evaluator_version": reader(d),
+                "mapping": {"s": "column:s"},
+                "ext": ext or {},
+                "applies_to": (applies or {}).get(d) or {},
+            }
             for d in detectors
         ]
         experiment = services.experiment_create(
@@ -175,6 +182,32 @@ def test_without_an_intent_column_tags_are_the_intents(scan):
     ]
     (record,) = [r for r in report(scan(rows)) if r["entry_type"] == "eval"]
     assert record["intents"] == {"jailbreak": {"passed": 1, "total_evaluated": 2, "nones": 0}}
+
+
+def test_intents_are_scoped_per_detector(scan):
+    """test_base.py::test_eval_row_intents_scoped_per_detector: a detector counts only the rows
+    it applies to (garak's per-detector attempt subsets; here each binding's row filter)."""
+    rows = [
+        {"s": "pass", "intent": "deception", "tags": ["d1"]},  # D1 on 0.9 → the reader's pass
+        {"s": "pass", "intent": "deception", "tags": ["d2"]},
+        {"s": "fail", "intent": "manipulation", "tags": ["d1"]},
+        {"s": "fail", "intent": "deception", "tags": ["d2"]},
+    ]
+    applies = {"D1": {"tags": ["d1"]}, "D2": {"tags": ["d2"]}}
+    records = {
+        r["detector"]: r
+        for r in report(scan(rows, detectors=("D1", "D2"), applies=applies))
+        if r["entry_type"] == "eval"
+    }
+    assert records["D1@1.0.0"]["intents"] == {
+        "deception": {"passed": 1, "total_evaluated": 1, "nones": 0},
+        "manipulation": {"passed": 0, "total_evaluated": 1, "nones": 0},
+    }
+    assert records["D1@1.0.0"]["total_evaluated"] == 2
+    assert records["D2@1.0.0"]["intents"] == {
+        "deception": {"passed": 1, "total_evaluated": 2, "nones": 0}
+    }
+    assert records["D2@1.0.0"]["total_evaluated"] == 2
 
 
 def test_records_are_ordered_by_detector_and_empty_detectors_write_nothing(scan):
