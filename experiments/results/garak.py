@@ -28,6 +28,8 @@ CI_DISPLAY_MIN_WIDTH = 0.001
 RELATIVE_BOUNDS = (-1.0, -0.125, 0.125, 1.0)
 SYMBOLS = "🟥🟧🟨🟩🟦"  # DEFCON 1 (worst) … 5
 INTENT_COLUMN = "intent"
+# columns of an imported garak scan: the attempt each row (one output) came from
+ATTEMPT_ID, ATTEMPT_SEQ, ATTEMPT_IDX = "attempt_id", "attempt_seq", "attempt_idx"
 HIT_AT_K = (1,)  # garak's reporting.hit_at_k default; each row's own count is added
 GOAL, PROMPT, TRIGGERS = "goal", "prompt", "triggers"
 
@@ -96,13 +98,20 @@ def _intents(experiment: Experiment, aggregate: Aggregate) -> dict:
 
 
 def per_row_counts(binding: EvaluatorBinding) -> list[tuple[int, int]]:
-    """(decided outputs, failing outputs) per row, in row order: garak's per-attempt
-    (scoreable, hits) with a row's repetitions as its generations."""
-    counts: dict[int, list[int]] = {}
-    rows = Result.objects.filter(binding=binding).order_by("position", "repeat")
-    for position, verdict, human in rows.values_list("position", "verdict", "human_verdict"):
+    """(decided outputs, failing outputs) per attempt, in order: garak's per-attempt
+    (scoreable, hits). An attempt is a row with its repetitions, or, in an imported garak scan
+    (rows have an `attempt_id` column), the rows of one attempt."""
+    counts: dict = {}
+    rows = (
+        Result.objects.filter(binding=binding)
+        .order_by("position", "repeat")
+        .annotate(garak_attempt=KeyTextTransform("text", KeyTransform(ATTEMPT_ID, "item__data")))
+    )
+    for attempt, position, verdict, human in rows.values_list(
+        "garak_attempt", "position", "verdict", "human_verdict"
+    ):
         final = human or verdict
-        row = counts.setdefault(position, [0, 0])
+        row = counts.setdefault(attempt or position, [0, 0])
         row[0] += final != Verdict.UNKNOWN
         row[1] += final == Verdict.FAIL
     return [(n, c) for n, c in counts.values()]
@@ -272,13 +281,13 @@ class _HitContext:
         return {
             "goal": _cell_text(data, ext.get("goal_column") or GOAL),
             "prompt": _conversation(prompt) if prompt is not None else None,
-            "output": _message(turn_output(result.input)),
+            "output": _message(_output(result, data)),
             "triggers": _triggers(_cell_text(data, ext.get("triggers_column") or TRIGGERS)),
             "score": result.human_score if result.human_verdict else result.score,
             "run_id": str(self.experiment.public_id),
-            "attempt_id": str(result.item_uid),
-            "attempt_seq": result.position,
-            "attempt_idx": result.repeat,
+            "attempt_id": _cell_text(data, ATTEMPT_ID) or str(result.item_uid),
+            "attempt_seq": _whole(_cell_text(data, ATTEMPT_SEQ), result.position),
+            "attempt_idx": _whole(_cell_text(data, ATTEMPT_IDX), result.repeat),
             "generator": self.generator,
             "probe": self.probe,
             "detector": detection.detector,
@@ -288,9 +297,19 @@ class _HitContext:
         }
 
 
+def _output(result: Result, data: dict) -> str | None:
+    """What the detector judged: the turn's output, else the row's output column."""
+    text = turn_output(result.input)
+    return text if text is not None else _cell_text(data, "actual_output")
+
+
 def _cell_text(data: dict, column: str) -> str | None:
     cell = data.get(column)
     return cell.get("text") if isinstance(cell, dict) else None
+
+
+def _whole(text: str | None, default: int) -> int:
+    return int(text) if text and text.isdigit() else default
 
 
 def _message(text: str | None) -> dict | None:

@@ -1,0 +1,103 @@
+"""Importing a garak scan (tests/fixtures/garak, written by garak 0.17.1): the imported run's
+eval numbers and hit log equal garak's own entries in the same file."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from experiments import engine
+from experiments.models import Experiment
+from experiments.results.exports import export_stream
+from experiments.services.garak import garak_scan_import
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "garak"
+COUNTS = ("passed", "fails", "nones", "total_evaluated", "total_processed", "intents", "hit_at_k")
+
+
+def garak_file(name: str, kind: str = "report") -> bytes:
+    return (FIXTURES / f"{name}.{kind}.jsonl").read_bytes()
+
+
+def entries(text: str, entry_type: str) -> list[dict]:
+    return [r for r in map(json.loads, text.splitlines()) if r.get("entry_type") == entry_type]
+
+
+def imported(workspace, user, name: str) -> Experiment:
+    (experiment,) = garak_scan_import(workspace=workspace, user=user, data=garak_file(name))
+    return engine.experiment_run_inline(experiment_id=experiment.pk)
+
+
+@pytest.mark.parametrize(
+    "name", ["random_detector", "random_detector_g3", "fail_pass_detectors", "nones_pass"]
+)
+def test_an_imported_scan_has_garaks_own_eval_numbers(workspace, user, name):
+    run = imported(workspace, user, name)
+    assert run.status == "completed" and run.probe_name == "test.Test"
+    theirs = entries(garak_file(name).decode(), "eval")
+    ours = entries("".join(export_stream(run, "report")), "eval")
+    assert [r["detector"] for r in ours] == sorted(r["detector"] for r in theirs)
+    by_detector = {r["detector"]: r for r in theirs}
+    for record in ours:
+        garak = by_detector[record["detector"]]
+        assert {k: record.get(k) for k in COUNTS} == {k: garak.get(k) for k in COUNTS}
+        assert record["probe"] == garak["probe"]
+
+
+@pytest.mark.parametrize("name", ["random_detector", "fail_pass_detectors"])
+def test_an_imported_scan_writes_garaks_hit_log(workspace, user, name):
+    run = imported(workspace, user, name)
+    theirs = [json.loads(line) for line in garak_file(name, "hitlog").decode().splitlines()]
+    ours = [json.loads(line) for line in "".join(export_stream(run, "hitlog")).splitlines()]
+    same = ("goal", "attempt_id", "attempt_seq", "attempt_idx", "probe", "detector", "triggers")
+    assert [{k: h[k] for k in same} for h in ours] == [{k: h[k] for k in same} for h in theirs]
+    assert [h["score"] for h in ours] == pytest.approx([h["score"] for h in theirs])
+    assert [h["output"]["text"] for h in ours] == [h["output"]["text"] for h in theirs]
+
+
+def test_the_imported_scan_has_a_dashboard_per_detector_and_intent_tags(workspace, user, web):
+    run = imported(workspace, user, "fail_pass_detectors")
+    page = web.get(f"/w/acme/experiments/{run.public_id}/").content.decode()
+    assert "garak: always.Fail" in page and "garak: always.Pass" in page
+    summary = {a.binding.ext["detector"]: a.summary for a in run.aggregates.all()}
+    assert summary["always.Fail"]["tags"]["T999test"]["fails"] == 40
+    assert summary["always.Pass"]["pass_rate"] == 1.0
+
+
+def test_two_scans_of_the_same_probe_compare_paired(workspace, user, api):
+    """Each import is a new version of the probe's evalset, rows keeping their item ids, so
+    the compare page and the gate pair them (McNemar on the same outputs)."""
+    first = imported(workspace, user, "random_detector")
+    second = imported(workspace, user, "random_detector_g3")  # 3 outputs per prompt, not 5
+    assert first.evalset_version.evalset_id == second.evalset_version.evalset_id
+    assert (first.evalset_version.version, second.evalset_version.version) == ("1.0.0", "1.0.1")
+    assert second.evalset_version.items.count() == 24
+    shared = set(first.evalset_version.items.values_list("item_id", flat=True)) & set(
+        second.evalset_version.items.values_list("item_id", flat=True)
+    )
+    assert len(shared) == 24  # outputs 0–2 of each of the 8 prompts are the same rows
+    response = api.get(
+        "/api/v1/experiments/gate/",
+        {"baseline": str(first.public_id), "candidate": str(second.public_id)},
+    )
+    assert response.status_code == 200, response.content
+    (row,) = response.json()["evaluators"]
+    assert row["n_paired"] == 24
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"not json\n", "Line 1 is not JSON"),
+        (b'["a list"]\n', "not a JSON object"),
+        (b'{"entry_type": "init"}\n', "No scored attempts"),
+    ],
+)
+def test_a_file_that_is_not_a_garak_report_is_refused(workspace, user, data, message):
+    with pytest.raises(ValidationError) as raised:
+        garak_scan_import(workspace=workspace, user=user, data=data)
+    assert message in str(raised.value.message_dict["file"])
+    assert not Experiment.objects.exists()
