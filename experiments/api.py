@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
@@ -160,6 +161,26 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         baseline = _baseline(request.workspace, params.pop("baseline"), candidate)
         result = gate_check(baseline=baseline, candidate=candidate, **params)
         return Response(result.to_dict())
+
+    @extend_schema(
+        request={"multipart/form-data": s.GarakImportSerializer},
+        responses={202: s.ExperimentSerializer(many=True)},
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="import-garak",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def import_garak(self, request):
+        """Import a garak scan (its report.jsonl): per probe, a new version of the probe's
+        evalset, an evaluator per detector and a launched experiment scoring garak's scores."""
+        body = validated(s.GarakImportSerializer, request)
+        data = services.garak_upload_bytes(upload=body["file"])
+        made = services.garak_scan_import(workspace=request.workspace, user=request.user, data=data)
+        return Response(
+            s.ExperimentSerializer(made, many=True).data, status=status.HTTP_202_ACCEPTED
+        )
 
     @extend_schema(request=s.TargetTestSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=False, methods=["post"], url_path="target-test")

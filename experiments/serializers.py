@@ -79,6 +79,12 @@ class GateQuerySerializer(StrictSerializer):
     workspace = serializers.CharField(required=False, write_only=True)
 
 
+class GarakImportSerializer(StrictSerializer):
+    """A garak report.jsonl (multipart `file`)."""
+
+    file = serializers.FileField()
+
+
 class TargetTestSerializer(StrictSerializer):
     """A target to try on one row: the experiment body's evalset version and target."""
 

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from .views import garak as garak_views
 from .views import results as result_views
 from .views import runs as views
 
@@ -10,6 +11,7 @@ urlpatterns = [
     path("new/", views.new, name="new"),
     path("new/plan/", views.new_plan, name="new_plan"),
     path("new/target-test/", views.target_test, name="target_test"),
+    path("import-garak/", garak_views.import_garak, name="import_garak"),
     path("<uuid:id>/", views.detail, name="detail"),
     path("<uuid:id>/progress/", views.progress, name="progress"),
     path("<uuid:id>/launch/", views.launch, name="launch"),

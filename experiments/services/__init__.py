@@ -1,6 +1,7 @@
 """Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
 do not come from a worker (pushed by a client, re-used from a finished run)."""
 
+from .garak import garak_scan_import, garak_upload_bytes
 from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (
     MAX_BINDINGS,
@@ -25,6 +26,8 @@ __all__ = [
     "experiment_mark_baseline",
     "experiment_rescore",
     "experiment_retry_failed",
+    "garak_scan_import",
+    "garak_upload_bytes",
     "outputs_push",
     "result_correct",
     "target_test",

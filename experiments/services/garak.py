@@ -61,6 +61,13 @@ class Scan:
         return sorted({d for a in self.attempts for d in a.get("detector_results") or {}})
 
 
+def garak_upload_bytes(*, upload) -> bytes:
+    """An uploaded report's bytes, refused before reading when it is over the limit."""
+    if upload.size > MAX_REPORT_BYTES:
+        raise ValidationError({"file": f"A report is at most {MAX_REPORT_BYTES // 2**20} MB."})
+    return upload.read()
+
+
 def garak_report_read(*, data: bytes) -> list[Scan]:
     """The scans (one per probe) of a garak report; a ValidationError names what is wrong."""
     if len(data) > MAX_REPORT_BYTES:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from experiments import engine
 from experiments.models import Experiment
@@ -101,3 +102,47 @@ def test_a_file_that_is_not_a_garak_report_is_refused(workspace, user, data, mes
         garak_scan_import(workspace=workspace, user=user, data=data)
     assert message in str(raised.value.message_dict["file"])
     assert not Experiment.objects.exists()
+
+
+def test_the_api_imports_a_scan_and_names_a_bad_file(api):
+    upload = SimpleUploadedFile("run.report.jsonl", garak_file("random_detector"))
+    response = api.post("/api/v1/experiments/import-garak/", {"file": upload}, format="multipart")
+    assert response.status_code == 202, response.content
+    (made,) = response.json()
+    assert made["probe_name"] == "test.Test" and made["status"] == "queued"
+    bad = SimpleUploadedFile("x.jsonl", b"nope\n")
+    refused = api.post("/api/v1/experiments/import-garak/", {"file": bad}, format="multipart")
+    assert refused.status_code == 400 and "file" in refused.json()["error"]["details"]
+    assert Experiment.objects.count() == 1
+
+
+def test_the_page_imports_a_scan(web):
+    page = web.get("/w/acme/experiments/import-garak/")
+    assert page.status_code == 200 and 'id="garak-import-form"' in page.content.decode()
+    upload = SimpleUploadedFile("run.report.jsonl", garak_file("fail_pass_detectors"))
+    response = web.post("/w/acme/experiments/import-garak/", {"file": upload})
+    made = Experiment.objects.get()
+    assert response.status_code == 302 and str(made.public_id) in response["Location"]
+    bad = web.post("/w/acme/experiments/import-garak/", {"file": SimpleUploadedFile("x", b"[]")})
+    assert bad.status_code == 400 and "not a JSON object" in bad.content.decode()
+
+
+def test_a_viewer_cannot_import(client, member):
+    client.force_login(member("vera", "viewer"))
+    upload = SimpleUploadedFile("run.report.jsonl", garak_file("random_detector"))
+    assert client.post("/w/acme/experiments/import-garak/", {"file": upload}).status_code == 403
+    assert not Experiment.objects.exists()
+
+
+def test_an_outsider_cannot_import_into_acme(client, outsider, outsider_api, workspace):
+    client.force_login(outsider)
+    upload = SimpleUploadedFile("run.report.jsonl", garak_file("random_detector"))
+    assert client.get("/w/acme/experiments/import-garak/").status_code == 404
+    assert client.post("/w/acme/experiments/import-garak/", {"file": upload}).status_code == 404
+    assert not Experiment.objects.filter(workspace=workspace).exists()
+    upload = SimpleUploadedFile("run.report.jsonl", garak_file("random_detector"))
+    mine = outsider_api.post(
+        "/api/v1/experiments/import-garak/", {"file": upload}, format="multipart"
+    )
+    assert mine.status_code == 202  # into the outsider's own workspace, never Acme's
+    assert not Experiment.objects.filter(workspace=workspace).exists()
