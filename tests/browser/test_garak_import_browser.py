@@ -1,0 +1,38 @@
+"""Headless Chromium: a garak scan imported from its report.jsonl (written by garak 0.17.1)
+is read on the experiment page like any run: a card per detector, the pass rate with its
+interval, the per-intent table; screenshots kept."""
+
+from pathlib import Path
+
+import pytest
+
+from experiments import engine
+from experiments.services.garak import garak_scan_import
+from tests.support.fixtures import screenshot, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+REPORT = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "garak" / "random_detector.report.jsonl"
+)
+
+
+def test_an_imported_garak_scan_has_its_dashboard(live_server, page, user, workspace):
+    (run,) = garak_scan_import(workspace=workspace, user=user, data=REPORT.read_bytes())
+    engine.experiment_run_inline(experiment_id=run.pk)
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/acme/experiments/")
+    page.click("#import-garak-link")
+    page.wait_for_selector("#garak-import-form")
+    page.goto(f"{live_server.url}/w/acme/experiments/{run.public_id}/")
+    card = page.locator(".eval-card").first
+    card.wait_for()
+    assert "garak: always.Random" in card.inner_text()
+    assert card.locator(".summary-line").inner_text().startswith("17 pass, 23 fail, 0 unknown")
+    assert "95% CI" in card.inner_text()  # 40 outputs: an interval, as garak computed one
+    page.click(".eval-card summary >> text=By tag")
+    assert "T999test" in card.locator(".tags-table").inner_text()
+    screenshot(page, "garak-import-dashboard")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "garak-import-dashboard-390")
+    assert page.console_errors == []
