@@ -19,6 +19,9 @@ class Workspace(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
+    interval_defaults = models.JSONField(
+        default=dict, blank=True, help_text="the workspace's default interval settings for runs"
+    )
 
     class Meta:
         ordering = ["name"]

@@ -18,6 +18,7 @@ from . import serializers as s
 from .models import Experiment
 from .results.exports import FORMATS, export_filename, export_stream
 from .results.gate import gate_check
+from .stats.interval_settings import interval_settings
 from .views.results import EXPORT_MIME
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
@@ -161,6 +162,20 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         baseline = _baseline(request.workspace, params.pop("baseline"), candidate)
         result = gate_check(baseline=baseline, candidate=candidate, **params)
         return Response(result.to_dict())
+
+    @extend_schema(request=s.IntervalDefaultsSerializer, responses=OpenApiTypes.OBJECT)
+    @action(detail=False, methods=["get", "put"], url_path="interval-defaults")
+    def interval_defaults(self, request):
+        """The workspace's default interval settings for new runs (GET), or new ones (PUT:
+        unset keys fall back to garak's defaults). A run's own `interval` overrides them."""
+        if request.method == "PUT":
+            body = validated(s.IntervalDefaultsSerializer, request)
+            settings = services.workspace_interval_defaults_set(
+                workspace=request.workspace, interval=body["interval"]
+            )
+        else:
+            settings = interval_settings(request.workspace.interval_defaults)
+        return Response({"interval": settings})
 
     @extend_schema(
         request={"multipart/form-data": s.GarakImportSerializer},

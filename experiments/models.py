@@ -37,6 +37,11 @@ class Experiment(models.Model):
     probe_name = models.CharField(
         max_length=160, blank=True, help_text="garak's probe name in reports; empty: the name"
     )
+    interval = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="interval settings (experiments.stats.interval_settings)",
+    )
     evalset_version = models.ForeignKey(
         EvalSetVersion, on_delete=models.PROTECT, related_name="experiments"
     )

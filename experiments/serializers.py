@@ -34,6 +34,12 @@ class ExperimentCreateSerializer(StrictSerializer):
     concurrency = serializers.IntegerField(required=False, default=8)
     chunk_size = serializers.IntegerField(required=False, default=1000)
     repetitions = serializers.IntegerField(required=False, default=1)
+    interval = serializers.JSONField(
+        required=False,
+        default=None,
+        help_text="method (bootstrap|none), iterations, confidence, min_sample, exact_garak, "
+        "seed; unset ones come from the workspace's defaults, then garak's",
+    )
     launch = serializers.BooleanField(required=False, default=False)
 
     def validate_target(self, value):
@@ -77,6 +83,10 @@ class GateQuerySerializer(StrictSerializer):
     max_unknown_rate = serializers.FloatField(required=False, allow_null=True, default=None)
     # read by the API's workspace selection (session callers), like on every other endpoint
     workspace = serializers.CharField(required=False, write_only=True)
+
+
+class IntervalDefaultsSerializer(StrictSerializer):
+    interval = serializers.JSONField()
 
 
 class GarakImportSerializer(StrictSerializer):
@@ -154,6 +164,7 @@ class ExperimentListSerializer(serializers.ModelSerializer):
             "name",
             "description",
             "probe_name",
+            "interval",
             "status",
             "evalset",
             "evalset_name",

@@ -11,9 +11,8 @@ from assay.vocabulary import Verdict
 from ..models import Aggregate, Experiment, Result
 from ..stats import bootstrap_ci, mean_ci, summarize
 from ..stats.clustered import clustered_mean_ci, clustered_rate_ci, repetition_summary
+from ..stats.interval_settings import interval_settings
 from ..stats.usage import usage_summary
-
-MIN_SAMPLE = 30
 
 
 def aggregates_refresh(*, experiment: Experiment, binding_ids: list[int] | None = None) -> None:
@@ -75,20 +74,15 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
         rows.add(row)
     summary = summarize(rows.scores, rows.verdicts, rows.tags).to_dict()
     calibration = _calibration(binding)
-    if experiment.repetitions > 1:
-        summary.update(_clustered(rows, summary, calibration, experiment.repetitions))
+    settings = interval_settings(experiment.interval)
+    if settings["method"] == "none":
+        summary.update(fail_rate_ci=None, mean_ci=None, interval="none")
+    elif experiment.repetitions > 1:
+        summary.update(_clustered(rows, calibration, experiment.repetitions, settings))
     else:
-        summary["fail_rate_ci"] = bootstrap_ci(
-            summary["fails"],
-            summary["passed"],
-            min_sample=MIN_SAMPLE,
-            sensitivity=calibration["sensitivity"],
-            specificity=calibration["specificity"],
-            seed=0,
-        )
-        summary["mean_ci"] = mean_ci(
-            [s for s in rows.scores if s is not None], min_sample=MIN_SAMPLE, seed=0
-        )
+        summary.update(_row_intervals(rows, summary, calibration, settings))
+    summary["interval_settings"] = settings
+    summary["confidence"] = settings["confidence"]
     summary["statuses"] = rows.statuses
     summary["calibration"] = calibration
     summary["usage"] = usage_summary(
@@ -101,7 +95,27 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
     return summary
 
 
-def _clustered(rows: _Rows, summary: dict, calibration: dict, k: int) -> dict:
+def _resampling(settings: dict) -> dict:
+    return {k: settings[k] for k in ("iterations", "confidence", "min_sample", "seed")}
+
+
+def _row_intervals(rows: _Rows, summary: dict, calibration: dict, settings: dict) -> dict:
+    """Bootstrap intervals over rows (garak's own procedure with `exact_garak`)."""
+    common = _resampling(settings)
+    return {
+        "fail_rate_ci": bootstrap_ci(
+            summary["fails"],
+            summary["passed"],
+            sensitivity=calibration["sensitivity"],
+            specificity=calibration["specificity"],
+            exact_garak=settings["exact_garak"],
+            **common,
+        ),
+        "mean_ci": mean_ci([s for s in rows.scores if s is not None], **common),
+    }
+
+
+def _clustered(rows: _Rows, calibration: dict, k: int, settings: dict) -> dict:
     """Intervals that resample items (all their repetitions together), and per-item numbers."""
     fails, decided, sums, counts = {}, {}, {}, {}
     for item, verdict, score in zip(rows.items, rows.verdicts, rows.scores, strict=True):
@@ -110,18 +124,17 @@ def _clustered(rows: _Rows, summary: dict, calibration: dict, k: int) -> dict:
         if score is not None:
             sums[item], counts[item] = sums.get(item, 0.0) + score, counts.get(item, 0) + 1
     keys = list(decided)
+    common = _resampling(settings)
     return {
         "fail_rate_ci": clustered_rate_ci(
             [fails[i] for i in keys],
             [decided[i] for i in keys],
             sensitivity=calibration["sensitivity"],
             specificity=calibration["specificity"],
-            min_sample=MIN_SAMPLE,
+            **common,
         ),
         "mean_ci": clustered_mean_ci(
-            [sums.get(i, 0.0) for i in keys],
-            [counts.get(i, 0) for i in keys],
-            min_sample=MIN_SAMPLE,
+            [sums.get(i, 0.0) for i in keys], [counts.get(i, 0) for i in keys], **common
         ),
         "interval": "clustered by item",
         "repetitions": repetition_summary(rows.items, rows.verdicts, rows.scores, k=k),

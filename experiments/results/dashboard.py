@@ -7,6 +7,7 @@ from evaluators.policies import describe_policy
 
 from ..models import Experiment
 from ..stats import COUNT_KEYS
+from ..stats.interval_settings import interval_settings, interval_text
 from .standing import relative_standing
 
 
@@ -41,13 +42,11 @@ def _card(binding, summary: dict | None) -> dict:
     ]
     card["pass_ci"] = _pass_ci(summary.get("fail_rate_ci"))
     card["whisker"] = (
-        bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] >= MIN_WHISKER
+        bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] > MIN_WHISKER
     )
-    card["ci_note"] = (
-        ""
-        if card["pass_ci"]
-        else (f"n = {evaluated} < 30: no interval" if evaluated else "nothing evaluated")
-    )
+    settings = interval_settings(summary.get("interval_settings"))
+    card["interval_text"] = interval_text(settings)
+    card["ci_note"] = _ci_note(evaluated, settings) if not card["pass_ci"] else ""
     card["histogram"] = _histogram(summary)
     card["tags"] = sorted((summary.get("tags") or {}).items())
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
@@ -71,6 +70,14 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
         "total_cost": sum(costs) if costs else None,
         "shown": bool(target or judges),
     }
+
+
+def _ci_note(evaluated: int, settings: dict) -> str:
+    if settings["method"] == "none":
+        return "intervals are off for this run"
+    if not evaluated:
+        return "nothing evaluated"
+    return f"n = {evaluated} < {settings['min_sample']}: no interval"
 
 
 def _pass_ci(fail_ci) -> tuple[float, float] | None:

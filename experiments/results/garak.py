@@ -200,6 +200,7 @@ def eval_record(experiment: Experiment, detection: Detection) -> dict:
             "evaluator_version": version.version,
             "pass_rate": s.get("pass_rate"),
             "interval": s.get("interval", "bootstrap"),
+            "interval_settings": s.get("interval_settings"),
         }
     )
     return record

@@ -13,6 +13,7 @@ from .runs import (
     experiment_mark_baseline,
     experiment_retry_failed,
     result_correct,
+    workspace_interval_defaults_set,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "outputs_push",
     "result_correct",
     "target_test",
+    "workspace_interval_defaults_set",
 ]

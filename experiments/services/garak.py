@@ -54,6 +54,7 @@ class Scan:
     probe: str
     threshold: float
     generator: str
+    interval: dict = field(default_factory=dict)
     attempts: list[dict] = field(default_factory=list)
 
     @property
@@ -103,8 +104,25 @@ def _scan_for(scans: dict, setup: dict, probe: str) -> Scan:
             probe=probe,
             threshold=float(setup.get("run.eval_threshold", 0.5)),
             generator=target,
+            interval=_garak_interval(setup),
         )
     return scans[probe]
+
+
+def _garak_interval(setup: dict) -> dict:
+    """The run's own interval settings, replayed with garak's resampling and seed so the
+    imported run's bounds are garak's, bit for bit."""
+    reported = {
+        "method": setup.get("reporting.confidence_interval_method"),
+        "iterations": setup.get("reporting.bootstrap_num_iterations"),
+        "confidence": setup.get("reporting.bootstrap_confidence_level"),
+        "min_sample": setup.get("reporting.bootstrap_min_sample_size"),
+        "seed": setup.get("run.seed"),
+    }
+    interval = {k: v for k, v in reported.items() if v is not None}
+    if interval.get("method") not in ("bootstrap", None):
+        interval["method"] = "none"
+    return {**interval, "exact_garak": True}
 
 
 def garak_scan_import(*, workspace, user, data: bytes) -> list[Experiment]:
@@ -126,6 +144,7 @@ def garak_scan_import(*, workspace, user, data: bytes) -> list[Experiment]:
                     description=f"Imported from garak run {scan.run_id} ({scan.generator}).",
                     evalset_version=version,
                     bindings=[_binding(workspace, user, scan, d) for d in scan.detectors],
+                    interval=scan.interval,
                     launch=True,
                 )
             )

@@ -28,6 +28,7 @@ from ..models import (
     ExperimentStatus,
     Result,
 )
+from ..stats.interval_settings import interval_problems, interval_settings
 from ..targets import target_get
 
 MAX_BINDINGS = 20
@@ -48,6 +49,7 @@ def experiment_create(
     concurrency: int = 8,
     chunk_size: int = 1000,
     repetitions: int = 1,
+    interval: dict | None = None,
     launch: bool = False,
 ) -> Experiment:
     """Create a draft experiment, and with `launch` launch it in the same transaction (a launch
@@ -72,6 +74,8 @@ def experiment_create(
         errors["repetitions"] = [f"Repetitions must be a whole number from 1 to {MAX_REPETITIONS}."]
     if not 10 <= chunk_size <= 10_000:
         errors["chunk_size"] = ["Chunk size must be between 10 and 10,000."]
+    if problems := interval_problems(interval or {}):
+        errors["interval"] = problems
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
@@ -86,6 +90,7 @@ def experiment_create(
             concurrency=concurrency,
             chunk_size=chunk_size,
             repetitions=repetitions,
+            interval=interval_settings(workspace.interval_defaults, interval),
             outputs_from=spec.origin(workspace=workspace, config=target_config),
             created_by=user,
         )
@@ -347,9 +352,19 @@ def experiment_clone(
         concurrency=experiment.concurrency,
         chunk_size=experiment.chunk_size,
         repetitions=experiment.repetitions,
+        interval=experiment.interval,
     )
     Experiment.objects.filter(pk=clone.pk).update(cloned_from=experiment)
     return clone
+
+
+def workspace_interval_defaults_set(*, workspace, interval: dict) -> dict:
+    """The workspace's default interval settings for new runs (a run may override them)."""
+    if problems := interval_problems(interval):
+        raise ValidationError({"interval": problems})
+    workspace.interval_defaults = {k: v for k, v in interval.items()}
+    workspace.save(update_fields=["interval_defaults"])
+    return interval_settings(workspace.interval_defaults)
 
 
 def experiment_mark_baseline(*, experiment: Experiment, is_baseline: bool) -> Experiment:

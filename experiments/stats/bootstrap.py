@@ -54,6 +54,7 @@ def bootstrap_ci(
         return None
     if exact_garak:
         rates = _garak_resampled_rates(fails, n, iterations, seed)
+        return _garak_bounds(rates, sensitivity, specificity, confidence)
     else:
         counts = np.random.default_rng(seed).binomial(n, fails / n, size=iterations)
         rates = counts / n
@@ -72,6 +73,24 @@ def rogan_gladen(rates: np.ndarray, sensitivity: float, specificity: float) -> n
     if abs(denominator) < MIN_CORRECTION_DENOMINATOR:
         specificity, denominator = 1.0, 1.0
     return np.clip((rates + specificity - 1.0) / denominator, 0.0, 1.0)
+
+
+def _garak_bounds(
+    rates: np.ndarray, sensitivity: float, specificity: float, confidence: float
+) -> tuple[float, float]:
+    """The bounds as garak 0.17 writes them in its eval record: no correction arithmetic for a
+    perfect (or uninformative) judge, and the percentile bounds clipped in percent, then
+    divided by 100 — each step rounds, so exact mode takes the same steps."""
+    denominator = sensitivity + specificity - 1.0
+    if abs(denominator) < MIN_CORRECTION_DENOMINATOR:
+        specificity, denominator = 1.0, 1.0
+    if not np.isclose(denominator, 1.0):
+        rates = np.clip((rates + specificity - 1.0) / denominator, 0.0, 1.0)
+    lower, upper = percentile_bounds(rates, confidence)
+    return (
+        float(np.clip(lower * 100, 0.0, 100.0) / 100),
+        float(np.clip(upper * 100, 0.0, 100.0) / 100),
+    )
 
 
 def percentile_bounds(values: np.ndarray, confidence: float) -> tuple[float, float]:

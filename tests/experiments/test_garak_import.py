@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "garak"
 COUNTS = ("passed", "fails", "nones", "total_evaluated", "total_processed", "intents", "hit_at_k")
+INTERVAL = ("confidence_method", "confidence", "confidence_upper", "confidence_lower")
 
 
 def garak_file(name: str, kind: str = "report") -> bytes:
@@ -46,6 +47,9 @@ def test_an_imported_scan_has_garaks_own_eval_numbers(workspace, user, name):
         garak = by_detector[record["detector"]]
         assert {k: record.get(k) for k in COUNTS} == {k: garak.get(k) for k in COUNTS}
         assert record["probe"] == garak["probe"]
+        # the run's interval settings, replayed with garak's resampling and seed: its bounds
+        assert {k: record.get(k) for k in INTERVAL} == {k: garak.get(k) for k in INTERVAL}
+        assert list(record)[: len(garak)] == list(garak)
 
 
 @pytest.mark.parametrize("name", ["random_detector", "fail_pass_detectors"])

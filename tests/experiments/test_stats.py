@@ -175,7 +175,9 @@ def test_bootstrap_rejects_bad_arguments():
 
 
 def _garak_loop(fails, passes, *, seed, se=1.0, sp=1.0, iterations=10_000, confidence=0.95):
-    """garak's procedure written out straightforwardly: global seed, one choice() per iteration."""
+    """garak 0.17's procedure (garak/analyze/bootstrap_ci.py) written out straightforwardly:
+    global seed, one choice() per iteration, no correction for a perfect detector, bounds
+    clipped in percent and divided by 100 as its eval record does."""
     data = np.array([1] * fails + [0] * passes, dtype=float)
     saved = np.random.get_state()
     np.random.seed(seed)
@@ -183,15 +185,16 @@ def _garak_loop(fails, passes, *, seed, se=1.0, sp=1.0, iterations=10_000, confi
         denominator = se + sp - 1.0
         if abs(denominator) < 0.01:
             se, sp, denominator = 1.0, 1.0, 1.0
+        perfect = np.isclose(denominator, 1.0)
         rates = np.empty(iterations)
         for i in range(iterations):
             p_obs = np.random.choice(data, size=data.size, replace=True).mean()
-            rates[i] = np.clip((p_obs + sp - 1.0) / denominator, 0.0, 1.0)
+            rates[i] = p_obs if perfect else np.clip((p_obs + sp - 1.0) / denominator, 0.0, 1.0)
     finally:
         np.random.set_state(saved)
     alpha = 1 - confidence
     lower, upper = np.percentile(rates, [(alpha / 2) * 100, (1 - alpha / 2) * 100])
-    return float(lower), float(upper)
+    return float(np.clip(lower * 100, 0.0, 100.0) / 100), float(np.clip(upper * 100, 0, 100) / 100)
 
 
 def test_choice_with_replacement_consumes_the_stream_like_one_randint_block():
@@ -272,10 +275,11 @@ SHIPPED = [
 
 @pytest.mark.parametrize(("counts", "expected"), SHIPPED)
 def test_the_shipped_interval_is_pinned_on_known_vectors(counts, expected):
-    from experiments.results.aggregates import MIN_SAMPLE
+    from experiments.stats.interval_settings import DEFAULTS  # what a run uses unless set
 
     fails, passes = counts
-    assert bootstrap_ci(fails, passes, min_sample=MIN_SAMPLE, seed=0) == expected
+    shipped = {k: DEFAULTS[k] for k in ("iterations", "confidence", "min_sample", "seed")}
+    assert bootstrap_ci(fails, passes, exact_garak=DEFAULTS["exact_garak"], **shipped) == expected
     # and it is a sensible interval: within five points of Wilson's at these sizes
     n, p = fails + passes, fails / (fails + passes)
     z = 1.959963984540054
