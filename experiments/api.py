@@ -179,6 +179,30 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
 
     @extend_schema(
         request={"multipart/form-data": s.GarakImportSerializer},
+        responses={201: s.GarakReferenceSerializer, 200: s.GarakReferenceSerializer(many=True)},
+    )
+    @action(
+        detail=False,
+        methods=["get", "post"],
+        url_path="garak-references",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def garak_references(self, request):
+        """garak's reference files in this workspace (GET), or a new one (POST `file`): a
+        calibration (Z ratings for matching probe/detector names) or detector metrics
+        (Se/Sp-corrected intervals for those detectors). The newest of each kind is used."""
+        if request.method == "GET":
+            found = selectors.garak_references(workspace=request.workspace)
+            return Response(s.GarakReferenceSerializer(found, many=True).data)
+        upload = validated(s.GarakImportSerializer, request)["file"]
+        data = services.garak_upload_bytes(upload=upload, limit=services.MAX_REFERENCE_BYTES)
+        made = services.garak_reference_upload(
+            workspace=request.workspace, name=upload.name, data=data
+        )
+        return Response(s.GarakReferenceSerializer(made).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request={"multipart/form-data": s.GarakImportSerializer},
         responses={202: s.ExperimentSerializer(many=True)},
     )
     @action(

@@ -350,3 +350,28 @@ class JudgeCalibration(models.Model):
     def usable(self) -> bool:
         """Enough decided rows, and Se/Sp defined, to correct another run's interval."""
         return self.n >= 30 and self.sensitivity is not None and self.specificity is not None
+
+
+class GarakReference(models.Model):
+    """A file of garak's reference data uploaded to a workspace: a calibration (probe/detector →
+    mu, sigma of the pass rate, for Z ratings) or detector metrics (detector → sensitivity,
+    specificity, for corrected intervals). The newest of each kind is the one used."""
+
+    class Kind(models.TextChoices):
+        CALIBRATION = "calibration", "calibration"
+        DETECTOR_METRICS = "detector_metrics", "detector metrics"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    entries = models.JSONField(
+        help_text="calibration: {probe/detector: {mu, sigma}}; "
+        "metrics: {detector: {sensitivity, specificity}}"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"garak {self.kind} {self.name}"

@@ -9,7 +9,7 @@ from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
-from .models import EvaluatorBinding, Experiment, Result
+from .models import EvaluatorBinding, Experiment, GarakReference, Result
 
 
 class ExperimentCreateSerializer(StrictSerializer):
@@ -87,6 +87,18 @@ class GateQuerySerializer(StrictSerializer):
 
 class IntervalDefaultsSerializer(StrictSerializer):
     interval = serializers.JSONField()
+
+
+class GarakReferenceSerializer(serializers.ModelSerializer):
+    entries = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GarakReference
+        fields = ["id", "kind", "name", "entries", "created_at"]
+        read_only_fields = fields
+
+    def get_entries(self, obj) -> int:
+        return len(obj.entries)
 
 
 class GarakImportSerializer(StrictSerializer):

@@ -165,13 +165,28 @@ def target_summary(*, experiment: Experiment) -> dict:
     return summary
 
 
+def _garak_metrics(binding) -> dict | None:
+    """Se/Sp of this detector from the workspace's garak detector-metrics file, if listed."""
+    from ..models import GarakReference
+    from ..selectors import garak_reference
+    from .garak import detector_name
+
+    entries = garak_reference(
+        workspace=binding.experiment.workspace, kind=GarakReference.Kind.DETECTOR_METRICS
+    )
+    found = entries.get(detector_name(binding))
+    if found is None:
+        return None
+    return {**found, "applied": True, "source": "garak detector metrics"}
+
+
 def _calibration(binding) -> dict:
     """Se/Sp of the judge from its newest usable calibration; 1 and 1 (no correction) else."""
     from .calibration import calibration_for
 
     found = calibration_for(binding)
     if found is None:
-        return {"sensitivity": 1.0, "specificity": 1.0, "applied": False}
+        return _garak_metrics(binding) or {"sensitivity": 1.0, "specificity": 1.0, "applied": False}
     return {
         "sensitivity": found.sensitivity,
         "specificity": found.specificity,

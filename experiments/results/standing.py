@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import Aggregate, EvaluatorBinding, ExperimentStatus
-from .garak import defcon
+from .garak import defcon, detector_name, probe_name
 
 LEVELS = ("far below", "below", "typical", "above", "far above")  # garak's DEFCON 1 … 5
 MIN_HISTORY = 3
@@ -19,7 +19,11 @@ def band(z: float) -> str:
 
 
 def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> dict:
-    """{"z", "level", "n"} or {"level": None, "text": "not enough history", "n"}."""
+    """{"z", "level", "n"} or {"level": None, "text": "not enough history", "n"}: against the
+    workspace's garak calibration when it has this probe/detector, else the run's history."""
+    calibrated = _garak_rating(binding, pass_rate)
+    if calibrated is not None:
+        return calibrated
     history = _history(binding)
     if pass_rate is None or len(history) < MIN_HISTORY:
         return {"level": None, "text": "not enough history", "n": len(history)}
@@ -31,6 +35,28 @@ def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> 
         "n": len(history),
         "mean": float(rates.mean()),
         "text": f"{band(float(z))} (z = {z:+.2f})",
+    }
+
+
+def _garak_rating(binding: EvaluatorBinding, pass_rate: float | None) -> dict | None:
+    """garak's own Z: (pass rate − mu) / max(sigma, 1/30) from an uploaded calibration."""
+    from ..models import GarakReference
+    from ..selectors import garak_reference
+
+    experiment = binding.experiment
+    entries = garak_reference(workspace=experiment.workspace, kind=GarakReference.Kind.CALIBRATION)
+    found = entries.get(f"{probe_name(experiment)}/{detector_name(binding)}")
+    if found is None or pass_rate is None:
+        return None
+    z = (pass_rate - found["mu"]) / max(found["sigma"], MIN_STD)
+    level = band(z)
+    return {
+        "z": z,
+        "level": level,
+        "n": None,
+        "mean": found["mu"],
+        "source": "garak calibration",
+        "text": f"{level} (z = {z:+.2f}, garak calibration)",
     }
 
 

@@ -1,7 +1,12 @@
 """Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
 do not come from a worker (pushed by a client, re-used from a finished run)."""
 
-from .garak import garak_scan_import, garak_upload_bytes
+from .garak import (
+    MAX_REFERENCE_BYTES,
+    garak_reference_upload,
+    garak_scan_import,
+    garak_upload_bytes,
+)
 from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (
     MAX_BINDINGS,
@@ -17,6 +22,7 @@ from .runs import (
 )
 
 __all__ = [
+    "MAX_REFERENCE_BYTES",
     "MAX_BINDINGS",
     "MAX_REPETITIONS",
     "experiment_cancel",
@@ -27,6 +33,7 @@ __all__ = [
     "experiment_mark_baseline",
     "experiment_rescore",
     "experiment_retry_failed",
+    "garak_reference_upload",
     "garak_scan_import",
     "garak_upload_bytes",
     "outputs_push",

@@ -62,17 +62,17 @@ class Scan:
         return sorted({d for a in self.attempts for d in a.get("detector_results") or {}})
 
 
-def garak_upload_bytes(*, upload) -> bytes:
-    """An uploaded report's bytes, refused before reading when it is over the limit."""
-    if upload.size > MAX_REPORT_BYTES:
-        raise ValidationError({"file": f"A report is at most {MAX_REPORT_BYTES // 2**20} MB."})
+def garak_upload_bytes(*, upload, limit: int = MAX_REPORT_BYTES) -> bytes:
+    """An uploaded file's bytes, refused before reading when it is over the limit."""
+    if upload.size > limit:
+        raise ValidationError({"file": f"The file is at most {limit // 2**20} MB."})
     return upload.read()
 
 
 def garak_report_read(*, data: bytes) -> list[Scan]:
     """The scans (one per probe) of a garak report; a ValidationError names what is wrong."""
     if len(data) > MAX_REPORT_BYTES:
-        raise ValidationError({"file": f"A report is at most {MAX_REPORT_BYTES // 2**20} MB."})
+        raise ValidationError({"file": f"The file is at most {MAX_REPORT_BYTES // 2**20} MB."})
     setup, scans = {}, {}
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         entry = _entry(line, number)
@@ -297,3 +297,60 @@ def _detector_version(workspace, user, detector: str):
     return evaluator_submit_version(
         evaluator=evaluator, user=user, version="1.0.0", change_note="garak import"
     )
+
+
+# ----------------------------------------------------------------------------- reference data
+
+MAX_REFERENCE_BYTES = 16 * 1024 * 1024
+
+
+def garak_reference_upload(*, workspace, name: str, data: bytes):
+    """Store a garak calibration file (garak/data/calibration/*.json) or its detector-metrics
+    file (detector_metrics_summary.json), told apart by their shape. Calibrations then rate
+    runs whose probe/detector names match; metrics correct those detectors' intervals."""
+    from ..models import GarakReference
+
+    if len(data) > MAX_REFERENCE_BYTES:
+        raise ValidationError({"file": "A garak reference file is at most 16 MB."})
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        raise ValidationError({"file": "The file is not JSON."}) from None
+    kind, entries = _reference_entries(parsed)
+    return GarakReference.objects.create(
+        workspace=workspace, kind=kind, name=(name or "garak")[:200], entries=entries
+    )
+
+
+def _reference_entries(parsed) -> tuple[str, dict]:
+    from ..models import GarakReference
+
+    if isinstance(parsed, dict) and isinstance(parsed.get("results"), dict):
+        metrics = {
+            detector.removeprefix("detector."): _se_sp(value)
+            for detector, value in parsed["results"].items()
+        }
+        return GarakReference.Kind.DETECTOR_METRICS, {k: v for k, v in metrics.items() if v}
+    if isinstance(parsed, dict):
+        distributions = {
+            key: {"mu": float(v["mu"]), "sigma": float(v["sigma"])}
+            for key, v in parsed.items()
+            if "/" in key and isinstance(v, dict) and _numbers(v.get("mu"), v.get("sigma"))
+        }
+        if distributions:
+            return GarakReference.Kind.CALIBRATION, distributions
+    raise ValidationError(
+        {"file": "Neither a garak calibration (probe/detector → mu, sigma) nor detector metrics."}
+    )
+
+
+def _se_sp(value) -> dict | None:
+    metrics = (value or {}).get("metrics") if isinstance(value, dict) else None
+    se, sp = (metrics or {}).get("hit_sensitivity"), (metrics or {}).get("hit_specificity")
+    if not _numbers(se, sp) or not (0 <= se <= 1 and 0 <= sp <= 1):
+        return None
+    return {"sensitivity": float(se), "specificity": float(sp)}
+
+
+def _numbers(*values) -> bool:
+    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)

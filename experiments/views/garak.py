@@ -25,9 +25,23 @@ class GarakImportForm(forms.Form):
     )
 
 
+class GarakReferenceForm(forms.Form):
+    reference = forms.FileField(
+        label=_lazy("garak calibration or detector metrics (.json)"),
+        help_text=_lazy(
+            "A calibration (garak/data/calibration/*.json) rates runs whose probe and detector "
+            "names match with garak's Z; detector metrics (detector_metrics_summary.json) "
+            "correct those detectors' intervals. The newest file of each kind is used."
+        ),
+    )
+
+
 @workspace_view()
 def import_garak(request):
-    """GET: the upload form; POST: import and go to the (first) experiment it made."""
+    """GET: the upload forms; POST: import and go to the (first) experiment it made, or store
+    a reference file."""
+    if request.method == "POST" and "reference" in request.FILES:
+        return _reference(request)
     form = GarakImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         made = form_service(form, _imported, request=request, upload=form.cleaned_data["file"])
@@ -35,8 +49,41 @@ def import_garak(request):
             text = _("Imported %(n)d run(s) of garak; the workers are scoring them.")
             messages.success(request, text % {"n": len(made)})
             return redirect("experiments:detail", ws=request.workspace.slug, id=made[0].public_id)
-    status = 400 if form.errors else 200
-    return render(request, "experiments/import_garak.html", {"form": form}, status=status)
+    return _page(request, form, GarakReferenceForm())
+
+
+def _page(request, form, reference_form):
+    status = 400 if form.errors or reference_form.errors else 200
+    return render(
+        request,
+        "experiments/import_garak.html",
+        {"form": form, "reference_form": reference_form, "references": _references(request)},
+        status=status,
+    )
+
+
+def _references(request):
+    from ..selectors import garak_references
+
+    return garak_references(workspace=request.workspace)[:10]
+
+
+def _reference(request):
+    form = GarakReferenceForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["reference"]
+        made = form_service(form, _stored, request=request, upload=upload)
+        if made:
+            messages.success(
+                request, _("garak %(kind)s stored.") % {"kind": made.get_kind_display()}
+            )
+            return redirect("experiments:import_garak", ws=request.workspace.slug)
+    return _page(request, GarakImportForm(), form)
+
+
+def _stored(*, request, upload):
+    data = services.garak_upload_bytes(upload=upload, limit=services.MAX_REFERENCE_BYTES)
+    return services.garak_reference_upload(workspace=request.workspace, name=upload.name, data=data)
 
 
 def _imported(*, request, upload):
