@@ -11,11 +11,17 @@ intervals and the cost and latency cards; a fourth re-scores its outputs with th
 without calling anything. The baseline is marked as one, so `assay gate --baseline latest`
 has something to compare against.
 
+A garak scan (garak 0.17.1's own report of its offline test probe against the echoing test
+generator, scored by its random detector) is imported too, so the garak import, its
+dashboard and the garak-format exports and console have something to show.
+
 All run in this process: launching also enqueues the start task, which later finds the run
 finished and does nothing.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from evalsets.models import EvalSet
 from evalsets.services import evalset_create, items_bulk, version_commit
@@ -31,6 +37,8 @@ BASELINE = "Demo QA · baseline"
 STRICTER = "Demo QA · stricter containment"
 PUSHED = "Demo QA · our app, pushed from CI (3 repetitions)"
 RESCORED = "Demo QA · our app, re-scored with the stricter check"
+GARAK_REPORT = Path(__file__).resolve().parent / "demo_data" / "garak-test-probe.report.jsonl"
+GARAK_RUN = "test.Test · garak 44001075"
 TARGET_MAPPING = {
     "actual_output": "target:actual_output",
     "reference_output": "column:reference_output",
@@ -127,6 +135,11 @@ def demo_load(*, workspace, user) -> None:
             launch=True,
         )
         engine.experiment_run_inline(experiment_id=rescored.pk)
+    if _existing(Experiment, workspace, GARAK_RUN) is None:
+        for scan in services.garak_scan_import(
+            workspace=workspace, user=user, data=GARAK_REPORT.read_bytes()
+        ):
+            engine.experiment_run_inline(experiment_id=scan.pk)
 
 
 def _existing(model, workspace, name: str):

@@ -381,13 +381,13 @@ def test_anonymous_is_sent_to_sign_in(client, finished):
 
 
 def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspace, user):
-    from experiments.demo import BASELINE, PUSHED, RESCORED, STRICTER, demo_load
+    from experiments.demo import BASELINE, GARAK_RUN, PUSHED, RESCORED, STRICTER, demo_load
     from experiments.models import Aggregate, TargetResult
 
     demo_load(workspace=workspace, user=user)
     demo_load(workspace=workspace, user=user)  # idempotent: nothing doubled
     runs = {e.name: e for e in Experiment.objects.filter(workspace=workspace)}
-    assert set(runs) == {BASELINE, STRICTER, PUSHED, RESCORED}
+    assert set(runs) == {BASELINE, STRICTER, PUSHED, RESCORED, GARAK_RUN}
     assert all(e.status == ExperimentStatus.COMPLETED for e in runs.values())
     assert runs[BASELINE].results_done == runs[STRICTER].results_done == 60
     assert runs[STRICTER].cloned_from_id == runs[BASELINE].pk
@@ -405,3 +405,5 @@ def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspac
     assert pushed.target_summary["usage"]["cost"] > 0
     assert runs[RESCORED].outputs_from_id == pushed.pk
     assert runs[RESCORED].results_done == 180
+    garak = lines[GARAK_RUN]
+    assert (garak["passed"], garak["fails"]) == (17, 23)  # as garak's own eval entry says
