@@ -150,3 +150,76 @@ def test_an_outsider_cannot_import_into_acme(client, outsider, outsider_api, wor
     )
     assert mine.status_code == 202  # into the outsider's own workspace, never Acme's
     assert not Experiment.objects.filter(workspace=workspace).exists()
+
+
+def synthetic_report(scores: list, threshold: float | None = None) -> bytes:
+    """A minimal garak report: a setup entry and one scored attempt."""
+    setup = {"entry_type": "start_run setup", "transient.run_id": "run-1", "run.seed": 1}
+    if threshold is not None:
+        setup["run.eval_threshold"] = threshold
+    attempt = {
+        "entry_type": "attempt",
+        "uuid": "a-1",
+        "seq": 0,
+        "status": 2,
+        "probe_classname": "test.TestProbe",
+        "prompt": {"turns": [{"role": "user", "content": {"text": "test prompt"}}]},
+        "outputs": [{"text": f"out{i}"} for i in range(len(scores))],
+        "detector_results": {"det.A": scores},
+        "goal": "test goal",
+        "intent": None,
+    }
+    return "\n".join(json.dumps(e) for e in (setup, attempt)).encode()
+
+
+def imported_counts(workspace, user, data):
+    (run,) = garak_scan_import(workspace=workspace, user=user, data=data)
+    run = engine.experiment_run_inline(experiment_id=run.pk)
+    (record,) = entries("".join(export_stream(run, "report")), "eval")
+    return record
+
+
+@pytest.mark.parametrize("threshold", [0.25, 0.5, 0.75])
+def test_the_threshold_edge(workspace, user, threshold):
+    """test_evaluators.py::test_threshold_score_below_passes, ::test_threshold_score_at_
+    threshold_fails and ::test_threshold_score_above_threshold_fails: a strict `<`."""
+    scores = [threshold - 0.01, threshold, threshold + 0.01]
+    record = imported_counts(workspace, user, synthetic_report(scores, threshold))
+    assert (record["passed"], record["fails"], record["nones"]) == (1, 2, 0)
+    assert "intents" not in record  # test_base.py: intents omitted when all are None
+
+
+def test_nones_are_counted_apart(workspace, user):
+    """test_evaluators.py::test_evaluate_with_nones."""
+    record = imported_counts(workspace, user, synthetic_report([0.0, None, 0.8, None]))
+    assert (record["passed"], record["fails"], record["nones"]) == (1, 1, 2)
+    assert (record["total_evaluated"], record["total_processed"]) == (2, 4)
+
+
+def test_zero_tolerance(workspace, user):
+    """test_evaluators.py::test_zero_tolerance_test_method / ::test_zero_tolerance_evaluate:
+    with a zero-tolerance policy only an exact 0.0 passes."""
+    from experiments import services
+
+    (run,) = garak_scan_import(
+        workspace=workspace, user=user, data=synthetic_report([0.0, 0.001, 0.5, 1.0, 0.0])
+    )
+    binding = run.bindings.get()
+    zero = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="zero tolerance",
+        evalset_version=run.evalset_version,
+        bindings=[
+            {
+                "evaluator_version": binding.evaluator_version,
+                "mapping": binding.mapping,
+                "policy": {"kind": "zero_tolerance"},
+                "ext": binding.ext,
+            }
+        ],
+        launch=True,
+    )
+    done = engine.experiment_run_inline(experiment_id=zero.pk)
+    summary = done.aggregates.get().summary
+    assert (summary["passed"], summary["fails"]) == (2, 3)
