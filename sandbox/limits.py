@@ -34,8 +34,33 @@ MAX_MEMORY_MB = 16 * 1024
 
 # The only modules a Python evaluator may import. Submodules and module-valued attributes are
 # never exposed (statistics.sys would otherwise reach sys.modules).
-PYTHON_IMPORTS = ("datetime", "difflib", "json", "math", "re", "statistics", "string")
-HIDDEN_MODULE_ATTRS = {"string": frozenset({"Formatter"})}
+PYTHON_IMPORTS = (
+    "base64",
+    "collections",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "itertools",
+    "json",
+    "math",
+    "re",
+    "statistics",
+    "string",
+    "textwrap",
+    "typing",
+    "unicodedata",
+)
+# Names that would run text as unguarded code or reach attributes by name from a string:
+# string.Formatter walks "{0.__class__}"; typing's get_type_hints and ForwardRef eval strings.
+HIDDEN_MODULE_ATTRS = {
+    "string": frozenset({"Formatter"}),
+    "typing": frozenset({"get_type_hints", "ForwardRef"}),
+}
 
 LANGUAGES = ("python", "javascript")
 STATUSES = ("ok", "error", "timeout", "memory", "refused")

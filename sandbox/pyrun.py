@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from types import SimpleNamespace
+import sys
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from RestrictedPython import compile_restricted_exec
+from RestrictedPython import RestrictingNodeTransformer, compile_restricted_exec
 from RestrictedPython.Eval import default_guarded_getitem
 from RestrictedPython.Guards import (
     full_write_guard,
@@ -51,20 +52,53 @@ class EvalOutput:
         return f"EvalOutput(score={self.score!r}, reason={self.reason!r})"
 
 
-class EvaluatorClassMeta(type):
-    """Metaclass for classes users define: their own instances accept attribute writes.
+def evaluator_class(name: str, bases: tuple, namespace: dict, **kwds: Any) -> type:
+    """What every `class` statement in user code calls (RestrictedPython's `__metaclass__`):
+    the class as its bases' own metaclass makes it (so `class C(enum.Enum)` works), and an
+    ordinary class is marked so its instances accept attribute writes.
 
     full_write_guard refuses writes to every object that does not carry `_guarded_writes`; user
     code cannot spell that name, so marking user classes here keeps `self.x = 1` working while
-    module, builtin and sandbox objects stay read-only.
+    module, builtin and sandbox objects (and enum members) stay read-only.
     """
+    meta = _metaclass(bases)
+    cls = meta(name, bases, namespace, **kwds)
+    if meta is type:
+        type.__setattr__(cls, "_guarded_writes", True)
+    return cls
 
-    def __new__(mcs, name: str, bases: tuple, namespace: dict) -> type:
-        namespace["_guarded_writes"] = True
-        return super().__new__(mcs, name, bases, namespace)
+
+def _metaclass(bases: tuple) -> type:
+    """The most derived metaclass of the bases, as `class` would pick it."""
+    winner = type
+    for base in bases:
+        candidate = type(base)
+        if issubclass(candidate, winner):
+            winner = candidate
+    return winner
+
+
+# a class body is prepared by the chosen metaclass too (an Enum's needs its own namespace)
+evaluator_class.__prepare__ = lambda name, bases, **kwds: _metaclass(bases).__prepare__(
+    name, bases, **kwds
+)
 
 
 # ---------------------------------------------------------------- compile and static checks
+
+
+class EvaluatorPolicy(RestrictingNodeTransformer):
+    """RestrictedPython's policy, plus annotated assignments to a plain name (`score: float =
+    1.0`, dataclass fields): the name and the annotation are checked like any other. An
+    annotated attribute or item (`self.x: int = 1`) is refused: it would skip the write guard."""
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if not isinstance(node.target, ast.Name):
+            self.error(
+                node, "Annotate a plain name; annotated attributes and items are not allowed."
+            )
+            return node
+        return self.node_contents_visit(node)
 
 
 def compile_source(source: str) -> tuple[Any, list[dict[str, Any]]]:
@@ -74,7 +108,11 @@ def compile_source(source: str) -> tuple[Any, list[dict[str, Any]]]:
     if len(source) > MAX_SOURCE_CHARS:
         return None, [{"line": None, "message": f"source exceeds {MAX_SOURCE_CHARS} characters"}]
     try:
-        result = compile_restricted_exec(source, FILENAME)
+        # dont_inherit: our own `from __future__ import annotations` must not turn the user's
+        # annotations into strings (dataclasses would then look them up by module name)
+        result = compile_restricted_exec(
+            source, FILENAME, dont_inherit=True, policy=EvaluatorPolicy
+        )
     except (RecursionError, MemoryError):
         return None, [{"line": None, "message": "source is nested too deeply to compile"}]
     except ValueError as exc:  # e.g. NUL bytes in the source
@@ -105,7 +143,7 @@ def _bad_import(node: ast.AST) -> bool:
     if isinstance(node, ast.Import):
         return any(alias.name not in PYTHON_IMPORTS for alias in node.names)
     if isinstance(node, ast.ImportFrom):
-        hidden = HIDDEN_MODULE_ATTRS.get(node.module or "", ())
+        hidden = HIDDEN_MODULE_ATTRS.get(node.module or "", frozenset())
         names = {alias.name for alias in node.names}
         return node.level != 0 or node.module not in PYTHON_IMPORTS or bool(names & hidden)
     return False
@@ -238,9 +276,13 @@ BUILTINS = {
     "__import__": guarded_import,
 }
 
+# User classes live in the module "evaluator"; dataclasses looks a class's module up in
+# sys.modules (to tell ClassVar/InitVar annotations, which RestrictedPython leaves as strings).
+sys.modules.setdefault("evaluator", ModuleType("evaluator"))
+
 BASE_GLOBALS = {
     "__name__": "evaluator",
-    "__metaclass__": EvaluatorClassMeta,
+    "__metaclass__": evaluator_class,
     # The raising variant: plain safer_getattr answers None for a missing attribute.
     "_getattr_": safer_getattr_raise,
     "_getitem_": default_guarded_getitem,

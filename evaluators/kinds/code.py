@@ -98,6 +98,11 @@ class CodeKind(EvaluatorKindSpec):
     keys = frozenset({"language", "source", "timeout_s", "memory_mb"})
     editor_template = "evaluators/kinds/_code.html"
 
+    def editor_context(self, *, workspace) -> dict:
+        from sandbox.limits import PYTHON_IMPORTS
+
+        return {"python_imports": PYTHON_IMPORTS}
+
     def validate(self, config: dict, errors: Errors) -> dict:
         language = config.get("language")
         if language not in LANGUAGES:

@@ -151,3 +151,12 @@ def test_viewer_cannot_post(client, member, code_evaluator):
     client.force_login(member("vic", "viewer"))
     assert client.get(url("detail", id=code_evaluator.public_id)).status_code == 200
     assert client.post(url("delete", id=code_evaluator.public_id)).status_code == 403
+
+
+def test_the_code_editor_lists_what_python_may_import(web, code_evaluator):
+    from sandbox.limits import PYTHON_IMPORTS
+
+    url = reverse("evaluators:detail", kwargs={"ws": "acme", "id": code_evaluator.public_id})
+    page = web.get(url).content.decode()
+    assert 'id="python-imports"' in page
+    assert all(f"<code>{m}</code>" in page for m in PYTHON_IMPORTS)

@@ -364,3 +364,75 @@ def test_isolation_report_describes_a_locked_down_child():
         assert child["uid"] != 0
     if report["network_namespace"]:
         assert child["network_unreachable"] is True
+
+
+# ----------------------------------------------------------------------------- pasted Python
+
+PASTED = {
+    "annotated assignment": (
+        "def exec_evaluation(turn):\n    score: float = 1.0\n    return EvalOutput(score=score)\n"
+    ),
+    "dataclass": (
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass Verdict:\n"
+        "    score: float\n    notes: list = field(default_factory=list)\n\n"
+        "def exec_evaluation(turn):\n    v = Verdict(1.0)\n    v.notes.append('ok')\n"
+        "    return EvalOutput(score=v.score, reason=repr(v))\n"
+    ),
+    "typing": (
+        "from typing import Optional\n\ndef half(x: Optional[float]) -> float:\n"
+        "    return 0.5 if x is None else x\n\n"
+        "def exec_evaluation(turn):\n    return EvalOutput(score=half(None) * 2)\n"
+    ),
+    "enum": (
+        "import enum\n\nclass Grade(enum.Enum):\n    GOOD = 1\n\n"
+        "def exec_evaluation(turn):\n    return EvalOutput(score=float(Grade(1).value))\n"
+    ),
+    "from-import": "from math import sqrt\n\ndef exec_evaluation(turn):\n    return sqrt(1.0)\n",
+    "every listed module": (
+        "import base64, collections, dataclasses, datetime, decimal, difflib, enum, fractions\n"
+        "import functools, hashlib, itertools, json, math, re, statistics, string, textwrap\n"
+        "import typing, unicodedata\n\n"
+        "def exec_evaluation(turn):\n"
+        "    counts = collections.Counter('aab')\n"
+        "    parts = [base64.b64encode(b'x').decode(), hashlib.sha256(b'x').hexdigest()[:4],\n"
+        "             unicodedata.name('a'), textwrap.shorten('a b c', 5),\n"
+        "             str(decimal.Decimal('0.5') + 0), str(fractions.Fraction(1, 2)),\n"
+        "             str(functools.reduce(lambda a, b: a + b, [1, 2])),\n"
+        "             str(list(itertools.islice(itertools.count(), 2)))]\n"
+        "    return EvalOutput(score=counts['a'] / 2, reason=' '.join(parts))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PASTED))
+def test_python_that_users_paste_runs(name):
+    outcome = run_one("python", PASTED[name])
+    assert outcome.status == "ok" and outcome.score == 1.0, outcome.error
+
+
+def test_annotating_an_attribute_is_refused_with_a_reason():
+    source = (
+        "class X:\n    pass\n\ndef exec_evaluation(turn):\n    x = X()\n    x.a: int = 1\n"
+        "    return 1\n"
+    )
+    outcome = run_one("python", source)
+    assert outcome.status == "refused" and "Annotate a plain name" in outcome.error
+
+
+@pytest.mark.parametrize("name", ["get_type_hints", "ForwardRef"])
+def test_typing_offers_nothing_that_evaluates_strings(name):
+    # typing.get_type_hints / ForwardRef eval strings as unguarded code: not importable
+    outcome = run_one(
+        "python", f"from typing import {name}\ndef exec_evaluation(turn):\n    return 1\n"
+    )
+    assert outcome.status == "refused"
+    probe = f"import typing\ndef exec_evaluation(turn):\n    return typing.{name}\n"
+    assert run_one("python", probe).status == "error"
+
+
+def test_enum_members_stay_read_only():
+    source = (
+        "import enum\nclass C(enum.Enum):\n    A = 1\n\n"
+        "def exec_evaluation(turn):\n    C.A.x = 1\n    return 1\n"
+    )
+    assert run_one("python", source).status == "error"
