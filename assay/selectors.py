@@ -111,3 +111,14 @@ def scoped_get(queryset: QuerySet, *, workspace: Workspace, **lookup):
     if obj is None:
         raise Http404("Not found")
     return obj
+
+
+def demo_sign_in() -> tuple[str, str] | None:
+    """(user, password) of the demo account when the demo is loaded outside production."""
+    from django.conf import settings
+
+    from .demo import DEMO_PASSWORD, DEMO_USERNAME, DEMO_WORKSPACE
+
+    if settings.PRODUCTION or not Workspace.objects.filter(slug=DEMO_WORKSPACE).exists():
+        return None
+    return DEMO_USERNAME, DEMO_PASSWORD

@@ -56,7 +56,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        views.SignInView.as_view(),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

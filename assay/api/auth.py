@@ -1,4 +1,5 @@
-"""`Authorization: Token <key>` authentication against hashed API tokens."""
+"""`Authorization: Token <key>` (or `Bearer <key>`, as most clients send) authentication
+against hashed API tokens."""
 
 from __future__ import annotations
 
@@ -11,14 +12,21 @@ class TokenAuthentication(authentication.BaseAuthentication):
     """The token acts as its user inside the token's workspace."""
 
     keyword = "Token"
+    schemes = ("token", "bearer")
 
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).decode("latin-1").split()
-        if not header or header[0].lower() != self.keyword.lower():
+        # Basic is left alone: a proxy in front of the platform may use it for itself
+        if not header or header[0].lower() == "basic":
             return None
+        if header[0].lower() not in self.schemes:
+            raise exceptions.AuthenticationFailed(
+                f"Unsupported Authorization scheme {header[0][:20]!r}: "
+                "send 'Token <key>' or 'Bearer <key>'."
+            )
         if len(header) != 2:
             raise exceptions.AuthenticationFailed(
-                "Malformed Authorization header: use 'Token <key>'."
+                "Malformed Authorization header: use 'Token <key>' or 'Bearer <key>'."
             )
         token = token_authenticate(key=header[1])
         if token is None:

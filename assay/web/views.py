@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -186,3 +187,15 @@ def settings_token_revoke(request, token_id):
     services.token_revoke(token=token)
     messages.success(request, _("Token revoked."))
     return redirect(reverse("settings_tokens", kwargs={"ws": request.workspace.slug}))
+
+
+class SignInView(LoginView):
+    """Django's sign-in, naming the demo account where `make run` loaded the demo (never in
+    production, where a demo password on the page would invite anyone in)."""
+
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["demo_sign_in"] = selectors.demo_sign_in()
+        return context

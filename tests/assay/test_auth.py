@@ -84,3 +84,27 @@ def test_token_created_through_api_is_shown_once(api):
     listed = api.get("/api/v1/tokens/").json()["results"]
     assert all("key" not in t for t in listed)
     assert key not in str(listed)
+
+
+def test_bearer_works_like_token_and_a_wrong_scheme_is_named(api, workspace):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api.token_key}")
+    response = client.get("/api/v1/workspaces/")
+    assert response.status_code == 200 and response.json()["results"][0]["slug"] == "acme"
+    client.credentials(HTTP_AUTHORIZATION=f"JWT {api.token_key}")
+    refused = client.get("/api/v1/workspaces/")
+    assert refused.status_code == 401
+    assert "send 'Token <key>' or 'Bearer <key>'" in refused.json()["error"]["message"]
+    assert "'JWT'" in refused.json()["error"]["message"]
+
+
+def test_the_sign_in_page_names_the_demo_account_only_where_the_demo_is(client, settings, db):
+    from assay.demo import DEMO_PASSWORD
+    from assay.models import Workspace
+
+    assert "demo-sign-in" not in client.get("/accounts/login/").content.decode()
+    Workspace.objects.create(slug="demo", name="Demo")
+    page = client.get("/accounts/login/").content.decode()
+    assert 'id="demo-sign-in"' in page and DEMO_PASSWORD in page
+    settings.PRODUCTION = True
+    assert DEMO_PASSWORD not in client.get("/accounts/login/").content.decode()
