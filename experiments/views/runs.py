@@ -317,7 +317,9 @@ def progress(request, id):
         response = HttpResponse(status=204)
         response["HX-Refresh"] = "true"  # the summary and results are now final
         return response
-    return render(request, "experiments/_progress.html", _progress_context(experiment))
+    # polled: the title's status badge follows too (an out-of-band swap)
+    context = {**_progress_context(experiment), "polled": True}
+    return render(request, "experiments/_progress.html", context)
 
 
 def _progress_context(experiment) -> dict:

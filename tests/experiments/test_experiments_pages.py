@@ -296,6 +296,10 @@ def test_progress_partial_polls_while_active_then_reloads(
     partial = web.get(page_of(experiment, "progress", "?active=1"))
     assert partial.content.decode().startswith('<section class="card" id="progress"')
     assert "0 of 40 results" in partial.content.decode()
+    # the title's badge follows the status (an out-of-band swap), once, and not in the page
+    assert partial.content.decode().count('id="title-status" hx-swap-oob="true"') == 1
+    assert "queued" in partial.content.decode().split('id="title-status"')[1]
+    assert page.count('id="title-status"') == 1
     engine.experiment_run_inline(experiment_id=experiment.pk)
     done = web.get(page_of(experiment, "progress", "?active=1"))
     assert done["HX-Refresh"] == "true"  # the page reloads once to show the final numbers
