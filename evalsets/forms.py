@@ -191,9 +191,11 @@ class MappingForm(forms.Form):
         choices = [(NEW, _("New column")), *targets, (IGNORE, _("Ignore"))]
         for index, field in enumerate(fields):
             target = proposed.get(field)
-            initial = NEW if field in new_types else (IGNORE if target == "" else target)
+            # a field that matches nothing is ignored unless chosen otherwise: defaulting it to a
+            # new column quietly added empty rows to a set whose columns had other names
+            initial = NEW if field in new_types else (target or IGNORE)
             self.fields[f"map_{index}"] = forms.ChoiceField(
-                label=field, choices=choices, initial=initial or NEW, required=True
+                label=field, choices=choices, initial=initial, required=True
             )
             self.fields[f"type_{index}"] = forms.ChoiceField(
                 label=_("Type of the new column"),

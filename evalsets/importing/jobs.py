@@ -210,6 +210,13 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
             problems.append(f"column {column['name']!r} is required but no field maps to it")
     unused = [c["name"] for c in new_columns if c["name"] not in targets]
     problems += [f"new column {name!r} has no field mapped to it" for name in unused]
+    existing = job.evalset.column_names
+    if existing and not any(target in existing for target in targets):
+        names = ", ".join(existing[:10])
+        problems.append(
+            f"no field of the file maps to a column of the set ({names}); map at least one, "
+            "or every imported row would be empty there"
+        )
     if problems:
         raise ValidationError({"mapping": list(dict.fromkeys(problems))})
 

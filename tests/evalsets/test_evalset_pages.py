@@ -275,3 +275,22 @@ def test_outsider_gets_404_on_every_page(client, outsider, evalset):
     own = reverse("evalsets:detail", kwargs={"ws": "other", "id": evalset.public_id})
     assert client.get(own).status_code == 404
     assert EvalSetVersion.objects.count() == 1 and selectors.draft_count(evalset) == 1
+
+
+def test_fields_that_match_no_column_default_to_ignore_and_an_unmapped_import_is_refused(
+    web, evalset
+):
+    upload = SimpleUploadedFile("rows.csv", b"prompt,response\nq,a\n")
+    step1 = web.post(url("import", evalset), {"file": upload})
+    form = web.get(step1["Location"]).content.decode()
+    # neither field matches a column: both start on Ignore, never on "New column"
+    for index in (0, 1):
+        select = form.split(f'name="map_{index}"')[1].split("</select>")[0]
+        assert 'value="__ignore__" selected' in select and 'value="__new__" selected' not in select
+    refused = web.post(
+        step1["Location"],
+        {"map_0": "__ignore__", "map_1": "__ignore__", "type_0": "Text", "type_1": "Text"},
+    )
+    assert refused.status_code == 400
+    assert "no field of the file maps to a column of the set" in refused.content.decode()
+    assert EvalSetItem.objects.count() == 0
