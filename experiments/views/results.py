@@ -47,7 +47,7 @@ def _initial(result) -> dict:
     }
 
 
-def _drawer(request, experiment, result, form, status=200):
+def _drawer(request, experiment, result, form, status=200, corrected=False):
     fields = (result.input or {}).get(TARGET) or {}
     inputs = (result.input or {}).get(DATASET) or {}
     return render(
@@ -61,6 +61,7 @@ def _drawer(request, experiment, result, form, status=200):
             "inputs": inputs,
             "ext": (result.input or {}).get("ext") or {},
             "prompt": prompt_text(result.rendered_request),
+            "corrected": corrected,  # the table's row is replaced in place (out of band)
         },
         status=status,
     )
@@ -78,7 +79,11 @@ def result_correct(request, id, result_id):
             form, services.result_correct, result=result, user=request.user, **form.cleaned_data
         ):
             response = _drawer(
-                request, experiment, result, CorrectionForm(initial=_initial(result))
+                request,
+                experiment,
+                selectors.result_get(experiment=experiment, result_id=result.pk),
+                CorrectionForm(initial=_initial(result)),
+                corrected=True,
             )
             response["HX-Trigger"] = "result-corrected"
             return response

@@ -49,6 +49,7 @@ def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):
     page.wait_for_url("**verdict=fail**")
     badges = page.locator("#results-table tbody .badge").all_inner_texts()
     assert badges and set(badges) == {"fail"}
+    opened = page.locator("#results-table tbody tr").first.get_attribute("data-result")
     page.locator("#results-table .open-result").first.click()
     page.wait_for_selector("#result-drawer")
     assert "The capital is Lyon" in page.locator("#result-drawer").inner_text()
@@ -63,6 +64,12 @@ def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):
         ".innerText.startsWith('31 pass, 23 fail')",
     )
     assert "1 human correction" in page.locator(".eval-card").first.inner_text()
+    # the corrected row changes in place: the new verdict, with the evaluator's beside it
+    row = page.locator(f"#results-table tr[data-result='{opened}']")
+    wait_until(page, f"document.querySelector(\"tr[data-result='{opened}'] .original\") !== null")
+    assert row.locator(".badge").inner_text() == "pass"
+    assert row.locator(".verdict .original").inner_text() == "corrected · was fail"
+    assert page.locator(f"tr[data-result='{opened}']").count() == 1
     screenshot(page, "dashboard-corrected")
     assert page.console_errors == []
 
