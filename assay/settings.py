@@ -197,6 +197,17 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "assay.api.schema.tag_by_area",
+    ],
+    "TAGS": [
+        {"name": "evaluators", "description": "Evaluators, their versions, debug runs."},
+        {"name": "evalsets", "description": "Evaluation sets, items, versions, imports."},
+        {"name": "experiments", "description": "Runs, results, exports, the CI gate, garak."},
+        {"name": "compare", "description": "Paired comparison of runs."},
+        {"name": "settings", "description": "Workspaces, members, tokens, secrets, providers."},
+    ],
 }
 
 # Celery. Without REDIS_URL the broker is kombu's filesystem transport: no server needed.

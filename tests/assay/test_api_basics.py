@@ -69,3 +69,18 @@ def test_last_owner_cannot_leave(api, workspace):
     assert response.status_code == 400
     assert "owner" in response.json()["error"]["message"]
     assert workspace.memberships.count() == 1
+
+
+def test_the_schema_tags_every_operation_with_its_area_and_documents_bearer(client):
+    import yaml
+
+    schema = yaml.safe_load(client.get("/api/schema/").content)
+    tags = {
+        tag
+        for operations in schema["paths"].values()
+        for operation in operations.values()
+        if isinstance(operation, dict)
+        for tag in operation.get("tags", [])
+    }
+    assert tags == {"evaluators", "evalsets", "experiments", "compare", "settings"}
+    assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
