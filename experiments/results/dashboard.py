@@ -46,9 +46,13 @@ def _card(binding, summary: dict | None) -> dict:
     )
     settings = interval_settings(summary.get("interval_settings"))
     card["interval_text"] = interval_text(settings)
+    card["ci_label"] = f"{settings['confidence'] * 100:g}% CI"
     card["ci_note"] = _ci_note(evaluated, settings) if not card["pass_ci"] else ""
     card["histogram"] = _histogram(summary)
-    card["tags"] = sorted((summary.get("tags") or {}).items())
+    # the largest groups first: a rate over 3 rows reads as loudly as one over 300 otherwise
+    card["tags"] = sorted(
+        (summary.get("tags") or {}).items(), key=lambda kv: (-kv[1]["total_evaluated"], kv[0])
+    )
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
     card["measured"] = getattr(binding, "calibration", None)
     return card

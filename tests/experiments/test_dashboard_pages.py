@@ -37,6 +37,26 @@ def test_dashboard_card_on_the_experiment_page(web, finished):
     assert "6 error" in html  # unknown rows say why
 
 
+def test_the_card_says_what_it_counts(web, finished):
+    html = web.get(page_url(finished)).content.decode()
+    assert "of 54 decided · 6 unknown not counted" in html  # 30 pass + 24 fail; 6 errors
+
+
+def test_the_by_tag_table_lists_the_largest_groups_first(web, workspace, user):
+    from tests.support.factories import run_inline
+
+    rows = qa_rows(7)
+    for i, row in enumerate(rows):
+        row["tags"] = ["zeta"] if i < 5 else ["alpha"]
+    version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="Tagged")
+    check = make_code_version(workspace=workspace, user=user, name="Tag check")
+    run = run_inline(workspace=workspace, user=user, version=version, evaluator_version=check)
+    html = web.get(page_url(run)).content.decode()
+    tags = html.split('class="tags-table"')[1].split("</table>")[0]
+    assert tags.index(">zeta<") < tags.index(">alpha<")  # 5 rows before 2, not by name
+    assert "<td>5</td>" in tags
+
+
 def test_drawer_and_correction_update_the_counts(web, finished):
     result = Result.objects.filter(experiment=finished, verdict="fail").first()
     drawer = web.get(page_url(finished, f"results/{result.pk}/")).content.decode()

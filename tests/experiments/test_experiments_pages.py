@@ -242,7 +242,7 @@ def test_experiment_page_shows_progress_counts_summary_and_results(web, finished
     assert "pass if score ≥ 0.5" in page
     assert '<section id="dashboard"' in page and "20 pass, 16 fail, 4 unknown" in page
     assert page.count('<tr data-result="') == 40
-    assert 'id="retry-button"' in page and "Retry 4 failed rows" in page
+    assert 'id="retry-button"' in page and "Retry 4 rows that errored or timed out" in page
     assert 'id="cancel-button"' not in page and 'hx-trigger="every' not in page
 
 
