@@ -24,7 +24,9 @@ from .stats import COUNT_KEYS
 TAG_SCAN = 5000
 
 
-def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = "") -> QuerySet:
+def experiment_list(
+    *, workspace: Workspace, status: str = "", evalset: str = "", evaluator: str = ""
+) -> QuerySet:
     """Experiments of the workspace, newest first; `evalset` is an evalset or version public id,
     or a live evalset's "name" (any version) or "name@version".
 
@@ -37,6 +39,11 @@ def experiment_list(*, workspace: Workspace, status: str = "", evalset: str = ""
         qs = qs.filter(status=status)
     if evalset:
         qs = qs.filter(_evalset_filter(workspace, evalset))
+    if evaluator:
+        uid = as_uuid(evaluator)
+        if uid is None:
+            raise ValidationError({"evaluator": "Give an evaluator id."})
+        qs = qs.filter(bindings__evaluator_version__evaluator__public_id=uid).distinct()
     qs = qs.select_related("evalset_version__evalset", "created_by")
     return qs.annotate(binding_count=Count("bindings")).order_by("-created_at", "-pk")
 
@@ -428,3 +435,35 @@ def garak_references(*, workspace: Workspace):
     from .models import GarakReference
 
     return GarakReference.objects.filter(workspace=workspace)
+
+
+def experiment_list_scores(*, experiments) -> dict[int, list[dict]]:
+    """experiment pk → each evaluator's pass rate and interval, for the list (one query)."""
+    from .models import Aggregate
+
+    scores: dict[int, list[dict]] = {}
+    found = Aggregate.objects.filter(experiment__in=list(experiments)).select_related(
+        "binding__evaluator_version__evaluator"
+    )
+    for aggregate in found.order_by("binding__position"):
+        fail_ci = aggregate.summary.get("fail_rate_ci")
+        scores.setdefault(aggregate.experiment_id, []).append(
+            {
+                "name": aggregate.binding.evaluator_version.evaluator.name,
+                "pass_rate": aggregate.summary.get("pass_rate"),
+                "pass_ci": (1 - fail_ci[1], 1 - fail_ci[0]) if fail_ci else None,
+            }
+        )
+    return scores
+
+
+def experiment_filter_choices(*, workspace: Workspace) -> dict:
+    """The list page's filter choices: live evalsets, and evaluators bound in some run."""
+    evalsets = EvalSet.objects.filter(workspace=workspace, deleted_at__isnull=True)
+    evaluators = Evaluator.objects.filter(
+        workspace=workspace, versions__bindings__isnull=False
+    ).distinct()
+    return {
+        "evalsets": list(evalsets.order_by("name").values_list("public_id", "name")),
+        "evaluators": list(evaluators.order_by("name").values_list("public_id", "name")),
+    }

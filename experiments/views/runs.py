@@ -42,14 +42,30 @@ def list_rows(request):
 def _list_context(request) -> dict:
     status = request.GET.get("status", "")
     status = status if status in ExperimentStatus.values else ""
-    rows = selectors.experiment_list(workspace=request.workspace, status=status)
+    evalset, evaluator = _known(request, "evalset"), _known(request, "evaluator")
+    rows = selectors.experiment_list(
+        workspace=request.workspace, status=status, evalset=evalset, evaluator=evaluator
+    )
     page = Paginator(rows, 25).get_page(request.GET.get("page"))
+    scores = selectors.experiment_list_scores(experiments=page.object_list)
     return {
         "page": page,
+        "rows": [{"experiment": e, "scores": scores.get(e.pk, [])} for e in page.object_list],
         "status": status,
         "statuses": ExperimentStatus.choices,
+        "evalset": evalset,
+        "evaluator": evaluator,
+        "filters": selectors.experiment_filter_choices(workspace=request.workspace),
         "active": selectors.any_active(page.object_list),
     }
+
+
+def _known(request, name: str) -> str:
+    """A filter's id from the query string, when it is one (anything else: no filter)."""
+    from assay.selectors import as_uuid
+
+    value = request.GET.get(name, "")
+    return value if as_uuid(value) is not None else ""
 
 
 # ----------------------------------------------------------------------------- new

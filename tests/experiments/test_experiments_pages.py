@@ -411,3 +411,26 @@ def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspac
     assert runs[RESCORED].results_done == 180
     garak = lines[GARAK_RUN]
     assert (garak["passed"], garak["fails"]) == (17, 23)  # as garak's own eval entry says
+
+
+def test_the_list_shows_each_evaluators_pass_rate_and_filters(web, workspace, user, finished):
+    other = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(4), name="Other")
+    second = make_code_version(workspace=workspace, user=user, name="Second")
+    services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="elsewhere",
+        evalset_version=other,
+        bindings=[{"evaluator_version": second}],
+    )
+    page = web.get("/w/acme/experiments/").content.decode()
+    row = page.split(f'data-experiment="{finished.public_id}"')[1].split("</tr>")[0]
+    rate = finished.aggregates.get().summary["pass_rate"]
+    assert 'class="score-line"' in row and f"{rate * 100:.1f}%" in row and "[" in row
+    evalset = finished.evalset_version.evalset.public_id
+    only = web.get(f"/w/acme/experiments/?evalset={evalset}").content.decode()
+    assert str(finished.public_id) in only and "elsewhere" not in only
+    by_evaluator = web.get(f"/w/acme/experiments/?evaluator={second.evaluator.public_id}")
+    assert "elsewhere" in by_evaluator.content.decode()
+    assert str(finished.public_id) not in by_evaluator.content.decode()
+    assert web.get("/w/acme/experiments/?evalset=nonsense").status_code == 200  # ignored
