@@ -272,10 +272,9 @@ def comparison_context(*, workspace, params: dict) -> dict:
         (r for r in results if str(r.experiment.public_id) == params["candidate"]), results[0]
     )
     evaluators = focus_candidate.evaluators
-    focus = next(
-        (e for e in evaluators if str(e.evaluator_id) == params["evaluator"]),
-        evaluators[0] if evaluators else None,
-    )
+    # unless one is asked for, open on the evaluator with the most regressions
+    most = max(evaluators, key=lambda e: len(e.stats["regressions"]), default=None)
+    focus = next((e for e in evaluators if str(e.evaluator_id) == params["evaluator"]), most)
     ids = (
         diff_rows(
             baseline=baseline,

@@ -48,6 +48,7 @@ def compare(request):
     )
     context = {
         "experiments": finished.select_related("evalset_version__evalset"),
+        "candidate_choices": _candidate_choices(finished, params["baseline"]),
         "params": params,
         "filters": FILTERS,
     }
@@ -61,6 +62,26 @@ def compare(request):
             context=context, size=PAGE_SIZE, number=params["page"]
         )
     return render(request, "experiments/compare.html", context)
+
+
+def _candidate_choices(finished, baseline_id) -> list[dict]:
+    """Runs that can pair with the baseline: on its evalset (each marked when on another
+    version of it); every completed run while no baseline is chosen."""
+    from assay.selectors import as_uuid
+
+    rows = finished.select_related("evalset_version__evalset")
+    baseline = rows.filter(public_id=as_uuid(baseline_id)).first() if baseline_id else None
+    if baseline is not None:
+        rows = rows.filter(evalset_version__evalset_id=baseline.evalset_version.evalset_id)
+        rows = rows.exclude(pk=baseline.pk)
+    return [
+        {
+            "experiment": e,
+            "other_version": baseline is not None
+            and e.evalset_version_id != baseline.evalset_version_id,
+        }
+        for e in rows
+    ]
 
 
 @workspace_view()

@@ -174,3 +174,34 @@ def test_bad_page_size_is_400(pair, api):
     query = f"baseline={baseline.public_id}&candidates={candidate.public_id}"
     response = api.get(f"/api/v1/compare?{query}&page_size=lots")
     assert response.status_code == 400 and "page_size" in response.json()["error"]["details"]
+
+
+def test_the_picker_offers_only_runs_on_the_baselines_evalset(pair, web, workspace, user):
+    baseline, candidate = pair
+    other = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(5), name="Other")
+    elsewhere = run(workspace, user, other, baseline.bindings.get().evaluator_version, "x")
+    everything = web.get("/w/acme/compare/").content.decode()
+    assert f'data-candidate="{elsewhere.public_id}"' in everything  # no baseline yet: all runs
+    page = web.get(f"/w/acme/compare/?baseline={baseline.public_id}").content.decode()
+    assert f'data-candidate="{elsewhere.public_id}"' not in page
+    assert f'data-candidate="{baseline.public_id}"' not in page  # not against itself
+    offered = page.split(f'data-candidate="{candidate.public_id}"')[1].split("</label>")[0]
+    assert "other version" in offered  # the candidate ran on 1.1.0, the baseline on 1.0.0
+
+
+def test_the_page_opens_on_the_evaluator_with_the_most_regressions(pair, workspace):
+    from experiments.results.compare import comparison_context
+
+    baseline, candidate = pair
+    params = {
+        "baseline": str(baseline.public_id),
+        "candidates": [str(candidate.public_id)],
+        "candidate": "",
+        "evaluator": "",
+        "filter": "all",
+        "tag": "",
+        "page": 1,
+    }
+    context = comparison_context(workspace=workspace, params=params)
+    worst = max(context["focus_candidate"].evaluators, key=lambda e: len(e.stats["regressions"]))
+    assert context["focus"] is worst and len(worst.stats["regressions"]) > 0
