@@ -101,7 +101,7 @@ class CodeKind(EvaluatorKindSpec):
     def editor_context(self, *, workspace) -> dict:
         from sandbox.limits import PYTHON_IMPORTS
 
-        return {"python_imports": PYTHON_IMPORTS}
+        return {"python_imports": PYTHON_IMPORTS, "starters": dict(SKELETONS)}
 
     def validate(self, config: dict, errors: Errors) -> dict:
         language = config.get("language")

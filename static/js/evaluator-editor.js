@@ -113,9 +113,12 @@
       ...providers.map((p) => el("option", { value: p.id, text: p.name })));
     select.value = model.provider_id || "";
     select.addEventListener("change", () => {
+      const before = providers.find((p) => p.id === model.provider_id);
       model.provider_id = select.value || null;
       const chosen = providers.find((p) => p.id === select.value);
-      if (chosen && !model.model) { model.model = chosen.default_model; document.getElementById("model-name").value = model.model; }
+      // the new provider's default model, unless the user typed one of their own
+      const typed = model.model && (!before || model.model !== before.default_model);
+      if (chosen && !typed) { model.model = chosen.default_model; document.getElementById("model-name").value = model.model; }
       sync();
     });
     const bind = (id, key, parse) => {
@@ -146,9 +149,23 @@
     } else {
       source.addEventListener("input", () => { config.source = source.value; sync(); });
     }
+    const starters = JSON.parse(document.getElementById("code-starters").textContent);
+    const showHelp = () => document.querySelectorAll(".code-help").forEach((p) => {
+      p.hidden = p.dataset.language !== lang.value;
+    });
+    showHelp();
     lang.addEventListener("change", () => {
+      const previous = config.language || "python";
+      const current = codeEditor ? codeEditor.getValue() : source.value;
+      const untouched = current.trim() === "" || current === starters[previous];
+      // offer the other language's starter; ask first when the code was edited
+      if (untouched || window.confirm(lang.dataset.confirm)) {
+        if (codeEditor) codeEditor.setValue(starters[lang.value]); else source.value = starters[lang.value];
+        config.source = starters[lang.value];
+      }
       config.language = lang.value;
       if (codeEditor) codeEditor.setOption("mode", lang.value === "python" ? "python" : "javascript");
+      showHelp();
       sync();
     });
   }
@@ -159,6 +176,14 @@
     renderAll();
   });
   form.addEventListener("submit", sync);
+  // leaving with unsaved changes asks first (the browser's own prompt)
+  const saved = JSON.stringify(JSON.parse(jsonField.value));
+  let submitting = false;
+  form.addEventListener("submit", () => { submitting = true; });
+  window.addEventListener("beforeunload", (event) => {
+    sync();
+    if (!submitting && JSON.stringify(config) !== saved) { event.preventDefault(); event.returnValue = ""; }
+  });
 
   function renderAll() {
     renderVariables(); renderChips();
