@@ -16,6 +16,7 @@ from django.utils.text import slugify
 from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
 from .safety import crypto
 from .safety.outbound import outbound_policy, url_problem
+from .safety.redact import scrub
 
 User = get_user_model()
 
@@ -261,3 +262,44 @@ def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
     clash = ModelProvider.objects.filter(workspace=provider.workspace, name=provider.name)
     if clash.exclude(pk=provider.pk).exists():
         raise ValidationError({"name": f"A provider named {provider.name!r} already exists."})
+
+
+def provider_test_connection(*, provider: ModelProvider) -> dict:
+    """Ask the provider's endpoint for its models (GET <base_url>/models) with the stored key:
+    {"ok", "message", "models" (a few), "latency_ms"}. The key goes only to the provider's own
+    address, checked by the outbound policy, and is scrubbed from whatever comes back."""
+    import time
+
+    import httpx2
+    from django.conf import settings
+
+    from .safety.outbound import refused_in, ssl_context, sync_transport
+
+    key = secret_reveal(secret=provider.api_key) if provider.api_key_id else ""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    transport = sync_transport(
+        outbound_policy(settings.ASSAY_OUTBOUND_ALLOW), ssl_context=ssl_context()
+    )
+    started = time.perf_counter()
+    try:
+        with httpx2.Client(transport=transport, timeout=min(provider.timeout_s, 15.0)) as client:
+            response = client.get(provider.base_url.rstrip("/") + "/models", headers=headers)
+    except Exception as exc:  # any failure to connect is the answer, not an error of ours
+        refused = refused_in(exc)
+        text = str(refused) if refused else f"could not connect: {type(exc).__name__}: {exc}"
+        return {"ok": False, "message": scrub(text, key)[:500], "models": [], "latency_ms": None}
+    return _connection_answer(response, key, (time.perf_counter() - started) * 1000)
+
+
+def _connection_answer(response, key: str, latency_ms: float) -> dict:
+    if response.status_code >= 400:
+        body = scrub(response.text, key)[:300]
+        message = f"the endpoint answered HTTP {response.status_code}: {body}"
+        return {"ok": False, "message": message, "models": [], "latency_ms": round(latency_ms)}
+    try:
+        listed = [m.get("id") for m in response.json().get("data", []) if isinstance(m, dict)]
+    except (ValueError, AttributeError):
+        listed = []
+    models = [str(m)[:100] for m in listed if m][:10]
+    message = f"connected; {len(listed)} model(s) listed" if listed else "connected"
+    return {"ok": True, "message": message, "models": models, "latency_ms": round(latency_ms)}

@@ -33,6 +33,11 @@ settings_urls = [
     path("providers/new/", views.settings_provider_edit, name="settings_provider_new"),
     path("providers/<uuid:provider_id>/", views.settings_provider_edit, name="settings_provider"),
     path(
+        "providers/<uuid:provider_id>/test/",
+        views.settings_provider_test,
+        name="settings_provider_test",
+    ),
+    path(
         "providers/<uuid:provider_id>/delete/",
         views.settings_provider_delete,
         name="settings_provider_delete",

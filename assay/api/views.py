@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -168,3 +169,9 @@ class ProviderViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
 
     def perform_destroy(self, instance):
         services.provider_delete(provider=instance)
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], url_path="test-connection")
+    def test_connection(self, request, id=None):
+        """Ask the endpoint for its models with the stored key: ok, a message, a few models."""
+        return Response(services.provider_test_connection(provider=self.get_object()))

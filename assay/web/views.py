@@ -137,6 +137,17 @@ def settings_provider_edit(request, provider_id=None):
     )
 
 
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_provider_test(request, provider_id):
+    """The provider page's "Test connection": the endpoint asked for its models (a partial)."""
+    provider = selectors.scoped_get(
+        ModelProvider.objects, workspace=request.workspace, public_id=provider_id
+    )
+    tried = services.provider_test_connection(provider=provider)
+    return render(request, "assay/_provider_test.html", {"tried": tried})
+
+
 def _save_provider(request, form, provider) -> bool:
     data = dict(form.cleaned_data)
     api_key = data.pop("api_key", "") or None

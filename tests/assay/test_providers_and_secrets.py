@@ -186,3 +186,46 @@ def test_only_owners_change_secrets(client, member, workspace, role):
 def platform_secret_value(workspace, name):
     (secret,) = selectors.secrets_named(workspace=workspace, names=[name])
     return services.secret_reveal(secret=secret)
+
+
+def test_test_connection_lists_models_and_never_shows_the_key(api, workspace, llm_server):
+    from tests.support.factories import make_provider
+
+    provider = make_provider(workspace=workspace, server=llm_server, api_key=KEY)
+    response = api.post(f"/api/v1/providers/{provider.public_id}/test-connection/")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["ok"] is True and body["models"] and "model(s) listed" in body["message"]
+    seen = llm_server.requests[-1]
+    assert seen.path.endswith("/models") and KEY in str(seen.headers)  # sent, to it alone
+    assert KEY not in response.content.decode()
+
+
+def test_test_connection_names_a_refusal(api, workspace, settings):
+    settings.ASSAY_OUTBOUND_ALLOW = "public"
+    provider = services.provider_create(
+        workspace=workspace,
+        name="Nowhere",
+        base_url="https://llm.example.test/v1",
+        default_model="m",
+        api_key=KEY,
+    )
+    provider.base_url = "http://127.0.0.1:9/v1"  # an internal address the policy refuses
+    provider.save(update_fields=["base_url"])
+    body = api.post(f"/api/v1/providers/{provider.public_id}/test-connection/").json()
+    assert body["ok"] is False and KEY not in body["message"]
+
+
+def test_the_provider_page_tests_its_connection(web, workspace, llm_server):
+    from tests.support.factories import make_provider
+
+    provider = make_provider(workspace=workspace, server=llm_server, api_key=KEY)
+    page = web.get(
+        reverse("settings_provider", kwargs={"ws": "acme", "provider_id": provider.public_id})
+    )
+    assert 'id="provider-test"' in page.content.decode()
+    url = reverse(
+        "settings_provider_test", kwargs={"ws": "acme", "provider_id": provider.public_id}
+    )
+    tried = web.post(url).content.decode()
+    assert 'data-ok="1"' in tried and "connected" in tried and KEY not in tried
