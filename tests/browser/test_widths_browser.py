@@ -34,7 +34,10 @@ OVERFLOWING = """() => {
   const vw = window.innerWidth, out = [];
   for (const el of document.querySelectorAll('body *')) {
     const box = el.getBoundingClientRect();
-    if (box.width === 0 || box.right <= vw + 1) continue;
+    // Text wider than its own box (an unbroken string) sticks out too.
+    const own = getComputedStyle(el).overflowX === 'visible' ? el.scrollWidth : 0;
+    const right = Math.max(box.right, box.left + own);
+    if (box.width === 0 || right <= vw + 1) continue;
     let p = el.parentElement, clipped = false;
     for (; p && p !== document.body; p = p.parentElement) {
       const scrolls = getComputedStyle(p).overflowX !== 'visible';
@@ -43,11 +46,14 @@ OVERFLOWING = """() => {
     if (!clipped) out.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
       + (typeof el.className === 'string' && el.className.trim()
         ? '.' + el.className.trim().split(/\\s+/).join('.') : '')
-      + ' (right edge ' + Math.round(box.right) + ')');
+      + ' (right edge ' + Math.round(right) + ')');
   }
   return out.slice(0, 8);
 }"""
 SCROLL_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"
+# Unbroken text (a URL, an id, JSON) must wrap, not widen the page.
+LONG_URL = "https://example.com/" + "a-very-long-path-segment/" * 12 + "?id=" + "0123456789" * 10
+LONG_JSON = '{"key":"' + "v" * 160 + '"}'
 
 
 def demo_pages():
@@ -102,6 +108,9 @@ def sign_in_demo(page, live_server) -> None:
 def test_no_page_scrolls_sideways_on_a_phone_or_a_desktop(live_server, page):
     demo_load()
     pages = demo_pages()
+    Experiment.objects.filter(name=BASELINE).update(description=f"See {LONG_URL} and {LONG_JSON}")
+    Evaluator.objects.filter(name=EVALUATOR_NAME).update(description=LONG_URL)
+    EvalSet.objects.filter(name=EVALSET_NAME).update(description=f"{LONG_JSON} {LONG_URL}")
     base = f"{live_server.url}/w/{DEMO_WORKSPACE}"
     too_wide = []
     for width in (PHONE, DESKTOP):
