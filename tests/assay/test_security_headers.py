@@ -207,3 +207,11 @@ def test_debug_page_hides_connection_urls_and_secrets(rf, secret_urls):
     for url in (secret_urls.DATABASE_URL, secret_urls.REDIS_URL):
         assert url.split(":")[2].split("@")[0] not in html
     assert secret_urls.SECRET_KEY not in html
+
+
+def test_every_page_has_a_favicon(client):
+    from pathlib import Path
+
+    page = client.get("/accounts/login/").content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg"' in page
+    assert (Path(__file__).resolve().parents[2] / "static" / "favicon.svg").exists()
