@@ -26,7 +26,7 @@ from .forms import (
     RowForm,
     column_initial,
 )
-from .importing import import_configure, import_create, proposed_mapping
+from .importing import import_configure, import_create, import_limits, proposed_mapping
 from .items.content import MEDIA_KEYS
 from .items.media import media_mime, media_store, workspace_prefix
 from .models import ImportStatus
@@ -297,6 +297,7 @@ def import_upload(request, id):
         {
             "evalset": evalset,
             "form": form,
+            "limits": import_limits(),
             "tab": "import",
             "recent": selectors.imports_recent(evalset=evalset),
         },

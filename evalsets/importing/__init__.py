@@ -1,12 +1,19 @@
 """File imports into an evaluation set's draft: jobs, streaming readers, the batch writer."""
 
-from .jobs import import_configure, import_create, mapping_choices, proposed_mapping
+from .jobs import (
+    import_configure,
+    import_create,
+    import_limits,
+    mapping_choices,
+    proposed_mapping,
+)
 from .run import import_claim, import_run
 
 __all__ = [
     "import_claim",
     "import_configure",
     "import_create",
+    "import_limits",
     "import_run",
     "mapping_choices",
     "proposed_mapping",

@@ -226,3 +226,18 @@ def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:
     choices = [(c["name"], f"{c['name']} ({c['content_type']})") for c in job.evalset.columns]
     choices += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
     return choices
+
+
+def import_limits() -> dict:
+    """What a file may hold, to say before anyone uploads one."""
+    from django.conf import settings
+
+    from ..items.content import TEXT_CELL_CAP
+    from .readers import MAX_FIELDS, MAX_HEADER_BYTES
+
+    return {
+        "file_mb": settings.ASSAY_EVALSET_MAX_IMPORT_BYTES // 2**20,
+        "cell_kb": TEXT_CELL_CAP // 1024,
+        "fields": MAX_FIELDS,
+        "header_kb": MAX_HEADER_BYTES // 1024,
+    }

@@ -50,7 +50,7 @@ def test_import_edit_commit_export(
     page.select_option("#id_map_2", "@tags")
     page.click("#start-import")
     page.wait_for_selector("#import-progress[data-status='completed']", timeout=60_000)
-    assert "3 imported" in page.inner_text("#import-progress")
+    assert "3 rows imported" in page.inner_text("#import-progress")
     screenshot(page, "evalset-import")
 
     page.click("#see-rows")

@@ -294,3 +294,19 @@ def test_fields_that_match_no_column_default_to_ignore_and_an_unmapped_import_is
     assert refused.status_code == 400
     assert "no field of the file maps to a column of the set" in refused.content.decode()
     assert EvalSetItem.objects.count() == 0
+
+
+def test_the_import_page_states_its_limits_and_counts_rows_in_words(web, evalset):
+    page = web.get(url("import", evalset)).content.decode()
+    limits = page.split('id="import-limits"')[1].split("</p>")[0]
+    assert "512 MB" in limits and "64 KB" in limits and "1000 fields" in limits
+    upload = SimpleUploadedFile("rows.csv", b"question,answer\nq,a\n")
+    step1 = web.post(url("import", evalset), {"file": upload})
+    web.post(
+        step1["Location"],
+        {"map_0": "question", "map_1": "answer", "type_0": "Text", "type_1": "Text"},
+    )
+    job = EvalSetImport.objects.get()
+    run_now(job)
+    progress = web.get(url("import_progress", evalset, job_id=job.public_id)).content.decode()
+    assert "1 of about 1 row read" in progress and "1 row imported" in progress
