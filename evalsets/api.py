@@ -238,6 +238,7 @@ class ImportViewSet(_EvalSetChildViewSet):
             user=request.user,
             upload=data["file"],
             file_format=data.get("format"),
+            encoding=data["encoding"],
             mapping=data.get("mapping"),
             new_columns=data.get("new_columns"),
             skip_bad_rows=data["skip_bad_rows"],

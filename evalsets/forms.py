@@ -163,6 +163,17 @@ class ImportUploadForm(forms.Form):
         required=False,
         choices=[("", _("From the file name")), ("csv", "CSV"), ("jsonl", "JSONL")],
     )
+    encoding = forms.ChoiceField(
+        label=_("Encoding"),
+        required=False,
+        initial="utf-8",
+        choices=[
+            ("utf-8", "UTF-8"),
+            ("utf-8-sig", "UTF-8 with BOM"),
+            ("gb18030", "GB18030 (中文 Windows)"),
+            ("latin-1", "Latin-1"),
+        ],
+    )
 
 
 class MappingForm(forms.Form):

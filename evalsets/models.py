@@ -100,6 +100,7 @@ class EvalSetImport(models.Model):
     file_name = models.CharField(max_length=255)
     file_path = models.CharField(max_length=500, help_text="The uploaded file in storage.")
     file_size = models.BigIntegerField(default=0)
+    encoding = models.CharField(max_length=16, default="utf-8")
     fields = models.JSONField(default=list, blank=True, help_text="Fields found in the file.")
     mapping = models.JSONField(default=dict, blank=True, help_text="file field → target")
     new_columns = models.JSONField(default=list, blank=True)

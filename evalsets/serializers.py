@@ -160,6 +160,7 @@ class ImportSerializer(serializers.ModelSerializer):
             "evalset",
             "status",
             "format",
+            "encoding",
             "file_name",
             "file_size",
             "fields",
@@ -189,6 +190,9 @@ class ImportSerializer(serializers.ModelSerializer):
 class ImportCreateSerializer(StrictSerializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=ImportFormat.values, required=False)
+    encoding = serializers.ChoiceField(
+        choices=["utf-8", "utf-8-sig", "gb18030", "latin-1"], required=False, default="utf-8"
+    )
     mapping = JSONValueField(required=False, help_text="{file field: column | @tags | '' }")
     new_columns = JSONValueField(required=False, help_text="[{name, content_type}]")
     skip_bad_rows = serializers.BooleanField(required=False, default=False)

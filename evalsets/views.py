@@ -285,6 +285,7 @@ def import_upload(request, id):
             user=request.user,
             upload=form.cleaned_data["file"],
             file_format=form.cleaned_data["format"] or None,
+            encoding=form.cleaned_data["encoding"] or "utf-8",
             start=False,
         )
         if job is not None:

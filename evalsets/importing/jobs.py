@@ -16,7 +16,15 @@ from ..items.content import TEXT
 from ..items.media import max_import_bytes, safe_name, workspace_prefix
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
-from .readers import FileProblem, jsonl_fields, jsonl_sample, read_csv
+from .readers import (
+    ENCODINGS,
+    SNIFF_BYTES,
+    FileProblem,
+    encoding_problem,
+    jsonl_fields,
+    jsonl_sample,
+    read_csv,
+)
 
 EXTENSIONS = {"csv": ImportFormat.CSV, "jsonl": ImportFormat.JSONL, "ndjson": ImportFormat.JSONL}
 
@@ -27,6 +35,7 @@ def import_create(
     user: AbstractBaseUser | None,
     upload,
     file_format: str | None = None,
+    encoding: str = "utf-8",
     start: bool = True,
     **configure,
 ) -> EvalSetImport:
@@ -44,10 +53,11 @@ def import_create(
     name = getattr(upload, "name", "") or "upload"
     file_format = _format_of(name, file_format)
     _check_size(name, upload.size)
+    encoding = _checked_encoding(upload, encoding)
     path = f"{workspace_prefix(evalset.workspace)}imports/{uuid.uuid4().hex}/{safe_name(name)}"
     stored = default_storage.save(path, upload)
     try:
-        fields = detect_fields(stored, file_format)
+        fields = detect_fields(stored, file_format, encoding)
     except FileProblem as exc:
         default_storage.delete(stored)
         raise ValidationError({"file": f"line {exc.line}: {exc.problem}"}) from None
@@ -61,6 +71,7 @@ def import_create(
         file_name=name[:255],
         file_path=stored,
         file_size=upload.size,
+        encoding=encoding,
         fields=fields,
         created_by=user,
     )
@@ -96,13 +107,26 @@ def _check_size(name: str, size: int) -> None:
         raise ValidationError({"file": f"{name} is empty."})
 
 
-def detect_fields(path: str, file_format: str) -> list[str]:
+def _checked_encoding(upload, encoding: str) -> str:
+    """The chosen encoding, when the file's start reads in it; else one file-level error with
+    a guess (not one error per line)."""
+    if encoding not in ENCODINGS:
+        raise ValidationError({"encoding": f"The encoding is one of {', '.join(ENCODINGS)}."})
+    upload.seek(0)
+    sample = upload.read(SNIFF_BYTES)
+    upload.seek(0)
+    if problem := encoding_problem(sample, encoding):
+        raise ValidationError({"file": problem})
+    return encoding
+
+
+def detect_fields(path: str, file_format: str, encoding: str = "utf-8") -> list[str]:
     """The header of a CSV file, or the keys of a JSONL file's first lines."""
     with default_storage.open(path, "rb") as binary:
         if file_format == ImportFormat.CSV:
-            fields, _records, _lines = read_csv(binary)
+            fields, _records, _lines = read_csv(binary, encoding)
             return fields
-        fields = jsonl_fields(binary)
+        fields = jsonl_fields(binary, encoding=encoding)
     if not fields:
         raise FileProblem(1, "", "no JSON object found in the first lines")
     return fields
@@ -113,7 +137,7 @@ def guess_content_type(job: EvalSetImport, field: str) -> str:
     if job.format != ImportFormat.JSONL:
         return TEXT
     with default_storage.open(job.file_path, "rb") as binary:
-        for record in jsonl_sample(binary):
+        for record in jsonl_sample(binary, encoding=job.encoding):
             value = record.get(field)
             if isinstance(value, dict) and value.get("content_type") in CONTENT_TYPES:
                 return value["content_type"]

@@ -7,6 +7,7 @@ pairs. Bytes are decoded line by line so a bad byte is reported on its own line.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 from collections import Counter
@@ -34,11 +35,38 @@ class FileProblem(ValueError):
         self.line, self.column, self.problem = line, column, problem
 
 
-class Lines:
-    """Decoded lines of a binary file, counting lines and bytes and noting bad UTF-8."""
+ENCODINGS = ("utf-8", "utf-8-sig", "gb18030", "latin-1")
+SNIFF_BYTES = 64 * 1024
 
-    def __init__(self, binary, first_line_limit: int | None = None):
+
+def encoding_problem(sample: bytes, encoding: str) -> str:
+    """A file-level message when `sample` (the file's start) is not text in `encoding`, with a
+    guess of what it is instead; '' when it reads."""
+    if _decodes(sample, encoding):
+        return ""
+    guess = next((e for e in ("utf-8", "gb18030") if e != encoding and _decodes(sample, e)), "")
+    looks = f" It looks like {guess.upper()}." if guess else ""
+    return (
+        f"The file is not {encoding.upper()} text.{looks} Choose its encoding "
+        f"({', '.join(e.upper() for e in ENCODINGS)}) and upload it again."
+    )
+
+
+def _decodes(sample: bytes, encoding: str) -> bool:
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        decoder.decode(sample, final=False)  # a character cut at the sample's end is fine
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class Lines:
+    """Decoded lines of a binary file, counting lines and bytes and noting undecodable ones."""
+
+    def __init__(self, binary, first_line_limit: int | None = None, encoding: str = "utf-8"):
         self.binary = binary
+        self.encoding = encoding
         self.line = 0
         self.bytes_read = 0
         self.bad: list[tuple[int, str]] = []
@@ -51,10 +79,10 @@ class Lines:
             if self.line == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
-                yield raw.decode("utf-8")
+                yield raw.decode(self.encoding)
             except UnicodeDecodeError as exc:
                 self.bad.append((self.line, _decode_problem(raw, exc)))
-                yield raw.decode("utf-8", "replace")
+                yield raw.decode(self.encoding, "replace")
 
     def _raw_lines(self):
         if self.first_line_limit:
@@ -78,9 +106,11 @@ def _check_first_line(binary, limit: int) -> None:
 
 
 def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
-    column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+    column = len(raw[: exc.start].decode(exc.encoding, "replace")) + 1
+    name = exc.encoding.upper()
     return (
-        f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at character {column}; save the file as UTF-8"
+        f"not {name} text: byte 0x{raw[exc.start]:02x} at character {column}; "
+        "choose the file's encoding or save it as UTF-8"
     )
 
 
@@ -109,9 +139,9 @@ def _too_many(count: int) -> str:
     return f"the file has {count:,} fields; a header has at most {MAX_FIELDS:,}"
 
 
-def read_csv(binary) -> tuple[list[str], Iterator[Record], Lines]:
+def read_csv(binary, encoding: str = "utf-8") -> tuple[list[str], Iterator[Record], Lines]:
     """The header and an iterator of records; `Lines` tells how far the reading got."""
-    lines = Lines(binary, first_line_limit=MAX_HEADER_BYTES)
+    lines = Lines(binary, first_line_limit=MAX_HEADER_BYTES, encoding=encoding)
     reader = csv.reader(iter(lines), strict=True)
     try:
         fields = csv_fields(lines, reader)
@@ -156,9 +186,9 @@ def _ragged(got: int, width: int) -> str:
     return f"this row has {got} cells but the header has {width}; check commas and quoting"
 
 
-def read_jsonl(binary) -> tuple[Iterator[Record], Lines]:
+def read_jsonl(binary, encoding: str = "utf-8") -> tuple[Iterator[Record], Lines]:
     """An iterator of records, one JSON object per non-blank line."""
-    lines = Lines(binary)
+    lines = Lines(binary, encoding=encoding)
     return _jsonl_records(lines), lines
 
 
@@ -190,9 +220,9 @@ def _json_problem(exc: json.JSONDecodeError) -> str:
     return f"not valid JSON: {exc.msg} at character {exc.colno}"
 
 
-def jsonl_fields(binary, sample_lines: int = 200) -> list[str]:
+def jsonl_fields(binary, sample_lines: int = 200, encoding: str = "utf-8") -> list[str]:
     """The keys seen in the first lines of a JSONL file, in first-seen order."""
-    records, _lines = read_jsonl(binary)
+    records, _lines = read_jsonl(binary, encoding)
     seen: dict[str, None] = {}
     for count, (line, record, _problems) in enumerate(records):
         if count >= sample_lines:
@@ -204,9 +234,9 @@ def jsonl_fields(binary, sample_lines: int = 200) -> list[str]:
     return list(seen)
 
 
-def jsonl_sample(binary, sample_lines: int = 20) -> list[dict]:
+def jsonl_sample(binary, sample_lines: int = 20, encoding: str = "utf-8") -> list[dict]:
     """The first good records, to guess the content types of new columns."""
-    records, _lines = read_jsonl(binary)
+    records, _lines = read_jsonl(binary, encoding)
     sample = []
     for _line, record, _problems in records:
         if record is not None:

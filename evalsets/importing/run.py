@@ -108,9 +108,9 @@ class _Run:
 
     def _records(self, binary):
         if self.job.format == ImportFormat.CSV:
-            _fields, records, self.lines = read_csv(binary)
+            _fields, records, self.lines = read_csv(binary, self.job.encoding)
         else:
-            records, self.lines = read_jsonl(binary)
+            records, self.lines = read_jsonl(binary, self.job.encoding)
         return records
 
     def scan(self, records, builder: RowBuilder, position: int) -> None:

@@ -272,3 +272,20 @@ def test_openapi_schema_documents_the_evalset_endpoints(api):
         "/api/v1/evalsets/{id}/export/",
     ):
         assert path in paths, sorted(paths)
+
+
+def test_import_endpoint_takes_an_encoding(api, set_id):
+    body = "question,answer\n首都,巴黎\n".encode("gb18030")
+    refused = api.post(
+        f"{URL}{set_id}/imports/", {"file": upload("zh.csv", body)}, format="multipart"
+    )
+    assert refused.status_code == 400 and "GB18030" in str(refused.json()["error"]["details"])
+    response = api.post(
+        f"{URL}{set_id}/imports/",
+        {"file": upload("zh.csv", body), "encoding": "gb18030"},
+        format="multipart",
+    )
+    assert response.status_code == 202 and response.json()["encoding"] == "gb18030"
+    run_now(EvalSetImport.objects.get(public_id=response.json()["id"]))
+    (item,) = api.get(items_url(set_id)).json()["results"]
+    assert item["data"]["answer"]["text"] == "巴黎"

@@ -98,7 +98,8 @@ def test_wizard_mapping_errors_and_failed_report(web, evalset):
 def test_upload_step_refuses_unreadable_files(web, evalset):
     upload = SimpleUploadedFile("rows.csv", "question\n".encode("utf-16"))
     page = web.post(url("import", evalset), {"file": upload})
-    assert page.status_code == 400 and "line 1: not UTF-8 text" in page.content.decode()
+    assert page.status_code == 400 and "The file is not UTF-8 text" in page.content.decode()
+    assert 'name="encoding"' in page.content.decode()  # the choice is on the form
     assert EvalSetImport.objects.count() == 0
 
 

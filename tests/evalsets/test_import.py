@@ -104,12 +104,35 @@ def test_unclosed_quote_is_reported(evalset):
     assert_nothing_saved(evalset)
 
 
-def test_wrong_encoding_names_line_and_character(evalset):
+def test_a_file_in_another_encoding_gets_one_file_level_message(evalset):
     body = "question,answer\nok,ok\ncaf\xe9,x\n".encode("latin-1")
-    job = imported(evalset, "latin1.csv", body)
+    with pytest.raises(ValidationError) as caught:
+        import_create(evalset=evalset, user=None, upload=upload("latin1.csv", body))
+    (message,) = caught.value.message_dict["file"]
+    assert "The file is not UTF-8 text" in message and "GB18030" in message  # the choices
+    assert evalset.imports.count() == 0
+    job = imported(evalset, "latin1.csv", body, encoding="latin-1")
+    assert job.status == "completed"
+    assert [i.data["question"]["text"] for i in draft(evalset)] == ["ok", "café"]
+
+
+def test_a_chinese_windows_file_is_recognised_and_imports_in_its_encoding(evalset):
+    body = "question,answer\n首都是哪里,巴黎\n".encode("gb18030")
+    with pytest.raises(ValidationError) as caught:
+        import_create(evalset=evalset, user=None, upload=upload("zh.csv", body))
+    assert "It looks like GB18030" in caught.value.message_dict["file"][0]
+    job = imported(evalset, "zh.csv", body, encoding="gb18030")
+    assert job.status == "completed"
+    assert draft(evalset)[0].data["answer"]["text"] == "巴黎"
+
+
+def test_a_bad_byte_past_the_sniffed_start_still_names_its_line(evalset):
+    good = "question,answer\n" + "ok,ok\n" * 20000  # > 64 KB of UTF-8
+    body = good.encode() + "caf\xe9,x\n".encode("latin-1")
+    job = imported(evalset, "late.csv", body)
     assert job.status == "failed"
-    line, column, problem = problems(job)[0]
-    assert line == 3 and "not UTF-8 text: byte 0xe9 at character 4" in problem
+    line, _column, problem = problems(job)[0]
+    assert line == 20002 and "not UTF-8 text: byte 0xe9 at character 4" in problem
     assert_nothing_saved(evalset)
 
 
@@ -118,7 +141,7 @@ def test_non_utf8_header_is_refused_at_upload(evalset):
         import_create(
             evalset=evalset, user=None, upload=upload("u16.csv", "question\n".encode("utf-16"))
         )
-    assert "line 1: not UTF-8 text" in str(caught.value)
+    assert "The file is not UTF-8 text" in str(caught.value)
     assert evalset.imports.count() == 0
 
 
