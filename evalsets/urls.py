@@ -20,4 +20,5 @@ urlpatterns = [
     path("<uuid:id>/import/<uuid:job_id>/", views.import_job, name="import_job"),
     path("<uuid:id>/import/<uuid:job_id>/progress/", views.import_progress, name="import_progress"),
     path("<uuid:id>/import/<uuid:job_id>/errors.csv", views.import_errors, name="import_errors"),
+    path("<uuid:id>/import/<uuid:job_id>/retry/", views.import_retry, name="import_retry"),
 ]

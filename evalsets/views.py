@@ -26,7 +26,13 @@ from .forms import (
     RowForm,
     column_initial,
 )
-from .importing import import_configure, import_create, import_limits, proposed_mapping
+from .importing import (
+    import_configure,
+    import_create,
+    import_limits,
+    import_retry_skipping,
+    proposed_mapping,
+)
 from .items.content import MEDIA_KEYS
 from .items.media import media_mime, media_store, workspace_prefix
 from .models import ImportStatus
@@ -336,6 +342,20 @@ def import_job(request, id, job_id):
             return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
     context["form"] = form
     return render(request, "evalsets/import_job.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@workspace_view()
+def import_retry(request, id, job_id):
+    """Import a failed job's file again, skipping its bad rows; go to the new job."""
+    evalset = _evalset(request, id)
+    job = selectors.import_get(evalset=evalset, public_id=job_id)
+    try:
+        retry = import_retry_skipping(job=job, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
+    return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=retry.public_id)
 
 
 @workspace_view()

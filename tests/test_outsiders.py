@@ -110,6 +110,7 @@ PAGES = [
     ("evalsets:import_job", "evalset", {"job_id": "job"}),
     ("evalsets:import_progress", "evalset", {"job_id": "job"}),
     ("evalsets:import_errors", "evalset", {"job_id": "job"}),
+    ("evalsets:import_retry", "evalset", {"job_id": "job"}),
     ("experiments:detail", "experiment", {}),
     ("experiments:progress", "experiment", {}),
     ("experiments:launch", "experiment", {}),

@@ -4,6 +4,7 @@ from .jobs import (
     import_configure,
     import_create,
     import_limits,
+    import_retry_skipping,
     mapping_choices,
     proposed_mapping,
 )
@@ -14,6 +15,7 @@ __all__ = [
     "import_configure",
     "import_create",
     "import_limits",
+    "import_retry_skipping",
     "import_run",
     "mapping_choices",
     "proposed_mapping",

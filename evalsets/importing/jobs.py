@@ -265,3 +265,32 @@ def import_limits() -> dict:
         "fields": MAX_FIELDS,
         "header_kb": MAX_HEADER_BYTES // 1024,
     }
+
+
+def import_retry_skipping(*, job: EvalSetImport, user: AbstractBaseUser | None) -> EvalSetImport:
+    """Import a failed job's file again with the same mapping, skipping the bad rows: a new
+    job on the same stored upload (nothing to upload again)."""
+    if job.status != ImportStatus.FAILED or job.skip_bad_rows:
+        raise ValidationError({"status": "Only an import that failed on bad rows can be retried."})
+    if job.evalset.deleted_at is not None:
+        raise ValidationError({"evalset": "This evaluation set is deleted."})
+    existing = set(job.evalset.column_names)
+    retry = EvalSetImport.objects.create(
+        workspace=job.workspace,
+        evalset=job.evalset,
+        format=job.format,
+        file_name=job.file_name,
+        file_path=job.file_path,
+        file_size=job.file_size,
+        encoding=job.encoding,
+        fields=job.fields,
+        created_by=user,
+    )
+    return import_configure(
+        job=retry,
+        mapping=job.mapping,
+        # columns a failed run may already have added are existing ones now
+        new_columns=[c for c in job.new_columns if c["name"] not in existing],
+        skip_bad_rows=True,
+        replace=job.replace,
+    )

@@ -311,3 +311,26 @@ def test_the_import_page_states_its_limits_and_counts_rows_in_words(web, evalset
     run_now(job)
     progress = web.get(url("import_progress", evalset, job_id=job.public_id)).content.decode()
     assert "1 of about 1 row read" in progress and "1 row imported" in progress
+
+
+def test_a_failed_import_can_run_again_skipping_its_bad_rows(web, evalset):
+    upload = SimpleUploadedFile("rows.jsonl", b'{"question": "a", "answer": "b"}\n{bad\n')
+    step1 = web.post(url("import", evalset), {"file": upload})
+    web.post(
+        step1["Location"],
+        {"map_0": "question", "map_1": "answer", "type_0": "Text", "type_1": "Text"},
+    )
+    failed = EvalSetImport.objects.get()
+    run_now(failed)
+    page = web.get(step1["Location"]).content.decode()
+    assert 'id="retry-skipping"' in page
+    response = web.post(url("import_retry", evalset, job_id=failed.public_id))
+    retry = EvalSetImport.objects.exclude(pk=failed.pk).get()
+    assert response.status_code == 302 and str(retry.public_id) in response["Location"]
+    assert retry.skip_bad_rows and retry.file_path == failed.file_path
+    run_now(retry)
+    retry.refresh_from_db()
+    assert retry.status == "completed" and retry.rows_imported == 1 and retry.error_count == 1
+    assert EvalSetItem.objects.filter(evalset=evalset, version__isnull=True).count() == 1
+    again = web.post(url("import_retry", evalset, job_id=retry.public_id), follow=True)
+    assert "Only an import that failed on bad rows can be retried" in again.content.decode()
