@@ -30,6 +30,7 @@ from .importing import (
     import_configure,
     import_create,
     import_limits,
+    import_preview,
     import_retry_skipping,
     proposed_mapping,
 )
@@ -328,7 +329,12 @@ def import_job(request, id, job_id):
         proposed=proposed,
         new_types={c["name"]: c["content_type"] for c in new_columns},
     )
+    mapping, chosen_columns = proposed, new_columns
     if request.method == "POST" and form.is_valid():
+        mapping, chosen_columns = form.mapping()
+    # the first rows as this mapping would store them, read from the uploaded file
+    context["preview"] = import_preview(job=job, mapping=mapping, new_columns=chosen_columns)
+    if request.method == "POST" and form.is_valid() and request.POST.get("step") != "preview":
         mapping, new_columns = form.mapping()
         if form_service(
             form,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from itertools import islice
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -294,3 +295,39 @@ def import_retry_skipping(*, job: EvalSetImport, user: AbstractBaseUser | None) 
         skip_bad_rows=True,
         replace=job.replace,
     )
+
+
+PREVIEW_ROWS = 5
+
+
+def import_preview(*, job: EvalSetImport, mapping: dict, new_columns: list[dict]) -> dict:
+    """The file's first rows as this mapping would store them: {"columns", "rows": [{"line",
+    "cells": {column: text}, "problems"}]}; a mapping that does not fit gives its problem."""
+    from ..items.media import uri_checker
+    from ..items.rows import RowBuilder
+    from .readers import read_jsonl
+
+    columns = job.evalset.columns + [{**c, "required": False} for c in new_columns]
+    try:
+        builder = RowBuilder(columns, mapping, uri_checker(job.workspace))
+    except ValueError as exc:
+        return {"columns": [], "rows": [], "problem": str(exc)}
+    with default_storage.open(job.file_path, "rb") as binary:
+        if job.format == ImportFormat.CSV:
+            _fields, records, _lines = read_csv(binary, job.encoding)
+        else:
+            records, _lines = read_jsonl(binary, job.encoding)
+        rows = [_preview_row(builder, *r) for r in islice(records, PREVIEW_ROWS)]
+    shown = [c["name"] for c in columns if c["name"] in set(mapping.values())]
+    return {"columns": shown, "rows": rows, "problem": ""}
+
+
+def _preview_row(builder, line, record, problems) -> dict:
+    from ..items.content import content_text
+
+    if record is not None:
+        row, problems = builder.build(record)
+        if row is not None:
+            cells = {name: content_text(cell)[:200] for name, cell in row.data.items()}
+            return {"line": line, "cells": cells, "problems": []}
+    return {"line": line, "cells": {}, "problems": [f"{c or 'row'}: {p}" for c, p in problems]}

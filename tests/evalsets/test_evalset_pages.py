@@ -334,3 +334,27 @@ def test_a_failed_import_can_run_again_skipping_its_bad_rows(web, evalset):
     assert EvalSetItem.objects.filter(evalset=evalset, version__isnull=True).count() == 1
     again = web.post(url("import_retry", evalset, job_id=retry.public_id), follow=True)
     assert "Only an import that failed on bad rows can be retried" in again.content.decode()
+
+
+def test_the_mapping_step_previews_the_first_rows_as_they_will_be_stored(web, evalset):
+    rows = "".join(f"q{i},a{i}\n" for i in range(8))
+    upload = SimpleUploadedFile("rows.csv", ("question,answer\n" + rows).encode())
+    step1 = web.post(url("import", evalset), {"file": upload})
+    page = web.get(step1["Location"]).content.decode()
+    preview = page.split('id="import-preview"')[1].split("</section>")[0]
+    assert "The first 5 rows as they will be stored" in preview
+    assert preview.count("<tr data-line=") == 5 and "q0" in preview and "q5" not in preview
+    # previewing another mapping stores nothing and shows what it would store
+    swapped = web.post(
+        step1["Location"],
+        {
+            "map_0": "answer",
+            "map_1": "__ignore__",
+            "type_0": "Text",
+            "type_1": "Text",
+            "step": "preview",
+        },
+    ).content.decode()
+    shown = swapped.split('id="import-preview"')[1].split("</section>")[0]
+    assert "<th>answer</th>" in shown and "<th>question</th>" not in shown and "q0" in shown
+    assert EvalSetImport.objects.get().status == "mapping" and EvalSetItem.objects.count() == 0
