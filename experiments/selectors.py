@@ -440,6 +440,7 @@ def garak_references(*, workspace: Workspace):
 def experiment_list_scores(*, experiments) -> dict[int, list[dict]]:
     """experiment pk → each evaluator's pass rate and interval, for the list (one query)."""
     from .models import Aggregate
+    from .stats.interval_settings import pass_interval
 
     scores: dict[int, list[dict]] = {}
     found = Aggregate.objects.filter(experiment__in=list(experiments)).select_related(
@@ -451,7 +452,7 @@ def experiment_list_scores(*, experiments) -> dict[int, list[dict]]:
             {
                 "name": aggregate.binding.evaluator_version.evaluator.name,
                 "pass_rate": aggregate.summary.get("pass_rate"),
-                "pass_ci": (1 - fail_ci[1], 1 - fail_ci[0]) if fail_ci else None,
+                "pass_ci": pass_interval(fail_ci),
             }
         )
     return scores

@@ -7,7 +7,7 @@ from evaluators.policies import describe_policy
 
 from ..models import Experiment
 from ..stats import COUNT_KEYS
-from ..stats.interval_settings import interval_settings, interval_text
+from ..stats.interval_settings import interval_settings, interval_text, pass_interval
 from .standing import relative_standing
 
 
@@ -40,7 +40,7 @@ def _card(binding, summary: dict | None) -> dict:
         (kind, summary[key], summary[key] / processed if processed else 0)
         for kind, key in COUNT_KEYS.items()
     ]
-    card["pass_ci"] = _pass_ci(summary.get("fail_rate_ci"))
+    card["pass_ci"] = pass_interval(summary.get("fail_rate_ci"))
     card["whisker"] = (
         bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] > MIN_WHISKER
     )
@@ -82,13 +82,6 @@ def _ci_note(evaluated: int, settings: dict) -> str:
     if not evaluated:
         return "nothing evaluated"
     return f"n = {evaluated} < {settings['min_sample']}: no interval"
-
-
-def _pass_ci(fail_ci) -> tuple[float, float] | None:
-    """The pass-rate interval is the fail-rate interval mirrored (1 − upper, 1 − lower)."""
-    if not fail_ci:
-        return None
-    return (1 - fail_ci[1], 1 - fail_ci[0])
 
 
 def _histogram(summary: dict) -> list[dict]:

@@ -65,6 +65,13 @@ def interval_text(settings: dict) -> str:
     return text
 
 
+def pass_interval(fail_ci) -> tuple[float, float] | None:
+    """The pass-rate interval is the fail-rate interval mirrored (1 − upper, 1 − lower)."""
+    if not fail_ci:
+        return None
+    return (1 - fail_ci[1], 1 - fail_ci[0])
+
+
 def _whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.support.background import BackgroundServer
+
 
 @dataclass
 class Seen:
@@ -163,36 +165,14 @@ class _Server(ThreadingHTTPServer):
         return steps[min(index, len(steps) - 1)]
 
 
-class ScriptedApp:
+class ScriptedApp(BackgroundServer):
     """`with ScriptedApp() as app: app.url` — the application under test."""
 
     def __init__(self, *, latency_s: float = 0.0, record: bool = True) -> None:
         self.state = _State(latency_s=latency_s, record=record)
-        self._server: _Server | None = None
 
-    def start(self, port: int = 0) -> ScriptedApp:
-        self._server = _Server(self.state, port)
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> ScriptedApp:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "server not started"
-        return self._server.server_address[1]
+    def _make_server(self, port: int) -> _Server:
+        return _Server(self.state, port)
 
     @property
     def url(self) -> str:

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.background import BackgroundServer
+
 MODEL_ID = "judge-model"
 _MARKER_RE = re.compile(r"\[\[script:([^\]]+)\]\]")
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
@@ -276,9 +278,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024  # the listen backlog: 64+ clients connect at once
     allow_reuse_address = True
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: _State, port: int = 0) -> None:
         self.state = state
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def choose_script(self, body: Any) -> str:
         """The script for this request: marker sequence, queue, or the default."""
@@ -318,43 +320,16 @@ def _text(content: Any) -> str:
     return " ".join(p.get("text", "") for p in parts if isinstance(p, dict))
 
 
-class ScriptedLlmServer:
+class ScriptedLlmServer(BackgroundServer):
     """The server as a context manager: ``with ScriptedLlmServer() as server: server.base_url``."""
 
     def __init__(
         self, *, latency_s: float = 0.0, default_script: str = "clean", record: bool = True
     ) -> None:
         self.state = _State(latency_s=latency_s, default_script=default_script, record=record)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> ScriptedLlmServer:
-        """Bind an ephemeral port and serve in a background thread."""
-        self._server = _Server(self.state)
-        # A short poll interval keeps shutdown (once per test) fast.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> ScriptedLlmServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "server not started"
-        return self._server.server_address[1]
+    def _make_server(self, port: int) -> _Server:
+        return _Server(self.state, port)
 
     @property
     def base_url(self) -> str:
