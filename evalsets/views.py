@@ -329,7 +329,9 @@ def import_job(request, id, job_id):
         proposed=proposed,
         new_types={c["name"]: c["content_type"] for c in new_columns},
     )
-    mapping, chosen_columns = proposed, new_columns
+    # as the form starts: a field that matches nothing is ignored
+    mapping = {field: proposed.get(field, "") for field in job.fields}
+    chosen_columns = new_columns
     if request.method == "POST" and form.is_valid():
         mapping, chosen_columns = form.mapping()
     # the first rows as this mapping would store them, read from the uploaded file

@@ -337,21 +337,24 @@ def test_a_failed_import_can_run_again_skipping_its_bad_rows(web, evalset):
 
 
 def test_the_mapping_step_previews_the_first_rows_as_they_will_be_stored(web, evalset):
-    rows = "".join(f"q{i},a{i}\n" for i in range(8))
-    upload = SimpleUploadedFile("rows.csv", ("question,answer\n" + rows).encode())
+    rows = "".join(f"q{i},a{i},x\n" for i in range(8))
+    upload = SimpleUploadedFile("rows.csv", ("question,answer,extra\n" + rows).encode())
     step1 = web.post(url("import", evalset), {"file": upload})
     page = web.get(step1["Location"]).content.decode()
     preview = page.split('id="import-preview"')[1].split("</section>")[0]
     assert "The first 5 rows as they will be stored" in preview
     assert preview.count("<tr data-line=") == 5 and "q0" in preview and "q5" not in preview
+    assert 'class="error"' not in preview  # the unknown field starts ignored, as in the form
     # previewing another mapping stores nothing and shows what it would store
     swapped = web.post(
         step1["Location"],
         {
             "map_0": "answer",
             "map_1": "__ignore__",
+            "map_2": "__ignore__",
             "type_0": "Text",
             "type_1": "Text",
+            "type_2": "Text",
             "step": "preview",
         },
     ).content.decode()
