@@ -197,6 +197,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "PREPROCESSING_HOOKS": ["assay.api.schema.without_bare_twins"],
+    # one name for each shared choice set, wherever a field uses it
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "assay.vocabulary.Verdict",
+        "ResultStatusEnum": "assay.vocabulary.ResultStatus",
+        "ExperimentStatusEnum": "experiments.models.ExperimentStatus",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "assay.api.schema.tag_by_area",

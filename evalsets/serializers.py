@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
@@ -122,6 +123,7 @@ class ItemsBulkResultSerializer(serializers.Serializer):
     deleted = serializers.IntegerField()
 
 
+@extend_schema_serializer(component_name="EvalSetVersion")  # evaluators has one too
 class VersionSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     evalset = serializers.UUIDField(source="evalset.public_id", read_only=True)

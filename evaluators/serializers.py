@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
@@ -79,6 +80,7 @@ class EvaluatorUpdateSerializer(StrictSerializer):
     config = serializers.JSONField(required=False)
 
 
+@extend_schema_serializer(component_name="EvaluatorVersion")  # evalsets has one too
 class VersionSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     evaluator = serializers.UUIDField(source="evaluator.public_id", read_only=True)

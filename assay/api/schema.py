@@ -1,4 +1,5 @@
-"""The OpenAPI schema's finishing touches: one tag per area, and how to authenticate."""
+"""The OpenAPI schema's finishing touches: one operation per route, one tag per area, and how
+to authenticate."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ AREAS = {
     "members": "settings",
     "workspaces": "settings",
 }
+
+
+def without_bare_twins(endpoints):
+    """drf-spectacular preprocessing hook: every route also answers without its trailing slash
+    (see `Router`); the schema lists each operation once, under the slash form."""
+    paths = {path for path, *_ in endpoints}
+    return [e for e in endpoints if e[0].endswith("/") or f"{e[0]}/" not in paths]
 
 
 def tag_by_area(result, generator, request, public):

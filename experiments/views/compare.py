@@ -7,6 +7,8 @@ import json
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -21,6 +23,7 @@ from ..results.compare import (
     comparison_json,
     paged_rows,
 )
+from ..serializers import CompareSerializer
 
 PAGE_SIZE = 25
 
@@ -107,6 +110,40 @@ class CompareApi(WorkspaceMixin, APIView):
     """GET /api/v1/compare?baseline=<id>&candidates=<id>,<id>[&candidate=&evaluator=&filter=
     &tag=&page=&page_size=]: the metrics of the page and one page of the row diff."""
 
+    @extend_schema(
+        summary=_("Compare runs with a baseline"),
+        description=_(
+            "Pairs each candidate experiment with the baseline item by item and returns, per "
+            "evaluator, the pass rates, their difference with its interval, McNemar's p-value "
+            "and the rows that regressed or improved, plus one page of the row diff of one "
+            "candidate and one evaluator (by default the first candidate and the evaluator "
+            "with the most regressions). Every run must be in this workspace and on the same "
+            "evalset as the baseline (other versions of it pair by item id). 400 names the "
+            "parameter when the baseline or candidates are missing, a candidate is the "
+            "baseline or runs on another evalset, or `page_size` is not a whole number; 404 "
+            "when an id is not an experiment of this workspace."
+        ),
+        parameters=[
+            OpenApiParameter("baseline", str, required=True, description=_("Experiment id.")),
+            OpenApiParameter(
+                "candidates",
+                str,
+                required=True,
+                description=_("Experiment ids, comma-separated or the parameter repeated."),
+            ),
+            OpenApiParameter(
+                "candidate", str, description=_("Which candidate the row diff shows.")
+            ),
+            OpenApiParameter(
+                "evaluator", str, description=_("`evaluator_id` whose rows the diff shows.")
+            ),
+            OpenApiParameter("filter", str, enum=list(FILTERS), description=_("Default all.")),
+            OpenApiParameter("tag", str, description=_("Only rows with this item tag.")),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int, description=_("1 to 500, default 25.")),
+        ],
+        responses=CompareSerializer,
+    )
     def get(self, request):
         params = _params(request.query_params)
         if request.workspace is None:
