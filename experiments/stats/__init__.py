@@ -1,4 +1,5 @@
-"""Pure statistics for experiments: counts, bootstrap CIs and paired comparison.
+"""Pure statistics for experiments: counts, bootstrap CIs, paired comparison and pairwise
+(A vs B) judging.
 
 No Django set-up needed: everything here takes plain Python values or numpy arrays, so it is
 usable from tasks, views, exports and management commands alike. Verdicts themselves are the
@@ -7,17 +8,35 @@ evaluators' business (`evaluators.policies`); the statistics count what they dec
 
 from .bootstrap import MEAN_CI_BOOTSTRAP_MAX_N, bootstrap_ci, mean_ci, rogan_gladen
 from .compare import Comparison, compare_paired, mcnemar_exact
+from .pairwise import (
+    BradleyTerry,
+    PositionBias,
+    Strength,
+    WinRate,
+    bradley_terry,
+    pair_verdict,
+    position_bias,
+    win_rate,
+)
 from .summary import COUNT_KEYS, Summary, summarize
 
 __all__ = [
     "COUNT_KEYS",
     "MEAN_CI_BOOTSTRAP_MAX_N",
+    "BradleyTerry",
     "Comparison",
+    "PositionBias",
+    "Strength",
     "Summary",
+    "WinRate",
     "bootstrap_ci",
+    "bradley_terry",
     "compare_paired",
     "mcnemar_exact",
     "mean_ci",
+    "pair_verdict",
+    "position_bias",
     "rogan_gladen",
     "summarize",
+    "win_rate",
 ]
