@@ -193,7 +193,20 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Assay API",
-    "DESCRIPTION": "Build, debug and run evaluators for LLM applications.",
+    "DESCRIPTION": (
+        "Build, debug and run evaluators for LLM applications.\n\n"
+        "**Authentication**: send an API token (Settings → API tokens) as "
+        "`Authorization: Bearer <token>` (or `Token <token>`); it acts as its user inside its "
+        "own workspace. A signed-in browser session works too, and chooses the workspace with "
+        "`X-Assay-Workspace: <slug>` or `?workspace=<slug>`.\n\n"
+        "**Roles**: every member reads; editors create and change evaluators, evaluation sets "
+        "and experiments; owners manage members, secrets and model providers. A call your "
+        "role does not allow gets 403.\n\n"
+        "**Ids** are the `id` values the API returns; an id of another workspace is 404.\n\n"
+        '**Errors** share one body, `{"error": {"code", "message", "details"}}`, '
+        "where a 400's `details` names every field at fault; nothing is half-saved.\n\n"
+        "**Lists** are paginated with `page` and `page_size` (50 by default, at most 500)."
+    ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -203,6 +216,7 @@ SPECTACULAR_SETTINGS = {
         "VerdictEnum": "assay.vocabulary.Verdict",
         "ResultStatusEnum": "assay.vocabulary.ResultStatus",
         "ExperimentStatusEnum": "experiments.models.ExperimentStatus",
+        "RowChangeEnum": "experiments.serializers.ROW_CHANGES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -32,6 +33,67 @@ from .items.media import media_store, with_urls
 from .models import EvalSet
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List evaluation sets"),
+        description=_(
+            "The workspace's evaluation sets, most recently changed first, with their columns, "
+            "the draft's row count and the latest version. Filters: `q` (text in the name or "
+            "description) and `tag`. Deleted sets are not listed."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Create an evaluation set"),
+        description=_(
+            "Creates a set from a `name`, an optional description and tags, and `columns` "
+            "([{name, content_type: Text, Image, Audio or MultiPart, description, required}]). "
+            "Its rows start as an empty draft: add them under items or import a file, then "
+            "commit a version for experiments (201). 400 names the field: a name already "
+            "taken, or a column with a bad name or type."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an evaluation set"),
+        description=_(
+            "One set with its columns, draft row count, whether the draft changed since the "
+            "latest version, and that version. 404 for a deleted set."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Edit an evaluation set"),
+        description=_(
+            "Changes the name, description, tags or `columns`: the full new list, where "
+            "`old_name` on a column renames it (the draft's rows follow). 400 names the "
+            "problem when a change does not fit the draft's rows: a new required column, a "
+            "type change of a column that holds values, or making a column with empty cells "
+            "required. Committed versions never change."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete an evaluation set"),
+        description=_(
+            "Soft delete (204): the set leaves the list; experiments keep the versions they ran on."
+        ),
+    ),
+    export=extend_schema(
+        summary=_("Export an evaluation set"),
+        description=_(
+            "Downloads the draft (default) or `version` as `format=jsonl` (default) or `csv`, "
+            "streamed, one row per item with its item_id. A file exported this way imports "
+            "back as new rows. 400 for another format; 404 for a version the set does not have."
+        ),
+    ),
+    media=extend_schema(
+        summary=_("Upload a media file"),
+        description=_(
+            "Uploads an image or audio file (multipart `file`; `content_type` Image or Audio "
+            "to refuse the other kind) and returns its content object, to put in a row's data "
+            "(201). The type is read from the file's bytes, not its name. 400 when the file "
+            "is over the size limit, is not a known image or audio format, or is not the kind "
+            "asked for."
+        ),
+    ),
+)
 class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Evaluation sets. Columns are edited with PATCH; rows under /items/."""
 
@@ -96,7 +158,6 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
     @extend_schema(
         request={"multipart/form-data": s.MediaUploadSerializer},
         responses={201: OpenApiTypes.OBJECT},
-        description="Upload an image or audio file; returns its content object for item data.",
     )
     @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def media(self, request):
@@ -124,6 +185,47 @@ class _EvalSetChildViewSet(WorkspaceMixin, viewsets.GenericViewSet):
         return None
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List an evaluation set's items"),
+        description=_(
+            "The rows in order, paginated: the draft by default, or a committed `version`. "
+            "Filters: `tag` and `q` (text anywhere in the row). Stored media carry a URL that "
+            "members can read them by. 404 for a version the set does not have."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Add or change items"),
+        description=_(
+            "Two bodies. `{data, tags?, human_verdict?, label?}` adds one row to the draft "
+            "(201); `data` is {column: text or content object}. `{create: [...], update: "
+            "[{item_id, ...}], delete: [item_id, ...]}` makes up to 5,000 changes in one "
+            "all-or-nothing call (200): when any change is invalid nothing is saved, and 400 "
+            "names every problem by its path (e.g. `create[2].data.question`)."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an item"),
+        description=_(
+            "One row of the draft, or of a committed `version`; 404 when it is not there."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Edit an item"),
+        description=_(
+            "Changes a draft row: `data` (replacing the whole row), tags, human_verdict or "
+            "label. Committed versions never change. 400 names the field at fault; 404 when "
+            "the row is not in the draft."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete an item"),
+        description=_(
+            "Removes a row from the draft (204); versions that hold it keep it. 404 when the "
+            "row is not in the draft."
+        ),
+    ),
+)
 class ItemViewSet(_EvalSetChildViewSet):
     """Rows of a set: the draft by default, or `?version=` for a committed version."""
 
@@ -156,8 +258,6 @@ class ItemViewSet(_EvalSetChildViewSet):
     @extend_schema(
         request=s.ItemsBulkSerializer,
         responses={200: s.ItemsBulkResultSerializer, 201: s.ItemSerializer},
-        description="Bulk: {create: [...], update: [...], delete: [item_id]}, all-or-nothing. "
-        "A body with `data` at the top level creates one item (201).",
     )
     def create(self, request, evalset_id=None):
         evalset = self.evalset()
@@ -195,7 +295,31 @@ class ItemViewSet(_EvalSetChildViewSet):
 
 
 @extend_schema_view(
-    create=extend_schema(request=s.VersionCommitSerializer, responses={201: s.VersionSerializer})
+    list=extend_schema(
+        summary=_("List an evaluation set's versions"),
+        description=_(
+            "The committed versions of one set, highest SemVer first, each with its note, "
+            "row count and columns. 404 when the set is not in this workspace."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Commit an evaluation set version"),
+        description=_(
+            "Freezes the draft's columns and rows as `version` (SemVer, greater than the "
+            "latest) with an optional `note` (201); experiments run on versions, and rows are "
+            "numbered from 1 in draft order. 400 names the field: a version that exists, is "
+            "not greater than the latest or is not SemVer, or a deleted set."
+        ),
+        request=s.VersionCommitSerializer,
+        responses={201: s.VersionSerializer},
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an evaluation set version"),
+        description=_(
+            "One version by its SemVer string (e.g. 1.0.0); 404 for a version the set does "
+            "not have. List its rows with List an evaluation set's items and `version`."
+        ),
+    ),
 )
 class VersionViewSet(LibraryVersionViewSet):
     """Committed versions of a set: the draft frozen under a SemVer string."""
@@ -210,6 +334,46 @@ class VersionViewSet(LibraryVersionViewSet):
         return services.version_commit(evalset=item, user=user, **body)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List an evaluation set's imports"),
+        description=_(
+            "The set's file imports, newest first (at most 200), with status, progress and "
+            "row counts."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Import a file into an evaluation set"),
+        description=_(
+            "Uploads a CSV or JSONL `file` (multipart) and queues its import into the draft "
+            "(202); poll Get an import. `format` comes from the file name unless given; "
+            "`encoding` is utf-8 (default), utf-8-sig, gb18030 or latin-1. `mapping` is "
+            '{file field: column, "@tags", "@human_verdict", "@label", or "" to '
+            "ignore it}; without one, fields map to same-named columns. Every field must be "
+            "mapped or ignored, and at least one must map to an existing column. "
+            "`new_columns` [{name, content_type}] adds columns; `skip_bad_rows` imports the "
+            "good rows when some are bad (otherwise nothing is imported); `replace` replaces "
+            "the draft's rows. 400 names the field: an unknown format, an empty or oversized "
+            "file, a file that is not in the chosen encoding (with a guess of the right one), "
+            "or the mapping's problems."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an import"),
+        description=_(
+            "One import's status (queued, running, completed or failed), progress (rows done, "
+            "imported and failed, percent), a message, and its first 100 problems by line and "
+            "column."
+        ),
+    ),
+    errors=extend_schema(
+        summary=_("Download an import's error report"),
+        description=_(
+            "The import's problems as CSV (line, column, problem), up to the first 1,000. 404 "
+            "when the import is not this set's."
+        ),
+    ),
+)
 class ImportViewSet(_EvalSetChildViewSet):
     """File imports: POST a CSV/JSONL file (202, a queued job), then poll its status."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -15,6 +16,79 @@ from . import serializers as s
 from .models import Evaluator
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List evaluators"),
+        description=_(
+            "The workspace's evaluators, most recently updated first, each with its latest "
+            "version. Filters: `q` (text in the name or description), `kind` (llm or code), "
+            "`tag`, `creator` (a username) and `deleted=true` (the deleted ones instead of the "
+            "live ones); `sort` is updated, name or created, and a leading - reverses it."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Create an evaluator"),
+        description=_(
+            "Creates an evaluator with an editable draft: blank from `kind` (llm or code, "
+            "with `language` python or javascript for code), from a preset `template` (see "
+            "List evaluator templates), or with a full `config`. Submit a version to use it in "
+            "experiments. 400 names the field: neither kind nor template, no name without a "
+            "template, an unknown template or language, a name already taken, or a config the "
+            "kind refuses (named by path, e.g. `config.prompt`)."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an evaluator"),
+        description=_(
+            "One evaluator with its draft `config`, whether the draft differs from the latest "
+            "version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable "
+            "(`deleted: true`) because experiments may use its versions."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Edit an evaluator's draft"),
+        description=_(
+            "Changes the draft and its details: name, description, tags, score_meaning, "
+            "default_policy or config. Submitted versions never change; submit a new version "
+            "to use the edited draft in experiments. Nothing is saved unless every field is "
+            "valid: 400 names each problem (config problems by path), and is also the answer "
+            "for a deleted evaluator."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete an evaluator"),
+        description=_(
+            "Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) "
+            "and can be restored; experiments that use its versions keep them."
+        ),
+    ),
+    restore=extend_schema(
+        summary=_("Restore a deleted evaluator"),
+        description=_(
+            "Undoes a delete; restoring a live evaluator changes nothing. 400 when a live "
+            "evaluator has taken its name meanwhile: rename that one first."
+        ),
+    ),
+    copy=extend_schema(
+        summary=_("Copy an evaluator"),
+        description=_(
+            "Creates a new evaluator (201) with this one's draft and details, named after it "
+            'with "(copy)" (numbered when taken). Versions and test cases are not copied.'
+        ),
+    ),
+    debug=extend_schema(
+        summary=_("Run an evaluator on test rows"),
+        description=_(
+            "Runs the draft, an unsaved `config` or a submitted `version` on 1 to 10 `turns` "
+            "and returns one outcome per turn: status, score, verdict, reason, stdout, the "
+            "rendered judge request, the raw answer, latency and tokens. Nothing is saved. A "
+            "turn is {evaluate_dataset_fields: {name: content}, evaluate_target_output_fields: "
+            "{name: content}, ext: {key: text}}, where content is text or a content object. "
+            "400 names the turn field or config key at fault; a row that fails to run is an "
+            "outcome with status error or timeout, not an error status."
+        ),
+    ),
+)
 class EvaluatorViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Evaluators: the draft is edited with PATCH; versions are submitted under /versions/."""
 
@@ -93,7 +167,41 @@ class EvaluatorChildMixin(WorkspaceMixin):
 
 
 @extend_schema_view(
-    create=extend_schema(request=s.VersionSubmitSerializer, responses={201: s.VersionSerializer})
+    list=extend_schema(
+        summary=_("List an evaluator's versions"),
+        description=_(
+            "The submitted versions of one evaluator, highest SemVer first, each with its "
+            "frozen config and the result of its test cases. 404 when the evaluator is not in "
+            "this workspace."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Submit an evaluator version"),
+        description=_(
+            "Freezes the current draft as `version` (SemVer, greater than the latest) with an "
+            "optional `change_note`, after the kind's checks (for code, a run in the sandbox). "
+            "When the evaluator has test cases they run first and the version records their "
+            "result in `test_result`, agreeing or not. 400 names the field: a malformed or not "
+            "greater version, a deleted evaluator, or draft problems by config path."
+        ),
+        request=s.VersionSubmitSerializer,
+        responses={201: s.VersionSerializer},
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an evaluator version"),
+        description=_(
+            "One version by its SemVer string (e.g. 1.2.0) with its frozen config and test "
+            "result. 404 for a version the evaluator does not have."
+        ),
+    ),
+    diff=extend_schema(
+        summary=_("Diff two evaluator versions"),
+        description=_(
+            "The field-by-field differences between two configs: `old` and `new` are version "
+            "strings or `draft` (`new` defaults to the draft). 404 when either version does "
+            "not exist."
+        ),
+    ),
 )
 class VersionViewSet(EvaluatorChildMixin, LibraryVersionViewSet):
     """Submitted versions of one evaluator (the saved draft, its tests run), and diffs."""
@@ -109,7 +217,7 @@ class VersionViewSet(EvaluatorChildMixin, LibraryVersionViewSet):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("old", str, description="a version or 'draft'"),
+            OpenApiParameter("old", str, required=True, description="a version or 'draft'"),
             OpenApiParameter("new", str, description="a version or 'draft'"),
         ],
         responses=s.DiffSerializer,
@@ -130,6 +238,21 @@ def _config_of(evaluator: Evaluator, ref: str) -> dict:
     return library_version_get(item=evaluator, version=ref).config
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List evaluator templates"),
+        description=_(
+            "The preset catalogue, the same in every workspace: each template's kind, inputs, "
+            "score meaning, default policy, languages and starter configs. Filter with `kind` "
+            "(llm or code). Create an evaluator from one with `template: <slug>`."
+        ),
+        parameters=[OpenApiParameter("kind", str, required=False)],
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an evaluator template"),
+        description=_("One template by its slug; 404 for a slug the catalogue does not have."),
+    ),
+)
 class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
     """The preset catalogue (the same for every workspace)."""
 
@@ -142,6 +265,44 @@ class TemplateViewSet(WorkspaceMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.template_list(kind=self.request.query_params.get("kind", ""))
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List an evaluator's test cases"),
+        description=_(
+            "Test cases are turns with the verdict the evaluator should give. They run on "
+            "every submit (the version records the agreement) and with Run an evaluator's "
+            "test cases."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Add a test case"),
+        description=_(
+            "A `name`, a `turn` (the shape the debug run takes), the `expected_verdict` (pass, "
+            "fail or unknown) and an optional `note` (201). 400 names the field at fault, such "
+            "as a required input variable of the draft that the turn lacks."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a test case"),
+        description=_("One test case of the evaluator; 404 when it belongs to another one."),
+    ),
+    partial_update=extend_schema(
+        summary=_("Edit a test case"),
+        description=_("Changes the fields given; 400 names the field at fault."),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete a test case"),
+        description=_("Deletes the test case (204); versions keep the results they recorded."),
+    ),
+    run=extend_schema(
+        summary=_("Run an evaluator's test cases"),
+        description=_(
+            "Runs every test case on the current draft and returns `total`, `agreed`, "
+            "`passed` (every case agreed) and, per case, the expected and actual verdict, "
+            "status, score, reason and error. Nothing is saved."
+        ),
+    ),
+)
 class TestCaseViewSet(EvaluatorChildMixin, viewsets.ModelViewSet):
     """An evaluator's test cases (debug turns with the expected verdict) and a run action."""
 

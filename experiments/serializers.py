@@ -350,18 +350,20 @@ class CompareSideSerializer(serializers.Serializer):
     input = serializers.JSONField()
 
 
+# how a row's verdict moved from baseline to candidate (the docs' RowChangeEnum)
+ROW_CHANGES = (
+    "regression",
+    "improvement",
+    "unknown flip",
+    "unchanged",
+    "only in baseline",
+    "only in candidate",
+)
+
+
 class CompareRowSerializer(serializers.Serializer):
     item_id = serializers.CharField()
-    kind = serializers.ChoiceField(
-        choices=[
-            "regression",
-            "improvement",
-            "unknown flip",
-            "unchanged",
-            "only in baseline",
-            "only in candidate",
-        ]
-    )
+    kind = serializers.ChoiceField(choices=ROW_CHANGES)
     baseline = CompareSideSerializer(allow_null=True)
     candidate = CompareSideSerializer(allow_null=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -46,6 +47,15 @@ def exception_handler(exc, context):
         exc = exceptions.NotFound()
     if isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    if isinstance(exc, exceptions.NotAuthenticated):
+        # no credentials we take (none, or Basic, which a proxy in front may use): say which
+        exc.detail = exceptions.ErrorDetail(
+            _(
+                "Authentication credentials were not provided: send an API token as "
+                "'Authorization: Bearer <key>' (or 'Token <key>'), or sign in."
+            ),
+            code="not_authenticated",
+        )
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import SAFE_METHODS
@@ -17,6 +18,38 @@ from . import serializers as s
 from .base import WorkspaceMixin, WorkspaceScopedViewSet, validated
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List your workspaces"),
+        description=_(
+            "Returns the workspaces you are a member of, each with your `role` in it. With an "
+            "API token, only the token's own workspace is listed."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Create a workspace"),
+        description=_(
+            "Creates a workspace with you as its only owner. `slug` (used in page URLs and in "
+            "`X-Assay-Workspace`) is made from the name when left out. Needs a signed-in "
+            "session: an API token acts inside its own workspace and gets 403. 400 names the "
+            "field when the name is empty or the slug is taken or has no letters or digits."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a workspace"),
+        description=_(
+            "One workspace by its slug, with your role in it. 404 when you are not a member "
+            "(with an API token: when it is not the token's workspace)."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Rename a workspace"),
+        description=_(
+            "Changes the workspace's `name`; the slug stays. Owners only, from a signed-in "
+            "session (403 otherwise); 400 when the name is empty."
+        ),
+    ),
+)
 class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
     """Workspaces you belong to. Anyone signed in may create one and becomes its owner.
 
@@ -55,6 +88,39 @@ class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
         services.workspace_rename(workspace=serializer.instance, user=self.request.user, name=name)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List members"),
+        description=_(
+            "The workspace's members with their role: owner (manages members, secrets and "
+            "model providers), editor (creates and runs evaluators, evalsets and experiments) "
+            "or viewer (reads). Any member may list them."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Add a member"),
+        description=_(
+            "Adds an existing user by `username` with a `role` (owner, editor or viewer; "
+            "editor when left out). Owners only (403 otherwise). 400 names the field when no "
+            "user has that username, the user is already a member or the role is unknown."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Change a member's role"),
+        description=_(
+            "Sets the member's `role`. Owners only. 400 when the role is unknown or the change "
+            "would leave the workspace without an owner; 404 when the id is not a member of "
+            "this workspace."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Remove a member"),
+        description=_(
+            "Removes the member from the workspace; their API tokens for it stop working. "
+            "Owners only; 400 when they are its last owner."
+        ),
+    ),
+)
 class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.DestroyModelMixin):
     """Members of the request's workspace; owners add, re-role and remove them."""
 
@@ -87,6 +153,39 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
         services.membership_remove(membership=instance)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List your API tokens"),
+        description=_(
+            "Your tokens for this workspace: name, key prefix, when each was created and last "
+            "used, and whether it is revoked. Other members' tokens are not listed, and a key "
+            "is never returned after its creation."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Create an API token"),
+        description=_(
+            "Issues a token named `name` that acts as you, with your role, in this workspace "
+            "only. The response carries the `key` once: store it now, only its hash is kept. "
+            "Send it as `Authorization: Bearer <key>` (or `Token <key>`). Any member may "
+            "create one; 400 when the name is empty."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get an API token"),
+        description=_(
+            "One of your tokens, without its key. 404 for another member's token or one of "
+            "another workspace."
+        ),
+    ),
+    revoke=extend_schema(
+        summary=_("Revoke an API token"),
+        description=_(
+            "The token stops working at once and `revoked_at` is set; revoking it again "
+            "changes nothing. A revoked token cannot be restored: create a new one."
+        ),
+    ),
+)
 class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     """Your API tokens in the request's workspace. The key is returned once, at creation."""
 
@@ -113,6 +212,42 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
         return Response(s.TokenSerializer(token).data)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List secrets"),
+        description=_(
+            "The workspace's named secrets with the last characters of each value (`hint`); "
+            "values are never returned. Any member may list them."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Store a secret"),
+        description=_(
+            "Stores `value` encrypted under `name` (letters, digits and _, at most 64 "
+            "characters, e.g. APP_TOKEN); an HTTP target's headers use it as "
+            "`{{secrets.NAME}}`. Storing a name that exists replaces its value. Owners only. "
+            "400 names the field when the name is malformed or the value is empty or over 8 KB."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a secret"),
+        description=_("One secret's name, hint and dates; the value is never returned."),
+    ),
+    update=extend_schema(
+        summary=_("Replace a secret's value"),
+        description=_(
+            "Sets a new `value` for the secret; the body is the same as for storing one and "
+            "the name does not change. Owners only; 400 when the value is empty or over 8 KB."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete a secret"),
+        description=_(
+            "Deletes the secret. Rows of HTTP targets whose headers use it fail until a "
+            "secret of that name exists again. Owners only."
+        ),
+    ),
+)
 class SecretViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
     """Named workspace secrets for HTTP-target headers (`{{secrets.NAME}}`). Values are
     write-only; members see names and hints, only owners create, replace or delete."""
@@ -141,6 +276,60 @@ class SecretViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
         services.secret_named_delete(secret=instance)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List model providers"),
+        description=_(
+            "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt "
+            "targets: name, base URL, default model, call settings (timeout, retries, rate "
+            "limits, structured output) and prices. `has_api_key` says whether a key is "
+            "stored; the key itself is never returned. Any member may list them."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Add a model provider"),
+        description=_(
+            "Creates a provider from `name`, `base_url` (checked against the outbound policy), "
+            "`default_model`, optional call settings, `prices` ({model: {input, output}} in USD "
+            "per million tokens) and an optional `api_key`, stored encrypted. Owners only. 400 "
+            "names the field when the name is taken, the URL is not allowed or the prices are "
+            "malformed."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a model provider"),
+        description=_("One provider with its settings; the API key is never returned."),
+    ),
+    update=extend_schema(
+        summary=_("Replace a model provider"),
+        description=_(
+            "Sets every field, as when adding one. Leave `api_key` out (or empty) to keep the "
+            "stored key; a new `base_url` drops it, so send the key for the new endpoint with "
+            "it. Owners only; 400 names the field at fault."
+        ),
+    ),
+    partial_update=extend_schema(
+        summary=_("Update a model provider"),
+        description=_(
+            "Changes only the fields given. Leave `api_key` out (or empty) to keep the stored "
+            "key; a new `base_url` drops it, so send the key for the new endpoint with it. "
+            "Owners only; 400 names the field at fault."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Delete a model provider"),
+        description=_("Deletes the provider and its stored key. Owners only."),
+    ),
+    test_connection=extend_schema(
+        summary=_("Test a provider's connection"),
+        description=_(
+            "Asks the endpoint for its models (GET <base_url>/models) with the stored key and "
+            "answers `ok`, a `message`, a few `models` and `latency_ms`. A refused address, a "
+            "failure to connect or an HTTP error from the endpoint is an answer with `ok` "
+            "false, not an error status. Owners only."
+        ),
+    ),
+)
 class ProviderViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
     """OpenAI-compatible model providers. `api_key` is write-only and never returned.
 
