@@ -19,6 +19,8 @@ class Verdict(models.TextChoices):
 
 
 VERDICTS = tuple(Verdict.values)
+# one character per verdict, where a row shows one chip per repetition
+VERDICT_MARKS = {Verdict.PASS: "✓", Verdict.FAIL: "✗", Verdict.UNKNOWN: "?"}
 
 
 class ResultStatus(models.TextChoices):

@@ -88,6 +88,15 @@ def item_get(*, evalset: EvalSet, item_id, version: EvalSetVersion | None = None
     )
 
 
+def item_page(*, evalset: EvalSet, version: EvalSetVersion | None, item_id, per_page: int) -> int:
+    """The 1-based page of the unfiltered rows table that shows this item (404 if absent)."""
+    item = item_get(evalset=evalset, version=version, item_id=item_id)
+    before = items_list(evalset=evalset, version=version).filter(
+        Q(position__lt=item.position) | Q(position=item.position, id__lt=item.pk)
+    )
+    return before.count() // per_page + 1
+
+
 def item_tags(*, evalset: EvalSet, version: EvalSetVersion | None = None, scan: int = 5000):
     """Tags seen in the first rows, for the filter select (a full scan would not scale)."""
     rows = items_list(evalset=evalset, version=version).values_list("tags", flat=True)[:scan]

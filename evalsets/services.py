@@ -439,12 +439,17 @@ def _check_new_version(evalset: EvalSet, version: str) -> None:
 
 
 def _copy_draft(evalset: EvalSet, version: EvalSetVersion) -> int:
-    """One INSERT … SELECT: the draft's visible rows become the version's rows."""
+    """One INSERT … SELECT: the draft's visible rows become the version's rows.
+
+    Positions are renumbered 0…n-1 in draft order, so a version's row number (position + 1)
+    is the same on the evalset, results and compare pages, with no gaps from deleted rows.
+    """
     items, jobs = EvalSetItem._meta.db_table, EvalSetImport._meta.db_table
     sql = (
         f"INSERT INTO {items} (evalset_id, version_id, import_job_id, item_id, position, data,"
         " tags, human_verdict, label, search_text)"
-        " SELECT i.evalset_id, %s, NULL, i.item_id, i.position, i.data, i.tags,"
+        " SELECT i.evalset_id, %s, NULL, i.item_id,"
+        " ROW_NUMBER() OVER (ORDER BY i.position, i.id) - 1, i.data, i.tags,"
         " i.human_verdict, i.label, i.search_text"
         f" FROM {items} i LEFT JOIN {jobs} j ON j.id = i.import_job_id"
         " WHERE i.evalset_id = %s AND i.version_id IS NULL"

@@ -9,6 +9,7 @@ urlpatterns = [
     path("media/<path:path>", views.media, name="media"),
     path("<uuid:id>/", views.detail, name="detail"),
     path("<uuid:id>/columns/", views.columns, name="columns"),
+    path("<uuid:id>/items/<uuid:item_id>/", views.item_locate, name="item"),
     path("<uuid:id>/rows/new/", views.row_edit, name="row_new"),
     path("<uuid:id>/rows/<uuid:item_id>/", views.row_edit, name="row_edit"),
     path("<uuid:id>/rows/<uuid:item_id>/delete/", views.row_delete, name="row_delete"),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -106,6 +109,19 @@ def detail(request, id):
             "editable": version is None and request.membership.can_edit,
         },
     )
+
+
+@workspace_view()
+def item_locate(request, id, item_id):
+    """A row's permanent link: the rows table page that shows it, scrolled to the row."""
+    evalset = _evalset(request, id)
+    ref = request.GET.get("version") or "draft"
+    version = selectors.version_ref(evalset=evalset, ref=ref)
+    page = selectors.item_page(
+        evalset=evalset, version=version, item_id=item_id, per_page=ROWS_PER_PAGE
+    )
+    url = reverse("evalsets:detail", kwargs={"ws": request.workspace.slug, "id": evalset.public_id})
+    return redirect(f"{url}?{urlencode({'version': ref, 'page': page})}#item-{item_id}")
 
 
 def _table(items, columns: list[dict]) -> list[dict]:

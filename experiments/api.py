@@ -19,10 +19,13 @@ from . import serializers as s
 from .models import Experiment
 from .results.exports import FORMATS, export_filename, export_stream
 from .results.gate import gate_check
+from .results.grid import grid_item_ids, grid_rows
 from .stats.interval_settings import interval_settings
 from .views.results import EXPORT_MIME
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
+GRID_FILTERS = (*RESULT_FILTERS, "sort", "item")
+API_HEAVY = ("input", "rendered_request", "raw_answer", "stdout")  # reasons come whole
 GateQuery = s.GateQuerySerializer
 
 
@@ -221,6 +224,17 @@ def _baseline(workspace, ref: str, candidate):
             "is one), `status` (success, error, timeout or skipped), `tag`, `q` (text in the "
             "reason or error), `score_min` and `score_max`. 400 names a filter that cannot "
             "match."
+        ),
+    ),
+    items=extend_schema(
+        summary=_("List an experiment's results by item"),
+        description=_(
+            "The results grid: one row per item of the evalset version, with its row number, "
+            "tags, data, the target's output and every evaluator's results on it, paginated. "
+            "The filters of List an experiment's results select the rows that have a "
+            "matching result; `q` also searches the row's cells, and `item` picks one row by "
+            "its id. `sort` is row order by default, or score:<binding>, -score:<binding> or "
+            "verdict:<binding> (fails first). 400 names a filter that cannot match."
         ),
     ),
     result=extend_schema(
@@ -486,6 +500,22 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         )
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(s.ResultSerializer(page, many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter(n, str, required=False) for n in GRID_FILTERS],
+        responses=s.GridItemSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def items(self, request, id=None):
+        """The results grid: one row per item (row order, or `sort`), every evaluator's
+        results in it; the results table's filters select rows with a matching result."""
+        experiment = self.get_object()
+        params = request.query_params
+        ids = grid_item_ids(experiment=experiment, **{n: params.get(n, "") for n in GRID_FILTERS})
+        page = self.paginate_queryset(ids)
+        bindings = list(experiment.bindings.select_related("evaluator_version__evaluator"))
+        rows = grid_rows(experiment=experiment, bindings=bindings, item_pks=page, heavy=API_HEAVY)
+        return self.get_paginated_response(s.GridItemSerializer(rows, many=True).data)
 
     @extend_schema(responses=s.ResultDetailSerializer)
     @action(detail=True, methods=["get"], url_path="results/<int:result_id>")

@@ -9,7 +9,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from assay.models import Workspace
-from assay.vocabulary import ResultStatus, Verdict
+from assay.vocabulary import VERDICT_MARKS, ResultStatus, Verdict
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import describe_policy
@@ -268,6 +268,9 @@ class Result(models.Model):
     rendered_request = models.JSONField(null=True, blank=True)
     raw_answer = models.TextField(null=True, blank=True)
     attempt = models.PositiveSmallIntegerField(default=0)
+    cached = models.BooleanField(
+        default=False, help_text="Served from the response cache: no request was made."
+    )
     human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
     human_score = models.FloatField(null=True, blank=True)
     correction_note = models.TextField(blank=True)
@@ -299,6 +302,14 @@ class Result(models.Model):
     def final_verdict(self) -> str:
         """The human correction when there is one, else the evaluator's verdict."""
         return self.human_verdict or self.verdict
+
+    @property
+    def final_verdict_label(self) -> str:
+        return Verdict(self.final_verdict).label
+
+    @property
+    def final_verdict_mark(self) -> str:
+        return VERDICT_MARKS[self.final_verdict]
 
 
 class Aggregate(models.Model):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
@@ -255,6 +256,9 @@ class ResultSerializer(serializers.ModelSerializer):
     evaluator_name = serializers.CharField(source="binding.evaluator_version.evaluator.name")
     evaluator_version = serializers.CharField(source="binding.evaluator_version.version")
     final_verdict = serializers.CharField()
+    row_number = serializers.SerializerMethodField(
+        help_text="The item's row number in its evalset version (position + 1)."
+    )
 
     class Meta:
         model = Result
@@ -262,6 +266,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "id",
             "item_id",
             "position",
+            "row_number",
             "repeat",
             "tags",
             "binding",
@@ -281,10 +286,14 @@ class ResultSerializer(serializers.ModelSerializer):
             "tokens_in",
             "tokens_out",
             "attempt",
+            "cached",
             "created_at",
             "updated_at",
         ]
         read_only_fields = fields
+
+    def get_row_number(self, result) -> int:
+        return result.position + 1
 
 
 class ResultDetailSerializer(ResultSerializer):
@@ -296,6 +305,47 @@ class ResultDetailSerializer(ResultSerializer):
             "raw_answer",
         ]
         read_only_fields = fields
+
+
+class GridResultSerializer(ResultSerializer):
+    """One evaluator's result inside a results-grid row."""
+
+    class Meta(ResultSerializer.Meta):
+        fields = [
+            f for f in ResultSerializer.Meta.fields if f not in ("item_id", "position", "tags")
+        ]
+        read_only_fields = fields
+
+
+class GridOutputSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    text = serializers.CharField(help_text="The target's output, first 2,000 characters.")
+    truncated = serializers.BooleanField()
+    error = serializers.CharField()
+
+
+class GridItemSerializer(serializers.Serializer):
+    """One row of the results grid: an item with every evaluator's results on it."""
+
+    item_id = serializers.UUIDField(source="uid")
+    row_number = serializers.IntegerField(source="number")
+    tags = serializers.ListField(child=serializers.CharField(), source="item.tags")
+    data = serializers.JSONField(source="item.data")
+    output = serializers.SerializerMethodField()
+    results = serializers.SerializerMethodField()
+
+    @extend_schema_field(GridOutputSerializer(allow_null=True))
+    def get_output(self, row):
+        output = row["output"]
+        if output is None:
+            return None
+        cell = output["cell"]
+        text = {"text": cell.full, "truncated": cell.clipped}
+        return {"status": output["status"], "error": output["error"], **text}
+
+    def get_results(self, row) -> GridResultSerializer(many=True):
+        found = [r for cell in row["evaluators"] for r in cell.results]
+        return GridResultSerializer(found, many=True).data
 
 
 class RetriedSerializer(serializers.Serializer):

@@ -22,6 +22,7 @@ urlpatterns = [
     path("<uuid:id>/baseline/", views.baseline, name="baseline"),
     path("<uuid:id>/target-test/", views.detail_target_test, name="detail_target_test"),
     path("<uuid:id>/dashboard/", result_views.dashboard, name="dashboard"),
+    path("<uuid:id>/items/<uuid:item_id>/", result_views.item_drawer, name="item"),
     path("<uuid:id>/results/<int:result_id>/", result_views.result_drawer, name="result"),
     path(
         "<uuid:id>/results/<int:result_id>/correct/",

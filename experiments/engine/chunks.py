@@ -55,6 +55,7 @@ RESULT_UPDATE_FIELDS = [
     "rendered_request",
     "raw_answer",
     "attempt",
+    "cached",
     "updated_at",
 ]
 TARGET_UPDATE_FIELDS = [
@@ -274,7 +275,7 @@ def _missing_items(experiment, binding, items: list[EvalSetItem], repeat: int) -
 # What a Result keeps of a RunOutcome as it is.
 STORED_OUTCOME = (
     "status score reason verdict error stdout latency_ms tokens_in tokens_out cost "
-    "rendered_request raw_answer"
+    "rendered_request raw_answer cached"
 ).split()
 
 

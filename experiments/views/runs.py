@@ -19,9 +19,13 @@ from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards, usage_overview
+from ..results.grid import GRID_COLUMNS, grid_item_ids, grid_rows, sort_choices
 from ..targets import TARGETS, target_get
 
-RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
+RESULT_FILTERS = (
+    "evaluator", "verdict", "status", "tag", "q", "score_min", "score_max", "sort", "item"
+)
+GRID_PAGE = 50
 
 
 # ----------------------------------------------------------------------------- list
@@ -256,10 +260,11 @@ def detail(request, id):
     """Live progress, counts, bindings, the per-evaluator summary and the results table."""
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
     context = _progress_context(experiment)
-    context.update(_results_context(request, experiment))
+    bindings = _bindings(experiment)
+    context.update(_results_context(request, experiment, bindings))
     context.update(
         {
-            "bindings": _bindings(experiment),
+            "bindings": bindings,
             "failed": selectors.failed_count(experiment=experiment),
             "clone_form": _clone_form(request, experiment),
             "cards": dashboard_cards(experiment),
@@ -367,19 +372,24 @@ def _bindings(experiment) -> list:
     return selectors.bindings_with_summaries(experiment=experiment)
 
 
-def _results_context(request, experiment) -> dict:
+def _results_context(request, experiment, bindings) -> dict:
+    """The results grid: one row per item of the page, one column per evaluator."""
     filters = {name: request.GET.get(name, "").strip() for name in RESULT_FILTERS}
     error = ""
     try:
-        rows = selectors.results_list(experiment=experiment, **filters)
+        ids = grid_item_ids(experiment=experiment, **filters)
+        page = Paginator(ids, GRID_PAGE).get_page(request.GET.get("page"))
     except ValidationError as exc:
-        rows = experiment.results.none()
+        page = Paginator([], GRID_PAGE).get_page(1)
         error = "; ".join(error_lines(exc))
-    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    rows = grid_rows(experiment=experiment, bindings=bindings, item_pks=list(page.object_list))
     return {
         "page": page,
+        "grid": rows,
+        "grid_columns": experiment.evalset_version.columns[:GRID_COLUMNS],
         "filters": filters,
         "filter_error": error,
+        "sorts": sort_choices(bindings),
         "tags": selectors.result_tags(experiment=experiment),
         "verdicts": Verdict.choices,
         "result_statuses": ResultStatus.choices,

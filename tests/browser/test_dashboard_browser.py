@@ -49,15 +49,16 @@ def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):
     page.wait_for_url("**verdict=fail**")
     badges = page.locator("#results-table tbody .badge").all_inner_texts()
     assert badges and set(badges) == {"fail"}
-    opened = page.locator("#results-table tbody tr").first.get_attribute("data-result")
-    page.locator("#results-table .open-result").first.click()
+    opened = page.locator("#results-table tbody tr").first.get_attribute("data-item-id")
+    page.locator("#results-table .open-item").first.click()
     page.wait_for_selector("#result-drawer")
     assert "The capital is Lyon" in page.locator("#result-drawer").inner_text()
     screenshot(page, "dashboard-drawer")
-    page.select_option("#correct-form select[name=verdict]", "pass")
-    page.fill("#correct-form textarea[name=note]", "Reviewer accepts Lyon here")
-    page.click("#correct-submit")
-    page.wait_for_selector("#correction-note")
+    page.click("#result-drawer .correct-form summary")
+    page.select_option("#result-drawer .correct-form select[name$=verdict]", "pass")
+    page.fill("#result-drawer .correct-form textarea[name$=note]", "Reviewer accepts Lyon here")
+    page.click("#result-drawer .correct-submit")
+    page.wait_for_selector("#result-drawer .correction-note")
     wait_until(
         page,
         "document.querySelector('.eval-card .summary-line')"
@@ -65,11 +66,11 @@ def test_dashboard_filter_open_and_correct(live_server, page, user, workspace):
     )
     assert "1 human correction" in page.locator(".eval-card").first.inner_text()
     # the corrected row changes in place: the new verdict, with the evaluator's beside it
-    row = page.locator(f"#results-table tr[data-result='{opened}']")
-    wait_until(page, f"document.querySelector(\"tr[data-result='{opened}'] .original\") !== null")
+    row = page.locator(f"#results-table tr[data-item-id='{opened}']")
+    wait_until(page, f"document.querySelector(\"tr[data-item-id='{opened}'] .original\") !== null")
     assert row.locator(".badge").inner_text() == "pass"
-    assert row.locator(".verdict .original").inner_text() == "corrected · was fail"
-    assert page.locator(f"tr[data-result='{opened}']").count() == 1
+    assert row.locator(".eval-cell .original").inner_text() == "corrected · was fail"
+    assert page.locator(f"tr[data-item-id='{opened}']").count() == 1
     screenshot(page, "dashboard-corrected")
     assert page.console_errors == []
 
@@ -102,7 +103,7 @@ def test_hostile_text_is_inert_on_every_page(live_server, page, user, workspace)
         for link in page.locator("a[href^='javascript:']").all():
             raise AssertionError(f"a javascript: link became live on {url}: {link}")
     page.goto(f"{base}/experiments/{experiment.public_id}/")
-    page.locator("#results-table .open-result").first.click()
+    page.locator("#results-table .open-item").first.click()
     page.wait_for_selector("#result-drawer")
     assert "<script>" in page.locator("#result-drawer .reason").inner_text()
     assert page.evaluate("window.__xss") is None

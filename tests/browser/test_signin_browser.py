@@ -21,8 +21,10 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Evalsets",
         "Experiments",
         "Settings",
+        "API",
+        "docs",
     ]
-    page.click("text=Settings")
+    page.click("nav.mainnav >> text=Settings")
     page.wait_for_url("**/settings/providers/")
     assert "No model providers yet" in page.content()
     screenshot(page, "settings-providers")

@@ -62,12 +62,16 @@ def test_drawer_and_correction_update_the_counts(web, finished):
     drawer = web.get(page_url(finished, f"results/{result.pk}/")).content.decode()
     assert "The capital is Lyon" in drawer and "missing" in drawer
     bad = web.post(
-        page_url(finished, f"results/{result.pk}/correct/"), {"verdict": "pass", "note": ""}
+        page_url(finished, f"results/{result.pk}/correct/"),
+        {f"r{result.pk}-verdict": "pass", f"r{result.pk}-note": ""},
     )
     assert bad.status_code == 400 and "Say why" in bad.content.decode()
     response = web.post(
         page_url(finished, f"results/{result.pk}/correct/"),
-        {"verdict": "pass", "note": "Lyon was accepted by the reviewer"},
+        {
+            f"r{result.pk}-verdict": "pass",
+            f"r{result.pk}-note": "Lyon was accepted by the reviewer",
+        },
     )
     assert response.status_code == 200 and response["HX-Trigger"] == "result-corrected"
     assert "evaluator said fail" in response.content.decode()

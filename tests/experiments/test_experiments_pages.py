@@ -241,20 +241,20 @@ def test_experiment_page_shows_progress_counts_summary_and_results(web, finished
     assert "<code>reference_output</code> ← <code>column:reference_output</code>" in page
     assert "pass if score ≥ 0.5" in page
     assert '<section id="dashboard"' in page and "20 pass, 16 fail, 4 unknown" in page
-    assert page.count('<tr data-result="') == 40
+    assert page.count('<tr data-item-id="') == 40
     assert 'id="retry-button"' in page and "Retry 4 rows that errored or timed out" in page
     assert 'id="cancel-button"' not in page and 'hx-trigger="every' not in page
 
 
 def test_results_table_filters(web, finished):
     def rows(query: str) -> int:
-        return web.get(page_of(finished, query=query)).content.decode().count("<tr data-result=")
+        return web.get(page_of(finished, query=query)).content.decode().count("<tr data-item-id=")
 
     assert rows("?verdict=fail") == 16 and rows("?status=error") == 4
     assert rows("?tag=even") == 20 and rows("?q=ZeroDivision") == 4
     assert rows("?score_min=0.5") == 20 and rows(f"?evaluator={finished.bindings.get().pk}") == 40
     bad = web.get(page_of(finished, query="?score_min=lots")).content.decode()
-    assert 'id="filter-error"' in bad and "score_min" in bad and '<tr data-result="' not in bad
+    assert 'id="filter-error"' in bad and "score_min" in bad and '<tr data-item-id="' not in bad
 
 
 def test_untrusted_text_is_escaped(web, workspace, user):

@@ -73,7 +73,8 @@ def run(workspace, user, version, bindings, provider, name):
     return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
-def test_prompt_target_then_llm_judge_then_cache(setup, workspace, user, llm_server):
+def test_prompt_target_then_llm_judge_then_cache(setup, workspace, user, llm_server, client):
+    web = client
     provider, version, judge_version = setup
     bindings = [
         {
@@ -100,6 +101,14 @@ def test_prompt_target_then_llm_judge_then_cache(setup, workspace, user, llm_ser
     assert second.status == "completed" and second.results.count() == 12
     # the target is asked again (its answers are not cached) but every judge call is a hit
     assert len(llm_server.chat_requests()) == requests_after_first + 12
+    # results served from the cache say so, in the data and on the page
+    assert not any(first.results.values_list("cached", flat=True))
+    assert all(second.results.values_list("cached", flat=True))
+    web.force_login(user)
+    pages = [
+        web.get(f"/w/acme/experiments/{e.public_id}/").content.decode() for e in (first, second)
+    ]
+    assert 'class="chip cached"' not in pages[0] and pages[1].count('class="chip cached"') == 12
 
 
 def test_target_mapping_without_target_is_refused(setup, workspace, user):

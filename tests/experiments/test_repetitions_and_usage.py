@@ -83,7 +83,10 @@ def test_an_http_target_runs_k_times_per_row_and_intervals_cluster_by_item(
     page = web.get(f"/w/acme/experiments/{done.public_id}/").content.decode()
     assert 'class="repetitions"' in page and "pass@3" in page and "pass^3" in page
     assert '<dd class="pass-at-k">50.0%' in page
-    assert page.count('<td class="repeat">3</td>') == 12  # one per row, on the first page
+    # one grid row per item, its cell showing a verdict per repetition
+    assert page.count("<tr data-item-id=") == 12 and page.count('<span class="reps"') == 12
+    first = page.split('<span class="reps"')[1].split("</span> ")[0]
+    assert first.count('data-verdict="') == 3
 
 
 def test_without_a_target_each_judge_is_sampled_k_times(workspace, user, llm_server):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from evalsets import services as evalset_services
+from evalsets.items.rows import search_text
 from evalsets.models import EvalSetItem
 from evaluators import services as evaluator_services
 
@@ -50,6 +51,7 @@ def make_evalset_version(
             position=i,
             data={k: text(v) for k, v in row.items() if k != "tags"},
             tags=row.get("tags", []),
+            search_text=search_text({k: text(v) for k, v in row.items() if k != "tags"}),
         )
         for i, row in enumerate(rows)
     ]
