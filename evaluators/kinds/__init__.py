@@ -43,9 +43,11 @@ def queues() -> set[str]:
 def _register_builtins() -> None:
     from .code import CodeKind
     from .llm import LlmKind
+    from .pairwise import PairwiseKind
 
     register(LlmKind())
     register(CodeKind())
+    register(PairwiseKind())
 
 
 _register_builtins()

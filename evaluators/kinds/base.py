@@ -33,6 +33,11 @@ class EvaluatorKindSpec:
     keys: ClassVar[frozenset[str]]  # config keys besides input_variables
     # The draft page's structured editor for the kind's keys; None: the JSON view only.
     editor_template: ClassVar[str | None] = None
+    # How the debug panel shows one outcome; None: the shared card (verdict, score, reason).
+    debug_template: ClassVar[str | None] = None
+    # Judges two outputs side by side (`output_a`, `output_b`): pairwise runs use such kinds,
+    # experiments scoring one output per row cannot.
+    pairwise: ClassVar[bool] = False
 
     def validate(self, config: dict, errors) -> dict:
         """The kind's keys of `config`, normalised; problems go to `errors.add(path, msg)`."""

@@ -47,13 +47,15 @@ def answer_schema() -> dict[str, Any]:
     }
 
 
-def answer_params(mode: str) -> dict[str, Any]:
-    """Extra request body fields for an answer mode."""
+def answer_params(mode: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Extra request body fields for an answer mode; `schema` is the answer's JSON schema (a
+    judge's score by default; a pairwise judge passes its verdict's)."""
+    schema = schema or answer_schema()
     if mode == "json_schema":
-        schema = {"name": "evaluation", "strict": True, "schema": answer_schema()}
-        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+        wrapped = {"name": "evaluation", "strict": True, "schema": schema}
+        return {"response_format": {"type": "json_schema", "json_schema": wrapped}}
     if mode == "tool":
-        return {"tools": [_eval_tool()], "tool_choice": _forced_tool()}
+        return {"tools": [_eval_tool(schema)], "tool_choice": _forced_tool()}
     if mode == "json_object":
         return {"response_format": {"type": "json_object"}}
     if mode == "text":
@@ -61,12 +63,12 @@ def answer_params(mode: str) -> dict[str, Any]:
     raise ValueError(f"unknown structured_mode {mode!r}; expected one of {STRUCTURED_MODES}")
 
 
-def _eval_tool() -> dict[str, Any]:
-    """The ``eval(reason, score)`` function tool."""
+def _eval_tool(schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``eval(reason, score)`` function tool (or whatever `schema` asks for)."""
     function = {
         "name": TOOL_NAME,
         "description": "Record the evaluation result.",
-        "parameters": answer_schema(),
+        "parameters": schema,
     }
     return {"type": "function", "function": function}
 

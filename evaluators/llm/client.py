@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from assay.safety.redact import scrub
 
 from .attempts import Attempted, call_with_retries, final_message
 from .cache import ResponseCache
-from .parse import AnswerError, ParsedAnswer, parse_answer
+from .parse import AnswerError, parse_answer
 from .ratelimit import RateLimiter
 from .retry import Failure, ProviderAnswerError, short, status_failure
 
@@ -72,7 +72,7 @@ class CallResult:
     """What one judge call produced (after retries and parsing)."""
 
     status: str  # "success" | "error" | "timeout"
-    parsed: ParsedAnswer | None = None
+    parsed: Any = None  # a ParsedAnswer for a score; what the given parser returns otherwise
     raw_answer: str | None = None
     error: str = ""
     latency_ms: float = 0.0
@@ -106,12 +106,13 @@ async def call_completion(
     limiter: RateLimiter | None = None,
     cache: ResponseCache | None = None,
     cache_key: str | None = None,
-    parse: bool = False,
+    parse: bool | Callable[[str], Any] = False,
 ) -> CallResult:
     """The one call path of judges and prompt targets: cache, rate limit, retries, deadline.
 
-    With ``parse`` the answer must be a judge's score (invalid answers are errors and are not
-    cached); without it any answer is a success (a target's output).
+    With ``parse`` the answer must be a judge's score — or what ``parse``, when it is a parser
+    raising AnswerError, accepts (a pairwise verdict): invalid answers are errors and are not
+    cached; without it any answer is a success (a target's output).
     """
     if cache is not None and cache_key:
         hit = await _cache_get(cache, cache_key)
@@ -128,7 +129,7 @@ async def _call_with_retries(
     request: dict[str, Any],
     client: openai.AsyncOpenAI,
     limiter: RateLimiter | None,
-    parse: bool,
+    parse: bool | Callable[[str], Any],
 ) -> CallResult:
     """Attempt the call until it succeeds, fails for good, or the deadline is reached."""
 
@@ -172,7 +173,7 @@ def _estimated_tokens(request: dict[str, Any]) -> int:
 
 
 def _answer_result(
-    response: dict[str, Any], done: Attempted, parse: bool, settings: ProviderSettings
+    response: dict[str, Any], done: Attempted, parse, settings: ProviderSettings
 ) -> CallResult:
     """A successful HTTP answer as a result (parsed for a judge), capped and scrubbed."""
     raw, truncated = _raw_answer(response)
@@ -189,7 +190,7 @@ def _answer_result(
     )
     if not parse:
         return result
-    return _with_parse(result, truncated)
+    return _with_parse(result, truncated, _parser(parse))
 
 
 def _raw_answer(response: dict[str, Any]) -> tuple[str | None, bool]:
@@ -213,13 +214,18 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _with_parse(result: CallResult, truncated: bool = False) -> CallResult:
+def _parser(parse) -> Callable[[str], Any]:
+    """The parser `parse` asks for: a judge's score (True), or the one given."""
+    return parse if callable(parse) else parse_answer
+
+
+def _with_parse(result: CallResult, truncated: bool = False, parser=parse_answer) -> CallResult:
     """Fill in the parsed answer, or turn the result into an error keeping the raw answer."""
     if result.raw_answer is None:
         result.status, result.error = "error", "the model returned no answer"
         return result
     try:
-        result.parsed = parse_answer(result.raw_answer)
+        result.parsed = parser(result.raw_answer)
     except AnswerError as exc:
         cut = " (the answer was cut off at max_tokens)" if truncated else ""
         result.status, result.error = "error", f"invalid answer: {exc.message}{cut}"
@@ -247,7 +253,7 @@ def _cache_value(result: CallResult) -> dict[str, Any]:
     }
 
 
-def _from_cache(hit: dict[str, Any], parse: bool) -> CallResult:
+def _from_cache(hit: dict[str, Any], parse) -> CallResult:
     """A result rebuilt from a cached answer (parsed again: parsing is cheap and may improve)."""
     result = CallResult(
         status="success",
@@ -257,7 +263,7 @@ def _from_cache(hit: dict[str, Any], parse: bool) -> CallResult:
         attempts=0,
         cached=True,
     )
-    return _with_parse(result) if parse else result
+    return _with_parse(result, parser=_parser(parse)) if parse else result
 
 
 async def _cache_get(cache: ResponseCache, key: str) -> dict[str, Any] | None:

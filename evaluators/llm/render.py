@@ -42,17 +42,19 @@ def render_messages(
     *,
     media_resolver: MediaResolver | None = None,
     structured_mode: str = "json_schema",
+    instruction: str | None = None,
 ) -> list[dict[str, Any]]:
     """Return the OpenAI chat messages for ``turn``; raise ``RenderError`` if it cannot render.
 
     For the ``text`` and ``json_object`` answer modes the strict JSON answer instruction is
-    appended to the system prompt (a system message is added if there is none).
+    appended to the system prompt (a system message is added if there is none);
+    ``instruction`` replaces the score's for a judge that answers something else.
     """
     ctx = _Context(config, turn, media_resolver)
     ctx.check_required()
     messages = [_render_message(message, ctx) for message in config.get("messages") or []]
     if structured_mode in _INSTRUCTION_MODES:
-        messages = _with_instruction(messages, answer_instruction())
+        messages = _with_instruction(messages, instruction or answer_instruction())
     return messages
 
 

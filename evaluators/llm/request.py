@@ -19,9 +19,12 @@ def build_request(
     structured_mode: str = "json_schema",
     default_model: str = "",
     media_resolver: MediaResolver | None = None,
+    schema: dict[str, Any] | None = None,
+    instruction: str | None = None,
 ) -> dict[str, Any]:
     """Return the request body (model, messages, params, answer format) for ``turn``.
 
+    ``schema`` and ``instruction`` ask for another answer than a score (a pairwise verdict).
     Raises ``RenderError`` when the turn lacks a required variable, ``ValueError`` when no
     model is configured or the answer mode is unknown.
     """
@@ -30,11 +33,15 @@ def build_request(
     if not model:
         raise ValueError("no model configured for this evaluator or its provider")
     messages = render_messages(
-        config, turn, media_resolver=media_resolver, structured_mode=structured_mode
+        config,
+        turn,
+        media_resolver=media_resolver,
+        structured_mode=structured_mode,
+        instruction=instruction,
     )
     body: dict[str, Any] = {"model": model, "messages": messages}
     body.update(_model_params(model_config))
-    body.update(answer_params(structured_mode))
+    body.update(answer_params(structured_mode, schema))
     return body
 
 

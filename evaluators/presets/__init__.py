@@ -1,6 +1,7 @@
 """The built-in preset catalogue, shipped as data files next to this module.
 
 - ``llm/<slug>.json``: one LLM judge each, with its full config.
+- ``pairwise/<slug>.json``: one pairwise judge each (two outputs, A or B), the same shape.
 - ``code/<slug>.json``: a code check's manifest; its sources are ``code/<slug>.py`` and
   ``code/<slug>.js`` (the Coze Loop contract: ``exec_evaluation(turn)``).
 
@@ -23,7 +24,7 @@ META_KEYS = ("slug", "name", "kind", "description", "inputs", "score_meaning", "
 
 
 def load_presets() -> list[dict]:
-    """Every preset, LLM judges first, each sorted by slug.
+    """Every preset, LLM judges first, then pairwise judges and code checks, each by slug.
 
     A preset has slug, name, kind, description, inputs, score_meaning, default_policy, tags and
     config (normalised by validate_config). Code presets also have ``configs``: one config per
@@ -53,8 +54,11 @@ def preset_config(slug: str, language: str | None = None) -> dict:
 @cache
 def _load_all() -> tuple[dict, ...]:
     llm = [_llm_preset(path) for path in sorted((PRESETS_DIR / "llm").glob("*.json"))]
+    pairwise = [
+        _llm_preset(path, "pairwise") for path in sorted((PRESETS_DIR / "pairwise").glob("*.json"))
+    ]
     code = [_code_preset(path) for path in sorted((PRESETS_DIR / "code").glob("*.json"))]
-    return tuple(llm + code)
+    return tuple(llm + pairwise + code)
 
 
 def _read_json(path: Path) -> dict:
@@ -86,10 +90,11 @@ def _check_policy(policy: dict, path: Path) -> None:
         raise ValueError(f"{path.name}: the threshold must lie in [0, 1].")
 
 
-def _llm_preset(path: Path) -> dict:
+def _llm_preset(path: Path, kind: str = "llm") -> dict:
+    """An LLM judge's preset, or a pairwise judge's (the same shape: one config)."""
     data = _read_json(path)
-    preset = _meta(data, path, "llm")
-    preset["config"] = validate_config("llm", data["config"])
+    preset = _meta(data, path, kind)
+    preset["config"] = validate_config(kind, data["config"])
     return preset
 
 

@@ -44,8 +44,22 @@ def debug_run(request, id):
         return render(
             request, "evaluators/_debug_results.html", {"errors": error_lines(exc)}, status=400
         )
-    rows = [{"outcome": o, "prompt": prompt_text(o.rendered_request)} for o in outcomes]
-    return render(request, "evaluators/_debug_results.html", {"rows": rows, "evaluator": evaluator})
+    context = {
+        "rows": [_debug_row(o) for o in outcomes],
+        "evaluator": evaluator,
+        "debug_template": evaluator.kind_spec.debug_template,
+    }
+    return render(request, "evaluators/_debug_results.html", context)
+
+
+def _debug_row(outcome) -> dict:
+    """What the panel shows of one outcome: its prompt, and every call's when the kind made
+    several (a pairwise judge asks in both orders: `extra["calls"]`)."""
+    calls = [
+        {**call, "prompt": prompt_text(call.get("rendered_request"))}
+        for call in outcome.extra.get("calls", [])
+    ]
+    return {"outcome": outcome, "prompt": prompt_text(outcome.rendered_request), "calls": calls}
 
 
 @require_POST

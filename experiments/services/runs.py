@@ -141,6 +141,11 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
     if not isinstance(ev, EvaluatorVersion) or ev.evaluator.workspace_id != workspace.pk:
         errors[f"{path}.evaluator_version"] = ["No such evaluator version in this workspace."]
         return None
+    if kind_get(ev.kind).pairwise:
+        errors[f"{path}.evaluator_version"] = [
+            f"{ev} judges two outputs side by side: use it in a pairwise run."
+        ]
+        return None
     variables = ev.config.get("input_variables") or []
     mapping = binding.get("mapping") or suggest_mapping(
         variables=variables, columns=version.columns, target_outputs=target_outputs

@@ -12,7 +12,10 @@ Which answer a request gets is chosen by, in order:
 Answer scripts (content; sent as ``tool_calls`` arguments when the request has tools):
 ``clean``, ``score:<x>`` (clean with that score), ``fenced``, ``prose``, ``bad_json``,
 ``repairable``, ``out_of_range``, ``score_string``, ``nan``, ``missing_score``,
-``bool_score``, ``pattern``, ``empty``, ``tool_text`` (content even when tools are requested).
+``bool_score``, ``pattern``, ``empty``, ``tool_text`` (content even when tools are requested);
+a pairwise judge's ``verdict:<A|B|tie|anything>`` (``{"reason", "verdict"}``) and
+``verdict_prose:<x>`` (the verdict in a sentence, no JSON). A marker inside a judged output moves
+with it: in a pairwise prompt the output shown first supplies the marker.
 Transport scripts: ``429[:seconds|:date:seconds|:none]``, ``500``, ``503``, ``400``,
 ``slow:<seconds>`` (clean after a delay), ``hang:<seconds>`` (for client timeouts), ``drop``
 (close the connection without answering), ``echo_key[:masked]`` (401 whose message repeats the
@@ -179,6 +182,10 @@ def _content_for(name: str, arg: str) -> str:
         return json.dumps({"reason": f"Scored {arg}.", "score": float(arg)})
     if name == "tool_text":
         return CLEAN
+    if name == "verdict":
+        return json.dumps({"reason": f"Answer {arg} is better.", "verdict": arg})
+    if name == "verdict_prose":
+        return f"Both answers try, but on balance my verdict: {arg}. The other misses the point."
     if name not in ANSWERS:
         return json.dumps({"reason": f"unknown script {name!r}", "score": 0.5})
     return ANSWERS[name]
