@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from django import template
 
@@ -15,10 +16,21 @@ MIN_WHISKER = 0.001 / 100
 
 @register.filter
 def score(value) -> str:
-    """A score for display: up to 4 decimals, trailing zeros dropped (stored at full precision)."""
-    if value is None:
+    """A score for display: two decimals on every page, 0.50 and 1.00 alike (stored, exported and
+    served by the API at full precision)."""
+    if value is None or value == "" or not math.isfinite(float(value)):
         return "—"
-    return f"{float(value):.4f}".rstrip("0").rstrip(".") or "0"
+    text = f"{float(value):.2f}"
+    return "0.00" if text == "-0.00" else text  # a tiny negative difference is no difference
+
+
+@register.filter
+def pvalue(value) -> str:
+    """A p-value: three decimals, and "< 0.001" below that (two decimals would print a
+    significant 0.004 as 0.00)."""
+    if value is None or value == "" or not math.isfinite(float(value)):
+        return "—"
+    return "< 0.001" if float(value) < 0.001 else f"{float(value):.3f}"
 
 
 @register.filter
@@ -57,8 +69,24 @@ def empty_state(title, text, action_label: str = "", action_url: str = "") -> di
     return {"title": title, "text": text, "action_label": action_label, "action_url": action_url}
 
 
+# The strip's scale: a tick every 25 %, each labelled, the end labels kept inside the strip.
+WHISKER_TICKS = ((0, "start"), (25, "middle"), (50, "middle"), (75, "middle"), (100, "end"))
+
+
 @register.inclusion_tag("partials/_whisker.html")
 def ci_whisker(rate, ci=None, label: str = "") -> dict:
-    """A 0–100 % strip with the point and, when it is wide enough to see, the interval."""
+    """A 0–100 % strip with its scale (ticks every 25 %), the point and, when it is wide enough
+    to see, the interval. Positions are percentages of the strip's width, so the strip stretches
+    to any width while its text and point keep their shape."""
     wide = bool(ci) and ci[1] - ci[0] > MIN_WHISKER
-    return {"rate": rate, "ci": ci if wide else None, "label": label}
+    return {
+        "rate": None if rate is None else _percent_x(rate),
+        "ci": (_percent_x(ci[0]), _percent_x(ci[1])) if wide else None,
+        "label": label,
+        "ticks": [{"x": x, "label": f"{x}%", "anchor": anchor} for x, anchor in WHISKER_TICKS],
+    }
+
+
+def _percent_x(fraction) -> str:
+    """A fraction as an SVG x position in percent, clamped to the strip."""
+    return f"{min(max(float(fraction), 0.0), 1.0) * 100:.2f}"

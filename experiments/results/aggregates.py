@@ -76,11 +76,15 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
     calibration = _calibration(binding)
     settings = interval_settings(experiment.interval)
     if settings["method"] == "none":
-        summary.update(fail_rate_ci=None, mean_ci=None, interval="none")
+        summary.update(fail_rate_ci=None, mean_ci=None, interval="none", tag_fail_rate_ci={})
     elif experiment.repetitions > 1:
         summary.update(_clustered(rows, calibration, experiment.repetitions, settings))
+        summary["tag_fail_rate_ci"] = _clustered_tag_intervals(rows, calibration, settings)
     else:
         summary.update(_row_intervals(rows, summary, calibration, settings))
+        summary["tag_fail_rate_ci"] = tag_intervals_from_counts(
+            summary["tags"], calibration=calibration, settings=settings
+        )
     summary["interval_settings"] = settings
     summary["confidence"] = settings["confidence"]
     summary["statuses"] = rows.statuses
@@ -138,6 +142,48 @@ def _clustered(rows: _Rows, calibration: dict, k: int, settings: dict) -> dict:
         ),
         "interval": "clustered by item",
         "repetitions": repetition_summary(rows.items, rows.verdicts, rows.scores, k=k),
+    }
+
+
+def tag_intervals_from_counts(tags: dict, *, calibration: dict, settings: dict) -> dict:
+    """Each tag's fail-rate interval from its counts, as the card's (same resampling settings,
+    same correction for the judge's error), rows taken as independent. garak's exact
+    resampling only matters for reproducing garak's own bounds, which have no per-tag
+    counterpart, so tags always draw binomial counts (the same distribution, O(resamples))."""
+    common = _resampling(settings)
+    return {
+        tag: bootstrap_ci(
+            row["fails"],
+            row["passed"],
+            sensitivity=calibration.get("sensitivity", 1.0),
+            specificity=calibration.get("specificity", 1.0),
+            **common,
+        )
+        for tag, row in tags.items()
+    }
+
+
+def _clustered_tag_intervals(rows: _Rows, calibration: dict, settings: dict) -> dict:
+    """Each tag's fail-rate interval resampling the tag's items with all their repetitions, as
+    the card's interval does for the whole run."""
+    cells: dict[str, dict] = {}  # tag -> item -> [fails, decided]
+    for item, verdict, tags in zip(rows.items, rows.verdicts, rows.tags, strict=True):
+        if verdict == Verdict.UNKNOWN:
+            continue
+        for tag in dict.fromkeys((tags,) if isinstance(tags, str) else tags):
+            cell = cells.setdefault(tag, {}).setdefault(item, [0, 0])
+            cell[0] += verdict == Verdict.FAIL
+            cell[1] += 1
+    common = _resampling(settings)
+    return {
+        tag: clustered_rate_ci(
+            [c[0] for c in by_item.values()],
+            [c[1] for c in by_item.values()],
+            sensitivity=calibration.get("sensitivity", 1.0),
+            specificity=calibration.get("specificity", 1.0),
+            **common,
+        )
+        for tag, by_item in sorted(cells.items())
     }
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from assay.templatetags.assay_tags import MIN_WHISKER
 from evaluators.policies import describe_policy
 
 from ..models import Experiment
 from ..stats import COUNT_KEYS
 from ..stats.interval_settings import interval_settings, interval_text, pass_interval
+from .aggregates import tag_intervals_from_counts
 from .standing import relative_standing
 
 
@@ -46,13 +49,11 @@ def _card(binding, summary: dict | None) -> dict:
     )
     settings = interval_settings(summary.get("interval_settings"))
     card["interval_text"] = interval_text(settings)
-    card["ci_label"] = f"{settings['confidence'] * 100:g}% CI"
+    card["interval_method"], card["min_sample"] = settings["method"], settings["min_sample"]
+    card["ci_label"] = _("%(level)s%% CI") % {"level": f"{settings['confidence'] * 100:g}"}
     card["ci_note"] = _ci_note(evaluated, settings) if not card["pass_ci"] else ""
     card["histogram"] = _histogram(summary)
-    # the largest groups first: a rate over 3 rows reads as loudly as one over 300 otherwise
-    card["tags"] = sorted(
-        (summary.get("tags") or {}).items(), key=lambda kv: (-kv[1]["total_evaluated"], kv[0])
-    )
+    card["tags"], card["tags_clustered"] = _tags(summary, settings)
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
     card["measured"] = getattr(binding, "calibration", None)
     return card
@@ -78,10 +79,41 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
 
 def _ci_note(evaluated: int, settings: dict) -> str:
     if settings["method"] == "none":
-        return "intervals are off for this run"
+        return _("intervals are off for this run")
     if not evaluated:
-        return "nothing evaluated"
-    return f"n = {evaluated} < {settings['min_sample']}: no interval"
+        return _("nothing evaluated")
+    return _("n = %(n)s < %(min)s: no interval") % {"n": evaluated, "min": settings["min_sample"]}
+
+
+def _tags(summary: dict, settings: dict) -> tuple[list[dict], bool | None]:
+    """The by-tag rows, largest groups first (a rate over 3 rows reads as loudly as one over 300
+    otherwise), each with n, its pass rate and that rate's interval computed as the card's; and
+    whether those intervals are clustered by row (True), treat repetitions as independent rows
+    (False, an aggregate stored before tags had intervals) or the run has no repetitions
+    (None)."""
+    tags = summary.get("tags") or {}
+    repeated = bool(summary.get("repetitions"))
+    stored = summary.get("tag_fail_rate_ci")
+    if stored is None and settings["method"] != "none":
+        calibration = summary.get("calibration") or {}
+        stored = tag_intervals_from_counts(tags, calibration=calibration, settings=settings)
+    rows = [
+        {
+            "tag": tag,
+            "n": row["total_evaluated"],
+            "passed": row["passed"],
+            "fails": row["fails"],
+            "nones": row["nones"],
+            "rate": row["passed"] / row["total_evaluated"] if row["total_evaluated"] else None,
+            "ci": pass_interval((stored or {}).get(tag)),
+        }
+        for tag, row in tags.items()
+    ]
+    rows.sort(key=lambda row: (-row["n"], row["tag"]))
+    clustered = None
+    if repeated:
+        clustered = "tag_fail_rate_ci" in summary
+    return rows, clustered
 
 
 def _histogram(summary: dict) -> list[dict]:

@@ -55,7 +55,7 @@ def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_s
     first, second = page.locator(".debug-result").all()
     assert "compared Paris" in first.locator(".reason").inner_text()
     assert "checking Paris" in first.locator(".stdout").inner_text()
-    assert first.locator(".score").inner_text() == "1"
+    assert first.locator(".score").inner_text() == "1.00"
     assert "line 5" in second.locator(".error-pane").inner_text()
     assert "checking boom" in second.locator(".stdout").inner_text()
     screenshot(page, "debug-code")
@@ -83,7 +83,7 @@ def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_s
     page.click("#debug-run")
     page.wait_for_selector(".debug-result >> nth=1")
     first, second = page.locator(".debug-result").all()
-    assert first.locator(".score").inner_text() == "0.9"
+    assert first.locator(".score").inner_text() == "0.90"
     assert "Scored 0.9" in first.locator(".reason").inner_text()
     assert second.get_attribute("data-status") == "error"
     assert second.locator(".error-pane").inner_text()

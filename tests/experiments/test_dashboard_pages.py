@@ -54,7 +54,7 @@ def test_the_by_tag_table_lists_the_largest_groups_first(web, workspace, user):
     html = web.get(page_url(run)).content.decode()
     tags = html.split('class="tags-table"')[1].split("</table>")[0]
     assert tags.index(">zeta<") < tags.index(">alpha<")  # 5 rows before 2, not by name
-    assert "<td>5</td>" in tags
+    assert '<td class="n">5</td>' in tags
 
 
 def test_drawer_and_correction_update_the_counts(web, finished):

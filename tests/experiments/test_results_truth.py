@@ -170,4 +170,4 @@ def test_calibration_is_shown_on_the_run_that_measured_it(workspace, user, web):
     labelled = run(workspace, user, version, ev, name="labelled")
     html = web.get(f"/w/acme/experiments/{labelled.public_id}/").content.decode()
     assert "Judge calibration against human verdicts (n = 40)" in html
-    assert "Agreement <strong>90.0%</strong>" in html and "specificity 0.8333" in html
+    assert "Agreement <strong>90.0%</strong>" in html and "specificity 0.83" in html
