@@ -1,5 +1,5 @@
 """The words every app shares, defined once: verdicts, result statuses, content types, policy
-kinds and score meanings.
+kinds, score meanings and pairwise outcomes.
 
 Models use the TextChoices, pure code the plain values (`Verdict.PASS == "pass"`), templates the
 `vocabulary` context (see `assay.web.context`) and JavaScript the JSON block that
@@ -33,6 +33,16 @@ class ResultStatus(models.TextChoices):
 
 
 RETRYABLE_STATUSES = (ResultStatus.ERROR, ResultStatus.TIMEOUT)
+
+
+class PairOutcome(models.TextChoices):
+    """What a pairwise judge decided about one pair, in the frame A = baseline, B = candidate
+    (unknown: an answer of either order could not be read, or a call failed)."""
+
+    A = "A", _("A better")
+    B = "B", _("B better")
+    TIE = "tie", _("tie")
+    UNKNOWN = "unknown", _("unknown")
 
 
 class ContentType(models.TextChoices):
@@ -83,6 +93,7 @@ def for_pages() -> dict:
         "ResultStatus": _names(ResultStatus),
         "ContentType": _names(ContentType),
         "PolicyKind": _names(PolicyKind),
+        "PairOutcome": _names(PairOutcome),
         "verdicts": list(VERDICTS),
         "result_statuses": list(ResultStatus.values),
         "content_types": list(CONTENT_TYPES),
