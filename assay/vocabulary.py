@@ -52,6 +52,7 @@ class ContentType(models.TextChoices):
     IMAGE = "Image", "Image"
     AUDIO = "Audio", "Audio"
     MULTIPART = "MultiPart", "MultiPart"
+    CONVERSATION = "Conversation", "Conversation"
 
 
 CONTENT_TYPES = tuple(ContentType.values)
@@ -62,7 +63,20 @@ CONTENT_FIELD = {
     ContentType.IMAGE: "image",
     ContentType.AUDIO: "audio",
     ContentType.MULTIPART: "multi_part",
+    ContentType.CONVERSATION: "messages",
 }
+
+
+class ChatRole(models.TextChoices):
+    """Who speaks in a Conversation message (the OpenAI chat roles)."""
+
+    SYSTEM = "system", _("system")
+    USER = "user", _("user")
+    ASSISTANT = "assistant", _("assistant")
+    TOOL = "tool", _("tool")
+
+
+CHAT_ROLES = tuple(ChatRole.values)
 
 
 class PolicyKind(models.TextChoices):
@@ -92,6 +106,7 @@ def for_pages() -> dict:
         "Verdict": _names(Verdict),
         "ResultStatus": _names(ResultStatus),
         "ContentType": _names(ContentType),
+        "ChatRole": _names(ChatRole),
         "PolicyKind": _names(PolicyKind),
         "PairOutcome": _names(PairOutcome),
         "verdicts": list(VERDICTS),
@@ -99,6 +114,7 @@ def for_pages() -> dict:
         "content_types": list(CONTENT_TYPES),
         "media_types": [str(t) for t in MEDIA_TYPES],
         "content_fields": {str(k): v for k, v in CONTENT_FIELD.items()},
+        "chat_roles": list(CHAT_ROLES),
         "policy_kinds": list(POLICY_KINDS),
         "score_meanings": list(MEANINGS),
     }

@@ -1,7 +1,8 @@
 """Streamed exports of a version or the draft, as CSV or JSONL.
 
 The files import back unchanged: columns at the top level, then the row fields `tags`,
-`human_verdict` and `label`; `item_id` is written and ignored on import.
+`human_verdict` and `label`; `item_id` is written and ignored on import. A conversation is
+written as its messages array (JSONL: the array; CSV: the array as JSON text in the cell).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.utils.text import slugify
 
 from assay.safety.csvcells import csv_safe_row
 
-from .items.content import content_cell
+from .items.content import content_cell, export_value
 from .models import EvalSet, EvalSetVersion
 
 CHUNK = 2000
@@ -34,7 +35,7 @@ def jsonl_lines(items: QuerySet, columns: list[str]) -> Iterator[bytes]:
     buffer = []
     for item_id, data, tags, verdict, label in export_rows(items):
         record = {"item_id": str(item_id)}
-        record.update((name, data[name]) for name in columns if name in data)
+        record.update((name, export_value(data[name])) for name in columns if name in data)
         record.update(tags=tags, human_verdict=verdict, label=label)
         buffer.append(json.dumps(record, ensure_ascii=False))
         if len(buffer) >= CHUNK:

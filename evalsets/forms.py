@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import CONTENT_TYPES, Verdict
 
-from .items.content import IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
+from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MESSAGES, MULTIPART, TEXT, content_cell
 from .items.rows import SPECIAL_TARGETS
 
 TYPE_CHOICES = [(t, t) for t in CONTENT_TYPES]
@@ -111,8 +111,15 @@ class RowForm(forms.Form):
         for column in columns:
             content = item.data.get(column["name"])
             if content:
-                initial[f"col_{column['name']}"] = content_cell(content)
+                initial[f"col_{column['name']}"] = _editable(content)
         return initial
+
+
+def _editable(content: dict) -> str:
+    """A cell as its field shows it; a conversation's messages one per line, to be edited."""
+    if content.get("content_type") != CONVERSATION:
+        return content_cell(content)
+    return json.dumps(content[MESSAGES], ensure_ascii=False, indent=1)
 
 
 def _column_fields(column: dict) -> dict:
@@ -139,6 +146,8 @@ def _column_fields(column: dict) -> dict:
                 widget=forms.ClearableFileInput(attrs={"accept": accept}),
             ),
         }
+    if kind == CONVERSATION:
+        return {f"col_{name}": _conversation_field(name, help_text)}
     return {
         f"col_{name}": forms.CharField(
             label=f"{name} (MultiPart JSON)",
@@ -147,6 +156,22 @@ def _column_fields(column: dict) -> dict:
             help_text=help_text,
         )
     }
+
+
+def _conversation_field(name: str, description: str) -> forms.CharField:
+    """A JSON textarea for a Conversation column: its array of messages (the service checks
+    it and names the message at fault)."""
+    hint = _(
+        'A JSON array of messages: [{"role": "user", "content": "…"}, {"role": "assistant", '
+        '"content": "…"}]; roles system, user, assistant, tool.'
+    )
+    return forms.CharField(
+        label=_("%(name)s (Conversation JSON)") % {"name": name},
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "class": "code"}),
+        help_text=f"{description} {hint}".strip() if description else hint,
+        strip=False,
+    )
 
 
 class CommitForm(forms.Form):

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
+from assay.vocabulary import CONTENT_TYPES
 
 from .items.media import with_urls
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
@@ -27,7 +28,7 @@ class JSONValueField(serializers.JSONField):
 
 class ColumnSerializer(serializers.Serializer):
     name = serializers.CharField()
-    content_type = serializers.ChoiceField(choices=["Text", "Image", "Audio", "MultiPart"])
+    content_type = serializers.ChoiceField(choices=CONTENT_TYPES)
     description = serializers.CharField(required=False, allow_blank=True)
     required = serializers.BooleanField(required=False)
 
@@ -81,7 +82,7 @@ class EvalSetCreateSerializer(EvalSetUpdateSerializer):
     columns = serializers.ListField(
         child=serializers.DictField(),
         required=False,
-        help_text="[{name, content_type: Text|Image|Audio|MultiPart, description, required}]",
+        help_text=f"[{{name, content_type: {'|'.join(CONTENT_TYPES)}, description, required}}]",
     )
 
 

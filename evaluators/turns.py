@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from assay.vocabulary import CONTENT_FIELD, ContentType
+
 DATASET = "evaluate_dataset_fields"
 TARGET = "evaluate_target_output_fields"
 GROUPS = (DATASET, TARGET)
@@ -77,7 +79,21 @@ def _sample_content(content_type: str, name: str) -> dict:
             "content_type": "Audio",
             "audio": {"url": "https://example.com/a.mp3", "format": "mp3"},
         }
+    if content_type == ContentType.CONVERSATION:
+        return {"content_type": content_type, CONTENT_FIELD[content_type]: _sample_messages(name)}
     return {"content_type": "MultiPart", "multi_part": [{"content_type": "Text", "text": name}]}
+
+
+def _sample_messages(name: str) -> list[dict]:
+    """A short conversation with a tool call and its result, to edit in the debug panel."""
+    call = {"id": "call_1", "type": "function"}
+    call["function"] = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    return [
+        {"role": "user", "content": f"example {name}: what is the weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 18, "sky": "clear"}'},
+        {"role": "assistant", "content": "It is 18 °C and clear in Paris."},
+    ]
 
 
 def for_pages() -> dict:

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from assay.vocabulary import CONTENT_TYPES
 
-from ..items.content import TEXT
+from ..items.content import TEXT, content_type_of
 from ..items.media import max_import_bytes, safe_name, workspace_prefix
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
@@ -134,14 +134,14 @@ def detect_fields(path: str, file_format: str, encoding: str = "utf-8") -> list[
 
 
 def guess_content_type(job: EvalSetImport, field: str) -> str:
-    """A new column's type: the content_type of JSONL content objects, else Text."""
+    """A new column's type: the content_type of JSONL content objects (Conversation for arrays
+    of messages), else Text."""
     if job.format != ImportFormat.JSONL:
         return TEXT
     with default_storage.open(job.file_path, "rb") as binary:
         for record in jsonl_sample(binary, encoding=job.encoding):
-            value = record.get(field)
-            if isinstance(value, dict) and value.get("content_type") in CONTENT_TYPES:
-                return value["content_type"]
+            if guessed := content_type_of(record.get(field)):
+                return guessed
     return TEXT
 
 

@@ -8,8 +8,14 @@ A content object is one of
     {"content_type": "Image", "image": {"url": str, "uri": str, "name": str}}
     {"content_type": "Audio", "audio": {"url": str, "uri": str, "format": str, "name": str}}
     {"content_type": "MultiPart", "multi_part": [content, ...]}
+    {"content_type": "Conversation", "messages": [message, ...]}
 `url` is an http(s) address kept as given; `uri` is a path in Django storage of a file uploaded
-to the workspace. One of the two is set.
+to the workspace. One of the two is set. A message is OpenAI's chat shape:
+    {"role": "system" | "user" | "assistant" | "tool", "content": str | None, "name"?: str,
+     "tool_calls"?: [{"id", "type": "function", "function": {"name", "arguments": str}}],
+     "tool_call_id"?: str}
+(content None only for an assistant message that calls tools; a tool message answers a call an
+earlier assistant message declared).
 """
 
 from __future__ import annotations
@@ -18,13 +24,20 @@ import json
 import re
 from collections.abc import Callable
 
-from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType
+from assay.vocabulary import CHAT_ROLES, CONTENT_FIELD, CONTENT_TYPES, ChatRole, ContentType
 
-TEXT, IMAGE, AUDIO, MULTIPART = (t.value for t in ContentType)
+TEXT, IMAGE, AUDIO, MULTIPART, CONVERSATION = (t.value for t in ContentType)
 MEDIA_KEYS = {IMAGE: CONTENT_FIELD[IMAGE], AUDIO: CONTENT_FIELD[AUDIO]}
+MESSAGES = CONTENT_FIELD[CONVERSATION]
 
 TEXT_CELL_CAP = 64 * 1024  # bytes of UTF-8 per text cell
 MAX_PARTS = 20
+MAX_MESSAGES = 500
+# A conversation is many texts in one cell: four text cells' worth of JSON, the size of a
+# target's answer (`assay.safety.caps.ANSWER_BYTES`); each message's text is a text cell at most.
+CONVERSATION_CAP = 4 * TEXT_CELL_CAP
+MESSAGE_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
+ID_CAP = 256
 URL_CAP = 2048
 URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 AUDIO_FORMATS = {"mp3", "wav", "ogg", "oga", "flac", "m4a", "aac", "webm", "opus"}
@@ -111,6 +124,8 @@ def content_from_value(value, content_type: str, check_uri: UriCheck) -> dict:
         return text_content(str(value))  # numbers in JSONL are common for Text columns
     if isinstance(value, list) and content_type == MULTIPART:
         return check_content({"content_type": MULTIPART, "multi_part": value}, MULTIPART, check_uri)
+    if isinstance(value, list) and content_type == CONVERSATION:
+        return conversation_content(value)
     raise CellError(f"expected {content_type} content, got a JSON {type(value).__name__}")
 
 
@@ -122,8 +137,8 @@ def content_from_string(value: str, content_type: str, check_uri: UriCheck) -> d
         if value.lstrip().startswith("{"):
             return check_content(_json_cell(value), content_type, check_uri)
         return media_from_reference(value, content_type, check_uri)
-    parsed = _json_cell(value)  # MultiPart: a JSON content object or a list of parts
-    return content_from_value(parsed, MULTIPART, check_uri)
+    # MultiPart and Conversation: a JSON content object, or the list of parts / messages
+    return content_from_value(_json_cell(value), content_type, check_uri)
 
 
 def _json_cell(value: str):
@@ -147,6 +162,8 @@ def check_content(obj: dict, expected: str, check_uri: UriCheck, depth: int = 0)
         return text_content(check_text(text))
     if actual in MEDIA_KEYS:
         return _check_media(obj, actual, check_uri)
+    if actual == CONVERSATION:
+        return conversation_content(obj.get(MESSAGES))
     return _check_multipart(obj, check_uri, depth)
 
 
@@ -185,17 +202,214 @@ def _check_multipart(obj: dict, check_uri: UriCheck, depth: int) -> dict:
     return {"content_type": MULTIPART, "multi_part": clean}
 
 
+# ----------------------------------------------------------------------------- conversations
+
+
+class _Calls:
+    """The tool calls declared so far in a conversation, and which message answered each."""
+
+    def __init__(self) -> None:
+        self.declared: dict[str, int] = {}  # call id → number of the message that declared it
+        self.answered: dict[str, int] = {}  # call id → number of the tool message answering it
+
+
+def conversation_content(messages) -> dict:
+    """A checked Conversation from a list of messages; a CellError names the message at fault."""
+    if not isinstance(messages, list) or not messages:
+        raise CellError("a Conversation needs a non-empty list of messages")
+    if len(messages) > MAX_MESSAGES:
+        raise CellError(
+            f"a Conversation has at most {MAX_MESSAGES} messages, this one has {len(messages):,}"
+        )
+    calls = _Calls()
+    clean = [_numbered(message, number, calls) for number, message in enumerate(messages, 1)]
+    size = len(json.dumps(clean, ensure_ascii=False).encode("utf-8"))
+    if size > CONVERSATION_CAP:
+        raise CellError(
+            f"the conversation is {size:,} bytes of JSON; the limit is {CONVERSATION_CAP:,} bytes"
+        )
+    return {"content_type": CONVERSATION, MESSAGES: clean}
+
+
+def _numbered(message, number: int, calls: _Calls) -> dict:
+    """One message checked; its problem is prefixed with its number (counting from 1)."""
+    try:
+        return _message(message, number, calls)
+    except CellError as exc:
+        raise CellError(f"message {number}: {exc}") from None
+
+
+def _message(message, number: int, calls: _Calls) -> dict:
+    if not isinstance(message, dict):
+        raise CellError(f"a message is an object {{role, content}}, got {_json_kind(message)}")
+    unknown = [key for key in message if key not in MESSAGE_KEYS]
+    if unknown:
+        raise CellError(
+            f"unknown field {str(unknown[0])[:40]!r}; a message has {', '.join(MESSAGE_KEYS)}"
+        )
+    role = message.get("role")
+    if role not in CHAT_ROLES:
+        raise CellError(f"role must be one of {', '.join(CHAT_ROLES)}, got {_shown(role)}")
+    clean = {"role": role, "content": _message_text(message, role)}
+    if message.get("name") is not None:
+        clean["name"] = _short_string(message["name"], "name")
+    return ROLE_CHECKS[role](message, clean, number, calls)
+
+
+def _message_text(message: dict, role: str):
+    """The content: a string; None only where an assistant message calls tools instead."""
+    content = message.get("content")
+    if content is None and role == ChatRole.ASSISTANT and message.get("tool_calls"):
+        return None
+    if not isinstance(content, str):
+        allowed = " (null only for an assistant message with tool_calls)"
+        raise CellError(f"content must be a string{allowed}, got {_json_kind(content)}")
+    return check_text(content)
+
+
+def _plain(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
+    """system and user messages: no tool fields."""
+    for key in ("tool_calls", "tool_call_id"):
+        if message.get(key) is not None:
+            raise CellError(f"a {clean['role']} message cannot have {key}")
+    return clean
+
+
+def _assistant(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
+    if message.get("tool_call_id") is not None:
+        raise CellError("an assistant message cannot have tool_call_id (tool messages do)")
+    tool_calls = message.get("tool_calls")
+    if tool_calls is None:
+        return clean
+    if not isinstance(tool_calls, list) or not tool_calls:
+        raise CellError("tool_calls must be a non-empty list of calls")
+    clean["tool_calls"] = [
+        _tool_call(call, index, number, calls) for index, call in enumerate(tool_calls, 1)
+    ]
+    return clean
+
+
+def _tool_call(call, index: int, number: int, calls: _Calls) -> dict:
+    """One declared call {id, type: function, function: {name, arguments}}, its id remembered."""
+    where = f"tool call {index}"
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        raise CellError(f"{where} must be {{id, type: function, function: {{name, arguments}}}}")
+    call_id = _short_string(call.get("id"), f"{where} id")
+    if call_id in calls.declared:
+        used = calls.declared[call_id]
+        raise CellError(f"{where}: id {call_id!r} is already used by message {used}")
+    if call.get("type", "function") != "function":
+        raise CellError(f"{where}: type must be 'function', got {_shown(call.get('type'))}")
+    function = _function(call["function"], where)
+    calls.declared[call_id] = number
+    return {"id": call_id, "type": "function", "function": function}
+
+
+def _function(function: dict, where: str) -> dict:
+    name = _short_string(function.get("name"), f"{where} function.name")
+    arguments = function.get("arguments")
+    if not isinstance(arguments, str):
+        got = _json_kind(arguments)
+        raise CellError(f"{where}: function.arguments must be a string of JSON text, got {got}")
+    return {"name": name, "arguments": check_text(arguments)}
+
+
+def _tool(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
+    """A tool result: it answers, once, a call an earlier assistant message declared."""
+    if message.get("tool_calls") is not None:
+        raise CellError("a tool message cannot have tool_calls (assistant messages do)")
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or call_id not in calls.declared:
+        raise CellError(
+            "a tool message needs tool_call_id that an earlier assistant tool call declared"
+            + (f" (no call has id {call_id[:80]!r})" if isinstance(call_id, str) else "")
+        )
+    if call_id in calls.answered:
+        raise CellError(
+            f"tool call {call_id!r} already has its result in message {calls.answered[call_id]}"
+        )
+    calls.answered[call_id] = number
+    clean["tool_call_id"] = call_id
+    return clean
+
+
+ROLE_CHECKS = {
+    ChatRole.SYSTEM: _plain,
+    ChatRole.USER: _plain,
+    ChatRole.ASSISTANT: _assistant,
+    ChatRole.TOOL: _tool,
+}
+
+
+def _short_string(value, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise CellError(f"{what} must be a non-empty string, got {_json_kind(value)}")
+    if len(value) > ID_CAP:
+        raise CellError(f"{what} is longer than {ID_CAP} characters")
+    return value
+
+
+def _json_kind(value) -> str:
+    """How a JSON value reads in a message: null, a number, an object…"""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _shown(value) -> str:
+    return _preview(value) if isinstance(value, str) else _json_kind(value)
+
+
+# ----------------------------------------------------------------------------- reading contents
+
+
 def content_text(content: dict) -> str:
-    """The human-readable text of a content (text, file names, parts), for previews and search."""
+    """The human-readable text of a content (text, file names, parts, the first messages), for
+    previews and search."""
     if content.get("content_type") == MULTIPART:
         return " ".join(content_text(p) for p in content.get("multi_part", []))
+    if content.get("content_type") == CONVERSATION:
+        return "\n".join(_message_line(m) for m in content[MESSAGES][:PREVIEW_TURNS])
     return _single(content, ("name", "url", "uri")) or ""
 
 
+PREVIEW_TURNS = 10  # enough for the 500 characters a cell gives search and previews
+
+
+def _message_line(message: dict) -> str:
+    calls = [f"[{c['function']['name']}]" for c in message.get("tool_calls") or []]
+    words = [f"{message['role']}:", message.get("content") or "", *calls]
+    return " ".join(word for word in words if word)
+
+
 def content_cell(content: dict) -> str:
-    """A content as one CSV cell: text as is, media as their URL or path, MultiPart as JSON."""
+    """A content as one CSV cell: text as is, media as their URL or path, a conversation as the
+    JSON array of its messages, MultiPart as JSON."""
+    if content.get("content_type") == CONVERSATION:
+        return json.dumps(content[MESSAGES], ensure_ascii=False)
     single = _single(content, ("uri", "url"))
     return json.dumps(content, ensure_ascii=False) if single is None else single
+
+
+def export_value(content: dict):
+    """A content as a JSONL export writes it: a conversation as its messages array (which
+    imports back unchanged), anything else as the content object."""
+    return content[MESSAGES] if content.get("content_type") == CONVERSATION else content
+
+
+def content_type_of(value) -> str | None:
+    """The content type a JSON value announces: a content object's, Conversation for a list of
+    messages (objects with a role), else None (for guessing a new column's type)."""
+    if isinstance(value, dict) and value.get("content_type") in CONTENT_TYPES:
+        return value["content_type"]
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(m, dict) and "role" in m for m in value)
+    ):
+        return CONVERSATION
+    return None
 
 
 def _single(content: dict, media_keys: tuple[str, ...]) -> str | None:

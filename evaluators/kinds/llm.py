@@ -2,7 +2,9 @@
 
 Messages with `{{variable}}` placeholders (and `multi_part_variable` parts for media), a model
 on one of the workspace's providers, the answer parsed robustly (`evaluators.llm`). Batches go to
-the `llm` (IO-bound) queue.
+the `llm` (IO-bound) queue. Optional keys for Conversation variables: `chat_history_variable`
+(its messages go before the judge's user message) and `needs_tool_results` (a row whose
+conversation has no tool result is not judged: unknown).
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from assay.vocabulary import MEDIA_TYPES
+from assay.vocabulary import MEDIA_TYPES, ContentType
 
 from ..config import NAME_RE, PLACEHOLDER_RE, Errors, int_ranged, is_number, ranged
 from .base import EvaluatorKindSpec
 
 ROLES = ("system", "user")
 MODEL_KEYS = {"provider_id", "model", "temperature", "max_tokens", "top_p"}
+# What a {{placeholder}} can hold: text, or a conversation rendered as its transcript.
+PLACEHOLDER_TYPES = (ContentType.TEXT, ContentType.CONVERSATION)
+HISTORY, EVIDENCE = "chat_history_variable", "needs_tool_results"
 
 JUDGE_SYSTEM = """\
 You are a careful evaluator. Judge whether the answer below responds well to the question.
@@ -40,14 +45,16 @@ class LlmKind(EvaluatorKindSpec):
     name = "llm"
     label = _("LLM judge")
     queue = "llm"
-    keys = frozenset({"messages", "model"})
+    keys = frozenset({"messages", "model", HISTORY, EVIDENCE})
     editor_template = "evaluators/kinds/_llm.html"
 
     def validate(self, config: dict, errors: Errors) -> dict:
-        return {
+        out = {
             "messages": _messages(config.get("messages"), errors),
             "model": _model(config.get("model", {}), errors),
         }
+        out.update(_conversation_options(config, errors))
+        return out
 
     def default_config(self, language: str | None) -> dict:
         variables = [
@@ -62,6 +69,7 @@ class LlmKind(EvaluatorKindSpec):
 
     def check(self, config: dict, errors: Errors, *, model_configured: bool) -> None:
         _check_prompt_variables(config, errors)
+        _check_conversation_options(config, errors)
         _check_model(config, model_configured, errors)
 
     def model_configured(self, config: dict, *, workspace) -> bool:
@@ -163,6 +171,23 @@ def _part(part: Any, path: str, errors: Errors) -> dict:
     return check(part, path, errors)
 
 
+def _conversation_options(config: dict, errors: Errors) -> dict:
+    """The optional Conversation keys, present only when set (so configs without them keep
+    their hash)."""
+    out: dict[str, Any] = {}
+    history = config.get(HISTORY)
+    if history not in (None, ""):
+        if not isinstance(history, str) or not NAME_RE.match(history):
+            errors.add(HISTORY, "Must name a declared Conversation variable, or be null.")
+        out[HISTORY] = history
+    needs = config.get(EVIDENCE)
+    if needs not in (None, []):
+        if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+            errors.add(EVIDENCE, "Must be a list of Conversation variable names.")
+        out[EVIDENCE] = needs
+    return out
+
+
 def _model(value: Any, errors: Errors) -> dict:
     if not isinstance(value, dict):
         errors.add("model", "Must be an object.")
@@ -227,11 +252,11 @@ def _check_prompt_variables(config: dict, errors: Errors) -> None:
         for name in dict.fromkeys(PLACEHOLDER_RE.findall(text)):
             if name not in declared:
                 errors.add(path, f"Variable {name!r} is not declared in input_variables.")
-            elif declared[name] != "Text":
+            elif declared[name] not in PLACEHOLDER_TYPES:
                 errors.add(
                     path,
-                    f"Variable {name!r} is {declared[name]}; only Text variables can go in "
-                    "{{...}}; use a multi_part_variable part for media.",
+                    f"Variable {name!r} is {declared[name]}; only Text and Conversation "
+                    "variables can go in {{...}}; use a multi_part_variable part for media.",
                 )
     for path, name in _variable_parts(config):
         if name not in declared:
@@ -239,15 +264,27 @@ def _check_prompt_variables(config: dict, errors: Errors) -> None:
         elif declared[name] not in MEDIA_TYPES:
             errors.add(
                 path,
-                f"Variable {name!r} is Text; multi_part_variable needs Image, Audio or MultiPart.",
+                f"Variable {name!r} is {declared[name]}; multi_part_variable needs Image, Audio "
+                "or MultiPart.",
             )
-    used = placeholders(config)
+    used = placeholders(config) | {config.get(HISTORY)}
     for i, variable in enumerate(config["input_variables"]):
         if variable["required"] and variable["name"] not in used:
             errors.add(
                 f"input_variables[{i}].name",
                 f"Required variable {variable['name']!r} is not used in any message.",
             )
+
+
+def _check_conversation_options(config: dict, errors: Errors) -> None:
+    """The chat history and the evidence lists must name declared Conversation variables."""
+    declared = {v["name"]: v["content_type"] for v in config["input_variables"]}
+    named = [(HISTORY, config[HISTORY])] if config.get(HISTORY) else []
+    named += [(f"{EVIDENCE}[{i}]", n) for i, n in enumerate(config.get(EVIDENCE) or [])]
+    for path, name in named:
+        if declared.get(name) != ContentType.CONVERSATION:
+            what = "is not declared" if name not in declared else f"is {declared[name]}"
+            errors.add(path, f"Variable {name!r} {what}; this needs a Conversation variable.")
 
 
 def _check_model(config: dict, model_configured: bool, errors: Errors) -> None:

@@ -144,7 +144,7 @@ class _Job:
         try:
             request = self._request(turn, resolver)
         except RenderError as exc:
-            return LlmOutcome(status="skipped", error=f"cannot render the prompt: {exc}")
+            return LlmOutcome(status="skipped", error=f"{exc.lead}: {exc}")
         except ValueError as exc:
             return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}")
         async with self.pool.slot() as client:

@@ -1,9 +1,12 @@
 """Render an LLM evaluator's messages for one turn into OpenAI chat messages.
 
-``{{ name }}`` placeholders in text are replaced by Text variables; a ``multi_part_variable``
-part expands an Image / Audio / MultiPart variable into OpenAI content parts. A missing required
-variable raises ``RenderError`` (the row is skipped with an unknown verdict): rendering an empty
-string instead would make the judge score a prompt that silently lost its input.
+``{{ name }}`` placeholders in text are replaced by Text variables (a Conversation gives its
+transcript); a ``multi_part_variable`` part expands an Image / Audio / MultiPart variable into
+OpenAI content parts; the ``chat_history_variable`` Conversation goes before the judge's own user
+message as chat messages. A missing required variable raises ``RenderError`` (the row is skipped
+with an unknown verdict): rendering an empty string instead would make the judge score a prompt
+that silently lost its input. So does a conversation listed in ``needs_tool_results`` that has
+no tool result: the evidence the judge would check is missing.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assay.vocabulary import ContentType
+from assay.vocabulary import CONTENT_FIELD, ContentType
 
 from ..turns import DATASET, TARGET
 from .answer import answer_instruction
+from .conversation import call_text, has_tool_results, history_messages, transcript
 
-TEXT, IMAGE, AUDIO, MULTIPART = (t.value for t in ContentType)
+TEXT, IMAGE, AUDIO, MULTIPART, CONVERSATION = (t.value for t in ContentType)
 
 MediaResolver = Callable[[str], str]
 
@@ -31,9 +35,17 @@ _AUDIO_FORMATS = {"audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/wav": "wav", "
 class RenderError(ValueError):
     """The turn cannot be rendered (e.g. a required variable is missing)."""
 
+    lead = "cannot render the prompt"  # how the skipped row's message begins
+
     def __init__(self, message: str, variable: str | None = None) -> None:
         super().__init__(message)
         self.variable = variable
+
+
+class MissingEvidence(RenderError):
+    """The turn renders, but lacks what the judge is asked to check (no tool results)."""
+
+    lead = "not judged"
 
 
 def render_messages(
@@ -52,10 +64,12 @@ def render_messages(
     """
     ctx = _Context(config, turn, media_resolver)
     ctx.check_required()
+    ctx.check_evidence(config.get("needs_tool_results") or ())
     messages = [_render_message(message, ctx) for message in config.get("messages") or []]
     if structured_mode in _INSTRUCTION_MODES:
         messages = _with_instruction(messages, instruction or answer_instruction())
-    return messages
+    history = _history(config.get("chat_history_variable"), ctx, structured_mode)
+    return _with_history(messages, history)
 
 
 class _Context:
@@ -73,6 +87,17 @@ class _Context:
         for name, declaration in self.declared.items():
             if declaration.get("required") and self.lookup(name) is None:
                 raise RenderError(f"required variable {name!r} is missing", name)
+
+    def check_evidence(self, names) -> None:
+        """Raise for the first listed conversation that has no tool result (or is absent)."""
+        for name in names:
+            content = self.lookup(name)
+            if content is None or not has_tool_results(content):
+                raise MissingEvidence(
+                    f"conversation {name!r} has no tool results, so there is nothing to check "
+                    "its answers against",
+                    name,
+                )
 
     def lookup(self, name: str) -> dict[str, Any] | None:
         """The variable's content: target output fields first, then dataset fields."""
@@ -109,9 +134,8 @@ def _as_content(value: Any) -> dict[str, Any] | None:
 
 def _is_empty(content: Mapping[str, Any]) -> bool:
     """A content object that carries no value at all (text None, no image, ...)."""
-    kind = content.get("content_type", "Text")
-    slot = {"Text": "text", "Image": "image", "Audio": "audio", "MultiPart": "multi_part"}
-    return content.get(slot.get(kind, "text")) is None
+    kind = content.get("content_type", TEXT)
+    return content.get(CONTENT_FIELD.get(kind, CONTENT_FIELD[TEXT])) is None
 
 
 def _render_message(message: Mapping[str, Any], ctx: _Context) -> dict[str, Any]:
@@ -168,8 +192,9 @@ def _multipart_text(content: Mapping[str, Any]) -> str:
     return "".join(str(p.get("text", "")) for p in parts if p.get("content_type") == TEXT)
 
 
-# The text a content gives in a {{placeholder}}: Text its text, MultiPart its text parts.
-TEXT_OF = {TEXT: _plain_text, MULTIPART: _multipart_text}
+# The text a content gives in a {{placeholder}}: Text its text, MultiPart its text parts, a
+# Conversation its transcript.
+TEXT_OF = {TEXT: _plain_text, MULTIPART: _multipart_text, CONVERSATION: transcript}
 
 
 def _text_of(name: str, ctx: _Context) -> str:
@@ -249,6 +274,23 @@ def _audio_part(audio: Mapping[str, Any], name: str, ctx: _Context) -> dict[str,
     return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
 
 
+def _history(name: str | None, ctx: _Context, structured_mode: str) -> list[dict[str, Any]]:
+    """The chat history variable's messages ([] when none is set or an optional one is absent)."""
+    content = ctx.value(name) if name else None
+    if content is None:
+        return []
+    if content.get("content_type") != CONVERSATION:
+        kind = content.get("content_type", TEXT)
+        raise RenderError(f"chat history variable {name!r} is {kind}, not a Conversation", name)
+    return history_messages(content, tools_as_text=structured_mode == "tool")
+
+
+def _with_history(messages: list[dict[str, Any]], history: list[dict[str, Any]]):
+    """The history after the judge's leading system messages, before its own user message."""
+    lead = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
+    return [*messages[:lead], *history, *messages[lead:]]
+
+
 def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:
     """Append the answer instruction to the first system message (adding one if needed)."""
     for index, message in enumerate(messages):
@@ -278,13 +320,19 @@ def prompt_text(request: dict | None) -> str:
     """The rendered messages as readable text; media parts shown as markers, not data."""
     if not request:
         return ""
-    blocks = []
-    for message in request.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "\n".join(
-                part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
-                for part in content
-            )
-        blocks.append(f"[{message.get('role')}]\n{content}")
-    return "\n\n".join(blocks)
+    return "\n\n".join(_shown_message(m) for m in request.get("messages") or [])
+
+
+def _shown_message(message: Mapping[str, Any]) -> str:
+    """One sent message: its role (and the call a tool result answers), text, tool calls."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(
+            part.get("text", "") if part.get("type") == "text" else f"<{part.get('type')}>"
+            for part in content
+        )
+    head = f"[{message.get('role')}" + (
+        f" {message['tool_call_id']}]" if message.get("tool_call_id") else "]"
+    )
+    calls = [f"[tool call {call_text(c)}]" for c in message.get("tool_calls") or []]
+    return "\n".join([head, *([content] if content is not None else []), *calls])

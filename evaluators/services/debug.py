@@ -12,7 +12,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
-from assay.vocabulary import CONTENT_FIELD, ContentType, Verdict
+from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType, Verdict
+from evalsets.items.content import CellError, conversation_content
 
 from .. import config as config_schema
 from ..models import Evaluator, EvaluatorTestCase
@@ -119,17 +120,27 @@ def _multipart_problem(payload) -> tuple[str, str] | None:
     return ".multi_part", "MultiPart content needs a list of contents."
 
 
+def _conversation_problem(payload) -> tuple[str, str] | None:
+    """The evalset's own check of a conversation, so a debug turn and a row agree."""
+    try:
+        conversation_content(payload)
+    except CellError as exc:
+        return f".{CONTENT_KEYS[ContentType.CONVERSATION]}", str(exc)
+    return None
+
+
 PAYLOAD_CHECKS = {
     ContentType.TEXT: _text_problem,
     ContentType.IMAGE: _media_problem,
     ContentType.AUDIO: _media_problem,
     ContentType.MULTIPART: _multipart_problem,
+    ContentType.CONVERSATION: _conversation_problem,
 }
 
 
 def _content_problems(path: str, content: Any, variable: dict | None):
     if not isinstance(content, dict) or content.get("content_type") not in CONTENT_KEYS:
-        yield path, "A content is {content_type: Text|Image|Audio|MultiPart, …}."
+        yield path, f"A content is {{content_type: {'|'.join(CONTENT_TYPES)}, …}}."
         return
     content_type = content["content_type"]
     if variable and variable["content_type"] != content_type:

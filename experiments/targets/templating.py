@@ -5,7 +5,9 @@ A placeholder names a column of the evalset (or `item_id`), optionally with a fi
 - `{{question}}` — the column's text (a medium: its URL; see `url`);
 - `{{n | number}}` — the text as a JSON number;
 - `{{payload | json}}` — the text parsed as a JSON value;
-- `{{photo | url}}` — a URL the app can fetch: the medium's own, else a `data:` URL of its bytes.
+- `{{photo | url}}` — a URL the app can fetch: the medium's own, else a `data:` URL of its bytes;
+- `{{dialogue}}` — a Conversation column: its messages array (OpenAI's chat shape) as a JSON
+  value, or that array's JSON text inside a longer string.
 
 A JSON string that is exactly one placeholder becomes the typed value; placeholders inside a
 longer string are replaced by text. In headers, `{{secrets.NAME}}` is a workspace secret,
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from assay.vocabulary import ContentType
+from assay.vocabulary import CONTENT_FIELD, ContentType
 
 PLACEHOLDER = re.compile(
     r"\{\{\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*"
@@ -115,7 +117,10 @@ class Renderer:
     def _as_text(self, name, content) -> str:
         if content.get("content_type") == ContentType.TEXT:
             return content.get("text", "")
-        return self._as_url(name, content)
+        if content.get("content_type") in (ContentType.IMAGE, ContentType.AUDIO):
+            return self.media_url(content)
+        # parts and conversations as the JSON of their default value
+        return json.dumps(self._default(name, content), ensure_ascii=False)
 
     def _as_number(self, name, content) -> int | float:
         text = self._as_text(name, content).strip()
@@ -132,13 +137,13 @@ class Renderer:
             raise RowError(f"{name!r} is not valid JSON ({exc})") from None
 
     def _as_url(self, name, content) -> str:
-        if content.get("content_type") in (ContentType.IMAGE, ContentType.AUDIO):
-            return self.media_url(content)
         return self._as_text(name, content)
 
     def _default(self, name, content) -> Any:
         if content.get("content_type") == ContentType.MULTIPART:
             return [self._part(p) for p in content.get("multi_part", [])]
+        if content.get("content_type") == ContentType.CONVERSATION:
+            return content.get(CONTENT_FIELD[ContentType.CONVERSATION], [])  # OpenAI's messages
         return self._as_text(name, content)
 
     def _part(self, part: dict) -> dict:

@@ -7,7 +7,7 @@
   const shape = JSON.parse(document.getElementById("turn-shape").textContent);
   const TARGET_NAMES = shape.output_names;
   const GROUPS = shape.groups;
-  const { ContentType } = window.Assay.vocabulary;
+  const { ContentType, content_fields: FIELDS } = window.Assay.vocabulary;
   const csrf = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
   let turns = JSON.parse(document.getElementById("sample-turns").textContent);
   let current = 0;
@@ -61,6 +61,12 @@
         input = el("div", {}, [
           el("input", { type: "file", id, accept: v.content_type === ContentType.IMAGE ? "image/*" : "audio/*", onchange: (e) => upload(e.target, v.name) }),
           el("small", { class: "muted", text: media ? `current: ${media.name || media.uri || media.url}` : "no file yet" })]);
+      } else if (v.content_type === ContentType.CONVERSATION) {
+        // a conversation is edited as its JSON array of messages (OpenAI's chat shape)
+        const key = FIELDS[ContentType.CONVERSATION];
+        input = el("textarea", { id, rows: 8, class: "code", "data-variable": v.name, oninput: (e) => {
+          try { setContent(turn, v.name, { content_type: ContentType.CONVERSATION, [key]: JSON.parse(e.target.value) }); syncJson(); } catch (err) { /* wait for valid JSON */ } } });
+        input.value = JSON.stringify(content && content[key] ? content[key] : [], null, 1);
       } else {
         input = el("textarea", { id, rows: 3, class: "code", oninput: (e) => {
           try { setContent(turn, v.name, JSON.parse(e.target.value)); syncJson(); } catch (err) { /* wait for valid JSON */ } } });

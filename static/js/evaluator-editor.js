@@ -9,6 +9,8 @@
   const hasCode = Boolean(document.getElementById("code-card"));
   const { ContentType } = window.Assay.vocabulary;
   const TYPES = Object.values(ContentType);
+  // what a {{placeholder}} can hold: text, or a conversation (rendered as its transcript)
+  const inText = (v) => v.content_type === ContentType.TEXT || v.content_type === ContentType.CONVERSATION;
   let config;
   try { config = JSON.parse(jsonField.value); } catch (e) { return; } // JSON view only
   let lastTextarea = null;
@@ -63,16 +65,39 @@
     const chips = document.getElementById("variable-chips");
     if (!chips) return;
     chips.replaceChildren(...(config.input_variables || []).filter((v) => v.name).map((v) =>
-      el("button", { type: "button", class: "chip", text: v.content_type === ContentType.TEXT ? `{{${v.name}}}` : `📎 ${v.name}`,
-        title: v.content_type === ContentType.TEXT ? "Insert at cursor" : "Attach to the focused message as a content part",
+      el("button", { type: "button", class: "chip", text: inText(v) ? `{{${v.name}}}` : `📎 ${v.name}`,
+        title: inText(v) ? "Insert at cursor" : "Attach to the focused message as a content part",
         onclick: () => insertVariable(v) })));
+    renderConversationOptions();
+  }
+  // Conversation variables: one may be sent as chat history; listed ones need tool results.
+  function renderConversationOptions() {
+    const box = document.getElementById("conversation-options");
+    if (!box) return;
+    const names = (config.input_variables || []).filter((v) => v.name && v.content_type === ContentType.CONVERSATION).map((v) => v.name);
+    box.hidden = !names.length;
+    const select = document.getElementById("chat-history");
+    select.replaceChildren(el("option", { value: "", text: select.dataset.none }), ...names.map((n) => el("option", { value: n, text: n })));
+    select.value = names.includes(config.chat_history_variable) ? config.chat_history_variable : "";
+    const needs = config.needs_tool_results || [];
+    document.getElementById("needs-tool-results").replaceChildren(...names.map((n) => {
+      const check = el("input", { type: "checkbox", value: n, "aria-label": `${n} needs tool results`, onchange: () => toggleEvidence(n) });
+      check.checked = needs.includes(n);
+      return el("label", { class: "choice-inline" }, [check, document.createTextNode(` ${n}`)]);
+    }));
+  }
+  function toggleEvidence(name) {
+    const needs = new Set(config.needs_tool_results || []);
+    if (needs.has(name)) needs.delete(name); else needs.add(name);
+    if (needs.size) config.needs_tool_results = [...needs]; else delete config.needs_tool_results;
+    sync();
   }
   function insertVariable(v) {
     const target = lastTextarea || document.querySelector("#messages textarea");
     if (!target) return;
     const index = Number(target.dataset.index);
     const message = config.messages[index];
-    if (v.content_type === ContentType.TEXT) {
+    if (inText(v)) {
       const token = `{{${v.name}}}`;
       const start = target.selectionStart ?? target.value.length;
       target.value = target.value.slice(0, start) + token + target.value.slice(target.selectionEnd ?? start);
@@ -183,6 +208,12 @@
   window.addEventListener("beforeunload", (event) => {
     sync();
     if (!submitting && JSON.stringify(config) !== saved) { event.preventDefault(); event.returnValue = ""; }
+  });
+
+  const history = document.getElementById("chat-history");
+  if (history) history.addEventListener("change", () => {
+    if (history.value) config.chat_history_variable = history.value; else delete config.chat_history_variable;
+    sync();
   });
 
   function renderAll() {

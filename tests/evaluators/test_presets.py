@@ -24,6 +24,8 @@ LLM_VARIABLES = {
     "instructions",
     "trajectory",
     "image",
+    "conversation",
+    "goal",
 }
 ALLOWED_IMPORTS = {"re", "json", "math", "statistics", "difflib", "datetime", "string"}
 # Builtins the Python presets may use; the sandbox's builtins set must provide all of them.
@@ -331,7 +333,7 @@ def test_llm_judges_ask_for_score_and_reason_and_use_every_variable(preset):
     names = {v["name"] for v in config["input_variables"]}
     assert names <= LLM_VARIABLES
     assert placeholders(config) == names  # optional variables are used too
-    assert "output" in names or "trajectory" in names
+    assert names & {"output", "trajectory", "conversation"}
     system = config["messages"][0]["content"]
     assert config["messages"][0]["role"] == "system"
     for word in ('"score"', '"reason"', "JSON", "0.5"):

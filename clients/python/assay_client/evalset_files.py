@@ -10,7 +10,7 @@ from pathlib import Path
 
 RESERVED = {"tags", "human_verdict", "label"}
 COLUMN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-CONTENT_TYPES = {"Text", "Image", "Audio", "MultiPart"}
+CONTENT_TYPES = {"Text", "Image", "Audio", "MultiPart", "Conversation"}
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 SAMPLE_LINES = 200
 
@@ -27,7 +27,8 @@ def file_format(path: Path) -> str:
 
 def file_fields(path: Path) -> tuple[list[str], dict[str, str]]:
     """The file's fields in order, and the content type of each JSONL field that holds
-    content objects ({"content_type": "Image", ...}); every other field is Text."""
+    content objects ({"content_type": "Image", ...}) or chat messages (a list of objects with
+    a role: Conversation); every other field is Text."""
     if file_format(path) == "csv":
         with path.open(newline="", encoding="utf-8-sig") as handle:
             return next(csv.reader(handle), []), {}
@@ -40,10 +41,23 @@ def file_fields(path: Path) -> tuple[list[str], dict[str, str]]:
             record = _json_object(line)
             for key, value in record.items():
                 fields.setdefault(key)
-                kind = value.get("content_type") if isinstance(value, dict) else None
-                if kind in CONTENT_TYPES:
+                kind = _content_type(value)
+                if kind:
                     types.setdefault(key, kind)
     return list(fields), types
+
+
+def _content_type(value) -> str | None:
+    """The type a JSONL cell announces, as the server guesses it for a new column."""
+    if isinstance(value, dict) and value.get("content_type") in CONTENT_TYPES:
+        return value["content_type"]
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(m, dict) and "role" in m for m in value)
+    ):
+        return "Conversation"
+    return None
 
 
 def _json_object(line: str) -> dict:
