@@ -1,4 +1,5 @@
-"""The demo evaluation set: "Capitals QA", with a flag image per row and a committed 1.0.0.
+"""The demo evaluation sets: "Capitals QA", with a flag image per row and a committed 1.0.0,
+and the multi-turn "Support chats" (`demo_conversations`).
 
 The images are tiny PNGs drawn here with the standard library, so the demo needs no assets.
 """
@@ -10,6 +11,7 @@ import zlib
 
 from django.core.files.base import ContentFile
 
+from .demo_conversations import conversations_load
 from .items.media import media_store
 from .models import EvalSet
 from .services import evalset_create, items_bulk, version_commit
@@ -80,7 +82,13 @@ def flag_png(colours, vertical: bool, width: int = 48, height: int = 32) -> byte
 
 
 def demo_load(*, workspace, user) -> None:
-    """Create the demo set once: columns, 20 rows with flag images and tags, version 1.0.0."""
+    """Create the demo sets once (each is skipped when it exists already)."""
+    _capitals_load(workspace=workspace, user=user)
+    conversations_load(workspace=workspace, user=user)
+
+
+def _capitals_load(*, workspace, user) -> None:
+    """Columns, 20 rows with flag images and tags, version 1.0.0."""
     if EvalSet.objects.filter(workspace=workspace, name=DEMO_NAME).exists():
         return
     evalset = evalset_create(
