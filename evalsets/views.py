@@ -40,6 +40,7 @@ from .importing import (
 from .items.content import MEDIA_KEYS
 from .items.media import media_mime, media_store, workspace_prefix
 from .models import ImportStatus
+from .panels import panels_render
 
 ROWS_PER_PAGE = 25
 
@@ -107,6 +108,7 @@ def detail(request, id):
             "tags": selectors.item_tags(evalset=evalset, version=version),
             "versions": library_versions(item=evalset),
             "editable": version is None and request.membership.can_edit,
+            "panels": panels_render(request=request, evalset=evalset),
         },
     )
 

@@ -20,10 +20,19 @@ from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, p
 from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards, usage_overview
 from ..results.grid import GRID_COLUMNS, grid_item_ids, grid_rows, sort_choices
+from ..results.trends import evalset_trends
 from ..targets import TARGETS, target_get
 
 RESULT_FILTERS = (
-    "evaluator", "verdict", "status", "tag", "q", "score_min", "score_max", "sort", "item"
+    "evaluator",
+    "verdict",
+    "status",
+    "tag",
+    "q",
+    "score_min",
+    "score_max",
+    "sort",
+    "item",
 )
 GRID_PAGE = 50
 
@@ -271,6 +280,9 @@ def detail(request, id):
         }
     )
     context["usage"] = usage_overview(experiment, context["cards"])
+    context["trends"] = evalset_trends(
+        workspace=request.workspace, evalset=experiment.evalset_version.evalset, current=experiment
+    )
     spec, config = experiment.target_spec, experiment.target_config
     context["target_config"] = spec.public_config(config)
     context["target_text"] = spec.summary(config)

@@ -1,0 +1,182 @@
+"""Trends: each evaluator's pass rate across the completed runs on one evalset, with the interval
+each run stored and the regressions McNemar finds between an evaluator's consecutive runs.
+
+Reads are bounded by the window (at most `RUN_CAP` runs): one query for the runs, one for their
+bindings with the stored aggregates, and one per consecutive pair of an evaluator's points that
+pairs the two runs' rows by (item, repetition) inside the database and returns only counts.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.db.models import Q
+
+from assay.models import Workspace
+from assay.vocabulary import Verdict
+from evalsets.models import EvalSet
+
+from ..models import EvaluatorBinding, Experiment, ExperimentStatus, Result
+from ..stats.compare import SIGNIFICANCE, mcnemar_worse
+from ..stats.interval_settings import pass_interval
+from .trend_chart import chart_layout
+
+RUN_CAP = 20
+PASS, FAIL = Verdict.PASS.value, Verdict.FAIL.value  # plain strings for the database driver
+
+
+def evalset_trends(
+    *, workspace: Workspace, evalset: EvalSet, current: Experiment | None = None, cap: int = RUN_CAP
+) -> dict:
+    """Plain dicts for the trends partial: the window's runs (oldest first), one series per
+    evaluator with its points and chart, and whether there are enough runs to draw one.
+
+    `current` (the experiment page's run) is highlighted; when it is older than the newest `cap`
+    runs the window ends at it instead, so its own page always shows it.
+    """
+    runs = _window(workspace, evalset, current, cap)
+    run_rows = [_run_row(run, current) for run in runs]
+    series = _series(runs, current) if len(runs) >= 2 else []
+    for line in series:
+        _mark_regressions(line["points"])
+        line["regressions"] = sum(p["regression"] for p in line["points"])
+        line["chart"] = chart_layout(runs=run_rows, points=line["points"])
+    return {
+        "runs": run_rows,
+        "series": series,
+        "enough": len(runs) >= 2,
+        "threshold": SIGNIFICANCE,
+        "cap": cap,
+        "confidence": _confidence(series),
+        "current_pending": current is not None and current.status != ExperimentStatus.COMPLETED,
+    }
+
+
+def _window(workspace, evalset, current, cap: int) -> list[Experiment]:
+    """The newest `cap` completed runs on the evalset (any version) by finish time, oldest first."""
+    if evalset.workspace_id != workspace.pk:
+        return []
+    done = Experiment.objects.filter(
+        workspace=workspace, evalset_version__evalset=evalset, status=ExperimentStatus.COMPLETED
+    ).select_related("evalset_version")
+    newest = done.order_by("-finished_at", "-pk")
+    runs = list(newest[:cap])
+    if current is not None and current.status == ExperimentStatus.COMPLETED:
+        if all(run.pk != current.pk for run in runs):
+            runs = list(newest.filter(_until(current))[:cap])
+    return runs[::-1]
+
+
+def _until(run: Experiment) -> Q:
+    """Runs that finished no later than `run` (ties broken by id, as the ordering does)."""
+    return Q(finished_at__lt=run.finished_at) | Q(finished_at=run.finished_at, pk__lte=run.pk)
+
+
+def _run_row(run: Experiment, current: Experiment | None) -> dict:
+    return {
+        "id": str(run.public_id),
+        "name": run.name,
+        "evalset_version": run.evalset_version.version,
+        "finished_at": run.finished_at,
+        "current": current is not None and run.pk == current.pk,
+    }
+
+
+def _series(runs: list[Experiment], current: Experiment | None) -> list[dict]:
+    """One series per evaluator (any versions), its points in run order; a run that binds an
+    evaluator twice (two versions) contributes its first binding by position."""
+    index = {run.pk: i for i, run in enumerate(runs)}
+    bindings = (
+        EvaluatorBinding.objects.filter(experiment__in=runs)
+        .select_related("evaluator_version__evaluator", "aggregate")
+        .order_by("position", "pk")
+    )
+    lines: dict[int, dict] = {}
+    for binding in bindings:
+        evaluator = binding.evaluator_version.evaluator
+        line = lines.setdefault(evaluator.pk, _line(evaluator))
+        if all(p["run_index"] != index[binding.experiment_id] for p in line["points"]):
+            run = runs[index[binding.experiment_id]]
+            line["points"].append(_point(binding, run, index[run.pk], current))
+    for line in lines.values():
+        line["points"].sort(key=lambda p: p["run_index"])
+    return sorted(lines.values(), key=lambda line: (line["name"].casefold(), line["evaluator_id"]))
+
+
+def _line(evaluator) -> dict:
+    return {"evaluator_id": evaluator.pk, "name": evaluator.name, "points": []}
+
+
+def _point(binding: EvaluatorBinding, run: Experiment, index: int, current) -> dict:
+    """One run's numbers for one evaluator, from its stored aggregate (None before it has one)."""
+    aggregate = getattr(binding, "aggregate", None)
+    summary = aggregate.summary if aggregate is not None else {}
+    return {
+        "run_index": index,
+        "run_id": str(run.public_id),
+        "run_name": run.name,
+        "current": current is not None and run.pk == current.pk,
+        "binding_id": binding.pk,
+        "version": binding.evaluator_version.version,
+        "pass_rate": summary.get("pass_rate"),
+        "ci": pass_interval(summary.get("fail_rate_ci")),
+        "confidence": summary.get("confidence"),
+        "n": summary.get("total_evaluated", 0),
+        "regression": False,
+        "p": None,
+        "p_shown": "",
+        "flips": None,
+        "previous": None,
+    }
+
+
+def _mark_regressions(points: list[dict]) -> None:
+    """Test each point against the evaluator's previous point: a regression when the exact
+    one-sided McNemar p (pass→fail against fail→pass flips) is below the threshold."""
+    for before, after in zip(points, points[1:], strict=False):
+        worse, better, paired = paired_flips(
+            earlier=before["binding_id"], later=after["binding_id"]
+        )
+        after["flips"] = {"worse": worse, "better": better, "paired": paired}
+        after["p"] = mcnemar_worse(worse, better)
+        after["p_shown"] = p_shown(after["p"])
+        after["regression"] = after["p"] < SIGNIFICANCE
+        after["previous"] = {"run_id": before["run_id"], "run_name": before["run_name"]}
+
+
+def p_shown(p: float) -> str:
+    """A p-value as the page prints it: three significant digits, or "p < 0.001"."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
+
+
+def paired_flips(*, earlier: int, later: int) -> tuple[int, int, int]:
+    """(pass→fail, fail→pass, pairs) between two bindings' rows paired by (item, repetition).
+
+    One query, counted by the database: only item_uid, repeat and the two verdict columns are
+    read (a human correction wins over the evaluator's verdict), never whole rows.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_flips_sql(), [PASS, FAIL, FAIL, PASS, earlier, later])
+        worse, better, paired = cursor.fetchone()
+    return int(worse or 0), int(better or 0), int(paired or 0)
+
+
+def _flips_sql() -> str:
+    # Plain SQL because the ORM cannot join a table to itself on non-key columns; CASE sums
+    # rather than FILTER so that SQLite (the embedded default) runs it as PostgreSQL does.
+    quote = connection.ops.quote_name
+    side = (
+        f"SELECT item_uid, {quote('repeat')} AS rep, "
+        "COALESCE(NULLIF(human_verdict, ''), verdict) AS v "
+        f"FROM {quote(Result._meta.db_table)} WHERE binding_id = %s"
+    )
+    return (
+        "SELECT SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), "
+        "SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), COUNT(*) "
+        f"FROM ({side}) a JOIN ({side}) b ON a.item_uid = b.item_uid AND a.rep = b.rep"
+    )
+
+
+def _confidence(series: list[dict]) -> float | None:
+    """The interval level, when every point's interval has the same one (else None)."""
+    levels = {p["confidence"] for line in series for p in line["points"] if p["ci"]}
+    return levels.pop() if len(levels) == 1 else None
