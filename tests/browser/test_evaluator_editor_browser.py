@@ -71,3 +71,36 @@ def test_choosing_a_provider_sets_its_default_model(live_server, page, user, wor
     page.select_option("#model-provider", str(first.public_id))
     assert page.input_value("#model-name") == "my-own-model"  # a typed model is kept
     assert page.console_errors == []
+
+
+def test_a_provider_tests_its_connection(live_server, page, user, workspace, llm_server):
+    provider = platform.provider_create(
+        workspace=workspace,
+        name="Local",
+        base_url=llm_server.base_url,
+        default_model="judge-model",
+        api_key="sk-test-assay-0123456789",
+    )
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/acme/settings/providers/{provider.public_id}/")
+    page.click("#provider-test")
+    page.wait_for_selector("#provider-test-result")
+    result = page.locator("#provider-test-result")
+    assert result.get_attribute("data-ok") == "1" and "judge-model" in result.inner_text()
+    screenshot(page, "provider-test-connection")
+    assert page.console_errors == []
+
+
+def test_a_name_already_taken_shows_its_error_at_the_name_field(live_server, page, user, workspace):
+    evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name="Checker", kind="code", language="python"
+    )
+    sign_in(page, live_server)
+    page.click("text=New evaluator")
+    page.check("input[name=source][value=code]")
+    page.fill("#id_name", "Checker")
+    page.click("text=Create evaluator")
+    error = page.locator(".field.has-error:has(#id_name) .error")
+    error.first.wait_for()
+    assert "already exists" in error.first.inner_text()
+    screenshot(page, "editor-name-taken")
