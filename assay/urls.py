@@ -10,6 +10,7 @@ from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
+from experiments.views.compare_detail import CompareItemApi
 
 from .api.urls import router
 from .web import views
@@ -68,6 +69,11 @@ urlpatterns = [
     path("workspaces/new/", views.workspace_new, name="workspace_new"),
     path("w/<slug:ws>/", include(workspace_urls)),
     path("api/v1/compare", CompareApi.as_view(), name="api-compare"),
+    path(
+        "api/v1/compare/<uuid:id>/vs/<uuid:candidate>/items/<uuid:item>",
+        CompareItemApi.as_view(),
+        name="api-compare-item",
+    ),
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", TemplateView.as_view(template_name="assay/api_docs.html"), name="api-docs"),

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from assay.models import Workspace
 from assay.selectors import as_uuid, by_public_id, public_or_404
@@ -261,12 +262,14 @@ def results_list(
     q: str = "",
     score_min: str | float | None = None,
     score_max: str | float | None = None,
+    item: str = "",
 ) -> QuerySet[Result]:
     """Results of one experiment with the results table's filters.
 
     `evaluator` is a binding id, an evaluator or an evaluator version public id; `verdict` is
-    the final verdict (the human correction when there is one). Bad filters are a
-    ValidationError naming the filter, so a typo never silently shows everything.
+    the final verdict (the human correction when there is one); `item` is an item's id (all its
+    evaluators and repetitions). Bad filters are a ValidationError naming the filter, so a typo
+    never silently shows everything.
     """
     qs = Result.objects.filter(experiment=experiment)
     errors: dict[str, str] = {}
@@ -287,6 +290,7 @@ def results_list(
         qs = qs.filter(Q(reason__icontains=q) | Q(error__icontains=q))
     qs = _by_score(qs, score_min, "score_min", "gte", errors)
     qs = _by_score(qs, score_max, "score_max", "lte", errors)
+    qs = _by_item(qs, item, errors)
     if errors:
         raise ValidationError(errors)
     # binding ids follow binding positions (created in order), so this ordering walks the
@@ -312,6 +316,16 @@ def _by_evaluator(qs, value: str, errors: dict) -> QuerySet:
         Q(binding__evaluator_version__evaluator__public_id=ref)
         | Q(binding__evaluator_version__public_id=ref)
     )
+
+
+def _by_item(qs, value: str, errors: dict) -> QuerySet:
+    if not value:
+        return qs
+    uid = as_uuid(str(value).strip())
+    if uid is None:
+        errors["item"] = gettext("Give an item id (a UUID).")
+        return qs
+    return qs.filter(item_uid=uid)
 
 
 def _by_score(qs, value, name: str, op: str, errors: dict) -> QuerySet:

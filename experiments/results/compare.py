@@ -7,14 +7,11 @@ on one side only are counted and listed, never dropped silently.
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 
 from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
@@ -24,6 +21,7 @@ from ..models import Aggregate, Experiment, Result
 from ..selectors import experiment_get
 from ..stats import compare_paired
 from ..stats.clustered import collapse_repetitions
+from .textdiff import marked_sides, text_diff
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
 
@@ -215,10 +213,12 @@ def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: l
         rows.append(
             {
                 "item": uid,
+                # the item's row number in its evalset version (positions count from 0)
+                "number": (left or right).position + 1 if (left or right) else None,
                 "kind": kinds.get(uid, "unchanged"),
                 "baseline": left,
                 "candidate": right,
-                "output_diff": marked_diff(_output(left), _output(right)),
+                "output_diff": marked_diff(output_text(left), output_text(right)),
                 "reason_diff": marked_diff(
                     left.reason if left else "", right.reason if right else ""
                 ),
@@ -232,7 +232,8 @@ def _results_by_uid(experiment, binding_id, ids) -> dict:
     return {str(r.item_uid): r for r in rows}
 
 
-def _output(result: Result | None) -> str:
+def output_text(result: Result | None) -> str:
+    """The text of a result's outputs (every output field, one per line)."""
     if result is None:
         return ""
     fields = (result.input or {}).get(TARGET) or {}
@@ -245,19 +246,7 @@ def marked_diff(old: str, new: str) -> tuple[str, str]:
 
     Every piece of text is escaped before it is wrapped: only our own tags are markup.
     """
-    a, b = old.split(" "), new.split(" ")
-    left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        old_part, new_part = escape(" ".join(a[i1:i2])), escape(" ".join(b[j1:j2]))
-        if op == "equal":
-            left.append(old_part)
-            right.append(new_part)
-            continue
-        if old_part:
-            left.append(f"<del>{old_part}</del>")
-        if new_part:
-            right.append(f"<ins>{new_part}</ins>")
-    return mark_safe(" ".join(left)), mark_safe(" ".join(right))  # noqa: S308 - escaped above
+    return marked_sides(text_diff(old, new))
 
 
 # ----------------------------------------------------------------------------- pages and API
