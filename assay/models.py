@@ -167,3 +167,16 @@ class ModelProvider(models.Model):
     @property
     def has_api_key(self) -> bool:
         return self.api_key_id is not None
+
+
+class UserPreference(models.Model):
+    """What a user chose for themself: the interface language (blank: follow the browser)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
+    )
+    language = models.CharField(max_length=16, choices=settings.LANGUAGES, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language or 'browser'}"

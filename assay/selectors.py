@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 
-from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
+from .models import ApiToken, Membership, ModelProvider, Secret, UserPreference, Workspace
 
 
 def workspaces_for_user(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
@@ -29,7 +31,7 @@ def workspace_get_for_user(*, user: AbstractBaseUser, slug: str) -> Workspace:
     """A workspace by slug, or 404 for anyone who is not a member (never 403: no existence leak)."""
     workspace = workspaces_for_user(user=user).filter(slug=slug).first()
     if workspace is None:
-        raise Http404("No such workspace")
+        raise Http404(_("No such workspace"))
     return workspace
 
 
@@ -122,3 +124,18 @@ def demo_sign_in() -> tuple[str, str] | None:
     if settings.PRODUCTION or not Workspace.objects.filter(slug=DEMO_WORKSPACE).exists():
         return None
     return DEMO_USERNAME, DEMO_PASSWORD
+
+
+def preference_language(*, user) -> str:
+    """The interface language a signed-in user chose ("" if none: follow the cookie or the
+    browser). Remembered on the user object, so a request reads it once."""
+    if not getattr(user, "is_authenticated", False):
+        return ""
+    cached = getattr(user, "_assay_language", None)
+    if cached is None:
+        cached = (
+            UserPreference.objects.filter(user=user).values_list("language", flat=True).first()
+            or ""
+        )
+        user._assay_language = cached
+    return cached if cached in dict(settings.LANGUAGES) else ""

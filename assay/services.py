@@ -12,8 +12,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
-from .models import ApiToken, Membership, ModelProvider, Secret, Workspace
+from .models import ApiToken, Membership, ModelProvider, Secret, UserPreference, Workspace
 from .safety import crypto
 from .safety.outbound import outbound_policy, url_problem
 from .safety.redact import scrub
@@ -25,10 +26,10 @@ def workspace_create(*, name: str, owner: AbstractBaseUser, slug: str = "") -> W
     """Create a workspace with `owner` as its first owner."""
     name = name.strip()
     if not name:
-        raise ValidationError({"name": "A workspace needs a name."})
+        raise ValidationError({"name": _("A workspace needs a name.")})
     slug = slugify(slug or name)[:64]
     if not slug:
-        raise ValidationError({"slug": "The slug must contain letters or digits."})
+        raise ValidationError({"slug": _("The slug must contain letters or digits.")})
     if Workspace.objects.filter(slug=slug).exists():
         raise ValidationError({"slug": f"The slug {slug!r} is taken."})
     with transaction.atomic():
@@ -43,10 +44,10 @@ def workspace_rename(*, workspace: Workspace, user: AbstractBaseUser, name: str)
 
     membership = membership_get(workspace=workspace, user=user)
     if membership is None or not membership.is_owner:
-        raise PermissionDenied("Only owners can rename a workspace.")
+        raise PermissionDenied(_("Only owners can rename a workspace."))
     name = name.strip()
     if not name:
-        raise ValidationError({"name": "A workspace needs a name."})
+        raise ValidationError({"name": _("A workspace needs a name.")})
     workspace.name = name[:120]
     workspace.save(update_fields=["name"])
     return workspace
@@ -62,21 +63,29 @@ def user_create(*, username: str, password: str, email: str = "") -> AbstractBas
 def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:
     """Add an existing user to a workspace with a role."""
     if role not in Membership.Role.values:
-        raise ValidationError({"role": f"Unknown role {role!r}; use owner, editor or viewer."})
+        raise ValidationError(
+            {"role": _("Unknown role %(role)r; use owner, editor or viewer.") % {"role": role}}
+        )
     user = User.objects.filter(username=username).first()
     if user is None:
-        raise ValidationError({"username": f"No user named {username!r}."})
+        raise ValidationError(
+            {"username": _("No user named %(username)r.") % {"username": username}}
+        )
     try:
         with transaction.atomic():
             return Membership.objects.create(workspace=workspace, user=user, role=role)
     except IntegrityError:
-        raise ValidationError({"username": f"{username!r} is already a member."}) from None
+        raise ValidationError(
+            {"username": _("%(username)r is already a member.") % {"username": username}}
+        ) from None
 
 
 def membership_update(*, membership: Membership, role: str) -> Membership:
     """Change a member's role, keeping at least one owner."""
     if role not in Membership.Role.values:
-        raise ValidationError({"role": f"Unknown role {role!r}; use owner, editor or viewer."})
+        raise ValidationError(
+            {"role": _("Unknown role %(role)r; use owner, editor or viewer.") % {"role": role}}
+        )
     _ensure_owner_remains(membership=membership, new_role=role)
     membership.role = role
     membership.save(update_fields=["role"])
@@ -94,7 +103,7 @@ def _ensure_owner_remains(*, membership: Membership, new_role: str | None) -> No
         return
     owners = membership.workspace.memberships.filter(role=Membership.Role.OWNER)
     if owners.count() <= 1:
-        raise ValidationError({"role": "A workspace must keep at least one owner."})
+        raise ValidationError({"role": _("A workspace must keep at least one owner.")})
 
 
 @dataclass(frozen=True)
@@ -107,7 +116,7 @@ def token_issue(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> I
     """Issue an API token; the plaintext key is returned once and only its hash is kept."""
     name = name.strip()
     if not name:
-        raise ValidationError({"name": "A token needs a name."})
+        raise ValidationError({"name": _("A token needs a name.")})
     key = crypto.new_token_key()
     token = ApiToken.objects.create(
         workspace=workspace,
@@ -161,9 +170,9 @@ def secret_named_save(*, workspace: Workspace, name: str, value: str) -> Secret:
     `{{secrets.NAME}}` in headers. The value is write-only from here on."""
     errors = {}
     if not isinstance(name, str) or not SECRET_NAME.match(name):
-        errors["name"] = ["Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64."]
+        errors["name"] = [_("Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.")]
     if not isinstance(value, str) or not value or len(value.encode()) > MAX_SECRET_BYTES:
-        errors["value"] = ["Give a value of at most 8 KB."]
+        errors["value"] = [_("Give a value of at most 8 KB.")]
     if errors:
         raise ValidationError(errors)
     secret = Secret.objects.filter(workspace=workspace, name=name).first()
@@ -175,7 +184,7 @@ def secret_named_save(*, workspace: Workspace, name: str, value: str) -> Secret:
 def secret_named_delete(*, secret: Secret) -> None:
     """Delete a named secret (experiments that use it fail their rows until it is back)."""
     if not secret.name:
-        raise ValidationError({"secret": "A provider's key is removed with its provider."})
+        raise ValidationError({"secret": _("A provider's key is removed with its provider.")})
     secret.delete()
 
 
@@ -232,17 +241,23 @@ def provider_delete(*, provider: ModelProvider) -> None:
 def prices_problem(prices) -> str:
     """What is wrong with a provider's price table ('' when nothing is)."""
     if not isinstance(prices, dict) or len(prices) > 200:
-        return 'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).'
+        return _(
+            'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).'
+        )
     for model, price in prices.items():
         if not isinstance(price, dict) or set(price) - {"input", "output"}:
-            return f"{model!r}: give input and output prices per million tokens."
+            return _("%(model)r: give input and output prices per million tokens.") % {
+                "model": model
+            }
         for side, value in price.items():
             if (
                 isinstance(value, bool)
                 or not isinstance(value, int | float)
                 or not 0 <= value < 1e6
             ):
-                return f"{model!r}: the {side} price must be a number ≥ 0 (USD per 1M tokens)."
+                return _(
+                    "%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens)."
+                ) % {"model": model, "side": side}
     return ""
 
 
@@ -261,7 +276,9 @@ def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
         raise ValidationError({"prices": problem})
     clash = ModelProvider.objects.filter(workspace=provider.workspace, name=provider.name)
     if clash.exclude(pk=provider.pk).exists():
-        raise ValidationError({"name": f"A provider named {provider.name!r} already exists."})
+        raise ValidationError(
+            {"name": _("A provider named %(name)r already exists.") % {"name": provider.name}}
+        )
 
 
 def provider_test_connection(*, provider: ModelProvider) -> dict:
@@ -303,3 +320,12 @@ def _connection_answer(response, key: str, latency_ms: float) -> dict:
     models = [str(m)[:100] for m in listed if m][:10]
     message = f"connected; {len(listed)} model(s) listed" if listed else "connected"
     return {"ok": True, "message": message, "models": models, "latency_ms": round(latency_ms)}
+
+
+def preference_language_set(*, user: AbstractBaseUser, language: str) -> None:
+    """Save `language` (a code of settings.LANGUAGES; anything else is ignored) as the user's
+    interface language."""
+    if language not in dict(settings.LANGUAGES):
+        return
+    UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+    user._assay_language = language

@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # a signed-in user's saved language over the cookie and Accept-Language (LocaleMiddleware)
+    "assay.web.language.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "assay.safety.headers.SecurityHeadersMiddleware",
@@ -136,9 +138,14 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# The interface language: the user's saved choice, else the language cookie (set by the nav's
+# switch), else the browser's Accept-Language (zh, zh-CN and zh-SG fall back to zh-hans).
+# Catalogues: locale/<lang>/LC_MESSAGES/*.po, compiled at set-up (docs/i18n.md).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # a choice made before signing in outlives the session
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -273,7 +280,14 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "experiments.tasks.reap_stale",
         "schedule": float(ASSAY_REAPER_INTERVAL_S),
     },
+    "resume-stalled-commits": {
+        "task": "evalsets.tasks.resume_commits",
+        "schedule": float(ASSAY_REAPER_INTERVAL_S),
+    },
 }
+# Evalset commits of more rows than this copy in the background, this many rows a batch.
+ASSAY_COMMIT_INLINE_ROWS = env_int("ASSAY_COMMIT_INLINE_ROWS", 20_000)
+ASSAY_COMMIT_BATCH_ROWS = env_int("ASSAY_COMMIT_BATCH_ROWS", 50_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")

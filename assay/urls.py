@@ -7,6 +7,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import TemplateView
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
@@ -15,6 +16,7 @@ from experiments.views.compare_detail import CompareItemApi
 from .api.urls import router
 from .web import views
 from .web.health import healthz
+from .web.language import language_set
 
 handler400 = "assay.api.errors.json_bad_request"
 handler404 = "assay.api.errors.json_not_found"
@@ -60,6 +62,9 @@ workspace_urls = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", healthz, name="healthz"),
+    path("i18n/setlang/", language_set, name="set_language"),
+    # the JavaScript catalogue of the request's language (static/js/* call gettext())
+    path("i18n/js/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path(
         "accounts/login/",
         views.SignInView.as_view(),

@@ -148,7 +148,7 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         evalset = self.get_object()
         file_format = request.query_params.get("format", "jsonl")
         if file_format not in ("csv", "jsonl"):
-            raise ValidationError({"format": "Use format=csv or format=jsonl."})
+            raise ValidationError({"format": gettext("Use format=csv or format=jsonl.")})
         version = selectors.version_ref(evalset=evalset, ref=request.query_params.get("version"))
         items = selectors.items_list(evalset=evalset, version=version)
         return export_response(

@@ -7,6 +7,7 @@ import json
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.selectors import library_version_get, public_or_404
@@ -133,7 +134,7 @@ def evalset_rows_for_debug(
     else:
         evalset, version = evalset_version_or_draft, None
     if evalset.workspace_id != workspace.pk:
-        raise Http404("No such evaluation set")
+        raise Http404(_("No such evaluation set"))
     limit = max(0, min(int(limit), DEBUG_ROWS_CAP))
     rows = items_list(evalset=evalset, version=version)[:limit]
     return [item_turn(item, workspace) for item in rows]

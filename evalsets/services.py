@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from assay import semver
 from assay.models import Workspace
@@ -84,32 +85,37 @@ def evalset_delete(*, evalset: EvalSet) -> EvalSet:
 
 
 def _save(evalset: EvalSet) -> EvalSet:
-    evalset.save_named(taken=f"An evaluation set named {evalset.name!r} already exists here.")
+    evalset.save_named(
+        taken=_("An evaluation set named %(name)r already exists here.") % {"name": evalset.name}
+    )
     return evalset
 
 
 def _clean_name(name, errors: dict) -> str:
     name = (name or "").strip()
     if not name:
-        errors["name"] = ["An evaluation set needs a name."]
+        errors["name"] = [_("An evaluation set needs a name.")]
     elif len(name) > MAX_NAME:
-        errors["name"] = [f"Names are at most {MAX_NAME} characters."]
+        errors["name"] = [_("Names are at most %(max_name)s characters.") % {"max_name": MAX_NAME}]
     return name
 
 
 def _clean_tags(tags, errors: dict) -> list[str]:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        errors["tags"] = ["Tags must be a list of strings."]
+        errors["tags"] = [_("Tags must be a list of strings.")]
         return []
     cleaned = sorted({t.strip() for t in tags if t.strip()})
     if len(cleaned) > MAX_TAGS or any(len(t) > MAX_TAG_LEN for t in cleaned):
-        errors["tags"] = [f"At most {MAX_TAGS} tags of at most {MAX_TAG_LEN} characters."]
+        errors["tags"] = [
+            _("At most %(max_tags)s tags of at most %(max_tag_len)s characters.")
+            % {"max_tags": MAX_TAGS, "max_tag_len": MAX_TAG_LEN}
+        ]
     return cleaned
 
 
 def _ensure_live(evalset: EvalSet) -> None:
     if evalset.deleted_at is not None:
-        raise ValidationError({"evalset": "This evaluation set is deleted."})
+        raise ValidationError({"evalset": _("This evaluation set is deleted.")})
 
 
 # ----------------------------------------------------------------------------- columns
@@ -126,10 +132,12 @@ def clean_columns(columns) -> list[dict]:
 
 def _checked_columns(columns, errors: dict) -> list[dict]:
     if not isinstance(columns, list):
-        errors["columns"] = ["Columns must be a list."]
+        errors["columns"] = [_("Columns must be a list.")]
         return []
     if len(columns) > MAX_COLUMNS:
-        errors["columns"] = [f"A set has at most {MAX_COLUMNS} columns."]
+        errors["columns"] = [
+            _("A set has at most %(max_columns)s columns.") % {"max_columns": MAX_COLUMNS}
+        ]
         return []
     cleaned, seen = [], set()
     for index, column in enumerate(columns):
@@ -146,17 +154,22 @@ def _checked_columns(columns, errors: dict) -> list[dict]:
 
 def _checked_column(column) -> tuple[str | None, dict]:
     if not isinstance(column, dict):
-        return "each column is an object {name, content_type, description, required}", {}
+        return _("each column is an object {name, content_type, description, required}"), {}
     name = column.get("name")
     problem = column_name_problem(name)
     if problem:
         return problem, {}
     content_type = column.get("content_type", "Text")
     if content_type not in CONTENT_TYPES:
-        return f"content_type must be one of {', '.join(CONTENT_TYPES)}, got {content_type!r}", {}
+        return _("content_type must be one of %(content_types)s, got %(content_type)r") % {
+            "content_types": ", ".join(CONTENT_TYPES),
+            "content_type": content_type,
+        }, {}
     description = column.get("description") or ""
     if not isinstance(description, str) or len(description) > DESCRIPTION_CAP:
-        return f"description is text of at most {DESCRIPTION_CAP} characters", {}
+        return _("description is text of at most %(description_cap)s characters") % {
+            "description_cap": DESCRIPTION_CAP
+        }, {}
     return None, {
         "name": name,
         "content_type": content_type,
@@ -202,8 +215,11 @@ def _check_compatible(evalset, old: dict, cleaned: list[dict], renames: dict) ->
                 raise ValidationError(
                     {
                         "columns": [
-                            f"New column {column['name']!r} cannot be required: "
-                            "existing rows have no value for it."
+                            _(
+                                "New column %(name)r cannot be required: existing rows have "
+                                "no value for it."
+                            )
+                            % {"name": column["name"]}
                         ]
                     }
                 )
@@ -214,8 +230,15 @@ def _check_compatible(evalset, old: dict, cleaned: list[dict], renames: dict) ->
             raise ValidationError(
                 {
                     "columns": [
-                        f"Column {source!r} holds {before['content_type']} values in "
-                        f"{holding.count()} rows; clear them before changing its type."
+                        _(
+                            "Column %(source)r holds %(content_type)s values in %(count)s "
+                            "rows; clear them before changing its type."
+                        )
+                        % {
+                            "source": source,
+                            "content_type": before["content_type"],
+                            "count": holding.count(),
+                        }
                     ]
                 }
             )
@@ -223,8 +246,11 @@ def _check_compatible(evalset, old: dict, cleaned: list[dict], renames: dict) ->
             raise ValidationError(
                 {
                     "columns": [
-                        f"Column {column['name']!r} is empty in some rows; fill them "
-                        "before making it required."
+                        _(
+                            "Column %(name)r is empty in some rows; fill them before making "
+                            "it required."
+                        )
+                        % {"name": column["name"]}
                     ]
                 }
             )
@@ -266,7 +292,9 @@ def items_bulk(
     _ensure_live(evalset)
     create, update, delete = create or [], update or [], delete or []
     if len(create) + len(update) + len(delete) > MAX_BULK:
-        raise ValidationError({"items": [f"At most {MAX_BULK} changes per call."]})
+        raise ValidationError(
+            {"items": [_("At most %(max_bulk)s changes per call.") % {"max_bulk": MAX_BULK}]}
+        )
     builder = _item_builder(evalset)
     errors: dict[str, list[str]] = {}
     new_rows = [_checked_row(builder, p, f"create[{i}]", errors) for i, p in enumerate(create)]
@@ -306,11 +334,11 @@ def _item_builder(evalset: EvalSet) -> RowBuilder:
 
 def _record(payload, where: str, errors: dict) -> dict | None:
     if not isinstance(payload, dict):
-        errors[where] = ["Each item is an object {data, tags, human_verdict, label}."]
+        errors[where] = [_("Each item is an object {data, tags, human_verdict, label}.")]
         return None
     data = payload.get("data", {})
     if not isinstance(data, dict):
-        errors[f"{where}.data"] = ["data is an object {column: value}."]
+        errors[f"{where}.data"] = [_("data is an object {column: value}.")]
         return None
     extra = set(payload) - {"item_id", "data", "tags", "human_verdict", "label"}
     if extra:
@@ -319,7 +347,9 @@ def _record(payload, where: str, errors: dict) -> dict | None:
     record = {k: v for k, v in data.items()}
     for key in ("tags", "human_verdict", "label"):
         if key in data:
-            errors[f"{where}.data.{key}"] = [f"{key!r} is a row field, not a column."]
+            errors[f"{where}.data.{key}"] = [
+                _("%(key)r is a row field, not a column.") % {"key": key}
+            ]
         if key in payload:
             record[key] = payload[key]
     return record
@@ -346,7 +376,7 @@ def _draft_items_by_id(evalset: EvalSet, ids: list, errors: dict) -> dict:
             found.update({str(it.item_id): it for it in rows.filter(item_id__in=chunk)})
     missing = [i for i in wanted if i not in found] + ["(none)" for i in ids if not i]
     if missing:
-        errors["item_id"] = [f"No draft item {missing[0]!r} in this set."]
+        errors["item_id"] = [_("No draft item %(missing)r in this set.") % {"missing": missing[0]}]
     return found
 
 
@@ -430,11 +460,16 @@ def version_commit(
 def _check_new_version(evalset: EvalSet, version: str) -> None:
     existing = list(evalset.versions.values_list("version", flat=True))
     if version in existing:
-        raise ValidationError({"version": f"Version {version} already exists in this set."})
+        raise ValidationError(
+            {"version": _("Version %(version)s already exists in this set.") % {"version": version}}
+        )
     latest = max(existing, key=semver.sort_key) if existing else None
     if latest is not None and not semver.is_greater(version, latest):
         raise ValidationError(
-            {"version": f"{version} is not greater than the latest version {latest}."}
+            {
+                "version": _("%(version)s is not greater than the latest version %(latest)s.")
+                % {"version": version, "latest": latest}
+            }
         )
 
 

@@ -282,7 +282,7 @@ def export(request, id):
     evalset = _evalset(request, id)
     file_format = request.GET.get("format", "csv")
     if file_format not in ("csv", "jsonl"):
-        raise Http404("Unknown export format")
+        raise Http404(gettext("Unknown export format"))
     version = selectors.version_ref(evalset=evalset, ref=request.GET.get("version"))
     items = selectors.items_list(evalset=evalset, version=version)
     return export_response(evalset=evalset, version=version, items=items, file_format=file_format)
@@ -407,7 +407,7 @@ def media(request, path: str):
     prefix = workspace_prefix(request.workspace)
     kinds = tuple(f"{prefix}{kind}/" for kind in MEDIA_KEYS.values())
     if not path.startswith(kinds) or ".." in path.split("/") or not default_storage.exists(path):
-        raise Http404("No such file")
+        raise Http404(gettext("No such file"))
     response = FileResponse(default_storage.open(path, "rb"), content_type=media_mime(path))
     response["Content-Disposition"] = "inline"
     response["Cache-Control"] = "private, max-age=3600"

@@ -15,6 +15,8 @@ import math
 import re
 from typing import Any
 
+from django.utils.translation import gettext
+
 from assay.vocabulary import CONTENT_TYPES
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -76,9 +78,9 @@ def _within(number, bounds: tuple, kind, path: str, errors: Errors):
         what = (
             f"number from {low:g} to {high:g}"
             if kind is is_number
-            else f"whole number from {low} to {high}"
+            else gettext("whole number from %(low)s to %(high)s") % {"low": low, "high": high}
         )
-        errors.add(path, f"Must be a {what}.")
+        errors.add(path, gettext("Must be a %(what)s.") % {"what": what})
     return number
 
 
@@ -100,7 +102,7 @@ def validate_config(kind: str, config: dict) -> dict:
         errors.add("kind", str(exc))
         raise ConfigError(errors.by_path) from None
     if not isinstance(config, dict):
-        errors.add("config", "Config must be a JSON object.")
+        errors.add("config", gettext("Config must be a JSON object."))
         raise ConfigError(errors.by_path)
     errors.unknown_keys("", config, {"input_variables", *spec.keys})
     out: dict[str, Any] = {"input_variables": _variables(config.get("input_variables"), errors)}
@@ -114,7 +116,7 @@ def _variables(value: Any, errors: Errors) -> list[dict]:
     if value is None:
         return []
     if not isinstance(value, list):
-        errors.add("input_variables", "Must be a list.")
+        errors.add("input_variables", gettext("Must be a list."))
         return []
     seen: set[str] = set()
     return [_variable(item, f"input_variables[{i}]", seen, errors) for i, item in enumerate(value)]
@@ -122,30 +124,32 @@ def _variables(value: Any, errors: Errors) -> list[dict]:
 
 def _variable(item: Any, path: str, seen: set[str], errors: Errors) -> dict:
     if not isinstance(item, dict):
-        errors.add(path, "Must be an object with name and content_type.")
+        errors.add(path, gettext("Must be an object with name and content_type."))
         return {}
     errors.unknown_keys(path, item, VARIABLE_KEYS)
     name = item.get("name")
     if not isinstance(name, str) or not NAME_RE.match(name):
         errors.add(
-            f"{path}.name", "Must be an identifier: a letter or _, then up to 63 of A-Z a-z 0-9 _."
+            f"{path}.name",
+            gettext("Must be an identifier: a letter or _, then up to 63 of A-Z a-z 0-9 _."),
         )
     elif name in seen:
-        errors.add(f"{path}.name", f"Duplicate variable name {name!r}.")
+        errors.add(f"{path}.name", gettext("Duplicate variable name %(name)r.") % {"name": name})
     else:
         seen.add(name)
     ctype = item.get("content_type")
     if ctype not in CONTENT_TYPES:
         errors.add(
             f"{path}.content_type",
-            f"Unknown content type {ctype!r}; expected one of {', '.join(CONTENT_TYPES)}.",
+            gettext("Unknown content type %(ctype)r; expected one of %(content_types)s.")
+            % {"ctype": ctype, "content_types": ", ".join(CONTENT_TYPES)},
         )
     required = item.get("required", True)
     if not isinstance(required, bool):
-        errors.add(f"{path}.required", "Must be true or false.")
+        errors.add(f"{path}.required", gettext("Must be true or false."))
     description = item.get("description", "")
     if not isinstance(description, str):
-        errors.add(f"{path}.description", "Must be a string.")
+        errors.add(f"{path}.description", gettext("Must be a string."))
     return {"name": name, "content_type": ctype, "required": required, "description": description}
 
 

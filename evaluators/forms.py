@@ -36,9 +36,11 @@ class EvaluatorDraftForm(forms.Form):
         try:
             value = json.loads(self.cleaned_data["config_json"])
         except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"Config is not valid JSON: {exc}") from None
+            raise forms.ValidationError(
+                gettext("Config is not valid JSON: %(exc)s") % {"exc": exc}
+            ) from None
         if not isinstance(value, dict):
-            raise forms.ValidationError("Config must be a JSON object.")
+            raise forms.ValidationError(gettext("Config must be a JSON object."))
         return value
 
     def service_fields(self) -> dict:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from assay.vocabulary import MEANINGS, POLICY_KINDS, PolicyKind, ScoreMeaning, Verdict
 
@@ -38,12 +39,16 @@ RULES: dict[str, Rule] = {
     PolicyKind.THRESHOLD: Rule(
         # risk passes strictly below t (garak's ThresholdEvaluator: a score equal to t fails)
         passes=lambda v, t, risk: v < t if risk else v >= t,
-        words=lambda t, risk: f"pass if score < {t:g}" if risk else f"pass if score ≥ {t:g}",
+        words=lambda t, risk: (
+            _("pass if score < %(t)s") % {"t": format(t, "g")}
+            if risk
+            else _("pass if score ≥ %(t)s") % {"t": format(t, "g")}
+        ),
         uses_threshold=True,
     ),
     PolicyKind.ZERO_TOLERANCE: Rule(
         passes=lambda v, t, risk: v == (0.0 if risk else 1.0),
-        words=lambda t, risk: "pass only if score = 0" if risk else "pass only if score = 1",
+        words=lambda t, risk: _("pass only if score = 0") if risk else _("pass only if score = 1"),
         uses_threshold=False,
     ),
 }
@@ -120,21 +125,26 @@ def validate_policy(policy: dict | None) -> dict:
     if policy is None:
         return dict(DEFAULT_POLICY)
     if not isinstance(policy, dict):
-        raise ValueError("A policy is an object like {'kind': 'threshold', 'threshold': 0.5}.")
+        raise ValueError(_("A policy is an object like {'kind': 'threshold', 'threshold': 0.5}."))
     unknown = set(policy) - {"kind", "threshold"}
     if unknown:
-        raise ValueError(f"Unknown policy field(s): {', '.join(sorted(unknown))}.")
+        raise ValueError(
+            _("Unknown policy field(s): %(unknown)s.") % {"unknown": ", ".join(sorted(unknown))}
+        )
     rule = RULES.get(policy.get("kind"))
     if rule is None:
         kinds = " or ".join(POLICY_KINDS)
-        raise ValueError(f"Unknown policy kind {policy.get('kind')!r}; use {kinds}.")
+        raise ValueError(
+            _("Unknown policy kind %(kind)r; use %(kinds)s.")
+            % {"kind": policy.get("kind"), "kinds": kinds}
+        )
     if not rule.uses_threshold:
         return {"kind": policy["kind"]}
     threshold = policy.get("threshold", DEFAULT_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise ValueError("The threshold must be a number in [0, 1].")
+        raise ValueError(_("The threshold must be a number in [0, 1]."))
     if not math.isfinite(threshold) or not 0 <= threshold <= 1:
-        raise ValueError("The threshold must be a number in [0, 1].")
+        raise ValueError(_("The threshold must be a number in [0, 1]."))
     return {"kind": policy["kind"], "threshold": float(threshold)}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -65,9 +66,11 @@ class EvaluatorCreateSerializer(StrictSerializer):
 
     def validate(self, attrs):
         if not attrs.get("template") and not attrs.get("kind"):
-            raise serializers.ValidationError({"kind": "Give a kind (llm or code) or a template."})
+            raise serializers.ValidationError(
+                {"kind": _("Give a kind (llm or code) or a template.")}
+            )
         if not attrs.get("template") and not attrs.get("name"):
-            raise serializers.ValidationError({"name": "An evaluator needs a name."})
+            raise serializers.ValidationError({"name": _("An evaluator needs a name.")})
         return attrs
 
 

@@ -35,7 +35,7 @@ def _baseline(workspace, ref: str, candidate):
     found = selectors.baseline_latest(workspace=workspace, candidate=candidate)
     if found is None:
         raise ValidationError(
-            {"baseline": "No completed run on this evalset is marked as a baseline."}
+            {"baseline": gettext("No completed run on this evalset is marked as a baseline.")}
         )
     return found
 
@@ -548,7 +548,9 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         experiment = self.get_object()
         fmt = request.query_params.get("format", "csv")
         if fmt not in FORMATS:
-            raise ValidationError({"format": f"Use one of {', '.join(FORMATS)}."})
+            raise ValidationError(
+                {"format": gettext("Use one of %(formats)s.") % {"formats": ", ".join(FORMATS)}}
+            )
         response = StreamingHttpResponse(
             export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt]
         )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from assay.vocabulary import ContentType
 from evaluators.turns import OUTPUT_NAMES, turn_build
 
@@ -61,17 +63,19 @@ def mapping_problems(
 ) -> list[str]:
     """Every problem with a mapping: unmapped required variables, unknown sources, type clashes."""
     if not isinstance(mapping, dict):
-        return ["The mapping must be an object of variable → source."]
+        return [_("The mapping must be an object of variable → source.")]
     declared = {v["name"]: v for v in variables}
     by_name = {c["name"]: c for c in columns}
     problems = [
-        f"{name!r} is not a variable of this evaluator." for name in mapping if name not in declared
+        _("%(name)r is not a variable of this evaluator.") % {"name": name}
+        for name in mapping
+        if name not in declared
     ]
     for name, variable in declared.items():
         source = mapping.get(name)
         if not source:
             if variable.get("required", True):
-                problems.append(f"Required variable {name!r} is not mapped.")
+                problems.append(_("Required variable %(name)r is not mapped.") % {"name": name})
             continue
         problems.extend(_source_problems(name, variable, source, by_name, target_outputs))
     return problems
@@ -84,7 +88,10 @@ def _source_problems(name, variable, source, by_name, target_outputs) -> list[st
         return [f"{name!r}: unknown source {source!r} (use column:<name> or {TARGET_OUTPUT})."]
     column = by_name.get(source.removeprefix("column:"))
     if column is None:
-        return [f"{name!r} is mapped to a column the evalset does not have: {source!r}."]
+        return [
+            _("%(name)r is mapped to a column the evalset does not have: %(source)r.")
+            % {"name": name, "source": source}
+        ]
     if column["content_type"] != variable["content_type"]:
         return [
             f"{name!r} is {variable['content_type']} but column {column['name']!r} is "
@@ -95,12 +102,21 @@ def _source_problems(name, variable, source, by_name, target_outputs) -> list[st
 
 def _target_problems(name, variable, output: str, target_outputs) -> list[str]:
     if not target_outputs:
-        return [f"{name!r} is mapped to the target output, but the experiment has no target."]
+        return [
+            _("%(name)r is mapped to the target output, but the experiment has no target.")
+            % {"name": name}
+        ]
     if output not in target_outputs:
         offered = ", ".join(target_source(o) for o in target_outputs)
-        return [f"{name!r}: the target does not produce {output!r} (it offers {offered})."]
+        return [
+            _("%(name)r: the target does not produce %(output)r (it offers %(offered)s).")
+            % {"name": name, "output": output, "offered": offered}
+        ]
     if variable["content_type"] != ContentType.TEXT:
-        return [f"{name!r} is {variable['content_type']}; the target output is Text."]
+        return [
+            _("%(name)r is %(content_type)s; the target output is Text.")
+            % {"name": name, "content_type": variable["content_type"]}
+        ]
     return []
 
 
@@ -129,16 +145,16 @@ def applies_to_problems(value: Any, columns: list[dict]) -> list[str]:
     """What is wrong with a binding's row filter: {"tags": [...]} (rows with any of these
     tags) and/or {"column": name} (rows where that column has a value)."""
     if not isinstance(value, dict):
-        return ["applies_to is an object with tags and/or column."]
+        return [_("applies_to is an object with tags and/or column.")]
     problems = [f"Unknown field {k!r}." for k in sorted(set(value) - APPLIES_KEYS)]
     tags = value.get("tags")
     if tags is not None and (
         not isinstance(tags, list) or not tags or not all(isinstance(t, str) and t for t in tags)
     ):
-        problems.append("tags is a non-empty list of tags.")
+        problems.append(_("tags is a non-empty list of tags."))
     column = value.get("column")
     if column is not None and column not in {c["name"] for c in columns}:
-        problems.append(f"The evalset version has no column {column!r}.")
+        problems.append(_("The evalset version has no column %(column)r.") % {"column": column})
     return problems
 
 

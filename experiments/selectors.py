@@ -43,7 +43,7 @@ def experiment_list(
     if evaluator:
         uid = as_uuid(evaluator)
         if uid is None:
-            raise ValidationError({"evaluator": "Give an evaluator id."})
+            raise ValidationError({"evaluator": gettext("Give an evaluator id.")})
         qs = qs.filter(bindings__evaluator_version__evaluator__public_id=uid).distinct()
     qs = qs.select_related("evalset_version__evalset", "created_by")
     return qs.annotate(binding_count=Count("bindings")).order_by("-created_at", "-pk")
@@ -56,7 +56,9 @@ def _evalset_filter(workspace: Workspace, ref: str) -> Q:
         return Q(evalset_version__public_id=uid) | Q(evalset_version__evalset__public_id=uid)
     name, version = named
     if not EvalSet.objects.filter(workspace=workspace, name=name, deleted_at__isnull=True).exists():
-        raise ValidationError({"evalset": f"No evaluation set is named {name!r}."})
+        raise ValidationError(
+            {"evalset": gettext("No evaluation set is named %(name)r.") % {"name": name}}
+        )
     live = Q(evalset_version__evalset__name=name, evalset_version__evalset__deleted_at__isnull=True)
     return live & Q(evalset_version__version=version) if version else live
 
@@ -277,7 +279,9 @@ def results_list(
         qs = _by_evaluator(qs, evaluator, errors)
     if verdict:
         if verdict not in Verdict.values:
-            errors["verdict"] = f"Unknown verdict {verdict!r}; use pass, fail or unknown."
+            errors["verdict"] = gettext(
+                "Unknown verdict %(verdict)r; use pass, fail or unknown."
+            ) % {"verdict": verdict}
         qs = qs.filter(Q(human_verdict=verdict) | Q(human_verdict="", verdict=verdict))
     if status:
         if status not in ResultStatus.values:
@@ -310,7 +314,9 @@ def _by_evaluator(qs, value: str, errors: dict) -> QuerySet:
         return qs.filter(binding_id=int(value))
     ref = as_uuid(value)
     if ref is None:
-        errors["evaluator"] = "Give a binding id, an evaluator id or an evaluator version id."
+        errors["evaluator"] = gettext(
+            "Give a binding id, an evaluator id or an evaluator version id."
+        )
         return qs
     return qs.filter(
         Q(binding__evaluator_version__evaluator__public_id=ref)
@@ -336,7 +342,7 @@ def _by_score(qs, value, name: str, op: str, errors: dict) -> QuerySet:
     except (TypeError, ValueError):
         number = math.nan
     if not math.isfinite(number):
-        errors[name] = "Give a number, e.g. 0.5."
+        errors[name] = gettext("Give a number, e.g. 0.5.")
         return qs
     return qs.filter(**{f"score__{op}": number})
 
@@ -346,14 +352,14 @@ def result_get(*, experiment: Experiment, result_id) -> Result:
     try:
         pk = int(result_id)
     except (TypeError, ValueError):
-        raise Http404("No such result") from None
+        raise Http404(gettext("No such result")) from None
     found = (
         Result.objects.filter(experiment=experiment, pk=pk)
         .select_related("binding__evaluator_version__evaluator")
         .first()
     )
     if found is None:
-        raise Http404("No such result")
+        raise Http404(gettext("No such result"))
     return found
 
 
@@ -406,11 +412,16 @@ def clone_versions(*, workspace: Workspace, experiment: Experiment, versions: di
     for evaluator_id, version in versions.items():
         evaluator = evaluator_for(workspace=workspace, public_id=evaluator_id)
         if evaluator is None or evaluator.pk not in in_use:
-            errors[f"versions.{evaluator_id}"] = ["This evaluator is not in the experiment."]
+            errors[f"versions.{evaluator_id}"] = [
+                gettext("This evaluator is not in the experiment.")
+            ]
             continue
         found = evaluator.versions.filter(version=version).first()
         if found is None:
-            errors[f"versions.{evaluator_id}"] = [f"{evaluator.name} has no version {version}."]
+            errors[f"versions.{evaluator_id}"] = [
+                gettext("%(name)s has no version %(version)s.")
+                % {"name": evaluator.name, "version": version}
+            ]
             continue
         resolved[evaluator.pk] = found
     if errors:
@@ -427,8 +438,11 @@ def evalset_version_required(*, workspace: Workspace, public_id) -> EvalSetVersi
     if version is None:
         raise ValidationError(
             {
-                "evalset_version": "No such evalset version in this workspace: "
-                f"{str(public_id)[:200]!r} (give its id, or name@version)."
+                "evalset_version": gettext(
+                    "No such evalset version in this workspace: %(public_id)r (give its id, "
+                    "or name@version)."
+                )
+                % {"public_id": str(public_id)[:200]}
             }
         )
     return version

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -45,7 +46,7 @@ class ExperimentCreateSerializer(StrictSerializer):
 
     def validate_target(self, value):
         if value is not None and not isinstance(value, dict):
-            raise serializers.ValidationError("The target is an object with a kind.")
+            raise serializers.ValidationError(_("The target is an object with a kind."))
         return value
 
 

@@ -3,6 +3,7 @@ against hashed API tokens."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import authentication, exceptions
 
 from assay.services import token_authenticate
@@ -30,7 +31,7 @@ class TokenAuthentication(authentication.BaseAuthentication):
             )
         token = token_authenticate(key=header[1])
         if token is None:
-            raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
+            raise exceptions.AuthenticationFailed(_("Invalid or revoked API token."))
         return token.user, token
 
     def authenticate_header(self, request) -> str:

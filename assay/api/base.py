@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status, viewsets
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
@@ -29,7 +30,7 @@ def resolve_workspace(request) -> Workspace | None:
     if slug:
         workspace = mine.filter(slug=slug).first()
         if workspace is None:
-            raise Http404("No such workspace")
+            raise Http404(_("No such workspace"))
         return workspace
     return mine.order_by("created_at").first()
 
@@ -76,7 +77,7 @@ class WorkspaceScopedViewSet(WorkspaceMixin, viewsets.GenericViewSet):
         if getattr(self, "swagger_fake_view", False):
             return self.scoped_queryset_model().objects.none()
         if self.request.workspace is None:
-            raise exceptions.NotFound("No workspace selected.")
+            raise exceptions.NotFound(_("No workspace selected."))
         return self.scoped_queryset()
 
     def scoped_queryset_model(self):

@@ -73,7 +73,9 @@ def _too_large() -> str:
     from django.conf import settings
 
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return f"The request body (files aside) is over the limit: the limit is {limit:,} bytes."
+    return _("The request body (files aside) is over the limit: the limit is %(limit)s bytes.") % {
+        "limit": format(limit, ",")
+    }
 
 
 def json_bad_request(request, exception=None):
@@ -90,7 +92,7 @@ def json_bad_request(request, exception=None):
 def json_server_error(request):
     """500 handler: JSON under /api/ (never Django's HTML page), the page elsewhere."""
     if request.path.startswith("/api/"):
-        body = error_body("server_error", "Something went wrong on our side; it was logged.")
+        body = error_body("server_error", _("Something went wrong on our side; it was logged."))
         return JsonResponse(body, status=500)
     from django.views.defaults import server_error
 

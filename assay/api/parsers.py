@@ -8,6 +8,7 @@ both would otherwise end as a 500 instead of an answer naming the problem.
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, parsers, status
 
 MAX_DEPTH = 64
@@ -29,7 +30,8 @@ class JSONObjectParser(parsers.JSONParser):
             raise exceptions.ParseError(_too_deep()) from None
         if not isinstance(data, dict):
             raise exceptions.ParseError(
-                f"The request body must be a JSON object, not {_json_type(data)}."
+                _("The request body must be a JSON object, not %(data)s.")
+                % {"data": _json_type(data)}
             )
         if json_depth(data) > MAX_DEPTH:
             raise exceptions.ParseError(_too_deep())
@@ -41,11 +43,16 @@ def _check_length(parser_context) -> None:
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     length = request.META.get("CONTENT_LENGTH") if request is not None else None
     if limit and length and str(length).isdigit() and int(length) > limit:
-        raise BodyTooLarge(f"The request body is {int(length):,} bytes; the limit is {limit:,}.")
+        raise BodyTooLarge(
+            _("The request body is %(length)s bytes; the limit is %(limit)s.")
+            % {"length": format(int(length), ","), "limit": format(limit, ",")}
+        )
 
 
 def _too_deep() -> str:
-    return f"The JSON body is nested more than {MAX_DEPTH} levels deep."
+    return _("The JSON body is nested more than %(max_depth)s levels deep.") % {
+        "max_depth": MAX_DEPTH
+    }
 
 
 def _json_type(value) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
 from rest_framework import permissions
 
 from assay.models import Membership
@@ -16,7 +17,7 @@ def role_allows(role: str, needed: str) -> bool:
 class WorkspaceRolePermission(permissions.BasePermission):
     """Authenticated members only; unsafe methods need the view's `write_role` (editor)."""
 
-    message = "Your role in this workspace does not allow this."
+    message = gettext_lazy("Your role in this workspace does not allow this.")
 
     def has_permission(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):

@@ -73,8 +73,10 @@ class WorkspaceViewSet(WorkspaceMixin, viewsets.ModelViewSet):
         if isinstance(request.auth, ApiToken) and request.method not in SAFE_METHODS:
             self.permission_denied(
                 request,
-                message="An API token acts inside its own workspace; sign in to create or "
-                "rename workspaces.",
+                message=gettext(
+                    "An API token acts inside its own workspace; sign in to create or rename "
+                    "workspaces."
+                ),
             )
 
     def perform_create(self, serializer):

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpcore2
 import httpx2
+from django.utils.translation import gettext as _
 
 ANY, PUBLIC = "*", "public"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -114,7 +115,7 @@ def url_problem(url: str, policy: OutboundPolicy) -> str | None:
     """Why a URL cannot be used, checked when it is saved (None when it may be)."""
     parts = urlsplit(url or "")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "Give an http:// or https:// URL."
+        return _("Give an http:// or https:// URL.")
     try:
         resolve_checked(parts.hostname, parts.port or 443, policy)
     except OutboundRefused as exc:

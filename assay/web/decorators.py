@@ -6,6 +6,7 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext as _
 
 from ..api.permissions import role_allows
 from ..models import Membership
@@ -23,7 +24,7 @@ def workspace_view(role: str = Membership.Role.VIEWER, write_role: str = Members
             request.membership = membership_get(workspace=request.workspace, user=request.user)
             needed = write_role if request.method not in {"GET", "HEAD"} else role
             if not role_allows(request.membership.role, needed):
-                raise PermissionDenied("Your role in this workspace does not allow this.")
+                raise PermissionDenied(_("Your role in this workspace does not allow this."))
             request.session["workspace_slug"] = ws
             return view(request, *args, **kwargs)
 

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from assay.vocabulary import CONTENT_TYPES
 
@@ -50,7 +51,7 @@ def import_create(
     if configure and not start:
         raise TypeError("configure options are import_configure's: they need start=True")
     if evalset.deleted_at is not None:
-        raise ValidationError({"evalset": "This evaluation set is deleted."})
+        raise ValidationError({"evalset": _("This evaluation set is deleted.")})
     name = getattr(upload, "name", "") or "upload"
     file_format = _format_of(name, file_format)
     _check_size(name, upload.size)
@@ -89,12 +90,22 @@ def import_create(
 def _format_of(name: str, file_format: str | None) -> str:
     if file_format:
         if file_format not in ImportFormat.values:
-            raise ValidationError({"format": f"Unknown format {file_format!r}; use csv or jsonl."})
+            raise ValidationError(
+                {
+                    "format": _("Unknown format %(file_format)r; use csv or jsonl.")
+                    % {"file_format": file_format}
+                }
+            )
         return file_format
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if ext not in EXTENSIONS:
         raise ValidationError(
-            {"file": f"Cannot tell the format of {name!r}: name it .csv or .jsonl, or say which."}
+            {
+                "file": _(
+                    "Cannot tell the format of %(name)r: name it .csv or .jsonl, or say which."
+                )
+                % {"name": name}
+            }
         )
     return EXTENSIONS[ext]
 
@@ -102,7 +113,16 @@ def _format_of(name: str, file_format: str | None) -> str:
 def _check_size(name: str, size: int) -> None:
     if size > max_import_bytes():
         raise ValidationError(
-            {"file": f"{name} is {size:,} bytes; imports are at most {max_import_bytes():,} bytes."}
+            {
+                "file": _(
+                    "%(name)s is %(size)s bytes; imports are at most %(max_import_bytes)s bytes."
+                )
+                % {
+                    "name": name,
+                    "size": format(size, ","),
+                    "max_import_bytes": format(max_import_bytes(), ","),
+                }
+            }
         )
     if size == 0:
         raise ValidationError({"file": f"{name} is empty."})
@@ -112,7 +132,12 @@ def _checked_encoding(upload, encoding: str) -> str:
     """The chosen encoding, when the file's start reads in it; else one file-level error with
     a guess (not one error per line)."""
     if encoding not in ENCODINGS:
-        raise ValidationError({"encoding": f"The encoding is one of {', '.join(ENCODINGS)}."})
+        raise ValidationError(
+            {
+                "encoding": _("The encoding is one of %(encodings)s.")
+                % {"encodings": ", ".join(ENCODINGS)}
+            }
+        )
     upload.seek(0)
     sample = upload.read(SNIFF_BYTES)
     upload.seek(0)
@@ -129,7 +154,7 @@ def detect_fields(path: str, file_format: str, encoding: str = "utf-8") -> list[
             return fields
         fields = jsonl_fields(binary, encoding=encoding)
     if not fields:
-        raise FileProblem(1, "", "no JSON object found in the first lines")
+        raise FileProblem(1, "", _("no JSON object found in the first lines"))
     return fields
 
 
@@ -169,7 +194,9 @@ def import_configure(
 ) -> EvalSetImport:
     """Check the mapping against the set's columns and the file's fields, then queue the job."""
     if job.status != ImportStatus.MAPPING:
-        raise ValidationError({"status": f"This import is already {job.status}."})
+        raise ValidationError(
+            {"status": _("This import is already %(status)s.") % {"status": job.status}}
+        )
     if mapping is None and new_columns is None:
         mapping, new_columns = proposed_mapping(job)
     mapping, new_columns = mapping or {}, new_columns or []
@@ -192,7 +219,9 @@ def _enqueue(job_id: int) -> None:
 
 def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
     if not isinstance(new_columns, list):
-        raise ValidationError({"new_columns": ["new_columns is a list of {name, content_type}."]})
+        raise ValidationError(
+            {"new_columns": [_("new_columns is a list of {name, content_type}.")]}
+        )
     cleaned, existing = [], set(evalset.column_names)
     for column in new_columns:
         name = column.get("name") if isinstance(column, dict) else None
@@ -201,7 +230,10 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
         if problem is None and (name in existing or name in {c["name"] for c in cleaned}):
             problem = f"column {name!r} already exists"
         if problem is None and content_type not in CONTENT_TYPES:
-            problem = f"content_type of {name!r} must be one of {', '.join(CONTENT_TYPES)}"
+            problem = _("content_type of %(name)r must be one of %(content_types)s") % {
+                "name": name,
+                "content_types": ", ".join(CONTENT_TYPES),
+            }
         if problem:
             raise ValidationError({"new_columns": [problem]})
         cleaned.append(
@@ -212,35 +244,48 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
 
 def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None:
     if not isinstance(mapping, dict):
-        raise ValidationError({"mapping": ["mapping is an object {file field: target}."]})
+        raise ValidationError({"mapping": [_("mapping is an object {file field: target}.")]})
     # Every step is a dict or set lookup: the cost stays linear in the number of fields.
     columns = {c["name"]: c for c in job.evalset.columns + new_columns}
     problems = []
     unmapped = [f for f in job.fields if f not in mapping]
     for field in unmapped:
         problems.append(
-            f"line 1, column {field!r}: unknown column {field!r}; map it to a column of the set "
-            "or choose to ignore it"
+            _(
+                "line 1, column %(field)r: unknown column %(field)r; map it to a column of "
+                "the set or choose to ignore it"
+            )
+            % {"field": field}
         )
     targets = Counter(t for t in mapping.values() if isinstance(t, str) and t != IGNORE)
     for field, target in mapping.items():
         if not isinstance(target, str) or (
             target not in columns and target not in SPECIAL_TARGETS and target != IGNORE
         ):
-            problems.append(f"field {field!r} maps to {target!r}, which is not a column of the set")
+            problems.append(
+                _("field %(field)r maps to %(target)r, which is not a column of the set")
+                % {"field": field, "target": target}
+            )
         elif target != IGNORE and targets[target] > 1:
             problems.append(f"more than one field maps to {target!r}")
     for column in columns.values():
         if column.get("required") and column["name"] not in targets:
-            problems.append(f"column {column['name']!r} is required but no field maps to it")
+            problems.append(
+                _("column %(name)r is required but no field maps to it") % {"name": column["name"]}
+            )
     unused = [c["name"] for c in new_columns if c["name"] not in targets]
-    problems += [f"new column {name!r} has no field mapped to it" for name in unused]
+    problems += [
+        _("new column %(name)r has no field mapped to it") % {"name": name} for name in unused
+    ]
     existing = job.evalset.column_names
     if existing and not any(target in existing for target in targets):
         names = ", ".join(existing[:10])
         problems.append(
-            f"no field of the file maps to a column of the set ({names}); map at least one, "
-            "or every imported row would be empty there"
+            _(
+                "no field of the file maps to a column of the set (%(names)s); map at least "
+                "one, or every imported row would be empty there"
+            )
+            % {"names": names}
         )
     if problems:
         raise ValidationError({"mapping": list(dict.fromkeys(problems))})
@@ -272,9 +317,11 @@ def import_retry_skipping(*, job: EvalSetImport, user: AbstractBaseUser | None) 
     """Import a failed job's file again with the same mapping, skipping the bad rows: a new
     job on the same stored upload (nothing to upload again)."""
     if job.status != ImportStatus.FAILED or job.skip_bad_rows:
-        raise ValidationError({"status": "Only an import that failed on bad rows can be retried."})
+        raise ValidationError(
+            {"status": _("Only an import that failed on bad rows can be retried.")}
+        )
     if job.evalset.deleted_at is not None:
-        raise ValidationError({"evalset": "This evaluation set is deleted."})
+        raise ValidationError({"evalset": _("This evaluation set is deleted.")})
     existing = set(job.evalset.column_names)
     retry = EvalSetImport.objects.create(
         workspace=job.workspace,

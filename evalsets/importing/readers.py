@@ -13,6 +13,8 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 
+from django.utils.translation import gettext as _
+
 from assay.safety.csvcells import csv_restore
 
 from ..items.content import TEXT_CELL_CAP
@@ -46,10 +48,14 @@ def encoding_problem(sample: bytes, encoding: str) -> str:
         return ""
     guess = next((e for e in ("utf-8", "gb18030") if e != encoding and _decodes(sample, e)), "")
     looks = f" It looks like {guess.upper()}." if guess else ""
-    return (
-        f"The file is not {encoding.upper()} text.{looks} Choose its encoding "
-        f"({', '.join(e.upper() for e in ENCODINGS)}) and upload it again."
-    )
+    return _(
+        "The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and "
+        "upload it again."
+    ) % {
+        "upper": encoding.upper(),
+        "looks": looks,
+        "encodings": ", ".join(e.upper() for e in ENCODINGS),
+    }
 
 
 def _decodes(sample: bytes, encoding: str) -> bool:

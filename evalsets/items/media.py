@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 
@@ -95,8 +96,14 @@ def media_store(*, workspace: Workspace, upload, expected: str | None = None) ->
     if upload.size > max_media_bytes():
         raise ValidationError(
             {
-                "file": f"{name} is {upload.size:,} bytes; media files are at most "
-                f"{max_media_bytes():,} bytes."
+                "file": _(
+                    "%(name)s is %(size)s bytes; media files are at most %(max_media_bytes)s bytes."
+                )
+                % {
+                    "name": name,
+                    "size": format(upload.size, ","),
+                    "max_media_bytes": format(max_media_bytes(), ","),
+                }
             }
         )
     upload.seek(0)
@@ -104,11 +111,21 @@ def media_store(*, workspace: Workspace, upload, expected: str | None = None) ->
     upload.seek(0)
     if found is None:
         raise ValidationError(
-            {"file": f"{name} is not an image or audio file (its content is not a known format)."}
+            {
+                "file": _(
+                    "%(name)s is not an image or audio file (its content is not a known format)."
+                )
+                % {"name": name}
+            }
         )
     kind = found[0]
     if expected and MEDIA_KEYS.get(expected) != kind:
-        raise ValidationError({"file": f"{name} is an {kind} file; this column holds {expected}."})
+        raise ValidationError(
+            {
+                "file": _("%(name)s is an %(kind)s file; this column holds %(expected)s.")
+                % {"name": name, "kind": kind, "expected": expected}
+            }
+        )
     path = f"{workspace_prefix(workspace)}{kind}/{uuid.uuid4().hex}/{safe_name(name)}"
     stored = default_storage.save(path, upload)
     content_type = IMAGE if kind == "image" else AUDIO
@@ -127,9 +144,12 @@ def uri_checker(workspace: Workspace, cache_size: int = 10_000) -> UriCheck:
         if uri in seen:
             return
         if not uri.startswith(f"{prefix}{kind}/") or ".." in uri.split("/"):
-            raise CellError(f"{uri[:120]!r} is not an uploaded {kind} file of this workspace")
+            raise CellError(
+                _("%(uri)r is not an uploaded %(kind)s file of this workspace")
+                % {"uri": uri[:120], "kind": kind}
+            )
         if not default_storage.exists(uri):
-            raise CellError(f"no uploaded file at {uri[:120]!r}")
+            raise CellError(_("no uploaded file at %(uri)r") % {"uri": uri[:120]})
         if len(seen) < cache_size:
             seen.add(uri)
 

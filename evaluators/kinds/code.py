@@ -77,15 +77,19 @@ def _check_python(source: str, errors: Errors) -> None:
     try:
         tree = ast.parse(source)  # parse only: nothing is compiled to bytecode or executed
     except SyntaxError as exc:
-        errors.add("source", f"Syntax error on line {exc.lineno}: {exc.msg}.")
+        errors.add(
+            "source",
+            gettext("Syntax error on line %(lineno)s: %(msg)s.")
+            % {"lineno": exc.lineno, "msg": exc.msg},
+        )
         return
     if not any(isinstance(n, ast.FunctionDef) and n.name == "exec_evaluation" for n in tree.body):
-        errors.add("source", "Define a top-level function: def exec_evaluation(turn).")
+        errors.add("source", gettext("Define a top-level function: def exec_evaluation(turn)."))
 
 
 def _check_javascript(source: str, errors: Errors) -> None:
     if not JS_ENTRY_RE.search(source):
-        errors.add("source", "Define function exec_evaluation(turn) (or execEvaluation).")
+        errors.add("source", gettext("Define function exec_evaluation(turn) (or execEvaluation)."))
 
 
 CHECKS = {"python": _check_python, "javascript": _check_javascript}
@@ -111,11 +115,13 @@ class CodeKind(EvaluatorKindSpec):
             )
         source = config.get("source")
         if not isinstance(source, str):
-            errors.add("source", "Must be a string.")
+            errors.add("source", gettext("Must be a string."))
         elif len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
             size = len(source.encode("utf-8"))
             errors.add(
-                "source", f"Source is {size} bytes; the limit is {MAX_SOURCE_BYTES} (64 KiB)."
+                "source",
+                gettext("Source is %(size)s bytes; the limit is %(max_source_bytes)s (64 KiB).")
+                % {"size": size, "max_source_bytes": MAX_SOURCE_BYTES},
             )
         return {
             "language": language,

@@ -112,17 +112,17 @@ class LlmKind(EvaluatorKindSpec):
 
 def _messages(value: Any, errors: Errors) -> list[dict]:
     if not isinstance(value, list) or not value:
-        errors.add("messages", "Must be a non-empty list of messages.")
+        errors.add("messages", gettext("Must be a non-empty list of messages."))
         return []
     out = [_message(item, f"messages[{i}]", errors) for i, item in enumerate(value)]
     if not any(m.get("role") == "user" for m in out):
-        errors.add("messages", "At least one message must have role 'user'.")
+        errors.add("messages", gettext("At least one message must have role 'user'."))
     return out
 
 
 def _message(item: Any, path: str, errors: Errors) -> dict:
     if not isinstance(item, dict):
-        errors.add(path, "Must be an object with role and content.")
+        errors.add(path, gettext("Must be an object with role and content."))
         return {}
     errors.unknown_keys(path, item, {"role", "content"})
     role = item.get("role")
@@ -131,18 +131,20 @@ def _message(item: Any, path: str, errors: Errors) -> dict:
     content = item.get("content")
     if isinstance(content, str):
         if not content.strip():
-            errors.add(f"{path}.content", "Must not be empty.")
+            errors.add(f"{path}.content", gettext("Must not be empty."))
     elif isinstance(content, list) and content:
         content = [_part(p, f"{path}.content[{i}]", errors) for i, p in enumerate(content)]
     else:
-        errors.add(f"{path}.content", "Must be a non-empty string or a non-empty list of parts.")
+        errors.add(
+            f"{path}.content", gettext("Must be a non-empty string or a non-empty list of parts.")
+        )
     return {"role": role, "content": content}
 
 
 def _text_part(part: dict, path: str, errors: Errors) -> dict:
     errors.unknown_keys(path, part, {"type", "text"})
     if not isinstance(part.get("text"), str):
-        errors.add(f"{path}.text", "Must be a string.")
+        errors.add(f"{path}.text", gettext("Must be a string."))
     return {"type": "text", "text": part.get("text")}
 
 
@@ -150,7 +152,7 @@ def _variable_part(part: dict, path: str, errors: Errors) -> dict:
     errors.unknown_keys(path, part, {"type", "variable"})
     variable = part.get("variable")
     if not isinstance(variable, str) or not NAME_RE.match(variable):
-        errors.add(f"{path}.variable", "Must name a declared variable.")
+        errors.add(f"{path}.variable", gettext("Must name a declared variable."))
     return {"type": "multi_part_variable", "variable": variable}
 
 
@@ -159,13 +161,14 @@ PARTS = {"text": _text_part, "multi_part_variable": _variable_part}
 
 def _part(part: Any, path: str, errors: Errors) -> dict:
     if not isinstance(part, dict):
-        errors.add(path, "Must be an object with a type.")
+        errors.add(path, gettext("Must be an object with a type."))
         return {}
     check = PARTS.get(part.get("type"))
     if check is None:
         errors.add(
             f"{path}.type",
-            f"Unknown part type {part.get('type')!r}; expected 'text' or 'multi_part_variable'.",
+            gettext("Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.")
+            % {"type": part.get("type")},
         )
         return dict(part)
     return check(part, path, errors)
@@ -178,27 +181,27 @@ def _conversation_options(config: dict, errors: Errors) -> dict:
     history = config.get(HISTORY)
     if history not in (None, ""):
         if not isinstance(history, str) or not NAME_RE.match(history):
-            errors.add(HISTORY, "Must name a declared Conversation variable, or be null.")
+            errors.add(HISTORY, gettext("Must name a declared Conversation variable, or be null."))
         out[HISTORY] = history
     needs = config.get(EVIDENCE)
     if needs not in (None, []):
         if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
-            errors.add(EVIDENCE, "Must be a list of Conversation variable names.")
+            errors.add(EVIDENCE, gettext("Must be a list of Conversation variable names."))
         out[EVIDENCE] = needs
     return out
 
 
 def _model(value: Any, errors: Errors) -> dict:
     if not isinstance(value, dict):
-        errors.add("model", "Must be an object.")
+        errors.add("model", gettext("Must be an object."))
         return {}
     errors.unknown_keys("model", value, MODEL_KEYS)
     provider = value.get("provider_id")
     if provider is not None and not isinstance(provider, str):
-        errors.add("model.provider_id", "Must be a string or null.")
+        errors.add("model.provider_id", gettext("Must be a string or null."))
     name = value.get("model", "")
     if not isinstance(name, str):
-        errors.add("model.model", "Must be a string.")
+        errors.add("model.model", gettext("Must be a string."))
     out = {
         "provider_id": provider,
         "model": name,
@@ -208,7 +211,7 @@ def _model(value: Any, errors: Errors) -> dict:
     if value.get("top_p") is not None:
         top_p = value["top_p"]
         if not is_number(top_p) or not 0 < top_p <= 1:
-            errors.add("model.top_p", "Must be a number greater than 0 and at most 1.")
+            errors.add("model.top_p", gettext("Must be a number greater than 0 and at most 1."))
         out["top_p"] = float(top_p) if is_number(top_p) else top_p
     return out
 
@@ -251,16 +254,27 @@ def _check_prompt_variables(config: dict, errors: Errors) -> None:
     for path, text in _text_fields(config):
         for name in dict.fromkeys(PLACEHOLDER_RE.findall(text)):
             if name not in declared:
-                errors.add(path, f"Variable {name!r} is not declared in input_variables.")
+                errors.add(
+                    path,
+                    gettext("Variable %(name)r is not declared in input_variables.")
+                    % {"name": name},
+                )
             elif declared[name] not in PLACEHOLDER_TYPES:
                 errors.add(
                     path,
-                    f"Variable {name!r} is {declared[name]}; only Text and Conversation "
-                    "variables can go in {{...}}; use a multi_part_variable part for media.",
+                    gettext(
+                        "Variable %(name)r is %(type)s; only Text and Conversation "
+                        "variables can go in {{...}}; use a multi_part_variable part for "
+                        "media."
+                    )
+                    % {"name": name, "type": declared[name]},
                 )
     for path, name in _variable_parts(config):
         if name not in declared:
-            errors.add(path, f"Variable {name!r} is not declared in input_variables.")
+            errors.add(
+                path,
+                gettext("Variable %(name)r is not declared in input_variables.") % {"name": name},
+            )
         elif declared[name] not in MEDIA_TYPES:
             errors.add(
                 path,
@@ -272,7 +286,8 @@ def _check_prompt_variables(config: dict, errors: Errors) -> None:
         if variable["required"] and variable["name"] not in used:
             errors.add(
                 f"input_variables[{i}].name",
-                f"Required variable {variable['name']!r} is not used in any message.",
+                gettext("Required variable %(name)r is not used in any message.")
+                % {"name": variable["name"]},
             )
 
 
@@ -283,14 +298,19 @@ def _check_conversation_options(config: dict, errors: Errors) -> None:
     named += [(f"{EVIDENCE}[{i}]", n) for i, n in enumerate(config.get(EVIDENCE) or [])]
     for path, name in named:
         if declared.get(name) != ContentType.CONVERSATION:
-            what = "is not declared" if name not in declared else f"is {declared[name]}"
-            errors.add(path, f"Variable {name!r} {what}; this needs a Conversation variable.")
+            what = gettext("is not declared") if name not in declared else f"is {declared[name]}"
+            errors.add(
+                path,
+                gettext("Variable %(name)r %(what)s; this needs a Conversation variable.")
+                % {"name": name, "what": what},
+            )
 
 
 def _check_model(config: dict, model_configured: bool, errors: Errors) -> None:
     if not config["model"]["model"].strip():
-        errors.add("model.model", "Choose a model.")
+        errors.add("model.model", gettext("Choose a model."))
     if not model_configured:
         errors.add(
-            "model.provider_id", "No usable model provider is configured for this evaluator."
+            "model.provider_id",
+            gettext("No usable model provider is configured for this evaluator."),
         )

@@ -67,11 +67,21 @@ class PairwiseKind(LlmKind):
         for name in SLOTS:
             variable = declared.get(name)
             if variable is None or variable["content_type"] != "Text":
-                errors.add("input_variables", f"A pairwise judge needs a Text variable {name!r}.")
+                errors.add(
+                    "input_variables",
+                    gettext("A pairwise judge needs a Text variable %(name)r.") % {"name": name},
+                )
             elif not variable["required"]:
-                errors.add("input_variables", f"{name!r} must be required: both outputs count.")
+                errors.add(
+                    "input_variables",
+                    gettext("%(name)r must be required: both outputs count.") % {"name": name},
+                )
             if name not in used:
-                errors.add("messages", f"Use {{{{{name}}}}} in a message: the judge must see it.")
+                errors.add(
+                    "messages",
+                    gettext("Use {{%(name)s}} in a message: the judge must see it.")
+                    % {"name": name},
+                )
 
     def run(self, batch):
         return pairwise_run_batch(batch=batch)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType, Verdict
 from evalsets.items.content import CellError, conversation_content
@@ -75,7 +76,11 @@ def _turn_problems(turn: Any, config: dict):
         yield "", TURN_SHAPE
         return
     if len(json.dumps(turn, ensure_ascii=False).encode()) > MAX_TURN_BYTES:
-        yield "", f"The turn is larger than {MAX_TURN_BYTES // 1024} KB."
+        yield (
+            "",
+            _("The turn is larger than %(max_turn_bytes)s KB.")
+            % {"max_turn_bytes": MAX_TURN_BYTES // 1024},
+        )
         return
     for key in sorted(set(turn) - TURN_KEYS):
         yield f".{key}", "Unknown field."
@@ -85,7 +90,7 @@ def _turn_problems(turn: Any, config: dict):
     for group in GROUPS:
         value = turn.get(group) or {}
         if not isinstance(value, dict):
-            yield f".{group}", "Must be an object of name → content."
+            yield f".{group}", _("Must be an object of name → content.")
             continue
         for name, content in value.items():
             fields[name] = content
@@ -101,23 +106,23 @@ def _ext_problems(ext: Any):
     if not isinstance(ext, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in ext.items()
     ):
-        yield ".ext", "ext maps strings to strings."
+        yield ".ext", _("ext maps strings to strings.")
 
 
 def _text_problem(payload) -> tuple[str, str] | None:
-    return None if isinstance(payload, str) else (".text", "Text content needs a string 'text'.")
+    return None if isinstance(payload, str) else (".text", _("Text content needs a string 'text'."))
 
 
 def _media_problem(payload) -> tuple[str, str] | None:
     if isinstance(payload, dict) and (payload.get("url") or payload.get("uri")):
         return None
-    return "", "content needs a url or an uploaded file's uri."
+    return "", _("content needs a url or an uploaded file's uri.")
 
 
 def _multipart_problem(payload) -> tuple[str, str] | None:
     if isinstance(payload, list):
         return None
-    return ".multi_part", "MultiPart content needs a list of contents."
+    return ".multi_part", _("MultiPart content needs a list of contents.")
 
 
 def _conversation_problem(payload) -> tuple[str, str] | None:
@@ -140,7 +145,11 @@ PAYLOAD_CHECKS = {
 
 def _content_problems(path: str, content: Any, variable: dict | None):
     if not isinstance(content, dict) or content.get("content_type") not in CONTENT_KEYS:
-        yield path, f"A content is {{content_type: {'|'.join(CONTENT_TYPES)}, …}}."
+        yield (
+            path,
+            _("A content is {content_type: %(content_types)s, …}.")
+            % {"content_types": "|".join(CONTENT_TYPES)},
+        )
         return
     content_type = content["content_type"]
     if variable and variable["content_type"] != content_type:
@@ -193,9 +202,9 @@ def testcase_delete(*, case: EvaluatorTestCase) -> None:
 def _testcase_assign(case, *, name, turn, expected_verdict, note) -> None:
     errors: dict[str, list[str]] = {}
     if not (name or "").strip():
-        errors["name"] = ["A test case needs a name."]
+        errors["name"] = [_("A test case needs a name.")]
     if expected_verdict not in Verdict.values:
-        errors["expected_verdict"] = ["Expected verdict must be pass, fail or unknown."]
+        errors["expected_verdict"] = [_("Expected verdict must be pass, fail or unknown.")]
     try:
         validate_turns([turn], case.evaluator.draft_config)
     except ValidationError as exc:

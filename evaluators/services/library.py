@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from assay import semver
 from assay.models import Workspace
@@ -156,7 +157,7 @@ def evaluator_update_draft(*, evaluator: Evaluator, user: AbstractBaseUser, **fi
     """Change the draft (and metadata). Nothing is saved unless every field is valid."""
     unknown = set(fields) - DRAFT_FIELDS
     if unknown:
-        raise ValidationError({name: "Unknown or read-only field." for name in sorted(unknown)})
+        raise ValidationError({name: _("Unknown or read-only field.") for name in sorted(unknown)})
     _ensure_live(evaluator)
     current = {
         "name": evaluator.name,
@@ -237,7 +238,9 @@ def evaluator_restore(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evalua
     if not evaluator.mark_deleted(deleted=False):
         return evaluator
     evaluator.updated_by = user
-    taken = f"An evaluator named {evaluator.name!r} exists; rename it before restoring."
+    taken = _("An evaluator named %(name)r exists; rename it before restoring.") % {
+        "name": evaluator.name
+    }
     try:
         evaluator.save_named(taken=taken, update_fields=["deleted_at", "updated_by", "updated_at"])
     except ValidationError:
@@ -271,12 +274,15 @@ def _assign(
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name:
-        errors["name"] = ["An evaluator needs a name."]
+        errors["name"] = [_("An evaluator needs a name.")]
     elif len(name) > MAX_NAME:
-        errors["name"] = [f"Names are at most {MAX_NAME} characters."]
+        errors["name"] = [_("Names are at most %(max_name)s characters.") % {"max_name": MAX_NAME}]
     tags = _clean_tags(tags, errors)
     if score_meaning not in ScoreMeaning.values:
-        errors["score_meaning"] = [f"Unknown score meaning {score_meaning!r}; use quality or risk."]
+        errors["score_meaning"] = [
+            _("Unknown score meaning %(score_meaning)r; use quality or risk.")
+            % {"score_meaning": score_meaning}
+        ]
     policy = _clean_policy(default_policy, errors)
     config = _clean_config(evaluator.kind, config, errors)
     if errors:
@@ -288,11 +294,13 @@ def _assign(
 
 def _clean_tags(tags, errors: dict) -> list[str]:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        errors["tags"] = ["Tags must be a list of strings."]
+        errors["tags"] = [_("Tags must be a list of strings.")]
         return []
     cleaned = sorted({t.strip() for t in tags if t.strip()})
     if len(cleaned) > MAX_TAGS or any(len(t) > 40 for t in cleaned):
-        errors["tags"] = [f"At most {MAX_TAGS} tags of at most 40 characters."]
+        errors["tags"] = [
+            _("At most %(max_tags)s tags of at most 40 characters.") % {"max_tags": MAX_TAGS}
+        ]
     return cleaned
 
 
@@ -313,13 +321,15 @@ def _clean_config(kind: str, config, errors: dict) -> dict:
 
 
 def _save(evaluator: Evaluator) -> Evaluator:
-    evaluator.save_named(taken=f"An evaluator named {evaluator.name!r} already exists here.")
+    evaluator.save_named(
+        taken=_("An evaluator named %(name)r already exists here.") % {"name": evaluator.name}
+    )
     return evaluator
 
 
 def _ensure_live(evaluator: Evaluator) -> None:
     if evaluator.deleted_at is not None:
-        raise ValidationError({"evaluator": "This evaluator is deleted; restore it first."})
+        raise ValidationError({"evaluator": _("This evaluator is deleted; restore it first.")})
 
 
 def _check_semver(version: str) -> None:
@@ -333,7 +343,10 @@ def _check_greater(evaluator: Evaluator, version: str) -> None:
     latest = latest_version(evaluator)
     if latest is not None and not semver.is_greater(version, latest.version):
         raise ValidationError(
-            {"version": f"{version} is not greater than the latest version {latest.version}."}
+            {
+                "version": _("%(version)s is not greater than the latest version %(version2)s.")
+                % {"version": version, "version2": latest.version}
+            }
         )
 
 

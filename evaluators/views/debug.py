@@ -7,6 +7,7 @@ import json
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.selectors import library_version_get, library_versions
@@ -71,7 +72,7 @@ def debug_upload(request, id):
     selectors.evaluator_get(workspace=request.workspace, public_id=id)
     upload = request.FILES.get("file")
     if upload is None:
-        return HttpResponseBadRequest("No file was uploaded.")
+        return HttpResponseBadRequest(_("No file was uploaded."))
     try:
         content = media_store(workspace=request.workspace, upload=upload)
     except ValidationError as exc:

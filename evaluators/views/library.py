@@ -79,7 +79,9 @@ def _create_from_choice(request, data: dict):
     source = data["source"]
     template = source.removeprefix("template:") if source.startswith("template:") else None
     if template is None and source not in KINDS:
-        raise ValidationError({"source": "Choose a template, a custom LLM judge or custom code."})
+        raise ValidationError(
+            {"source": gettext("Choose a template, a custom LLM judge or custom code.")}
+        )
     return services.evaluator_create_from_choice(
         workspace=request.workspace,
         user=request.user,

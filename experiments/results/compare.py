@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.utils.translation import gettext
 
 from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
@@ -106,20 +107,23 @@ def _with_counts(stats) -> dict:
 
 def check_comparable(workspace, baseline, candidates) -> None:
     if not candidates:
-        raise ValidationError({"candidates": "Choose at least one candidate experiment."})
+        raise ValidationError({"candidates": gettext("Choose at least one candidate experiment.")})
     evalset = baseline.evalset_version.evalset_id
     for experiment in [baseline, *candidates]:
         if experiment.workspace_id != workspace.pk:
-            raise ValidationError({"candidates": "No such experiment in this workspace."})
+            raise ValidationError({"candidates": gettext("No such experiment in this workspace.")})
         if experiment.evalset_version.evalset_id != evalset:
             raise ValidationError(
                 {
-                    "candidates": f"{experiment.name!r} runs on another evalset; "
-                    "only runs on the same evalset can be paired."
+                    "candidates": gettext(
+                        "%(name)r runs on another evalset; only runs on the same evalset can "
+                        "be paired."
+                    )
+                    % {"name": experiment.name}
                 }
             )
     if any(c.pk == baseline.pk for c in candidates):
-        raise ValidationError({"candidates": "The baseline cannot also be a candidate."})
+        raise ValidationError({"candidates": gettext("The baseline cannot also be a candidate.")})
 
 
 def bindings_by_evaluator(experiment: Experiment) -> dict:

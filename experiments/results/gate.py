@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
+from django.utils.translation import gettext as _
 
 from assay.vocabulary import Verdict
 
@@ -74,7 +75,12 @@ def gate_check(
     check_comparable(baseline.workspace, baseline, [candidate])
     for side, run in (("baseline", baseline), ("candidate", candidate)):
         if run.status not in FINISHED:
-            raise ValidationError({side: f"{run.name!r} is {run.status}; gate completed runs."})
+            raise ValidationError(
+                {
+                    side: _("%(name)r is %(status)s; gate completed runs.")
+                    % {"name": run.name, "status": run.status}
+                }
+            )
     base_bindings, cand_bindings = bindings_by_evaluator(baseline), bindings_by_evaluator(candidate)
     rows, missing = [], []
     for evaluator_id, base in base_bindings.items():
@@ -151,11 +157,11 @@ def _unknown_rate(experiment: Experiment, binding) -> float | None:
 def _check_options(alpha, max_drop, max_unknown_rate) -> None:
     errors = {}
     if not 0 < alpha < 0.5:
-        errors["alpha"] = ["alpha is a significance level between 0 and 0.5 (e.g. 0.05)."]
+        errors["alpha"] = [_("alpha is a significance level between 0 and 0.5 (e.g. 0.05).")]
     if not 0 <= max_drop < 1:
-        errors["max_drop"] = ["max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points)."]
+        errors["max_drop"] = [_("max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points).")]
     if max_unknown_rate is not None and not 0 <= max_unknown_rate <= 1:
-        errors["max_unknown_rate"] = ["max_unknown_rate is a share in [0, 1]."]
+        errors["max_unknown_rate"] = [_("max_unknown_rate is a share in [0, 1].")]
     if errors:
         raise ValidationError(errors)
 

@@ -264,7 +264,7 @@ def item_in_experiment(*, experiment: Experiment, item_id) -> EvalSetItem:
         else None
     )
     if found is None:
-        raise Http404("No such row in this experiment")
+        raise Http404(gettext("No such row in this experiment"))
     return found
 
 

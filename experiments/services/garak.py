@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from evalsets.services import (
     MAX_BULK,
@@ -65,14 +66,21 @@ class Scan:
 def garak_upload_bytes(*, upload, limit: int = MAX_REPORT_BYTES) -> bytes:
     """An uploaded file's bytes, refused before reading when it is over the limit."""
     if upload.size > limit:
-        raise ValidationError({"file": f"The file is at most {limit // 2**20} MB."})
+        raise ValidationError(
+            {"file": _("The file is at most %(limit)s MB.") % {"limit": limit // 2**20}}
+        )
     return upload.read()
 
 
 def garak_report_read(*, data: bytes) -> list[Scan]:
     """The scans (one per probe) of a garak report; a ValidationError names what is wrong."""
     if len(data) > MAX_REPORT_BYTES:
-        raise ValidationError({"file": f"The file is at most {MAX_REPORT_BYTES // 2**20} MB."})
+        raise ValidationError(
+            {
+                "file": _("The file is at most %(max_report_bytes)s MB.")
+                % {"max_report_bytes": MAX_REPORT_BYTES // 2**20}
+            }
+        )
     setup, scans = {}, {}
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         entry = _entry(line, number)
@@ -82,7 +90,7 @@ def garak_report_read(*, data: bytes) -> list[Scan]:
         elif kind == "attempt" and entry.get("status") == EVALUATED:
             _scan_for(scans, setup, entry["probe_classname"]).attempts.append(entry)
     if not scans:
-        raise ValidationError({"file": "No scored attempts: is this a garak report.jsonl?"})
+        raise ValidationError({"file": _("No scored attempts: is this a garak report.jsonl?")})
     return list(scans.values())
 
 
@@ -92,7 +100,9 @@ def _entry(line: str, number: int) -> dict:
     except ValueError:
         raise ValidationError({"file": f"Line {number} is not JSON."}) from None
     if not isinstance(entry, dict):
-        raise ValidationError({"file": f"Line {number} is not a JSON object."})
+        raise ValidationError(
+            {"file": _("Line %(number)s is not a JSON object.") % {"number": number}}
+        )
     return entry
 
 
@@ -311,7 +321,7 @@ def garak_reference_upload(*, workspace, name: str, data: bytes):
     from ..models import GarakReference
 
     if len(data) > MAX_REFERENCE_BYTES:
-        raise ValidationError({"file": "A garak reference file is at most 16 MB."})
+        raise ValidationError({"file": _("A garak reference file is at most 16 MB.")})
     try:
         parsed = json.loads(data)
     except ValueError:

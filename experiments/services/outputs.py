@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from assay.selectors import as_uuid
 from assay.vocabulary import ContentType, ResultStatus
@@ -37,7 +38,9 @@ def outputs_push(*, experiment: Experiment, outputs: Any) -> dict:
     the evaluators once its outputs are all in. All or nothing: one bad entry saves none."""
     _check_open(experiment)
     if not isinstance(outputs, list) or not 1 <= len(outputs) <= MAX_PUSH:
-        raise ValidationError({"outputs": [f"Give a list of 1 to {MAX_PUSH} outputs."]})
+        raise ValidationError(
+            {"outputs": [_("Give a list of 1 to %(max_push)s outputs.") % {"max_push": MAX_PUSH}]}
+        )
     items = _items(experiment, outputs)
     rows, keys, errors = [], set(), {}
     for index, entry in enumerate(outputs):
@@ -112,7 +115,9 @@ def target_test(
     )
     spec = probe.target_spec
     if not spec.produces_output or not spec.runs_on_workers:
-        raise ValidationError({"target": f"A {kind} target has no request to test."})
+        raise ValidationError(
+            {"target": _("A %(kind)s target has no request to test.") % {"kind": kind}}
+        )
     item = _test_item(evalset_version, item_id)
     [fields] = spec.run_batch(experiment=probe, items=[item], repeat=0, cancel=None)
     row = target_row(experiment=probe, item=item, repeat=0, fields=fields)
@@ -139,19 +144,24 @@ def _test_item(evalset_version, item_id) -> EvalSetItem:
         else items.order_by("position").first()
     )
     if found is None:
-        raise ValidationError({"item_id": "No such row in this evalset version."})
+        raise ValidationError({"item_id": _("No such row in this evalset version.")})
     return found
 
 
 def _check_open(experiment: Experiment) -> None:
     if experiment.target_spec.runs_on_workers:
-        raise ValidationError({"target": "This experiment's outputs are computed by its target."})
+        raise ValidationError(
+            {"target": _("This experiment's outputs are computed by its target.")}
+        )
     if experiment.status not in (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING):
         raise ValidationError(
-            {"status": f"The experiment is {experiment.status}; it takes no outputs now."}
+            {
+                "status": _("The experiment is %(status)s; it takes no outputs now.")
+                % {"status": experiment.status}
+            }
         )
     if experiment.cancel_requested:
-        raise ValidationError({"status": "The experiment is being cancelled."})
+        raise ValidationError({"status": _("The experiment is being cancelled.")})
 
 
 def _enqueue(chunks) -> None:
@@ -187,16 +197,22 @@ def _present(experiment: Experiment, keys: set[tuple[int, int]]) -> int:
 def _entry(entry, items, repetitions) -> tuple[str, Any, int, dict]:
     """(problem, item, repetition, TargetResult fields) of one pushed output."""
     if not isinstance(entry, dict):
-        return "Each output is an object with item_id and actual_output.", None, 0, {}
+        return _("Each output is an object with item_id and actual_output."), None, 0, {}
     unknown = set(entry) - PUSH_KEYS
     if unknown:
         return f"Unknown field(s): {', '.join(sorted(unknown))}.", None, 0, {}
     item = items.get(str(as_uuid(entry.get("item_id"))))
     if item is None:
-        return "item_id is not a row of this experiment's evalset version.", None, 0, {}
+        return _("item_id is not a row of this experiment's evalset version."), None, 0, {}
     repeat = entry.get("repeat", 0)
     if not _whole(repeat) or not 0 <= repeat < repetitions:
-        return f"repeat must be a whole number from 0 to {repetitions - 1}.", None, 0, {}
+        return (
+            _("repeat must be a whole number from 0 to %(repetitions)s.")
+            % {"repetitions": repetitions - 1},
+            None,
+            0,
+            {},
+        )
     problem, fields = _fields(entry)
     return problem, item, repeat, fields
 
@@ -204,16 +220,16 @@ def _entry(entry, items, repetitions) -> tuple[str, Any, int, dict]:
 def _fields(entry: dict) -> tuple[str, dict]:
     output, error = entry.get("actual_output"), entry.get("error")
     if error is not None and not isinstance(error, str):
-        return "error must be text.", {}
+        return _("error must be text."), {}
     text = _text(output)
     if text is None and not error:
-        return "Give actual_output as text or a Text content object (or an error).", {}
+        return _("Give actual_output as text or a Text content object (or an error)."), {}
     for key in ("latency_ms", "cost"):
         if entry.get(key) is not None and not (_number(entry[key]) and entry[key] >= 0):
-            return f"{key} must be a number ≥ 0.", {}
+            return _("%(key)s must be a number ≥ 0.") % {"key": key}, {}
     for key in ("tokens_in", "tokens_out"):
         if entry.get(key) is not None and not (_whole(entry[key]) and entry[key] >= 0):
-            return f"{key} must be a whole number ≥ 0.", {}
+            return _("%(key)s must be a whole number ≥ 0.") % {"key": key}, {}
     failed = text is None
     trajectory = entry.get("trajectory")
     return "", {

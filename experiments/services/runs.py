@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.vocabulary import ResultStatus, Verdict
@@ -61,19 +62,22 @@ def experiment_create(
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name:
-        errors["name"] = ["An experiment needs a name."]
+        errors["name"] = [_("An experiment needs a name.")]
     if evalset_version.evalset.workspace_id != workspace.pk:
-        errors["evalset_version"] = ["No such evalset version in this workspace."]
+        errors["evalset_version"] = [_("No such evalset version in this workspace.")]
     target_kind, target_config = target_validated(workspace, target, evalset_version, errors)
     spec = target_get(target_kind)
     outputs = spec.outputs_for(target_config)
     cleaned = _clean_bindings(workspace, bindings, evalset_version, outputs, errors)
     if not 1 <= concurrency <= 64:
-        errors["concurrency"] = ["Concurrency must be between 1 and 64."]
+        errors["concurrency"] = [_("Concurrency must be between 1 and 64.")]
     if not isinstance(repetitions, int) or not 1 <= repetitions <= MAX_REPETITIONS:
-        errors["repetitions"] = [f"Repetitions must be a whole number from 1 to {MAX_REPETITIONS}."]
+        errors["repetitions"] = [
+            _("Repetitions must be a whole number from 1 to %(max_repetitions)s.")
+            % {"max_repetitions": MAX_REPETITIONS}
+        ]
     if not 10 <= chunk_size <= 10_000:
-        errors["chunk_size"] = ["Chunk size must be between 10 and 10,000."]
+        errors["chunk_size"] = [_("Chunk size must be between 10 and 10,000.")]
     if problems := interval_problems(interval or {}):
         errors["interval"] = problems
     if errors:
@@ -117,10 +121,13 @@ def target_validated(workspace, target, version, errors) -> tuple[str, dict]:
 
 def _clean_bindings(workspace, bindings, version, target_outputs, errors) -> list[dict]:
     if not bindings:
-        errors["bindings"] = ["Add at least one evaluator version."]
+        errors["bindings"] = [_("Add at least one evaluator version.")]
         return []
     if len(bindings) > MAX_BINDINGS:
-        errors["bindings"] = [f"At most {MAX_BINDINGS} evaluators per experiment."]
+        errors["bindings"] = [
+            _("At most %(max_bindings)s evaluators per experiment.")
+            % {"max_bindings": MAX_BINDINGS}
+        ]
         return []
     cleaned, seen = [], set()
     for i, binding in enumerate(bindings):
@@ -130,7 +137,7 @@ def _clean_bindings(workspace, bindings, version, target_outputs, errors) -> lis
         if result is None:
             continue
         if result["evaluator_version"].pk in seen:
-            errors[f"bindings[{i}]"] = ["This evaluator version is already in the experiment."]
+            errors[f"bindings[{i}]"] = [_("This evaluator version is already in the experiment.")]
         seen.add(result["evaluator_version"].pk)
         cleaned.append(result)
     return cleaned
@@ -139,11 +146,11 @@ def _clean_bindings(workspace, bindings, version, target_outputs, errors) -> lis
 def _clean_binding(workspace, binding, version, target_outputs, path, errors) -> dict | None:
     ev = binding.get("evaluator_version")
     if not isinstance(ev, EvaluatorVersion) or ev.evaluator.workspace_id != workspace.pk:
-        errors[f"{path}.evaluator_version"] = ["No such evaluator version in this workspace."]
+        errors[f"{path}.evaluator_version"] = [_("No such evaluator version in this workspace.")]
         return None
     if kind_get(ev.kind).pairwise:
         errors[f"{path}.evaluator_version"] = [
-            f"{ev} judges two outputs side by side: use it in a pairwise run."
+            _("%(ev)s judges two outputs side by side: use it in a pairwise run.") % {"ev": ev}
         ]
         return None
     variables = ev.config.get("input_variables") or []
@@ -165,7 +172,7 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
         policy = {}
     ext = binding.get("ext") or {}
     if not isinstance(ext, dict) or not all(isinstance(v, str) for v in ext.values()):
-        errors[f"{path}.ext"] = ["ext maps names to strings."]
+        errors[f"{path}.ext"] = [_("ext maps names to strings.")]
     applies_to = binding.get("applies_to") or {}
     if problems := applies_to_problems(applies_to, version.columns):
         errors[f"{path}.applies_to"] = problems
@@ -186,7 +193,10 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
         locked = Experiment.objects.select_for_update().get(pk=experiment.pk)
         if locked.status != ExperimentStatus.DRAFT:
             raise ValidationError(
-                {"status": f"Only a draft can be launched (this one is {locked.status})."}
+                {
+                    "status": _("Only a draft can be launched (this one is %(status)s).")
+                    % {"status": locked.status}
+                }
             )
         _plan_chunks(locked)
         now = timezone.now()
@@ -280,7 +290,12 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
         in (ExperimentStatus.DRAFT, ExperimentStatus.COMPLETED, ExperimentStatus.FAILED)
         and not experiment.cancel_requested
     ):
-        raise ValidationError({"status": f"A {experiment.status} experiment cannot be cancelled."})
+        raise ValidationError(
+            {
+                "status": _("A %(status)s experiment cannot be cancelled.")
+                % {"status": experiment.status}
+            }
+        )
     return experiment
 
 
@@ -293,12 +308,12 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
         ExperimentStatus.FAILED,
         ExperimentStatus.CANCELLED,
     ):
-        raise ValidationError({"status": "Retry once the experiment has finished."})
+        raise ValidationError({"status": _("Retry once the experiment has finished.")})
     failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
     count = failed.count()
     missing = experiment.results_total - experiment.results.count()
     if count == 0 and missing <= 0:
-        raise ValidationError({"status": "There are no failed rows to retry."})
+        raise ValidationError({"status": _("There are no failed rows to retry.")})
     with transaction.atomic():
         lifecycle.chunks_reset(
             experiment, with_target=target_get(experiment.target_kind).produces_output
@@ -315,7 +330,7 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
             heartbeat_at=timezone.now(),
         )
         if not retried:
-            raise ValidationError({"status": "The experiment changed meanwhile; reload it."})
+            raise ValidationError({"status": _("The experiment changed meanwhile; reload it.")})
         transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
     experiment.refresh_from_db()
     return count + max(missing, 0)
@@ -376,7 +391,7 @@ def experiment_mark_baseline(*, experiment: Experiment, is_baseline: bool) -> Ex
     """Mark (or unmark) a run as a baseline: `assay gate --baseline latest` compares a
     candidate with the newest completed baseline on its evalset."""
     if is_baseline and experiment.status != ExperimentStatus.COMPLETED:
-        raise ValidationError({"is_baseline": "Only a completed run can be a baseline."})
+        raise ValidationError({"is_baseline": _("Only a completed run can be a baseline.")})
     experiment.is_baseline = is_baseline
     experiment.save(update_fields=["is_baseline"])
     return experiment
@@ -394,11 +409,11 @@ def result_correct(
     from ..results.aggregates import aggregates_refresh
 
     if verdict not in (*Verdict.values, ""):
-        raise ValidationError({"verdict": "Use pass, fail, unknown (or empty to undo)."})
+        raise ValidationError({"verdict": _("Use pass, fail, unknown (or empty to undo).")})
     if not (note or "").strip() and verdict:
-        raise ValidationError({"note": "Say why you correct this result."})
+        raise ValidationError({"note": _("Say why you correct this result.")})
     if score is not None and (not math.isfinite(score) or not 0 <= score <= 1):
-        raise ValidationError({"score": "A score is a number in [0, 1]."})
+        raise ValidationError({"score": _("A score is a number in [0, 1].")})
     result.human_verdict, result.human_score = verdict, score if verdict else None
     result.correction_note = (note or "").strip() if verdict else ""
     result.corrected_by, result.corrected_at = (user, timezone.now()) if verdict else (None, None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from .base import TargetSpec
 
 TARGETS: dict[str, TargetSpec] = {}
@@ -19,7 +21,9 @@ def target_get(name: str | None) -> TargetSpec:
         return TARGETS[name or DEFAULT]
     except (KeyError, TypeError):
         known = " or ".join(repr(k) for k in TARGETS)
-        raise ValueError(f"The target is {known}, not {name!r}.") from None
+        raise ValueError(
+            _("The target is %(known)s, not %(name)r.") % {"known": known, "name": name}
+        ) from None
 
 
 def target_choices() -> list[tuple[str, str]]:

@@ -19,7 +19,8 @@ class ExternalTarget(TargetSpec):
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         if config:
             errors["target"] = [
-                f"An external target takes no settings (got {', '.join(sorted(config))})."
+                gettext("An external target takes no settings (got %(config)s).")
+                % {"config": ", ".join(sorted(config))}
             ]
         return {}
 

@@ -184,13 +184,13 @@ def _cost(value: Any) -> float | None:
 
 def _check_url(url, columns, errors) -> None:
     if not isinstance(url, str) or not url.strip() or len(url) > 2000:
-        errors["target.url"] = ["Give the endpoint's http:// or https:// URL."]
+        errors["target.url"] = [gettext("Give the endpoint's http:// or https:// URL.")]
         return
     problems = template_problems(url, columns, secrets_allowed=False)
     static = PLACEHOLDER.sub("x", url)
     problem = url_problem(static, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW))
     if PLACEHOLDER.search(url.split("//", 1)[-1].split("/", 1)[0]):
-        problems.append("Placeholders may be used in the path and query, not the host.")
+        problems.append(gettext("Placeholders may be used in the path and query, not the host."))
     if problem:
         problems.append(problem)
     if problems:
@@ -200,31 +200,37 @@ def _check_url(url, columns, errors) -> None:
 def _check_method(config, errors) -> None:
     method = config.get("method")
     if not isinstance(method, str) or method.upper() not in METHODS:
-        errors["target.method"] = [f"Use one of {', '.join(METHODS)}."]
+        errors["target.method"] = [
+            gettext("Use one of %(methods)s.") % {"methods": ", ".join(METHODS)}
+        ]
         return
     config["method"] = method.upper()
     if config["method"] == "GET" and config.get("body") is not None:
-        errors["target.body"] = ["A GET request has no body; put values in the URL."]
+        errors["target.body"] = [gettext("A GET request has no body; put values in the URL.")]
 
 
 def _check_headers(workspace, headers, columns, errors) -> None:
     from assay.selectors import secret_names
 
     if not isinstance(headers, dict) or len(headers) > MAX_HEADERS:
-        errors["target.headers"] = [f"Give headers as an object of at most {MAX_HEADERS} names."]
+        errors["target.headers"] = [
+            gettext("Give headers as an object of at most %(max_headers)s names.")
+            % {"max_headers": MAX_HEADERS}
+        ]
         return
     problems = []
     for name, value in headers.items():
         if not HEADER_NAME.match(str(name)):
-            problems.append(f"{name!r} is not a header name.")
+            problems.append(gettext("%(name)r is not a header name.") % {"name": name})
         if not isinstance(value, str) or len(value) > MAX_HEADER_VALUE:
-            problems.append(f"{name}: give a text value (at most 8 KB).")
+            problems.append(gettext("%(name)s: give a text value (at most 8 KB).") % {"name": name})
             continue
         problems += template_problems(value, columns, secrets_allowed=True)
     used = {n for n, _f in placeholders(headers) if n.startswith(SECRET_PREFIX)}
     missing = {n.removeprefix(SECRET_PREFIX) for n in used} - secret_names(workspace=workspace)
     problems += [
-        f"No workspace secret named {n!r} (add it in Settings → Secrets)." for n in sorted(missing)
+        gettext("No workspace secret named %(n)r (add it in Settings → Secrets).") % {"n": n}
+        for n in sorted(missing)
     ]
     if problems:
         errors["target.headers"] = problems
@@ -234,7 +240,7 @@ def _check_body(body, columns, errors) -> None:
     if body is None:
         return
     if len(json.dumps(body)) > MAX_BODY_TEMPLATE:
-        errors["target.body"] = ["The body template is larger than 64 KB."]
+        errors["target.body"] = [gettext("The body template is larger than 64 KB.")]
         return
     problems = template_problems(body, columns, secrets_allowed=False)
     if problems:

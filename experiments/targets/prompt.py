@@ -36,10 +36,12 @@ class PromptTarget(TargetSpec):
         if unknown:
             errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
         if provider_find(workspace=workspace, public_id=config.get("provider_id")) is None:
-            errors["target.provider_id"] = ["Choose a model provider of this workspace."]
+            errors["target.provider_id"] = [gettext("Choose a model provider of this workspace.")]
         messages = config.get("messages")
         if not _well_formed(messages):
-            errors["target.messages"] = ["Give messages as [{role: system|user, content: text}]."]
+            errors["target.messages"] = [
+                gettext("Give messages as [{role: system|user, content: text}].")
+            ]
         else:
             errors.update(_placeholder_problems(messages, evalset_version))
         return config
@@ -153,7 +155,9 @@ def _placeholder_problems(messages, version) -> dict:
     )
     if bad:
         return {
-            "target.messages": [f"{{{{{n}}}}} is not a Text column of the evalset." for n in bad]
+            "target.messages": [
+                gettext("{{%(n)s}} is not a Text column of the evalset.") % {"n": n} for n in bad
+            ]
         }
     return {}
 

@@ -25,15 +25,19 @@ class RescoreTarget(TargetSpec):
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         source = self.origin(workspace=workspace, config=config)
         if set(config) - {"experiment"}:
-            errors["target"] = ["A re-score takes only the experiment whose outputs it re-uses."]
+            errors["target"] = [
+                gettext("A re-score takes only the experiment whose outputs it re-uses.")
+            ]
         elif source is None:
-            errors["target.experiment"] = ["No such experiment in this workspace."]
+            errors["target.experiment"] = [gettext("No such experiment in this workspace.")]
         elif not source.target_spec.produces_output:
-            errors["target.experiment"] = ["That run has no target outputs to score again."]
+            errors["target.experiment"] = [
+                gettext("That run has no target outputs to score again.")
+            ]
         elif source.status not in FINISHED:
-            errors["target.experiment"] = ["Re-score a run once it has finished."]
+            errors["target.experiment"] = [gettext("Re-score a run once it has finished.")]
         elif source.evalset_version_id != evalset_version.pk:
-            errors["target.experiment"] = ["A re-score uses its source's evalset version."]
+            errors["target.experiment"] = [gettext("A re-score uses its source's evalset version.")]
         return {"experiment": str(source.public_id)} if source else {}
 
     def origin(self, *, workspace, config):

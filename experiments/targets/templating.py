@@ -22,6 +22,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
+from django.utils.translation import gettext as _
+
 from assay.vocabulary import CONTENT_FIELD, ContentType
 
 PLACEHOLDER = re.compile(
@@ -65,12 +67,17 @@ def template_problems(value: Any, columns: dict[str, dict], *, secrets_allowed: 
     problems = []
     for name, filter_ in placeholders(value):
         if filter_ is not None and filter_ not in FILTERS:
-            problems.append(f"{{{{{name} | {filter_}}}}}: use one of {', '.join(FILTERS)}.")
+            problems.append(
+                _("{{%(name)s | %(filter_)s}}: use one of %(filters)s.")
+                % {"name": name, "filter_": filter_, "filters": ", ".join(FILTERS)}
+            )
         if name.startswith(SECRET_PREFIX):
             if not secrets_allowed:
-                problems.append(f"{{{{{name}}}}}: secrets may be used in headers only.")
+                problems.append(
+                    _("{{%(name)s}}: secrets may be used in headers only.") % {"name": name}
+                )
         elif name != ITEM_ID and name not in columns:
-            problems.append(f"{{{{{name}}}}} is not a column of the evalset.")
+            problems.append(_("{{%(name)s}} is not a column of the evalset.") % {"name": name})
     return problems
 
 

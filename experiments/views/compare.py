@@ -149,7 +149,9 @@ class CompareApi(WorkspaceMixin, APIView):
         if request.workspace is None:
             raise Http404
         if not params["baseline"] or not params["candidates"]:
-            raise ValidationError({"baseline": "Give a baseline and at least one candidate."})
+            raise ValidationError(
+                {"baseline": gettext("Give a baseline and at least one candidate.")}
+            )
         context = comparison_context(workspace=request.workspace, params=params)
         body = comparison_json(context)
         size = _page_size(request.query_params.get("page_size"))
@@ -169,7 +171,9 @@ def _page_size(raw) -> int:
     try:
         return min(max(int(raw or PAGE_SIZE), 1), 500)
     except ValueError:
-        raise ValidationError({"page_size": "Give a whole number from 1 to 500."}) from None
+        raise ValidationError(
+            {"page_size": gettext("Give a whole number from 1 to 500.")}
+        ) from None
 
 
 def _api_row(row: dict) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.safety.caps import ANSWER_BYTES
@@ -133,7 +134,7 @@ def _grid_row(experiment, item_pk: int) -> dict:
 def export(request, id, fmt):
     """Streamed download: results.csv, results.jsonl, report.jsonl or hitlog.jsonl."""
     if fmt not in FORMATS:
-        raise Http404("No such export")
+        raise Http404(_("No such export"))
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
     response = StreamingHttpResponse(export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt])
     response["Content-Disposition"] = f'attachment; filename="{export_filename(experiment, fmt)}"'

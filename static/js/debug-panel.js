@@ -38,10 +38,10 @@
   function renderTabs() {
     const tabs = document.getElementById("turn-tabs");
     tabs.replaceChildren(...turns.map((_, i) => el("button", { type: "button", role: "tab", class: i === current ? "chip active" : "chip",
-      "aria-selected": String(i === current), text: `Turn ${i + 1}`, onclick: () => { current = i; render(); } })));
-    if (turns.length < 10) tabs.appendChild(el("button", { type: "button", class: "link", id: "add-turn", text: "+ turn",
+      "aria-selected": String(i === current), text: interpolate(gettext("Turn %(n)s"), { n: i + 1 }, true), onclick: () => { current = i; render(); } })));
+    if (turns.length < 10) tabs.appendChild(el("button", { type: "button", class: "link", id: "add-turn", text: gettext("+ turn"),
       onclick: () => { turns.push(JSON.parse(JSON.stringify(turns[current]))); current = turns.length - 1; render(); } }));
-    if (turns.length > 1) tabs.appendChild(el("button", { type: "button", class: "link danger", text: "remove",
+    if (turns.length > 1) tabs.appendChild(el("button", { type: "button", class: "link danger", text: gettext("remove"),
       onclick: () => { turns.splice(current, 1); current = Math.max(0, current - 1); render(); } }));
   }
 
@@ -60,7 +60,7 @@
         const media = content && (content.image || content.audio);
         input = el("div", {}, [
           el("input", { type: "file", id, accept: v.content_type === ContentType.IMAGE ? "image/*" : "audio/*", onchange: (e) => upload(e.target, v.name) }),
-          el("small", { class: "muted", text: media ? `current: ${media.name || media.uri || media.url}` : "no file yet" })]);
+          el("small", { class: "muted", text: media ? interpolate(gettext("current: %(name)s"), { name: media.name || media.uri || media.url }, true) : gettext("no file yet") })]);
       } else if (v.content_type === ContentType.CONVERSATION) {
         // a conversation is edited as its JSON array of messages (OpenAI's chat shape)
         const key = FIELDS[ContentType.CONVERSATION];
@@ -72,7 +72,7 @@
           try { setContent(turn, v.name, JSON.parse(e.target.value)); syncJson(); } catch (err) { /* wait for valid JSON */ } } });
         input.value = JSON.stringify(content || { content_type: "MultiPart", multi_part: [] });
       }
-      return el("div", { class: "field" }, [el("label", { for: id, text: `${v.name} (${v.content_type}${v.required === false ? ", optional" : ""})` }), input]);
+      return el("div", { class: "field" }, [el("label", { for: id, text: v.required === false ? interpolate(gettext("%(name)s (%(type)s, optional)"), { name: v.name, type: v.content_type }, true) : `${v.name} (${v.content_type})` }), input]);
     }));
   }
 
@@ -130,7 +130,7 @@
   });
   document.body.addEventListener("htmx:beforeRequest", (event) => {
     if (event.detail.elt.dataset.debug === "run") {
-      document.getElementById("debug-results").replaceChildren(el("p", { class: "muted", text: "Running…" }));
+      document.getElementById("debug-results").replaceChildren(el("p", { class: "muted", text: gettext("Running…") }));
     }
   });
   const picker = document.getElementById("pick-rows");
@@ -153,7 +153,7 @@
       const params = new URLSearchParams({ evalset: setSelect.value, version: versionSelect.value,
         limit: document.getElementById("pick-limit").value });
       const answer = await post(`${picker.dataset.rowsUrl}?${params}`, { config: JSON.stringify(editorConfig()) });
-      if (!answer.ok) { document.getElementById("turn-json-error").textContent = "Could not load rows."; return; }
+      if (!answer.ok) { document.getElementById("turn-json-error").textContent = gettext("Could not load rows."); return; }
       const loaded = JSON.parse(answer.text).turns;
       if (loaded.length) { turns = loaded; current = 0; render(); }
     });

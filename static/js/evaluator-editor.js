@@ -28,17 +28,17 @@
   function renderVariables() {
     varBody.replaceChildren();
     (config.input_variables || []).forEach((v, i) => {
-      const type = el("select", { "aria-label": "type", onchange: (e) => { v.content_type = e.target.value; sync(); renderChips(); } },
+      const type = el("select", { "aria-label": gettext("type"), onchange: (e) => { v.content_type = e.target.value; sync(); renderChips(); } },
         TYPES.map((t) => { const o = el("option", { value: t, text: t }); if (t === v.content_type) o.selected = true; return o; }));
-      const required = el("input", { type: "checkbox", "aria-label": "required", onchange: (e) => { v.required = e.target.checked; sync(); } });
+      const required = el("input", { type: "checkbox", "aria-label": gettext("required"), onchange: (e) => { v.required = e.target.checked; sync(); } });
       required.checked = v.required !== false;
       varBody.appendChild(el("tr", {}, [
-        el("td", {}, [el("input", { type: "text", value: v.name || "", "aria-label": "variable name", class: "var-name",
+        el("td", {}, [el("input", { type: "text", value: v.name || "", "aria-label": gettext("variable name"), class: "var-name",
           oninput: (e) => { v.name = e.target.value; sync(); renderChips(); } })]),
         el("td", {}, [type]), el("td", {}, [required]),
-        el("td", {}, [el("input", { type: "text", value: v.description || "", "aria-label": "description",
+        el("td", {}, [el("input", { type: "text", value: v.description || "", "aria-label": gettext("description"),
           oninput: (e) => { v.description = e.target.value; sync(); } })]),
-        el("td", {}, [el("button", { type: "button", class: "link danger", text: "Remove",
+        el("td", {}, [el("button", { type: "button", class: "link danger", text: gettext("Remove"),
           onclick: () => { config.input_variables.splice(i, 1); sync(); renderVariables(); renderChips(); } })]),
       ]));
     });
@@ -66,7 +66,7 @@
     if (!chips) return;
     chips.replaceChildren(...(config.input_variables || []).filter((v) => v.name).map((v) =>
       el("button", { type: "button", class: "chip", text: inText(v) ? `{{${v.name}}}` : `📎 ${v.name}`,
-        title: inText(v) ? "Insert at cursor" : "Attach to the focused message as a content part",
+        title: inText(v) ? gettext("Insert at cursor") : gettext("Attach to the focused message as a content part"),
         onclick: () => insertVariable(v) })));
     renderConversationOptions();
   }
@@ -81,7 +81,7 @@
     select.value = names.includes(config.chat_history_variable) ? config.chat_history_variable : "";
     const needs = config.needs_tool_results || [];
     document.getElementById("needs-tool-results").replaceChildren(...names.map((n) => {
-      const check = el("input", { type: "checkbox", value: n, "aria-label": `${n} needs tool results`, onchange: () => toggleEvidence(n) });
+      const check = el("input", { type: "checkbox", value: n, "aria-label": interpolate(gettext("%(name)s needs tool results"), { name: n }, true), onchange: () => toggleEvidence(n) });
       check.checked = needs.includes(n);
       return el("label", { class: "choice-inline" }, [check, document.createTextNode(` ${n}`)]);
     }));
@@ -113,18 +113,18 @@
     const box = document.getElementById("messages");
     box.replaceChildren();
     (config.messages || []).forEach((m, i) => {
-      const role = el("select", { "aria-label": "role", onchange: (e) => { m.role = e.target.value; sync(); } },
+      const role = el("select", { "aria-label": gettext("role"), onchange: (e) => { m.role = e.target.value; sync(); } },
         ["system", "user"].map((r) => { const o = el("option", { value: r, text: r }); if (r === m.role) o.selected = true; return o; }));
-      const area = el("textarea", { rows: 8, class: "code message-text", "data-index": i, "aria-label": `message ${i + 1}`,
+      const area = el("textarea", { rows: 8, class: "code message-text", "data-index": i, "aria-label": interpolate(gettext("message %(n)s"), { n: i + 1 }, true),
         onfocus: (e) => { lastTextarea = e.target; },
         oninput: (e) => { setMessage(m, e.target.value, messageMedia(m)); sync(); } });
       area.value = messageText(m);
       const media = messageMedia(m).map((name) => el("span", { class: "chip" }, [
         document.createTextNode(`📎 ${name} `),
-        el("button", { type: "button", class: "link", text: "×", "aria-label": `detach ${name}`,
+        el("button", { type: "button", class: "link", text: "×", "aria-label": interpolate(gettext("detach %(name)s"), { name }, true),
           onclick: () => { setMessage(m, messageText(m), messageMedia(m).filter((x) => x !== name)); sync(); renderMessages(); } })]));
       box.appendChild(el("div", { class: "message" }, [
-        el("div", { class: "row" }, [role, el("span", { class: "spacer" }), el("button", { type: "button", class: "link danger", text: "Remove message",
+        el("div", { class: "row" }, [role, el("span", { class: "spacer" }), el("button", { type: "button", class: "link danger", text: gettext("Remove message"),
           onclick: () => { config.messages.splice(i, 1); sync(); renderMessages(); } })]),
         area, el("div", {}, media)]));
     });
@@ -134,7 +134,7 @@
     const providers = JSON.parse(document.getElementById("providers-data").textContent);
     const model = config.model = config.model || {};
     const select = document.getElementById("model-provider");
-    select.replaceChildren(el("option", { value: "", text: "— choose a provider —" }),
+    select.replaceChildren(el("option", { value: "", text: gettext("— choose a provider —") }),
       ...providers.map((p) => el("option", { value: p.id, text: p.name })));
     select.value = model.provider_id || "";
     select.addEventListener("change", () => {

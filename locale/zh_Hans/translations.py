@@ -1,0 +1,2050 @@
+"""Translations of our messages, by msgid (a list: the plural forms).
+
+scripts/i18n_update.py fills the catalogues from this and rewrites it from them;
+docs/i18n.md has the glossary. Not imported by the application."""
+
+TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
+ '%(done)s of %(total)s results': '%(done)s / %(total)s 个结果',
+ '%(done)s of %(total)s results · %(pct)s%%': '%(done)s / %(total)s 个结果 · %(pct)s%%',
+ '%(done)s of %(total)s row copied': ['已复制 %(done)s / %(total)s 行'],
+ '%(done)s of about %(total)s row read': ['已读取 %(done)s / 约 %(total)s 行'],
+ '%(ev)s judges two outputs side by side: use it in a pairwise run.': '%(ev)s 并排评判两个输出：请在成对运行中使用它。',
+ '%(h)d h %(m)d min': '%(h)d 小时 %(m)d 分',
+ '%(j)s rows the judge left unknown and %(h)s without a human verdict are not counted.': '评判模型判为未知的 '
+                                                                                         '%(j)s '
+                                                                                         '行和没有人工判定的 '
+                                                                                         '%(h)s '
+                                                                                         '行不计入。',
+ '%(k)s repetition per row': ['每行重复 %(k)s 次'],
+ '%(k)s repetitions of %(n)s rows': '%(n)s 行，每行重复 %(k)s 次',
+ '%(k)s repetitions per row': '每行重复 %(k)s 次',
+ '%(key)r is a row field, not a column.': '%(key)r 是行字段，不是列。',
+ '%(key)s must be a number ≥ 0.': '%(key)s 必须是 ≥ 0 的数字。',
+ '%(key)s must be a whole number ≥ 0.': '%(key)s 必须是 ≥ 0 的整数。',
+ '%(label)s: %(n)s scored row in %(bins)s bins from %(lo)s to %(hi)s; the most, %(most)s, in %(where)s.': ['%(label)s：%(n)s '
+                                                                                                           '个已打分的行，分为 '
+                                                                                                           '%(bins)s '
+                                                                                                           '个区间，从 '
+                                                                                                           '%(lo)s '
+                                                                                                           '到 '
+                                                                                                           '%(hi)s；最多的 '
+                                                                                                           '%(most)s '
+                                                                                                           '个位于 '
+                                                                                                           '%(where)s。'],
+ '%(level)s%% CI': '%(level)s%% 置信区间',
+ '%(m)d min %(s)d s': '%(m)d 分 %(s)d 秒',
+ '%(model)r: give input and output prices per million tokens.': '%(model)r：请填写每百万令牌的输入和输出价格。',
+ '%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens).': '%(model)r：%(side)s '
+                                                                            '价格必须是 ≥ 0 '
+                                                                            '的数字（每百万令牌美元价格）。',
+ '%(n)s bad rows were skipped; see the error report.': '已跳过 %(n)s 个坏行；请查看错误报告。',
+ '%(n)s completed run on this evaluation set so far: a trend needs two.': ['此评测集目前有 %(n)s '
+                                                                           '次已完成的运行：趋势至少需要两次。'],
+ '%(n)s evaluator': ['%(n)s 个评估器'],
+ '%(n)s human correction': ['%(n)s 条人工修正'],
+ '%(n)s message': ['%(n)s 条消息'],
+ '%(n)s regression': ['%(n)s 次退化'],
+ '%(n)s row': ['%(n)s 行'],
+ '%(n)s row imported': ['已导入 %(n)s 行'],
+ '%(n)s run as a table': ['以表格显示 %(n)s 次运行'],
+ '%(n)s unknown not counted': ['%(n)s 个未知不计入'],
+ '%(name)r is %(content_type)s; the target output is %(output_type)s.': '%(name)r 的类型是 '
+                                                                        '%(content_type)s；评估对象的输出是 '
+                                                                        '%(output_type)s。',
+ '%(name)r is %(content_type)s; the target output is Text.': '%(name)r 的类型是 '
+                                                             '%(content_type)s；评估对象的输出是 Text。',
+ '%(name)r is %(status)s; gate completed runs.': '%(name)r 处于 %(status)s 状态；门禁只检查已完成的运行。',
+ '%(name)r is mapped to a column the evalset does not have: %(source)r.': '%(name)r '
+                                                                          '映射到了评测集没有的列：%(source)r。',
+ '%(name)r is mapped to the target output, but the experiment has no target.': '%(name)r '
+                                                                               '映射到了评估对象的输出，但实验没有评估对象。',
+ '%(name)r is not a header name.': '%(name)r 不是合法的请求头名称。',
+ '%(name)r is not a variable of this evaluator.': '%(name)r 不是此评估器的变量。',
+ '%(name)r must be required: both outputs count.': '%(name)r 必须为必填：两个输出都要计入。',
+ '%(name)r runs on another evalset; only runs on the same evalset can be paired.': '%(name)r '
+                                                                                   '运行在另一个评测集上；只有同一评测集上的运行才能成对对比。',
+ '%(name)r: the target does not produce %(output)r (it offers %(offered)s).': '%(name)r：评估对象不产生 '
+                                                                              '%(output)r（它提供 '
+                                                                              '%(offered)s）。',
+ '%(name)s (%(type)s, optional)': '%(name)s（%(type)s，可选）',
+ '%(name)s (Conversation JSON)': '%(name)s（Conversation JSON）',
+ '%(name)s has no version %(version)s.': '%(name)s 没有版本 %(version)s。',
+ '%(name)s is %(size)s bytes; imports are at most %(max_import_bytes)s bytes.': '%(name)s 为 '
+                                                                                '%(size)s '
+                                                                                '字节；导入文件最多 '
+                                                                                '%(max_import_bytes)s '
+                                                                                '字节。',
+ '%(name)s is %(size)s bytes; media files are at most %(max_media_bytes)s bytes.': '%(name)s 为 '
+                                                                                   '%(size)s '
+                                                                                   '字节；媒体文件最多 '
+                                                                                   '%(max_media_bytes)s '
+                                                                                   '字节。',
+ '%(name)s is an %(kind)s file; this column holds %(expected)s.': '%(name)s 是 %(kind)s 文件；此列存放的是 '
+                                                                  '%(expected)s。',
+ '%(name)s is not an image or audio file (its content is not a known format).': '%(name)s '
+                                                                                '不是图片或音频文件（其内容不是已知格式）。',
+ '%(name)s needs tool results': '%(name)s 需要工具结果',
+ '%(name)s: fails first': '%(name)s：未通过在前',
+ '%(name)s: give a text value (at most 8 KB).': '%(name)s：请填写文本值（最多 8 KB）。',
+ '%(name)s: score ↑': '%(name)s：分数 ↑',
+ '%(name)s: score ↓': '%(name)s：分数 ↓',
+ '%(r)s results/s': '%(r)s 个结果/秒',
+ '%(r)s rows/s': '%(r)s 行/秒',
+ '%(s).1f s': '%(s).1f 秒',
+ '%(s)d s': '%(s)d 秒',
+ '%(source)r is not a Conversation the mapping feeds to a variable.': '%(source)r 不是映射传给某个变量的 '
+                                                                      'Conversation。',
+ '%(uri)r is not an uploaded %(kind)s file of this workspace': '%(uri)r 不是此工作空间中已上传的 %(kind)s 文件',
+ '%(username)r is already a member.': '%(username)r 已是成员。',
+ '%(version)s is not greater than the latest version %(latest)s.': '%(version)s 不大于最新版本 '
+                                                                   '%(latest)s。',
+ '%(version)s is not greater than the latest version %(version2)s.': '%(version)s 不大于最新版本 '
+                                                                     '%(version2)s。',
+ '%(when)s ago': '%(when)s前',
+ '%(worse)s pass → fail, %(better)s fail → pass of %(n)s paired row': ['%(n)s 个配对行中 %(worse)s 个通过 '
+                                                                       '→ 未通过，%(better)s 个未通过 → '
+                                                                       '通过'],
+ '(%(p)s of %(n)s rows priced)': '（%(n)s 行中有 %(p)s 行有定价）',
+ '(each run over all its rows)': '（每次运行基于其全部行）',
+ '(open the row for the whole text)': '（打开该行查看全文）',
+ '+ turn': '+ 轮次',
+ '1 to 500, default 25.': '1 到 500，默认 25。',
+ 'A %(kind)s target has no request to test.': '%(kind)s 评估对象没有可测试的请求。',
+ 'A %(status)s experiment cannot be cancelled.': '处于 %(status)s 状态的实验不能取消。',
+ "A Conversation variable whose messages are sent before the judge's own user message, as chat messages. A Conversation placeholder in a message gives its transcript instead.": '一个 '
+                                                                                                                                                                                 'Conversation '
+                                                                                                                                                                                 '变量，其消息作为对话消息在评判模型自己的用户消息之前发送。在消息中使用 '
+                                                                                                                                                                                 'Conversation '
+                                                                                                                                                                                 '占位符则会插入其文字记录。',
+ 'A GET request has no body; put values in the URL.': 'GET 请求没有请求体；请把值放在 URL 中。',
+ 'A JSON array of messages: [{"role": "user", "content": "…"}, {"role": "assistant", "content": "…"}]; roles system, user, assistant, tool.': '消息的 '
+                                                                                                                                              'JSON '
+                                                                                                                                              '数组：[{"role": '
+                                                                                                                                              '"user", '
+                                                                                                                                              '"content": '
+                                                                                                                                              '"…"}, '
+                                                                                                                                              '{"role": '
+                                                                                                                                              '"assistant", '
+                                                                                                                                              '"content": '
+                                                                                                                                              '"…"}]；角色可为 '
+                                                                                                                                              'system、user、assistant、tool。',
+ 'A `name`, a `turn` (the shape the debug run takes), the `expected_verdict` (pass, fail or unknown) and an optional `note` (201). 400 names the field at fault, such as a required input variable of the draft that the turn lacks.': '一个 '
+                                                                                                                                                                                                                                       '`name`、一个 '
+                                                                                                                                                                                                                                       '`turn`（与调试运行的格式相同）、`expected_verdict`（pass、fail '
+                                                                                                                                                                                                                                       '或 '
+                                                                                                                                                                                                                                       'unknown）以及可选的 '
+                                                                                                                                                                                                                                       '`note`（201）。返回 '
+                                                                                                                                                                                                                                       '400 '
+                                                                                                                                                                                                                                       '时会指明出错的字段，例如 '
+                                                                                                                                                                                                                                       'turn '
+                                                                                                                                                                                                                                       '缺少草稿中的必填输入变量。',
+ 'A better': 'A 更好',
+ 'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
+                                                       '…}。',
+ 'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
+ 'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
+ 'A pairwise judge needs a Text variable %(name)r.': '成对评估器需要一个 Text 变量 %(name)r。',
+ "A policy is an object like {'kind': 'threshold', 'threshold': 0.5}.": "策略是一个对象，例如 {'kind': "
+                                                                        "'threshold', 'threshold': "
+                                                                        '0.5}。',
+ 'A prompt with {{variables}}; the model answers a score in [0, 1] and a reason.': '一段带 {{变量}} '
+                                                                                   '的提示词；模型回答 [0, '
+                                                                                   '1] 内的分数和理由。',
+ 'A provider named %(name)r already exists.': '名为 %(name)r 的模型服务已存在。',
+ "A provider's key is removed with its provider.": '模型服务的密钥随模型服务一起删除。',
+ 'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
+ "A re-score uses its source's evalset version.": '重新打分使用其来源运行的评测集版本。',
+ 'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
+ 'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
+ 'A test case needs a name.': '测试用例需要名称。',
+ 'A token needs a name.': '令牌需要名称。',
+ 'A workspace must keep at least one owner.': '工作空间必须至少保留一位所有者。',
+ 'A workspace needs a name.': '工作空间需要名称。',
+ 'API docs': 'API 文档',
+ 'API key': 'API 密钥',
+ 'API tokens': 'API 令牌',
+ 'Actual': '实际',
+ 'Add': '添加',
+ 'Add a member': '添加成员',
+ 'Add a model provider': '添加模型服务',
+ 'Add a row to the draft': '向草稿添加一行',
+ 'Add a test case': '添加测试用例',
+ "Add a token your application expects, then use it in an HTTP target's headers.": '添加你的应用需要的令牌，然后在 '
+                                                                                   'HTTP '
+                                                                                   '评估对象的请求头中使用它。',
+ 'Add an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, DeepSeek…) so LLM judges can run.': '添加一个兼容 '
+                                                                                                      'OpenAI '
+                                                                                                      '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
+                                                                                                      '评估器才能运行。',
+ 'Add at least one evaluator version.': '请至少添加一个评估器版本。',
+ 'Add message': '添加消息',
+ 'Add or change items': '添加或修改数据项',
+ 'Add or replace a secret': '添加或替换密钥',
+ 'Add provider': '添加模型服务',
+ 'Add row': '添加行',
+ 'Add rows one by one, or import a CSV or JSONL file.': '逐行添加，或导入 CSV 或 JSONL 文件。',
+ 'Add variable': '添加变量',
+ 'Adds an existing user by `username` with a `role` (owner, editor or viewer; editor when left out). Owners only (403 otherwise). 400 names the field when no user has that username, the user is already a member or the role is unknown.': '按 '
+                                                                                                                                                                                                                                             '`username` '
+                                                                                                                                                                                                                                             '添加一个已有用户，并指定 '
+                                                                                                                                                                                                                                             '`role`（owner、editor '
+                                                                                                                                                                                                                                             '或 '
+                                                                                                                                                                                                                                             'viewer；省略时为 '
+                                                                                                                                                                                                                                             'editor）。仅限所有者（否则 '
+                                                                                                                                                                                                                                             '403）。没有该用户名的用户、该用户已是成员或角色未知时返回 '
+                                                                                                                                                                                                                                             '400，并指明字段。',
+ 'Advanced: repetitions, concurrency and chunk size': '高级：重复次数、并发数和分块大小',
+ 'Against the previous run': '与上一次运行相比',
+ 'Agreement': '一致率',
+ 'All evalsets': '全部评测集',
+ 'All evaluators': '全部评估器',
+ 'All kinds': '全部类型',
+ 'All statuses': '全部状态',
+ 'All tags': '全部标签',
+ 'An API key is stored. It is never shown again; type a new one to replace it. Changing the base URL removes the stored key: enter the key for the new endpoint with it.': '已保存 '
+                                                                                                                                                                           'API '
+                                                                                                                                                                           '密钥。它不会再显示；输入新的密钥即可替换。修改 '
+                                                                                                                                                                           'Base '
+                                                                                                                                                                           'URL '
+                                                                                                                                                                           '会删除已保存的密钥：请同时填写新端点的密钥。',
+ 'An API token acts inside its own workspace; sign in to create or rename workspaces.': 'API '
+                                                                                        '令牌只在自己的工作空间内生效；请登录后再创建或重命名工作空间。',
+ 'An evaluation set holds the rows experiments score: typed columns (text, images, audio), tags, and versions you commit.': '评测集存放实验要打分的行：有类型的列（文本、图片、音频）、标签，以及你提交的版本。',
+ 'An evaluation set named %(name)r already exists here.': '此处已有名为 %(name)r 的评测集。',
+ 'An evaluation set needs a name.': '评测集需要名称。',
+ 'An evaluator named %(name)r already exists here.': '此处已有名为 %(name)r 的评估器。',
+ 'An evaluator named %(name)r exists; rename it before restoring.': '已有名为 %(name)r 的评估器；恢复前请先重命名它。',
+ 'An evaluator needs a name.': '评估器需要名称。',
+ 'An experiment needs a name.': '实验需要名称。',
+ 'An external target takes no settings (got %(config)s).': '外部评估对象不接受任何设置（收到 %(config)s）。',
+ 'An http(s) URL, or upload a file below.': 'http(s) URL，或在下方上传文件。',
+ 'An import into the draft is under way; commit when it has finished.': '草稿正在导入；请等导入完成后再提交。',
+ 'Answer': '回答',
+ 'Answer mode': '回答模式',
+ 'Any evaluator': '任意评估器',
+ 'Any status': '任意状态',
+ 'Any tag': '任意标签',
+ 'Any verdict': '任意判定',
+ 'Anyone': '任何人',
+ 'Apply': '应用',
+ 'As a table': '以表格显示',
+ 'Asks the endpoint for its models (GET <base_url>/models) with the stored key and answers `ok`, a `message`, a few `models` and `latency_ms`. A refused address, a failure to connect or an HTTP error from the endpoint is an answer with `ok` false, not an error status. Owners only.': '用已保存的密钥向端点请求模型列表（GET '
+                                                                                                                                                                                                                                                                                            '<base_url>/models），返回 '
+                                                                                                                                                                                                                                                                                            '`ok`、一条 '
+                                                                                                                                                                                                                                                                                            '`message`、几个 '
+                                                                                                                                                                                                                                                                                            '`models` '
+                                                                                                                                                                                                                                                                                            '和 '
+                                                                                                                                                                                                                                                                                            '`latency_ms`。地址被拒绝、无法连接或端点返回 '
+                                                                                                                                                                                                                                                                                            'HTTP '
+                                                                                                                                                                                                                                                                                            '错误时，返回的是 '
+                                                                                                                                                                                                                                                                                            '`ok` '
+                                                                                                                                                                                                                                                                                            '为 '
+                                                                                                                                                                                                                                                                                            'false '
+                                                                                                                                                                                                                                                                                            '的应答，而不是错误状态码。仅限所有者。',
+ 'Asks the endpoint for its models with the saved key (save changes first).': '用已保存的密钥向端点请求模型列表（请先保存修改）。',
+ "At least one message must have role 'user'.": "至少要有一条角色为 'user' 的消息。",
+ 'At most %(max_bindings)s evaluators per experiment.': '每个实验最多 %(max_bindings)s 个评估器。',
+ 'At most %(max_bulk)s changes per call.': '每次调用最多修改 %(max_bulk)s 处。',
+ 'At most %(max_tags)s tags of at most %(max_tag_len)s characters.': '最多 %(max_tags)s 个标签，每个最多 '
+                                                                     '%(max_tag_len)s 个字符。',
+ 'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
+ 'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
+ "Authentication credentials were not provided: send an API token as 'Authorization: Bearer <key>' (or 'Token <key>'), or sign in.": '未提供身份凭证：请以 '
+                                                                                                                                     "'Authorization: "
+                                                                                                                                     'Bearer '
+                                                                                                                                     "<key>'（或 "
+                                                                                                                                     "'Token "
+                                                                                                                                     "<key>'）发送 "
+                                                                                                                                     'API '
+                                                                                                                                     '令牌，或先登录。',
+ 'B better': 'B 更好',
+ 'Back to sign in': '返回登录',
+ 'Back to the comparison': '返回对比',
+ 'Back to the library': '返回评估器库',
+ 'Base URL': 'Base URL',
+ 'Baseline': '基线',
+ 'Baseline id.': '基线 id。',
+ 'Baseline ✓': '基线 ✓',
+ 'Body template (JSON)': '请求体模板（JSON）',
+ 'By': '提交人',
+ 'By default nothing is imported if any row is bad; the error report names the line and column of each problem.': '默认情况下，只要有一行有问题就不导入任何内容；错误报告会指明每个问题所在的行和列。',
+ 'By status': '按状态',
+ 'By tag': '按标签',
+ 'By verdict': '按判定',
+ 'CSV or JSONL file': 'CSV 或 JSONL 文件',
+ 'CSV: a header row, then one row per item, UTF-8. JSONL: one JSON object per line.': 'CSV：一行表头，之后每个数据项一行，UTF-8 '
+                                                                                      '编码。JSONL：每行一个 '
+                                                                                      'JSON 对象。',
+ 'Cancel': '取消',
+ 'Cancel an experiment': '取消实验',
+ 'Cancelling: running chunks stop after their current rows.': '正在取消：运行中的分块处理完当前行后停止。',
+ 'Candidate': '候选',
+ 'Candidate id.': '候选 id。',
+ 'Candidates (same evalset)': '候选（同一评测集）',
+ 'Cannot run:': '无法运行：',
+ 'Cannot tell the format of %(name)r: name it .csv or .jsonl, or say which.': '无法判断 %(name)r '
+                                                                              '的格式：请将其命名为 .csv 或 '
+                                                                              '.jsonl，或指明格式。',
+ 'Change': '变化',
+ "Change a member's role": '修改成员角色',
+ 'Change note': '变更说明',
+ 'Change the correction': '修改修正',
+ 'Changes a draft row: `data` (replacing the whole row), tags, human_verdict or label. Committed versions never change. 400 names the field at fault; 404 when the row is not in the draft.': '修改草稿中的一行：`data`（替换整行）、tags、human_verdict '
+                                                                                                                                                                                              '或 '
+                                                                                                                                                                                              'label。已提交的版本永不改变。返回 '
+                                                                                                                                                                                              '400 '
+                                                                                                                                                                                              '时会指明出错的字段；该行不在草稿中时返回 '
+                                                                                                                                                                                              '404。',
+ 'Changes only the fields given. Leave `api_key` out (or empty) to keep the stored key; a new `base_url` drops it, so send the key for the new endpoint with it. Owners only; 400 names the field at fault.': '只修改给出的字段。省略 '
+                                                                                                                                                                                                              '`api_key`（或留空）则保留已保存的密钥；新的 '
+                                                                                                                                                                                                              '`base_url` '
+                                                                                                                                                                                                              '会丢弃它，因此请同时发送新端点的密钥。仅限所有者；返回 '
+                                                                                                                                                                                                              '400 '
+                                                                                                                                                                                                              '时会指明出错的字段。',
+ 'Changes the draft and its details: name, description, tags, score_meaning, default_policy or config. Submitted versions never change; submit a new version to use the edited draft in experiments. Nothing is saved unless every field is valid: 400 names each problem (config problems by path), and is also the answer for a deleted evaluator.': '修改草稿及其详情：name、description、tags、score_meaning、default_policy '
+                                                                                                                                                                                                                                                                                                                                                       '或 '
+                                                                                                                                                                                                                                                                                                                                                       'config。已提交的版本永不改变；要在实验中使用修改后的草稿，请提交新版本。只有每个字段都有效时才会保存：返回 '
+                                                                                                                                                                                                                                                                                                                                                       '400 '
+                                                                                                                                                                                                                                                                                                                                                       '并指明每个问题（配置问题按路径），已删除的评估器也返回 '
+                                                                                                                                                                                                                                                                                                                                                       '400。',
+ 'Changes the fields given; 400 names the field at fault.': '修改给出的字段；返回 400 时会指明出错的字段。',
+ "Changes the name, description, tags or `columns`: the full new list, where `old_name` on a column renames it (the draft's rows follow). 400 names the problem when a change does not fit the draft's rows: a new required column, a type change of a column that holds values, or making a column with empty cells required. Committed versions never change.": '修改名称、描述、标签或 '
+                                                                                                                                                                                                                                                                                                                                                                  '`columns`：完整的新列表，列上的 '
+                                                                                                                                                                                                                                                                                                                                                                  '`old_name` '
+                                                                                                                                                                                                                                                                                                                                                                  '表示重命名（草稿的行随之改变）。修改与草稿的行不符时返回 '
+                                                                                                                                                                                                                                                                                                                                                                  '400 '
+                                                                                                                                                                                                                                                                                                                                                                  '并说明问题：新增必填列、修改已有值的列的类型，或把有空单元格的列设为必填。已提交的版本永不改变。',
+ "Changes the workspace's `name`; the slug stays. Owners only, from a signed-in session (403 otherwise); 400 when the name is empty.": '修改工作空间的 '
+                                                                                                                                       '`name`，slug '
+                                                                                                                                       '不变。仅限所有者，且需已登录的会话（否则 '
+                                                                                                                                       '403）；名称为空时返回 '
+                                                                                                                                       '400。',
+ 'Chat history': '对话历史',
+ 'Check the CI gate': '检查 CI 门禁',
+ 'Check the name below.': '请检查下方的名称。',
+ 'Choose a model provider of this workspace.': '请选择此工作空间的模型服务。',
+ 'Choose a model.': '请选择模型。',
+ 'Choose a template, a custom LLM judge or custom code.': '请选择模板、自定义 LLM 评估器或自定义代码。',
+ 'Choose an evalset version first.': '请先选择评测集版本。',
+ 'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
+ 'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
+ 'Choose two versions.': '请选择两个版本。',
+ 'Chunk size': '分块大小',
+ 'Chunk size must be between 10 and 10,000.': '分块大小必须在 10 到 10,000 之间。',
+ 'Click a variable to insert it at the cursor': '点击变量，将其插入到光标处',
+ 'Clone': '克隆',
+ 'Clone an experiment': '克隆实验',
+ 'Clone this experiment': '克隆此实验',
+ 'Cloned as a draft. Review it, then launch.': '已克隆为草稿。检查后再启动。',
+ 'Close': '关闭',
+ 'Close an external run': '关闭外部运行',
+ 'Code': '代码',
+ 'Column': '列',
+ 'Column %(name)r is empty in some rows; fill them before making it required.': '列 %(name)r '
+                                                                                '在某些行中为空；请先填写再设为必填。',
+ 'Column %(source)r holds %(content_type)s values in %(count)s rows; clear them before changing its type.': '列 '
+                                                                                                            '%(source)r '
+                                                                                                            '在 '
+                                                                                                            '%(count)s '
+                                                                                                            '行中存有 '
+                                                                                                            '%(content_type)s '
+                                                                                                            '值；请先清空它们再修改类型。',
+ 'Columns': '列',
+ 'Columns must be a list.': '列必须是一个列表。',
+ 'Columns saved.': '列已保存。',
+ 'Comes from': '来源',
+ 'Comma-separated': '用逗号分隔',
+ 'Comma-separated, e.g. rag, safety': '用逗号分隔，例如 rag, safety',
+ 'Commit': '提交',
+ 'Commit an evaluation set version': '提交评测集版本',
+ 'Commit the draft as a version': '将草稿提交为版本',
+ 'Commit the draft as a version: experiments run on committed versions, whose rows never change.': '将草稿提交为一个版本：实验在已提交的版本上运行，版本中的行永不改变。',
+ 'Commit version': '提交版本',
+ 'Committed': '提交于',
+ 'Committing': '提交中',
+ 'Committing version %(v)s': '正在提交版本 %(v)s',
+ 'Compare': '对比',
+ 'Compare experiments': '对比实验',
+ 'Compare runs with a baseline': '将运行与基线对比',
+ 'Compare with %(name)s': '与 %(name)s 对比',
+ 'Completed': '已完成',
+ 'Concurrency': '并发数',
+ 'Concurrency must be between 1 and 64.': '并发数必须在 1 到 64 之间。',
+ 'Config (JSON)': '配置（JSON）',
+ 'Config as JSON': '以 JSON 编辑配置',
+ 'Config hash': '配置哈希',
+ 'Config is not valid JSON: %(exc)s': '配置不是有效的 JSON：%(exc)s',
+ 'Config must be a JSON object.': '配置必须是 JSON 对象。',
+ "Conversation cells hold the JSON array of their messages in OpenAI's chat shape (role system, user, assistant or tool; content; tool_calls and tool_call_id); in JSONL the array itself.": 'Conversation '
+                                                                                                                                                                                             '单元格存放其消息的 '
+                                                                                                                                                                                             'JSON '
+                                                                                                                                                                                             '数组，采用 '
+                                                                                                                                                                                             'OpenAI '
+                                                                                                                                                                                             '的对话格式（role '
+                                                                                                                                                                                             '为 '
+                                                                                                                                                                                             'system、user、assistant '
+                                                                                                                                                                                             '或 '
+                                                                                                                                                                                             'tool；content；tool_calls '
+                                                                                                                                                                                             '和 '
+                                                                                                                                                                                             'tool_call_id）；在 '
+                                                                                                                                                                                             'JSONL '
+                                                                                                                                                                                             '中直接是数组本身。',
+ 'Copied as “%(name)s”.': '已复制为“%(name)s”。',
+ 'Copy': '复制',
+ 'Copy an evaluator': '复制评估器',
+ 'Correct a result': '修正结果',
+ 'Correct this result': '修正此结果',
+ 'Corrected by %(who)s on %(when)s:': '由 %(who)s 于 %(when)s 修正：',
+ 'Correction saved; the row and the dashboard show it.': '修正已保存；该行和看板都会显示它。',
+ 'Cost': '成本',
+ 'Cost and latency': '成本和延迟',
+ 'Cost in USD (JMESPath, optional)': '成本，美元（JMESPath，可选）',
+ 'Could not clone: %(p)s': '无法克隆：%(p)s',
+ 'Could not load rows.': '无法加载行。',
+ 'Create': '创建',
+ 'Create a token': '创建令牌',
+ 'Create a workspace': '创建工作空间',
+ 'Create an API token': '创建 API 令牌',
+ 'Create an evaluation set': '创建评测集',
+ 'Create an evaluator': '创建评估器',
+ 'Create an experiment': '创建实验',
+ 'Create evaluator': '创建评估器',
+ 'Create token': '创建令牌',
+ 'Created': '创建于',
+ 'Created by': '创建人',
+ 'Creates a draft (201), or with `launch: true` creates and launches it in one call (202). The body names the `evalset_version` (an id or "name@version"), an optional `target` ({kind: none, prompt, http, external or rescore, ...}: what produces the outputs) and `bindings`: the evaluator versions that score each row, each {evaluator_version, mapping?, policy?, ext?}, where `mapping` sends the evaluator\'s variables to `column:<name>` or `target:actual_output` (suggested by name when left out). `repetitions` runs every row several times; `interval` overrides the workspace\'s interval settings. Nothing is created unless all of it is valid: 400 names each problem by path (e.g. `bindings[0].mapping`).': '创建草稿（201），或用 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`launch: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'true` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '在一次调用中创建并启动（202）。请求体指定 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`evalset_version`（id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '"name@version"）、可选的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`target`（{kind: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'none、prompt、http、external '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'rescore, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '...}：产生输出的方式）和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`bindings`：为每行打分的评估器版本，每个为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '{evaluator_version, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'mapping?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'policy?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'ext?}，其中 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`mapping` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '把评估器的变量对应到 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`column:<name>` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`target:actual_output`（省略时按名称推荐）。`repetitions` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '让每行运行多次；`interval` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '覆盖工作空间的区间设置。只有全部有效时才会创建：返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '并按路径指明每个问题（例如 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`bindings[0].mapping`）。',
+ 'Creates a new draft with this experiment\'s set-up (201): an optional `name` (default: the name with "(clone)"), `versions` {evaluator id: version string} to swap evaluator versions, and `evalset_version` to run on another version. 400 names the evaluator that is not in the experiment or has no such version.': '以此实验的设置创建一个新草稿（201）：可选的 '
+                                                                                                                                                                                                                                                                                                                          '`name`（默认：原名加“(clone)”）、用于替换评估器版本的 '
+                                                                                                                                                                                                                                                                                                                          '`versions` '
+                                                                                                                                                                                                                                                                                                                          '{评估器 '
+                                                                                                                                                                                                                                                                                                                          'id: '
+                                                                                                                                                                                                                                                                                                                          '版本字符串}，以及在另一个版本上运行的 '
+                                                                                                                                                                                                                                                                                                                          '`evalset_version`。返回 '
+                                                                                                                                                                                                                                                                                                                          '400 '
+                                                                                                                                                                                                                                                                                                                          '时会指明不在实验中或没有该版本的评估器。',
+ 'Creates a new evaluator (201) with this one\'s draft and details, named after it with "(copy)" (numbered when taken). Versions and test cases are not copied.': '以此评估器的草稿和详情创建一个新评估器（201），名称为原名加“(copy)”（重名时加编号）。版本和测试用例不会复制。',
+ "Creates a new experiment that scores this finished run's target outputs with other evaluator versions (`bindings`, as for Create an experiment) without calling the target again; it records this run as `outputs_from` and compares paired with it. Launched at once (202) unless `launch: false` (201). 400 names the problem: a run not finished or without target outputs, or a binding at fault.": '创建一个新实验，用其他评估器版本（`bindings`，与创建实验相同）为此已结束运行的评估对象输出打分，而不再调用评估对象；它将此运行记录为 '
+                                                                                                                                                                                                                                                                                                                                                                                                          '`outputs_from`，并与之成对对比。立即启动（202），除非 '
+                                                                                                                                                                                                                                                                                                                                                                                                          '`launch: '
+                                                                                                                                                                                                                                                                                                                                                                                                          'false`（201）。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                          '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                          '时会指明问题：运行未结束或没有评估对象输出，或某个绑定有误。',
+ 'Creates a provider from `name`, `base_url` (checked against the outbound policy), `default_model`, optional call settings, `prices` ({model: {input, output}} in USD per million tokens) and an optional `api_key`, stored encrypted. Owners only. 400 names the field when the name is taken, the URL is not allowed or the prices are malformed.': '由 '
+                                                                                                                                                                                                                                                                                                                                                       '`name`、`base_url`（按出站策略检查）、`default_model`、可选的调用设置、`prices`（{model: '
+                                                                                                                                                                                                                                                                                                                                                       '{input, '
+                                                                                                                                                                                                                                                                                                                                                       'output}}，单位为每百万令牌的美元价格）和可选的 '
+                                                                                                                                                                                                                                                                                                                                                       '`api_key`（加密保存）创建模型服务。仅限所有者。名称已被占用、URL '
+                                                                                                                                                                                                                                                                                                                                                       '不被允许或价格格式不对时返回 '
+                                                                                                                                                                                                                                                                                                                                                       '400，并指明字段。',
+ 'Creates a set from a `name`, an optional description and tags, and `columns` ([{name, content_type: Text, Image, Audio or MultiPart, description, required}]). Its rows start as an empty draft: add them under items or import a file, then commit a version for experiments (201). 400 names the field: a name already taken, or a column with a bad name or type.': '由 '
+                                                                                                                                                                                                                                                                                                                                                                         '`name`、可选的描述和标签以及 '
+                                                                                                                                                                                                                                                                                                                                                                         '`columns`（[{name, '
+                                                                                                                                                                                                                                                                                                                                                                         'content_type: '
+                                                                                                                                                                                                                                                                                                                                                                         'Text、Image、Audio '
+                                                                                                                                                                                                                                                                                                                                                                         '或 '
+                                                                                                                                                                                                                                                                                                                                                                         'MultiPart, '
+                                                                                                                                                                                                                                                                                                                                                                         'description, '
+                                                                                                                                                                                                                                                                                                                                                                         'required}]）创建评测集。其行从空草稿开始：在 '
+                                                                                                                                                                                                                                                                                                                                                                         'items '
+                                                                                                                                                                                                                                                                                                                                                                         '下添加或导入文件，然后为实验提交一个版本（201）。返回 '
+                                                                                                                                                                                                                                                                                                                                                                         '400 '
+                                                                                                                                                                                                                                                                                                                                                                         '时会指明字段：名称已被占用，或某列的名称或类型不对。',
+ 'Creates a workspace with you as its only owner. `slug` (used in page URLs and in `X-Assay-Workspace`) is made from the name when left out. Needs a signed-in session: an API token acts inside its own workspace and gets 403. 400 names the field when the name is empty or the slug is taken or has no letters or digits.': '创建一个工作空间，你是其唯一的所有者。省略 '
+                                                                                                                                                                                                                                                                                                                                '`slug`（用于页面 '
+                                                                                                                                                                                                                                                                                                                                'URL '
+                                                                                                                                                                                                                                                                                                                                '和 '
+                                                                                                                                                                                                                                                                                                                                '`X-Assay-Workspace`）时，由名称生成。需要已登录的会话：API '
+                                                                                                                                                                                                                                                                                                                                '令牌只在自己的工作空间内生效，会得到 '
+                                                                                                                                                                                                                                                                                                                                '403。名称为空、slug '
+                                                                                                                                                                                                                                                                                                                                '已被占用或不含字母和数字时返回 '
+                                                                                                                                                                                                                                                                                                                                '400，并指明字段。',
+ 'Creates an evaluator with an editable draft: blank from `kind` (llm or code, with `language` python or javascript for code), from a preset `template` (see List evaluator templates), or with a full `config`. Submit a version to use it in experiments. 400 names the field: neither kind nor template, no name without a template, an unknown template or language, a name already taken, or a config the kind refuses (named by path, e.g. `config.prompt`).': '创建一个带可编辑草稿的评估器：由 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '`kind` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '新建空白评估器（llm '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     'code；code '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '需带 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '`language`：python '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     'javascript），由预置 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '`template` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '创建（见“列出评估器模板”），或给出完整的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '`config`。提交一个版本后才能在实验中使用。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '时会指明字段：既无 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     'kind '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '也无 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     'template、没有模板时缺少名称、未知的模板或语言、名称已被占用，或该类型不接受的配置（按路径指明，例如 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '`config.prompt`）。',
+ 'Creating the run here instead leaves it waiting for outputs at': '如果改为在这里创建运行，它将在以下位置等待输出：',
+ 'Creator': '创建人',
+ 'Current policy': '当前策略',
+ 'Custom LLM judge': '自定义 LLM 评估器',
+ 'Custom code': '自定义代码',
+ 'Dashboard': '看板',
+ 'Debug': '调试',
+ 'Decided rows: pass and fail, unknown not counted': '已判定的行：通过和未通过，未知不计入',
+ "Decides whether `candidate` regresses against `baseline` (an experiment id, or `latest`). For each evaluator both runs have, the paired pass/fail flips go to a one-sided McNemar test at `alpha` (default 0.05): it fails when the drop is significant and its interval lies beyond `max_drop`, or when the unknown rate is above `max_unknown_rate`. Answers `passed`, a row per evaluator with its reasons, and a Markdown summary; the CLI's `assay gate` exits 1 when `passed` is false. 400 names the parameter: a run that has not completed, runs on different evalsets, no marked baseline for `latest`, or an option out of range.": '判断 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`candidate` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '相对 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`baseline`（实验 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`latest`）是否退化。对两次运行都有的每个评估器，成对的通过/未通过翻转用单侧 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'McNemar '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '检验（显著性水平 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`alpha`，默认 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '0.05）：下降显著且其区间超出 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`max_drop`，或未知率高于 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`max_unknown_rate` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '时判为失败。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`passed`、每个评估器一行（附原因）以及 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'Markdown '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '摘要；`passed` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'false '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '时 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'CLI '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '`assay '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 'gate` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '以 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '1 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '退出。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '时会指明参数：运行未完成、运行在不同的评测集上、`latest` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 '找不到标记的基线，或某个选项超出范围。',
+ 'Default all.': '默认全部。',
+ 'Default model': '默认模型',
+ 'Default verdict policy': '默认判定策略',
+ 'Define a top-level function: def exec_evaluation(turn).': '请定义一个顶层函数：def exec_evaluation(turn)。',
+ 'Define exec_evaluation(turn) and return EvalOutput(score, reason); score in [0, 1], or None when the row does not say.': '定义 '
+                                                                                                                           'exec_evaluation(turn) '
+                                                                                                                           '并返回 '
+                                                                                                                           'EvalOutput(score, '
+                                                                                                                           'reason)；score '
+                                                                                                                           '在 '
+                                                                                                                           '[0, '
+                                                                                                                           '1] '
+                                                                                                                           '内，该行无法判断时返回 '
+                                                                                                                           'None。',
+ 'Define function exec_evaluation(turn) (or execEvaluation).': '请定义函数 exec_evaluation(turn)（或 '
+                                                               'execEvaluation）。',
+ 'Define function exec_evaluation(turn) and return { score, reason } (or just a number); score in [0, 1], or null when the row does not say. turn.evaluate_target_output_fields.actual_output.text is the answer.': '定义函数 '
+                                                                                                                                                                                                                    'exec_evaluation(turn) '
+                                                                                                                                                                                                                    '并返回 '
+                                                                                                                                                                                                                    '{ '
+                                                                                                                                                                                                                    'score, '
+                                                                                                                                                                                                                    'reason '
+                                                                                                                                                                                                                    '}（或只返回一个数字）；score '
+                                                                                                                                                                                                                    '在 '
+                                                                                                                                                                                                                    '[0, '
+                                                                                                                                                                                                                    '1] '
+                                                                                                                                                                                                                    '内，该行无法判断时返回 '
+                                                                                                                                                                                                                    'null。turn.evaluate_target_output_fields.actual_output.text '
+                                                                                                                                                                                                                    '是回答。',
+ 'Delete': '删除',
+ 'Delete a model provider': '删除模型服务',
+ 'Delete a secret': '删除密钥',
+ 'Delete a test case': '删除测试用例',
+ 'Delete an evaluation set': '删除评测集',
+ 'Delete an evaluator': '删除评估器',
+ 'Delete an item': '删除数据项',
+ 'Delete this evaluation set?': '删除此评测集？',
+ 'Delete this evaluator?': '删除此评估器？',
+ 'Delete this provider?': '删除此模型服务？',
+ 'Delete this secret? Targets that use it will fail their rows.': '删除此密钥？使用它的评估对象将在各行上失败。',
+ 'Deleted evaluators': '已删除的评估器',
+ 'Deleted evaluators appear here and can be restored.': '已删除的评估器会显示在这里，并可以恢复。',
+ 'Deletes the provider and its stored key. Owners only.': '删除该模型服务及其保存的密钥。仅限所有者。',
+ 'Deletes the secret. Rows of HTTP targets whose headers use it fail until a secret of that name exists again. Owners only.': '删除该密钥。请求头使用它的 '
+                                                                                                                              'HTTP '
+                                                                                                                              '评估对象，其行会失败，直到再次存在同名密钥。仅限所有者。',
+ 'Deletes the test case (204); versions keep the results they recorded.': '删除测试用例（204）；版本保留它们记录的结果。',
+ 'Description': '描述',
+ 'Diff two evaluator versions': '对比两个评估器版本',
+ "Download an import's error report": '下载导入的错误报告',
+ 'Download the error report (CSV)': '下载错误报告（CSV）',
+ "Downloads every result, streamed: `format=csv` (default) or `jsonl`, or garak's `report` (report.jsonl) or `hitlog` (hitlog.jsonl). 400 for another format.": '以流式下载所有结果：`format=csv`（默认）或 '
+                                                                                                                                                                '`jsonl`，或 '
+                                                                                                                                                                'garak '
+                                                                                                                                                                '的 '
+                                                                                                                                                                '`report`（report.jsonl）或 '
+                                                                                                                                                                '`hitlog`（hitlog.jsonl）。其他格式返回 '
+                                                                                                                                                                '400。',
+ 'Downloads the draft (default) or `version` as `format=jsonl` (default) or `csv`, streamed, one row per item with its item_id. A file exported this way imports back as new rows. 400 for another format; 404 for a version the set does not have.': '以流式下载草稿（默认）或 '
+                                                                                                                                                                                                                                                      '`version`，格式为 '
+                                                                                                                                                                                                                                                      '`format=jsonl`（默认）或 '
+                                                                                                                                                                                                                                                      '`csv`，每个数据项一行并带 '
+                                                                                                                                                                                                                                                      'item_id。以这种方式导出的文件可以作为新行再导入。其他格式返回 '
+                                                                                                                                                                                                                                                      '400；评测集没有的版本返回 '
+                                                                                                                                                                                                                                                      '404。',
+ 'Draft': '草稿',
+ 'Draft rows': '草稿行数',
+ 'Draft saved.': '草稿已保存。',
+ 'Duplicate variable name %(name)r.': '变量名 %(name)r 重复。',
+ 'ETA': '预计剩余',
+ 'Each item is an object {data, tags, human_verdict, label}.': '每个数据项都是一个对象 {data, tags, '
+                                                               'human_verdict, label}。',
+ 'Each output is an object with item_id and actual_output.': '每个输出都是带有 item_id 和 actual_output '
+                                                             '的对象。',
+ "Each tag's interval is computed like the card's, from that tag's rows alone.": '每个标签的区间与卡片的计算方式相同，只用该标签的行。',
+ 'Edit': '编辑',
+ 'Edit a test case': '编辑测试用例',
+ 'Edit an evaluation set': '编辑评测集',
+ "Edit an evaluator's draft": '编辑评估器草稿',
+ 'Edit an item': '编辑数据项',
+ 'Edit row': '编辑行',
+ 'Editor': '编辑者',
+ 'Elapsed': '已用时间',
+ "Empty: the provider's default model.": '留空：使用模型服务的默认模型。',
+ 'Encoding': '编码',
+ 'Endpoint URL': '端点 URL',
+ 'Entries': '条目',
+ 'Error': '错误',
+ 'Evalset': '评测集',
+ 'Evalset version': '评测集版本',
+ 'Evalsets': '评测集',
+ 'Evaluation set created. Add columns, or import a file.': '评测集已创建。请添加列，或导入文件。',
+ 'Evaluation sets': '评测集',
+ 'Evaluator': '评估器',
+ 'Evaluator created. Edit the draft, then submit a version.': '评估器已创建。编辑草稿，然后提交一个版本。',
+ 'Evaluator version': '评估器版本',
+ 'Evaluator versions': '评估器版本',
+ 'Evaluators': '评估器',
+ 'Evaluators, mappings and policies': '评估器、映射和策略',
+ 'Evaluators: pass rate': '评估器：通过率',
+ 'Every pair is asked twice, the outputs in order and swapped. When the two answers disagree the pair counts as a tie and is flagged position-inconsistent, so a judge that favours a slot cannot make wins.': '每一对都会问两次：按原顺序一次，交换顺序一次。两次回答不一致时，这一对算作平局并标记为位置不一致，这样偏向某个位置的评判模型无法因此得胜。',
+ 'Expected': '期望',
+ 'Expected verdict': '期望判定',
+ 'Expected verdict must be pass, fail or unknown.': '期望判定必须是 pass、fail 或 unknown。',
+ 'Experiment id.': '实验 id。',
+ 'Experiment ids, comma-separated or the parameter repeated.': '实验 id，用逗号分隔或重复该参数。',
+ 'Experiment launched.': '实验已启动。',
+ 'Experiments': '实验',
+ 'Export': '导出',
+ 'Export CSV': '导出 CSV',
+ 'Export JSONL': '导出 JSONL',
+ 'Export an evaluation set': '导出评测集',
+ "Export an experiment's results": '导出实验的结果',
+ 'Export draft (CSV)': '导出草稿（CSV）',
+ 'External: your code computes the outputs and pushes them (SDK, CLI, CI)': '外部：由你的代码计算输出并推送（SDK、CLI、CI）',
+ 'Extracted': '提取结果',
+ 'Fail': '未通过',
+ 'Failed': '失败',
+ 'Field': '字段',
+ 'File': '文件',
+ 'File %(name)s (%(fmt)s, %(size)s)': '文件 %(name)s（%(fmt)s，%(size)s）',
+ 'File field': '文件字段',
+ 'File format': '文件格式',
+ 'Filter': '筛选',
+ 'Flips': '翻转',
+ "For an experiment with an external target: up to 1,000 `outputs` per call, each {item_id, repeat?, actual_output, trajectory?, latency_ms?, tokens_in?, tokens_out?, cost?, error?}. Evaluators score the rows as their outputs arrive; the first output of a row wins (`accepted` counts new ones, `duplicates` the rest). 400 names the entry at fault, and is the answer when the experiment's target computes its own outputs or the run is not queued or running.": '用于外部评估对象的实验：每次调用最多 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '1,000 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '个 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '`outputs`，每个为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '{item_id, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'repeat?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'actual_output, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'trajectory?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'latency_ms?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'tokens_in?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'tokens_out?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'cost?, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'error?}。输出到达后评估器即为该行打分；每行以第一个输出为准（`accepted` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '计新输出，`duplicates` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '计其余）。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '时会指明出错的条目；实验的评估对象自己计算输出，或运行不在排队中或运行中时也返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '400。',
+ 'Form': '表单',
+ 'Format': '格式',
+ "Freezes the current draft as `version` (SemVer, greater than the latest) with an optional `change_note`, after the kind's checks (for code, a run in the sandbox). When the evaluator has test cases they run first and the version records their result in `test_result`, agreeing or not. 400 names the field: a malformed or not greater version, a deleted evaluator, or draft problems by config path.": '在通过该类型的检查后（代码评估器会在沙箱中运行一次），将当前草稿冻结为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                '`version`（SemVer，须大于最新版本），可附 '
+                                                                                                                                                                                                                                                                                                                                                                                                                '`change_note`。评估器有测试用例时会先运行它们，版本在 '
+                                                                                                                                                                                                                                                                                                                                                                                                                '`test_result` '
+                                                                                                                                                                                                                                                                                                                                                                                                                '中记录结果，无论是否一致。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                '时会指明字段：版本格式不对或不够大、评估器已删除，或按配置路径指明的草稿问题。',
+ "Freezes the draft's columns and rows as `version` (SemVer, greater than the latest) with an optional `note` (201); experiments run on versions, and rows are numbered from 1 in draft order. A draft of more than ASSAY_COMMIT_INLINE_ROWS rows (20,000 by default) is copied in the background: 202 with the version `committing`, `rows_copied` of `item_count`, and `poll_url` (Get an evaluation set version) until `status` is `ready`; meanwhile the draft cannot be changed and experiments cannot pin the version. 400 names the field: a version that exists, is not greater than the latest or is not SemVer, a deleted set, or a draft with a commit or an import under way.": '将草稿的列和行冻结为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`version`（SemVer，须大于最新版本），可附 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`note`（201）；实验在版本上运行，行按草稿顺序从 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '编号。草稿超过 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'ASSAY_COMMIT_INLINE_ROWS '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '行（默认 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '20,000）时在后台复制：返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '202，版本状态为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`committing`，附 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`rows_copied`/`item_count` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`poll_url`（获取评测集版本），直到 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`status` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`ready`；在此期间草稿不能修改，实验也不能固定该版本。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '时会指明字段：版本已存在、不大于最新版本或不是 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'SemVer、评测集已删除，或草稿正在提交或导入。',
+ 'From a shell or CI job, with the Python client installed:': '在 shell 或 CI 任务中，安装 Python 客户端后：',
+ 'From the file name': '按文件名判断',
+ 'Get a model provider': '获取模型服务',
+ 'Get a result': '获取结果',
+ 'Get a secret': '获取密钥',
+ 'Get a test case': '获取测试用例',
+ 'Get a workspace': '获取工作空间',
+ 'Get an API token': '获取 API 令牌',
+ 'Get an evaluation set': '获取评测集',
+ 'Get an evaluation set version': '获取评测集版本',
+ 'Get an evaluator': '获取评估器',
+ 'Get an evaluator template': '获取评估器模板',
+ 'Get an evaluator version': '获取评估器版本',
+ 'Get an experiment': '获取实验',
+ 'Get an import': '获取导入',
+ 'Get an item': '获取数据项',
+ 'Get the default interval settings': '获取默认区间设置',
+ 'Give a baseline and at least one candidate.': '请给出一个基线和至少一个候选。',
+ 'Give a binding id, an evaluator id or an evaluator version id.': '请给出绑定 id、评估器 id 或评估器版本 id。',
+ 'Give a kind (llm or code) or a template.': '请给出类型（llm 或 code）或模板。',
+ 'Give a list of 1 to %(max_push)s outputs.': '请给出 1 到 %(max_push)s 个输出的列表。',
+ 'Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.': '名称只能包含字母、数字和 _（例如 '
+                                                                       'APP_TOKEN），最多 64 个字符。',
+ 'Give a number, e.g. 0.5.': '请填写数字，例如 0.5。',
+ 'Give a value of at most 8 KB.': '值最多 8 KB。',
+ 'Give a whole number from 1 to 500.': '请填写 1 到 500 之间的整数。',
+ 'Give actual_output as text or a Text content object (or an error).': 'actual_output 应为文本或 Text '
+                                                                       '内容对象（或给出 error）。',
+ 'Give an evaluator id.': '请给出评估器 id。',
+ 'Give an http:// or https:// URL.': '请填写 http:// 或 https:// 开头的 URL。',
+ 'Give an item id (a UUID).': '请给出数据项 id（UUID）。',
+ 'Give headers as an object of at most %(max_headers)s names.': '请求头应为最多 %(max_headers)s 个名称的对象。',
+ 'Give messages as [{role: system|user, content: text}].': '消息格式为 [{role: system|user, content: '
+                                                           '文本}]。',
+ 'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).': '价格格式为 '
+                                                                                        '{"model": '
+                                                                                        '{"input": '
+                                                                                        '每百万令牌美元价格, '
+                                                                                        '"output": '
+                                                                                        '…}}（最多 '
+                                                                                        '200 个模型）。',
+ "Give the endpoint's http:// or https:// URL.": '请填写端点的 http:// 或 https:// URL。',
+ 'Go to the evalsets': '前往评测集',
+ 'Go to the evaluators': '前往评估器',
+ 'Goes to': '映射到',
+ "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
+ 'Headers (JSON object)': '请求头（JSON 对象）',
+ 'Human verdict': '人工判定',
+ 'Ignore': '忽略',
+ "Image and Audio cells hold an http(s) URL, or the path of a file uploaded to this workspace (upload media through the API's /evalsets/media/ endpoint or the row editor). MultiPart cells hold JSON.": 'Image '
+                                                                                                                                                                                                         '和 '
+                                                                                                                                                                                                         'Audio '
+                                                                                                                                                                                                         '单元格存放 '
+                                                                                                                                                                                                         'http(s) '
+                                                                                                                                                                                                         'URL，或上传到此工作空间的文件路径（通过 '
+                                                                                                                                                                                                         'API '
+                                                                                                                                                                                                         '的 '
+                                                                                                                                                                                                         '/evalsets/media/ '
+                                                                                                                                                                                                         '端点或行编辑器上传媒体）。MultiPart '
+                                                                                                                                                                                                         '单元格存放 '
+                                                                                                                                                                                                         'JSON。',
+ 'Import': '导入',
+ 'Import a CSV or JSONL file, or define the columns by hand.': '导入 CSV 或 JSONL 文件，或手动定义列。',
+ 'Import a file': '导入文件',
+ 'Import a file into an evaluation set': '向评测集导入文件',
+ 'Import a garak scan': '导入 garak 扫描',
+ 'Import again, skipping the bad rows': '再次导入，跳过坏行',
+ 'Imported %(n)d run(s) of garak; the workers are scoring them.': '已导入 %(n)d 个 garak '
+                                                                  '运行；工作进程正在为它们打分。',
+ 'Input tokens (JMESPath, optional)': '输入令牌数（JMESPath，可选）',
+ 'Input variables': '输入变量',
+ 'Inputs': '输入',
+ 'Inputs and reference': '输入和参考',
+ 'Insert at cursor': '插入到光标处',
+ 'Interval': '区间',
+ "Interval corrected for the detector's error (Se %(se)s, Sp %(sp)s, from garak's detector metrics).": '区间已按检测器自身的误差校正（灵敏度 '
+                                                                                                       '%(se)s，特异度 '
+                                                                                                       '%(sp)s，来自 '
+                                                                                                       'garak '
+                                                                                                       '的检测器指标）。',
+ "Interval corrected for the judge's own error (Se %(se)s, Sp %(sp)s, from a calibration on %(n)s labelled rows).": '区间已按评判模型自身的误差校正（灵敏度 '
+                                                                                                                    '%(se)s，特异度 '
+                                                                                                                    '%(sp)s，来自对 '
+                                                                                                                    '%(n)s '
+                                                                                                                    '个已标注行的校准）。',
+ 'Intervals above resample rows with all their repetitions together (clustered by row), so repeating a row does not narrow them as new rows would.': '上面的区间把一行及其所有重复一起重采样（按行聚类），因此重复某一行不会像新增行那样缩窄区间。',
+ 'Invalid or revoked API token.': 'API 令牌无效或已被吊销。',
+ 'Issues a token named `name` that acts as you, with your role, in this workspace only. The response carries the `key` once: store it now, only its hash is kept. Send it as `Authorization: Bearer <key>` (or `Token <key>`). Any member may create one; 400 when the name is empty.': '签发一个名为 '
+                                                                                                                                                                                                                                                                                        '`name` '
+                                                                                                                                                                                                                                                                                        '的令牌，它以你的身份和角色、仅在此工作空间内生效。响应中只出现一次 '
+                                                                                                                                                                                                                                                                                        '`key`：请立即保存，服务端只保留其哈希。以 '
+                                                                                                                                                                                                                                                                                        '`Authorization: '
+                                                                                                                                                                                                                                                                                        'Bearer '
+                                                                                                                                                                                                                                                                                        '<key>`（或 '
+                                                                                                                                                                                                                                                                                        '`Token '
+                                                                                                                                                                                                                                                                                        '<key>`）发送。任何成员都可以创建；名称为空时返回 '
+                                                                                                                                                                                                                                                                                        '400。',
+ 'Item id.': '数据项 id。',
+ 'JSON mode': 'JSON 模式',
+ 'Judge calibration against human verdicts (n = %(n)s)': '评判模型与人工判定的校准（n = %(n)s）',
+ 'Keep this turn as a test case': '把这个轮次保存为测试用例',
+ 'Kind': '类型',
+ 'LLM evaluators': 'LLM 评估器',
+ 'LLM judge': 'LLM 评估器',
+ 'Label': '标注',
+ 'Language': '语言',
+ 'Language (code only)': '语言（仅代码）',
+ 'Last used': '最近使用',
+ 'Latency p50 / p95 / max': '延迟 p50 / p95 / 最大',
+ 'Latest': '最新',
+ 'Latest version': '最新版本',
+ 'Launch': '启动',
+ 'Launch an experiment': '启动实验',
+ 'Launch the experiment to fill this table.': '启动实验以填充此表。',
+ 'Letters, digits and _; HTTP targets use it as {{secrets.NAME}} in headers.': '字母、数字和 _；HTTP '
+                                                                               '评估对象在请求头中以 '
+                                                                               '{{secrets.NAME}} '
+                                                                               '使用它。',
+ 'Limit': '限流',
+ 'Limits: a file of up to %(mb)s MB, a text cell of up to %(kb)s KB, a header of up to %(n)s fields and %(hkb)s KB.': '限制：文件最大 '
+                                                                                                                      '%(mb)s '
+                                                                                                                      'MB，文本单元格最大 '
+                                                                                                                      '%(kb)s '
+                                                                                                                      'KB，表头最多 '
+                                                                                                                      '%(n)s '
+                                                                                                                      '个字段、%(hkb)s '
+                                                                                                                      'KB。',
+ 'Line': '行号',
+ 'Line %(number)s is not a JSON object.': '第 %(number)s 行不是 JSON 对象。',
+ "List an evaluation set's imports": '列出评测集的导入',
+ "List an evaluation set's items": '列出评测集的数据项',
+ "List an evaluation set's versions": '列出评测集的版本',
+ "List an evaluator's test cases": '列出评估器的测试用例',
+ "List an evaluator's versions": '列出评估器的版本',
+ "List an experiment's results": '列出实验的结果',
+ "List an experiment's results by item": '按数据项列出实验的结果',
+ 'List evaluation sets': '列出评测集',
+ 'List evaluator templates': '列出评估器模板',
+ 'List evaluators': '列出评估器',
+ 'List experiments': '列出实验',
+ 'List garak reference files': '列出 garak 参考文件',
+ 'List members': '列出成员',
+ 'List model providers': '列出模型服务',
+ 'List secrets': '列出密钥',
+ 'List your API tokens': '列出你的 API 令牌',
+ 'List your workspaces': '列出你的工作空间',
+ 'Load rows': '加载行',
+ 'Main': '主导航',
+ 'Map columns': '映射列',
+ "Map the file's fields onto the set's columns": '将文件的字段映射到评测集的列',
+ 'Mapping': '映射',
+ 'Mark a run as a baseline': '将运行标记为基线',
+ 'Mark as baseline': '标记为基线',
+ 'Marked as a baseline.': '已标记为基线。',
+ "Marks (`is_baseline: true`) or unmarks this run as a baseline for the CI gate; `baseline=latest` in Check the CI gate takes the newest marked run on the candidate's evalset. 400 when marking a run that has not completed.": '将此运行标记（`is_baseline: '
+                                                                                                                                                                                                                                 'true`）或取消标记为 '
+                                                                                                                                                                                                                                 'CI '
+                                                                                                                                                                                                                                 '门禁的基线；“检查 '
+                                                                                                                                                                                                                                 'CI '
+                                                                                                                                                                                                                                 '门禁”中的 '
+                                                                                                                                                                                                                                 '`baseline=latest` '
+                                                                                                                                                                                                                                 '取候选运行所在评测集上最新标记的运行。标记未完成的运行时返回 '
+                                                                                                                                                                                                                                 '400。',
+ 'Max tokens': '最大令牌数',
+ 'Maximum score': '最高分',
+ 'McNemar p': 'McNemar p',
+ 'Mean score': '平均分',
+ 'Member added.': '成员已添加。',
+ 'Members': '成员',
+ 'Memory (MB)': '内存（MB）',
+ 'Menu': '菜单',
+ 'Method': '方法',
+ 'Minimum score': '最低分',
+ 'Model': '模型',
+ 'Model provider': '模型服务',
+ 'Model providers': '模型服务',
+ 'Models': '模型',
+ 'MultiPart content needs a list of contents.': 'MultiPart 内容需要一个内容列表。',
+ 'Must be a %(what)s.': '必须是%(what)s。',
+ 'Must be a list of Conversation variable names.': '必须是 Conversation 变量名的列表。',
+ 'Must be a list.': '必须是列表。',
+ 'Must be a non-empty list of messages.': '必须是非空的消息列表。',
+ 'Must be a non-empty string or a non-empty list of parts.': '必须是非空字符串或非空的片段列表。',
+ 'Must be a number greater than 0 and at most 1.': '必须是大于 0 且不超过 1 的数字。',
+ 'Must be a string or null.': '必须是字符串或 null。',
+ 'Must be a string.': '必须是字符串。',
+ 'Must be an identifier: a letter or _, then up to 63 of A-Z a-z 0-9 _.': '必须是标识符：以字母或 _ 开头，后接最多 '
+                                                                          '63 个 A-Z a-z 0-9 _ 字符。',
+ 'Must be an object of name → content.': '必须是 名称 → 内容 的对象。',
+ 'Must be an object with a type.': '必须是带有 type 的对象。',
+ 'Must be an object with name and content_type.': '必须是带有 name 和 content_type 的对象。',
+ 'Must be an object with role and content.': '必须是带有 role 和 content 的对象。',
+ 'Must be an object.': '必须是对象。',
+ 'Must be true or false.': '必须是 true 或 false。',
+ 'Must name a declared Conversation variable, or be null.': '必须是已声明的 Conversation 变量名，或为 null。',
+ 'Must name a declared variable.': '必须是已声明的变量名。',
+ 'Must not be empty.': '不能为空。',
+ 'Name': '名称',
+ 'Name A–Z': '名称 A–Z',
+ 'Name Z–A': '名称 Z–A',
+ 'Name and evalset version': '名称和评测集版本',
+ 'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
+                                                                     'Conversation：%(sources)s 之一。',
+ 'Names are at most %(max_name)s characters.': '名称最多 %(max_name)s 个字符。',
+ 'Names start with a letter or _, then letters, digits or _. Evaluator variables map onto columns by name. Renaming a column renames it in every draft row; committed versions keep their own columns.': '名称以字母或 '
+                                                                                                                                                                                                         '_ '
+                                                                                                                                                                                                         '开头，后接字母、数字或 '
+                                                                                                                                                                                                         '_。评估器变量按名称映射到列。重命名列会在草稿的每一行中重命名它；已提交的版本保留各自的列。',
+ 'New column': '新列',
+ 'New column %(name)r cannot be required: existing rows have no value for it.': '新列 %(name)r '
+                                                                                '不能设为必填：已有的行在这一列上没有值。',
+ 'New evaluation set': '新建评测集',
+ 'New evaluator': '新建评估器',
+ 'New experiment': '新建实验',
+ 'New provider': '新建模型服务',
+ 'New workspace': '新建工作空间',
+ 'Next': '下一页',
+ "Next you import a CSV or JSONL file (its columns become the set's columns), or define columns by hand.": '接下来导入 '
+                                                                                                           'CSV '
+                                                                                                           '或 '
+                                                                                                           'JSONL '
+                                                                                                           '文件（其列会成为评测集的列），或手动定义列。',
+ 'No columns yet': '还没有列',
+ 'No completed experiments yet.': '还没有已完成的实验。',
+ 'No completed run on this evalset is marked as a baseline.': '此评测集上没有被标记为基线的已完成运行。',
+ 'No differences between %(old)s and %(new)s.': '%(old)s 与 %(new)s 之间没有差异。',
+ 'No draft item %(missing)r in this set.': '此评测集的草稿中没有数据项 %(missing)r。',
+ 'No evaluation set is named %(name)r.': '没有名为 %(name)r 的评测集。',
+ 'No evaluation set matches': '没有匹配的评测集',
+ 'No evaluation sets yet': '还没有评测集',
+ 'No evaluator matches': '没有匹配的评估器',
+ 'No evaluators yet': '还没有评估器',
+ 'No evaluators.': '没有评估器。',
+ 'No experiment has this status': '没有处于此状态的实验',
+ 'No experiments yet': '还没有实验',
+ 'No field goes to a column yet: every row would be empty.': '还没有字段映射到列：每一行都会是空的。',
+ 'No file was uploaded.': '没有上传文件。',
+ 'No longer a baseline.': '已取消基线标记。',
+ 'No model providers yet': '还没有模型服务',
+ "No other completed run on the baseline's evalset.": '基线所在评测集上没有其他已完成的运行。',
+ 'No results yet.': '还没有结果。',
+ 'No row matches': '没有匹配的行',
+ 'No row matches.': '没有匹配的行。',
+ 'No rows match.': '没有匹配的行。',
+ 'No rows yet': '还没有行',
+ 'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
+ 'No scores to plot.': '没有可绘制的分数。',
+ 'No secrets yet': '还没有密钥',
+ 'No submitted evaluator version yet.': '还没有已提交的评估器版本。',
+ 'No such evalset version in this workspace.': '此工作空间中没有这个评测集版本。',
+ 'No such evalset version in this workspace: %(public_id)r (give its id, or name@version).': '此工作空间中没有这个评测集版本：%(public_id)r（请给出其 '
+                                                                                             'id，或 '
+                                                                                             'name@version）。',
+ 'No such evaluation set': '没有这个评测集',
+ 'No such evaluator version in this workspace.': '此工作空间中没有这个评估器版本。',
+ 'No such experiment in this workspace.': '此工作空间中没有这个实验。',
+ 'No such export': '没有这个导出',
+ 'No such file': '没有这个文件',
+ 'No such result': '没有这个结果',
+ 'No such row in this evalset version.': '此评测集版本中没有这一行。',
+ 'No such row in this experiment': '此实验中没有这一行',
+ 'No such workspace': '没有这个工作空间',
+ 'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
+ 'No usable model provider is configured for this evaluator.': '此评估器没有配置可用的模型服务。',
+ 'No user named %(username)r.': '没有名为 %(username)r 的用户。',
+ 'No version yet. Experiments run submitted versions only.': '还没有版本。实验只运行已提交的版本。',
+ 'No versions yet': '还没有版本',
+ 'No workspace secret named %(n)r (add it in Settings → Secrets).': '工作空间中没有名为 %(n)r 的密钥（请在“设置 → '
+                                                                    '密钥”中添加）。',
+ 'No workspace selected.': '未选择工作空间。',
+ 'None: the outputs are already in a column': '无：输出已在某一列中',
+ 'Not in both runs': '不在两次运行中',
+ 'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
+ 'Not scored yet.': '尚未打分。',
+ 'Note': '备注',
+ 'Nothing deleted': '没有已删除的内容',
+ 'Nothing to review yet.': '还没有可检查的内容。',
+ 'Nothing was imported: %(n)s problems found. Fix them, or import again with “skip bad rows”.': '没有导入任何内容：发现 '
+                                                                                                '%(n)s '
+                                                                                                '个问题。请修正后重试，或勾选“跳过坏行”再次导入。',
+ 'Nothing was saved:': '未保存任何内容：',
+ 'One evaluator with its draft `config`, whether the draft differs from the latest version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable (`deleted: true`) because experiments may use its versions.': '一个评估器及其草稿 '
+                                                                                                                                                                                                                                    '`config`、草稿是否与最新版本不同（`draft_changed`）和 '
+                                                                                                                                                                                                                                    '`latest_version`。已删除的评估器仍可读取（`deleted: '
+                                                                                                                                                                                                                                    'true`），因为实验可能在使用它的版本。',
+ "One experiment with its target (secrets never shown), its bindings with each evaluator's pass rate and interval, result counts, progress with throughput and ETA, and chunk counts. Poll it while the run goes on.": '一个实验及其评估对象（从不显示密钥）、绑定（附每个评估器的通过率和区间）、结果计数、进度（含吞吐量和预计剩余时间）以及分块计数。运行期间可轮询它。',
+ "One import's status (queued, running, completed or failed), progress (rows done, imported and failed, percent), a message, and its first 100 problems by line and column.": '一次导入的状态（排队中、运行中、已完成或失败）、进度（已处理、已导入和失败的行数及百分比）、一条消息，以及按行和列列出的前 '
+                                                                                                                                                                              '100 '
+                                                                                                                                                                              '个问题。',
+ 'One item of a comparison, side by side': '对比中的一个数据项，并排显示',
+ "One of your tokens, without its key. 404 for another member's token or one of another workspace.": '你的某个令牌，不含密钥。其他成员的令牌或其他工作空间的令牌返回 '
+                                                                                                     '404。',
+ 'One provider with its settings; the API key is never returned.': '一个模型服务及其设置；从不返回 API 密钥。',
+ "One result by its `id` in this experiment, with the exact input the evaluator received, its stdout, the rendered judge request and the raw answer. 404 when the id is not this experiment's.": '按 '
+                                                                                                                                                                                                 '`id` '
+                                                                                                                                                                                                 '获取此实验中的一个结果，附带评估器收到的确切输入、其 '
+                                                                                                                                                                                                 'stdout、渲染后的评判请求和原始回答。id '
+                                                                                                                                                                                                 '不属于此实验时返回 '
+                                                                                                                                                                                                 '404。',
+ 'One row compared': '对比一行',
+ 'One row of the draft, or of a committed `version`; 404 when it is not there.': '草稿或某个已提交 '
+                                                                                 '`version` '
+                                                                                 '中的一行；不存在时返回 404。',
+ 'One row per item, evaluator and repetition, in row order, paginated; readable while the run goes on. Filters: `evaluator` (an evaluator, evaluator version or binding id), `verdict` (pass, fail or unknown: the corrected verdict where there is one), `status` (success, error, timeout or skipped), `tag`, `q` (text in the reason or error), `score_min` and `score_max`. 400 names a filter that cannot match.': '每个数据项、评估器和重复各一行，按行顺序分页；运行期间即可读取。筛选：`evaluator`（评估器、评估器版本或绑定的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        'id）、`verdict`（pass、fail '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        'unknown：有人工修正时取修正后的判定）、`status`（success、error、timeout '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        'skipped）、`tag`、`q`（理由或错误中的文字）、`score_min` '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '`score_max`。某个筛选条件不可能匹配时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                        '并指明它。',
+ 'One row per item. Verdict, status and score filters apply to the chosen evaluator (any evaluator when none is chosen); sorting by an evaluator lists the rows it scored.': '每个数据项一行。判定、状态和分数筛选作用于所选评估器（未选择时为任意评估器）；按某个评估器排序时，列出它打过分的行。',
+ "One secret's name, hint and dates; the value is never returned.": '一个密钥的名称、提示和时间；从不返回值本身。',
+ 'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
+                                                                                                                                            '404。',
+ 'One template by its slug; 404 for a slug the catalogue does not have.': '按 slug 获取一个模板；目录中没有的 '
+                                                                          'slug 返回 404。',
+ 'One test case of the evaluator; 404 when it belongs to another one.': '评估器的一个测试用例；属于另一个评估器时返回 '
+                                                                        '404。',
+ 'One verdict per repetition': '每次重复一个判定',
+ "One version by its SemVer string (e.g. 1.0.0); 404 for a version the set does not have. List its rows with List an evaluation set's items and `version`.": '按 '
+                                                                                                                                                             'SemVer '
+                                                                                                                                                             '字符串（例如 '
+                                                                                                                                                             '1.0.0）获取一个版本；评测集没有的版本返回 '
+                                                                                                                                                             '404。用“列出评测集的数据项”并带上 '
+                                                                                                                                                             '`version` '
+                                                                                                                                                             '列出其行。',
+ 'One version by its SemVer string (e.g. 1.2.0) with its frozen config and test result. 404 for a version the evaluator does not have.': '按 '
+                                                                                                                                         'SemVer '
+                                                                                                                                         '字符串（例如 '
+                                                                                                                                         '1.2.0）获取一个版本及其冻结的配置和测试结果。评估器没有的版本返回 '
+                                                                                                                                         '404。',
+ "One workspace by its slug, with your role in it. 404 when you are not a member (with an API token: when it is not the token's workspace).": '按 '
+                                                                                                                                              'slug '
+                                                                                                                                              '获取一个工作空间及你在其中的角色。你不是其成员时返回 '
+                                                                                                                                              '404（使用 '
+                                                                                                                                              'API '
+                                                                                                                                              '令牌时：不是该令牌的工作空间时）。',
+ 'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
+ 'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
+ 'Only an import that failed on bad rows can be retried.': '只有因坏行而失败的导入才能重试。',
+ 'Only owners can change model providers.': '只有所有者可以修改模型服务。',
+ 'Only owners can rename a workspace.': '只有所有者可以重命名工作空间。',
+ 'Only rows with this item tag.': '只显示带此数据项标签的行。',
+ 'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
+ 'Open row %(n)s': '打开第 %(n)s 行',
+ 'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
+                                                               'https://api.openai.com/v1',
+ 'Output': '输出',
+ 'Output (JMESPath)': '输出（JMESPath）',
+ 'Output (print)': '输出（print）',
+ 'Output tokens (JMESPath, optional)': '输出令牌数（JMESPath，可选）',
+ 'Outputs re-used from %(name)s: no target calls were made.': '复用了 %(name)s 的输出：没有调用评估对象。',
+ "Overrides a result's `verdict` (pass, fail or unknown) and optionally its `score` in [0, 1], with a `note` saying why; the original verdict and score stay beside the correction, and the run's pass rates count the corrected verdict. An empty verdict removes the correction. 400 names the field: an unknown verdict, a missing note, or a score outside [0, 1].": '覆盖某个结果的 '
+                                                                                                                                                                                                                                                                                                                                                                         '`verdict`（pass、fail '
+                                                                                                                                                                                                                                                                                                                                                                         '或 '
+                                                                                                                                                                                                                                                                                                                                                                         'unknown），并可选地覆盖其 '
+                                                                                                                                                                                                                                                                                                                                                                         '`score`（[0, '
+                                                                                                                                                                                                                                                                                                                                                                         '1] '
+                                                                                                                                                                                                                                                                                                                                                                         '内），需附 '
+                                                                                                                                                                                                                                                                                                                                                                         '`note` '
+                                                                                                                                                                                                                                                                                                                                                                         '说明原因；原始判定和分数保留在修正旁边，运行的通过率按修正后的判定计算。判定为空表示撤销修正。返回 '
+                                                                                                                                                                                                                                                                                                                                                                         '400 '
+                                                                                                                                                                                                                                                                                                                                                                         '时会指明字段：未知的判定、缺少说明，或分数超出 '
+                                                                                                                                                                                                                                                                                                                                                                         '[0, '
+                                                                                                                                                                                                                                                                                                                                                                         '1]。',
+ 'Owner': '所有者',
+ 'Page %(n)s of %(total)s · %(count)s in all': '第 %(n)s / %(total)s 页 · 共 %(count)s 项',
+ 'Pages': '分页',
+ "Pairs each candidate experiment with the baseline item by item and returns, per evaluator, the pass rates, their difference with its interval, McNemar's p-value and the rows that regressed or improved, plus one page of the row diff of one candidate and one evaluator (by default the first candidate and the evaluator with the most regressions). Every run must be in this workspace and on the same evalset as the baseline (other versions of it pair by item id). 400 names the parameter when the baseline or candidates are missing, a candidate is the baseline or runs on another evalset, or `page_size` is not a whole number; 404 when an id is not an experiment of this workspace.": '将每个候选实验与基线按数据项配对，对每个评估器返回通过率、其差值及区间、McNemar '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '检验的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'p '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '值、退化和改进的行，以及某个候选和某个评估器的一页行差异（默认为第一个候选和退化最多的评估器）。每次运行都必须在此工作空间中，且与基线在同一评测集上（该评测集的其他版本按数据项 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '配对）。缺少基线或候选、某个候选就是基线或运行在另一个评测集上，或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '`page_size` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '不是整数时，返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '并指明参数；某个 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '不是此工作空间的实验时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '404。',
+ 'Pairwise LLM judge': '成对 LLM 评估器',
+ 'Pass': '通过',
+ 'Pass rate': '通过率',
+ 'Pass rate of %(name)s in %(n)s run, with its interval. Regressions marked: %(r)s. The table below lists every point.': ['%(name)s '
+                                                                                                                          '在 '
+                                                                                                                          '%(n)s '
+                                                                                                                          '次运行中的通过率及其区间。标记的退化：%(r)s。下表列出每个点。'],
+ 'Pass rate per evaluator over the last %(n)s completed run on this evaluation set (any version), in the order they finished, newest right.': ['此评测集（任意版本）上最近 '
+                                                                                                                                               '%(n)s '
+                                                                                                                                               '次已完成运行中每个评估器的通过率，按完成顺序排列，最新的在右。'],
+ 'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
+ 'Password': '密码',
+ 'Per-row mean score, mean': '每行平均分的平均值',
+ 'Per-row pass share, mean': '每行通过比例的平均值',
+ 'Pick rows from an evalset': '从评测集中选取行',
+ 'Placeholders may be used in the path and query, not the host.': '占位符可以用在路径和查询参数中，不能用在主机名中。',
+ 'Placeholders such as {{item_id}} may be used in the path and query.': '路径和查询参数中可以使用 {{item_id}} '
+                                                                        '之类的占位符。',
+ "Placeholders: {{column}} (text), {{column | number}}, {{column | json}}, {{column | url}} (media as a URL your app can fetch), {{item_id}}. 429, 5xx and timeouts are retried with backoff. Your app's answer is offered to the evaluators as “target: actual_output” and, when extracted, “target: trajectory”.": '占位符：{{column}}（文本）、{{column '
+                                                                                                                                                                                                                                                                                                                     '| '
+                                                                                                                                                                                                                                                                                                                     'number}}、{{column '
+                                                                                                                                                                                                                                                                                                                     '| '
+                                                                                                                                                                                                                                                                                                                     'json}}、{{column '
+                                                                                                                                                                                                                                                                                                                     '| '
+                                                                                                                                                                                                                                                                                                                     'url}}（媒体以你的应用可以获取的 '
+                                                                                                                                                                                                                                                                                                                     'URL '
+                                                                                                                                                                                                                                                                                                                     '形式提供）、{{item_id}}。429、5xx '
+                                                                                                                                                                                                                                                                                                                     '和超时会退避重试。你的应用的回答以“target: '
+                                                                                                                                                                                                                                                                                                                     'actual_output”提供给评估器，提取到轨迹时还有“target: '
+                                                                                                                                                                                                                                                                                                                     'trajectory”。',
+ 'Plain text with a JSON instruction': '纯文本加 JSON 指令',
+ 'Policy': '策略',
+ 'Prefix': '前缀',
+ 'Preview with this mapping': '按此映射预览',
+ 'Previous': '上一页',
+ 'Prices': '价格',
+ 'Problem': '问题',
+ 'Problems': '问题',
+ 'Progress': '进度',
+ 'Prompt': '提示词',
+ 'Prompt: an LLM answers each row first': '提示词：先由 LLM 回答每一行',
+ 'Provider': '模型服务',
+ 'Provider deleted.': '模型服务已删除。',
+ 'Provider saved.': '模型服务已保存。',
+ 'Push target outputs': '推送评估对象的输出',
+ 'Python may import': 'Python 可导入',
+ 'Python or JavaScript defining exec_evaluation(turn), run in the sandbox.': '定义 '
+                                                                             'exec_evaluation(turn) '
+                                                                             '的 Python 或 '
+                                                                             'JavaScript '
+                                                                             '代码，在沙箱中运行。',
+ 'Quality (1.0 is best)': '质量（1.0 为最好）',
+ 'Queued': '排队中',
+ 'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
+                                                                                                                                                          '400。',
+ 'Raw model answer': '模型原始回答',
+ 'Raw target response': '评估对象的原始响应',
+ 'Re-score': '重新打分',
+ 'Re-score a run once it has finished.': '请在运行结束后再重新打分。',
+ 'Re-score an experiment': '重新打分',
+ 'Re-score launched: the target is not called again.': '重新打分已启动：不会再次调用评估对象。',
+ 'Re-score with other evaluators': '用其他评估器重新打分',
+ 'Re-score: the outputs of an earlier run': '重新打分：使用之前某次运行的输出',
+ 'Read a garak run into Assay: its dashboard, intervals, per-intent table, compare and the CI gate then work on it, and its report.jsonl, hit log and console come back out as garak writes them.': '把一次 '
+                                                                                                                                                                                                    'garak '
+                                                                                                                                                                                                    '运行读入 '
+                                                                                                                                                                                                    'Assay：之后其看板、区间、按意图的表格、对比和 '
+                                                                                                                                                                                                    'CI '
+                                                                                                                                                                                                    '门禁都可以使用，其 '
+                                                                                                                                                                                                    'report.jsonl、命中日志和控制台输出也能按 '
+                                                                                                                                                                                                    'garak '
+                                                                                                                                                                                                    '的格式导出。',
+ 'Ready': '就绪',
+ 'Reason': '理由',
+ 'Recent imports': '最近的导入',
+ 'Recently created': '最近创建',
+ 'Recently updated': '最近更新',
+ 'Refresh the list': '刷新列表',
+ 'Relative standing needs three earlier completed runs on this evalset': '相对排名需要此评测集上之前至少三次已完成的运行',
+ 'Remove': '移除',
+ 'Remove a member': '移除成员',
+ 'Remove message': '移除消息',
+ 'Removes a row from the draft (204); versions that hold it keep it. 404 when the row is not in the draft.': '从草稿中删除一行（204）；包含它的版本仍保留它。该行不在草稿中时返回 '
+                                                                                                             '404。',
+ 'Removes the member from the workspace; their API tokens for it stop working. Owners only; 400 when they are its last owner.': '将该成员移出工作空间，其在该空间的 '
+                                                                                                                                'API '
+                                                                                                                                '令牌随即失效。仅限所有者；对方是最后一位所有者时返回 '
+                                                                                                                                '400。',
+ 'Rename a workspace': '重命名工作空间',
+ 'Rendered prompt': '渲染后的提示词',
+ 'Repetition': '重复',
+ 'Repetitions': '重复次数',
+ 'Repetitions must be a whole number from 1 to %(max_repetitions)s.': '重复次数必须是 1 到 '
+                                                                      '%(max_repetitions)s 之间的整数。',
+ 'Replace a model provider': '替换模型服务',
+ "Replace a secret's value": '替换密钥的值',
+ 'Replace the code with the starter of the other language? Your edits will be lost.': '用另一种语言的初始代码替换当前代码？你的修改将会丢失。',
+ "Replace the draft's rows instead of adding to them": '替换草稿的行，而不是追加',
+ "Replaces the workspace's defaults with `interval`; keys left out fall back to garak's defaults. Runs already created keep their settings. 400 names the key at fault.": '用 '
+                                                                                                                                                                          '`interval` '
+                                                                                                                                                                          '替换工作空间的默认设置；省略的键回退到 '
+                                                                                                                                                                          'garak '
+                                                                                                                                                                          '的默认值。已创建的运行保留其设置。返回 '
+                                                                                                                                                                          '400 '
+                                                                                                                                                                          '时会指明出错的键。',
+ 'Request': '请求',
+ 'Requests per minute (optional)': '每分钟请求数（可选）',
+ 'Required': '必填',
+ 'Required variable %(name)r is not mapped.': '必填变量 %(name)r 未映射。',
+ 'Required variable %(name)r is not used in any message.': '必填变量 %(name)r 没有在任何消息中使用。',
+ 'Response': '响应',
+ 'Restore': '恢复',
+ 'Restore a deleted evaluator': '恢复已删除的评估器',
+ 'Results': '结果',
+ 'Results to compute': '要计算的结果',
+ 'Retries': '重试次数',
+ 'Retry %(n)s row that errored or timed out': ['重试 %(n)s 个出错或超时的行'],
+ 'Retry failed rows': '重试失败的行',
+ 'Retry once the experiment has finished.': '请在实验结束后再重试。',
+ 'Retrying %(n)d failed rows.': '正在重试 %(n)d 个失败行。',
+ "Returns the workspaces you are a member of, each with your `role` in it. With an API token, only the token's own workspace is listed.": '返回你所属的工作空间，并附上你在其中的 '
+                                                                                                                                          '`role`。使用 '
+                                                                                                                                          'API '
+                                                                                                                                          '令牌时，只列出该令牌所属的工作空间。',
+ 'Review': '检查',
+ 'Review and launch': '检查并启动',
+ 'Revoke': '吊销',
+ 'Revoke an API token': '吊销 API 令牌',
+ 'Risk (1.0 means harm detected)': '风险（1.0 表示检测到危害）',
+ 'Role': '角色',
+ 'Row': '行',
+ 'Row %(n)s': '第 %(n)s 行',
+ 'Row %(n)s compared': '第 %(n)s 行的对比',
+ 'Row %(n)s in the evaluation set': '评测集中的第 %(n)s 行',
+ 'Row %(number)s': '第 %(number)s 行',
+ 'Row deleted.': '行已删除。',
+ 'Row fields: tags (comma-separated, or a JSON list), human_verdict (pass, fail, unknown), label. An item_id column (from an export) is ignored.': '行字段：tags（逗号分隔，或 '
+                                                                                                                                                   'JSON '
+                                                                                                                                                   '列表）、human_verdict（pass、fail、unknown）、label。item_id '
+                                                                                                                                                   '列（来自导出）会被忽略。',
+ 'Row number': '行号',
+ 'Row order': '行顺序',
+ 'Row saved.': '行已保存。',
+ 'Rows': '行',
+ 'Rows per task; smaller chunks show progress sooner.': '每个任务的行数；分块越小，进度显示得越早。',
+ 'Run': '运行',
+ 'Run an evaluator on test rows': '在测试行上运行评估器',
+ "Run an evaluator's test cases": '运行评估器的测试用例',
+ 'Run tests': '运行测试',
+ 'Run the target (or, without one, each judge) this many times per row: the dashboard shows pass@k and pass^k, and intervals resample rows, not repetitions.': '每行运行评估对象（没有评估对象时，运行每个评估器）这么多次：看板显示 '
+                                                                                                                                                               'pass@k '
+                                                                                                                                                               '和 '
+                                                                                                                                                               'pass^k，区间按行而不是按重复重采样。',
+ 'Running': '运行中',
+ 'Running the test cases on the saved draft…': '正在已保存的草稿上运行测试用例……',
+ 'Running…': '运行中…',
+ 'Runs every test case on the current draft and returns `total`, `agreed`, `passed` (every case agreed) and, per case, the expected and actual verdict, status, score, reason and error. Nothing is saved.': '在当前草稿上运行所有测试用例，返回 '
+                                                                                                                                                                                                             '`total`、`agreed`、`passed`（所有用例都一致）以及每个用例的期望和实际判定、状态、分数、理由和错误。不保存任何内容。',
+ 'Runs the draft, an unsaved `config` or a submitted `version` on 1 to 10 `turns` and returns one outcome per turn: status, score, verdict, reason, stdout, the rendered judge request, the raw answer, latency and tokens. Nothing is saved. A turn is {evaluate_dataset_fields: {name: content}, evaluate_target_output_fields: {name: content}, ext: {key: text}}, where content is text or a content object. 400 names the turn field or config key at fault; a row that fails to run is an outcome with status error or timeout, not an error status.': '在 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '1 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '到 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '10 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '个 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '`turns` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '上运行草稿、未保存的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '`config` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '或已提交的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '`version`，每个 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'turn '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '返回一个结果：状态、分数、判定、理由、stdout、渲染后的评判请求、原始回答、延迟和令牌数。不保存任何内容。turn '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '{evaluate_dataset_fields: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '{name: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'content}, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'evaluate_target_output_fields: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '{name: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'content}, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'ext: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '{key: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'text}}，其中 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'content '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '为文本或内容对象。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '时会指明出错的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'turn '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '字段或配置键；某行运行失败时，它是状态为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'error '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'timeout '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '的结果，而不是错误状态码。',
+ "Runs the editor's current draft (saved or not) on these turns. Nothing is stored.": '在这些轮次上运行编辑器中的当前草稿（无论是否已保存）。不保存任何内容。',
+ 'Runs the rows that errored or timed out (and any that were never written) again, into the same experiment (202); `retried` says how many. 400 while the run is not finished, or when there is nothing to retry.': '在同一实验中再次运行出错或超时的行（以及从未写入的行）（202）；`retried` '
+                                                                                                                                                                                                                    '表示数量。运行尚未结束或没有可重试的内容时返回 '
+                                                                                                                                                                                                                    '400。',
+ 'Same set-up, as a new draft; pick other evaluator versions or another evalset version to compare.': '相同的设置，作为新草稿；选择其他评估器版本或另一个评测集版本来对比。',
+ 'Save': '保存',
+ 'Save as draft': '保存为草稿',
+ 'Save correction': '保存修正',
+ 'Save draft': '保存草稿',
+ 'Save row': '保存行',
+ 'Save secret': '保存密钥',
+ 'Say why you correct this result.': '请说明修正此结果的原因。',
+ 'Says that no more outputs will be pushed (202): rows without one are scored unknown ("no output") and the run completes once its evaluators finish. 400 when the experiment does not take pushed outputs or is not queued or running.': '表示不会再推送输出（202）：没有输出的行判为未知（“无输出”），评估器结束后运行即完成。实验不接受推送的输出，或不在排队中或运行中时返回 '
+                                                                                                                                                                                                                                          '400。',
+ 'Score': '分数',
+ 'Score (optional)': '分数（可选）',
+ 'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
+ 'Score histogram': '分数直方图',
+ 'Score meaning': '分数含义',
+ 'Scoring per assistant turn needs a Conversation variable mapped to a Conversation column or to target:conversation.': '按助手轮次打分需要一个映射到 '
+                                                                                                                        'Conversation '
+                                                                                                                        '列或 '
+                                                                                                                        'target:conversation '
+                                                                                                                        '的 '
+                                                                                                                        'Conversation '
+                                                                                                                        '变量。',
+ 'Search by name': '按名称搜索',
+ 'Search cells, reasons and errors': '搜索单元格、理由和错误',
+ 'Search text': '搜索文字',
+ 'Secret %(name)s deleted.': '密钥 %(name)s 已删除。',
+ 'Secret %(name)s saved.': '密钥 %(name)s 已保存。',
+ 'Secrets': '密钥',
+ 'See the rows': '查看这些行',
+ 'Send it as': '发送方式',
+ 'Sends one row of `evalset_version` (the `item_id` given, else the first row) through `target`, the same object as in Create an experiment, and answers the request as sent (secrets by name, never their value), the raw response, the extracted `actual_output` and trajectory, status, error, latency, tokens and cost. Nothing is stored. 400 names the field: an invalid target, a kind that sends no request (none, external, rescore), or a row not in the version.': '把 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '`evalset_version` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '的一行（给出的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '`item_id`，否则为第一行）交给 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '`target`（与创建实验中的对象相同），返回实际发送的请求（密钥只显示名称，从不显示值）、原始响应、提取出的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '`actual_output` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '和轨迹、状态、错误、延迟、令牌数和成本。不保存任何内容。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '时会指明字段：评估对象无效、该类型不发送请求（none、external、rescore），或该行不在此版本中。',
+ 'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评估对象并显示返回的内容；不保存任何内容。',
+ 'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评估对象并显示返回的内容；不保存任何内容。',
+ 'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
+ 'Set the default interval settings': '设置默认区间设置',
+ 'Sets a new `value` for the secret; the body is the same as for storing one and the name does not change. Owners only; 400 when the value is empty or over 8 KB.': '为密钥设置新的 '
+                                                                                                                                                                    '`value`；请求体与保存时相同，名称不变。仅限所有者；值为空或超过 '
+                                                                                                                                                                    '8 '
+                                                                                                                                                                    'KB '
+                                                                                                                                                                    '时返回 '
+                                                                                                                                                                    '400。',
+ 'Sets every field, as when adding one. Leave `api_key` out (or empty) to keep the stored key; a new `base_url` drops it, so send the key for the new endpoint with it. Owners only; 400 names the field at fault.': '设置所有字段，与添加时相同。省略 '
+                                                                                                                                                                                                                     '`api_key`（或留空）则保留已保存的密钥；新的 '
+                                                                                                                                                                                                                     '`base_url` '
+                                                                                                                                                                                                                     '会丢弃它，因此请同时发送新端点的密钥。仅限所有者；返回 '
+                                                                                                                                                                                                                     '400 '
+                                                                                                                                                                                                                     '时会指明出错的字段。',
+ "Sets the member's `role`. Owners only. 400 when the role is unknown or the change would leave the workspace without an owner; 404 when the id is not a member of this workspace.": '设置成员的 '
+                                                                                                                                                                                     '`role`。仅限所有者。角色未知或修改后工作空间将没有所有者时返回 '
+                                                                                                                                                                                     '400；该 '
+                                                                                                                                                                                     'id '
+                                                                                                                                                                                     '不是此工作空间的成员时返回 '
+                                                                                                                                                                                     '404。',
+ 'Settings': '设置',
+ 'Share of rows that passed in at least one repetition': '至少有一次重复通过的行所占比例',
+ 'Share of rows that passed in every repetition': '每次重复都通过的行所占比例',
+ 'Show': '显示',
+ 'Show deleted': '显示已删除',
+ 'Show diff': '显示差异',
+ 'Show every row': '显示所有行',
+ 'Show the mappings for these choices': '显示这些选择的映射',
+ 'Shown %(order)s': '以 %(order)s 顺序展示',
+ 'Sign in': '登录',
+ 'Sign in to Assay': '登录 Assay',
+ 'Sign out': '退出登录',
+ 'Sign-in paused': '登录已暂停',
+ 'Skip bad rows (import the good ones and report the rest)': '跳过坏行（导入好的行，报告其余的）',
+ 'Slug (optional)': 'Slug（可选）',
+ 'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
+                                                                                                                                                     '`deleted=true` '
+                                                                                                                                                     '列出），之后可以恢复；使用其版本的实验仍保留这些版本。',
+ 'Soft delete (204): the set leaves the list; experiments keep the versions they ran on.': '软删除（204）：评测集从列表中消失；实验保留其运行时所用的版本。',
+ 'Something went wrong on our side; it was logged.': '服务端出错了，已记录日志。',
+ 'Sort': '排序',
+ 'Sort by score:<evaluator>, -score:… or verdict:….': '排序方式为 score:<evaluator>、-score:… 或 '
+                                                      'verdict:…。',
+ 'Source': '源代码',
+ 'Source is %(size)s bytes; the limit is %(max_source_bytes)s (64 KiB).': '源代码为 %(size)s 字节；上限为 '
+                                                                          '%(max_source_bytes)s（64 '
+                                                                          'KiB）。',
+ 'Start from a template': '从模板开始',
+ 'Start from one of the preset judges and code checks, or write your own.': '从预置的评判模型和代码检查开始，或自己编写。',
+ 'Start import': '开始导入',
+ 'Started': '开始于',
+ 'Status': '状态',
+ 'Steps': '步骤',
+ 'Stops a queued or running experiment (202): a queued one is cancelled at once, running chunks stop between rows, and the run ends cancelled with the results written so far. 400 for a draft or a finished experiment.': '停止排队中或运行中的实验（202）：排队中的立即取消，运行中的分块在行与行之间停下，运行以已取消结束，并保留已写入的结果。草稿或已结束的实验返回 '
+                                                                                                                                                                                                                           '400。',
+ 'Store a secret': '保存密钥',
+ "Stores `value` encrypted under `name` (letters, digits and _, at most 64 characters, e.g. APP_TOKEN); an HTTP target's headers use it as `{{secrets.NAME}}`. Storing a name that exists replaces its value. Owners only. 400 names the field when the name is malformed or the value is empty or over 8 KB.": '将 '
+                                                                                                                                                                                                                                                                                                                '`value` '
+                                                                                                                                                                                                                                                                                                                '加密保存在 '
+                                                                                                                                                                                                                                                                                                                '`name` '
+                                                                                                                                                                                                                                                                                                                '下（字母、数字和 '
+                                                                                                                                                                                                                                                                                                                '_，最多 '
+                                                                                                                                                                                                                                                                                                                '64 '
+                                                                                                                                                                                                                                                                                                                '个字符，例如 '
+                                                                                                                                                                                                                                                                                                                'APP_TOKEN）；HTTP '
+                                                                                                                                                                                                                                                                                                                '评估对象的请求头以 '
+                                                                                                                                                                                                                                                                                                                '`{{secrets.NAME}}` '
+                                                                                                                                                                                                                                                                                                                '使用它。保存已存在的名称会替换其值。仅限所有者。名称格式不对、值为空或超过 '
+                                                                                                                                                                                                                                                                                                                '8 '
+                                                                                                                                                                                                                                                                                                                'KB '
+                                                                                                                                                                                                                                                                                                                '时返回 '
+                                                                                                                                                                                                                                                                                                                '400，并指明字段。',
+ 'Structured output (JSON schema)': '结构化输出（JSON Schema）',
+ 'Submit': '提交',
+ 'Submit a version': '提交版本',
+ 'Submit an evaluator version': '提交评估器版本',
+ 'Submit checks': '提交检查',
+ 'Submit the draft as 0.0.1 from the Draft tab; experiments run submitted versions.': '在“草稿”标签页把草稿提交为 '
+                                                                                      '0.0.1；实验运行已提交的版本。',
+ 'Submit version': '提交版本',
+ 'Submits the saved draft. Versions never change once submitted.': '提交已保存的草稿。版本一经提交便不再改变。',
+ 'Submitted': '提交于',
+ 'Switch': '切换',
+ 'Syntax error on line %(lineno)s: %(msg)s.': '第 %(lineno)s 行有语法错误：%(msg)s。',
+ 'System message': '系统消息',
+ 'Tag': '标签',
+ 'Tags': '标签',
+ 'Tags must be a list of strings.': '标签必须是字符串列表。',
+ 'Target': '评估对象',
+ 'Temperature': '温度',
+ 'Template': '模板',
+ "Test a provider's connection": '测试模型服务的连接',
+ 'Test a target on one row': '在一行上测试评估对象',
+ 'Test case': '测试用例',
+ 'Test case name': '测试用例名称',
+ "Test cases are turns with the verdict the evaluator should give. They run on every submit (the version records the agreement) and with Run an evaluator's test cases.": '测试用例是带有评估器应给出的判定的 '
+                                                                                                                                                                          'turn。每次提交时都会运行（版本记录是否一致），也可以用“运行评估器的测试用例”运行。',
+ 'Test connection': '测试连接',
+ 'Test request': '测试请求',
+ 'Tests': '测试',
+ 'Tests: %(a)d of %(t)d agree with the expected verdict.': '测试：%(t)d 个中有 %(a)d 个与期望判定一致。',
+ "Text content needs a string 'text'.": "Text 内容需要字符串字段 'text'。",
+ 'That run has no target outputs to score again.': '该运行没有可重新打分的评估对象输出。',
+ "The %(n)s rows' target outputs of this run are scored again; the target is not called. The new run uses the same evalset version and repetitions, so it compares paired with this one.": '此运行 '
+                                                                                                                                                                                           '%(n)s '
+                                                                                                                                                                                           '行的评估对象输出将重新打分；不会调用评估对象。新运行使用相同的评测集版本和重复次数，因此可以与本运行成对对比。',
+ 'The JSON body is nested more than %(max_depth)s levels deep.': 'JSON 请求体的嵌套超过 %(max_depth)s 层。',
+ 'The baseline cannot also be a candidate.': '基线不能同时作为候选。',
+ 'The body template is larger than 64 KB.': '请求体模板大于 64 KB。',
+ "The candidate's evalset version holds other values here:": '候选的评测集版本在这里存有不同的值：',
+ 'The committed versions of one set, highest SemVer first, each with its note, row count and columns. 404 when the set is not in this workspace.': '一个评测集已提交的版本，SemVer '
+                                                                                                                                                   '最高的在前，附带备注、行数和列。评测集不在此工作空间时返回 '
+                                                                                                                                                   '404。',
+ 'The demo is loaded: sign in as <strong>%(user)s</strong> with the password <code>%(password)s</code>.': '演示数据已加载：以 '
+                                                                                                          '<strong>%(user)s</strong> '
+                                                                                                          '登录，密码为 '
+                                                                                                          '<code>%(password)s</code>。',
+ 'The draft cannot be changed and experiments cannot use this version until every row is copied.': '在所有行复制完成之前，草稿不能修改，实验也不能使用此版本。',
+ 'The draft has %(n)s rows.': '草稿有 %(n)s 行。',
+ 'The draft has uncommitted changes': '草稿有未提交的修改',
+ 'The draft has unsubmitted changes': '草稿有未提交的修改',
+ 'The draft was not saved:': '草稿未保存：',
+ 'The encoding is one of %(encodings)s.': '编码须为 %(encodings)s 之一。',
+ 'The evalset version has no column %(column)r.': '评测集版本没有列 %(column)r。',
+ 'The evaluation set was deleted during the import; nothing was imported.': '导入期间评测集被删除了；没有导入任何内容。',
+ 'The evaluator received no dataset fields.': '评估器没有收到任何数据集字段。',
+ 'The evaluator: its `evaluator_id` from the compare endpoint or its public id; by default the first evaluator both runs have.': '评估器：对比接口返回的 '
+                                                                                                                                 '`evaluator_id` '
+                                                                                                                                 '或其公开 '
+                                                                                                                                 'id；默认为两次运行共有的第一个评估器。',
+ 'The experiment changed meanwhile; reload it.': '实验在此期间已被修改；请重新加载。',
+ 'The experiment is %(status)s; it takes no outputs now.': '实验处于 %(status)s 状态；现在不接受输出。',
+ 'The experiment is being cancelled.': '实验正在取消。',
+ 'The field-by-field differences between two configs: `old` and `new` are version strings or `draft` (`new` defaults to the draft). 404 when either version does not exist.': '两份配置逐字段的差异：`old` '
+                                                                                                                                                                              '和 '
+                                                                                                                                                                              '`new` '
+                                                                                                                                                                              '为版本字符串或 '
+                                                                                                                                                                              '`draft`（`new` '
+                                                                                                                                                                              '默认为草稿）。任一版本不存在时返回 '
+                                                                                                                                                                              '404。',
+ 'The file cannot be read: line %(line)s: %(p)s': '无法读取文件：第 %(line)s 行：%(p)s',
+ 'The file is at most %(limit)s MB.': '文件最多 %(limit)s MB。',
+ 'The file is at most %(max_report_bytes)s MB.': '文件最多 %(max_report_bytes)s MB。',
+ 'The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
+                                                                                                      '%(upper)s '
+                                                                                                      '文本。%(looks)s请选择它的编码（%(encodings)s）后重新上传。',
+ 'The first row as it will be stored': ['前 %(n)s 行的保存结果'],
+ 'The garak reference files uploaded to this workspace: calibrations and detector metrics, with their entry counts. The newest of each kind is used.': '上传到此工作空间的 '
+                                                                                                                                                       'garak '
+                                                                                                                                                       '参考文件：校准文件和检测器指标，附带条目数。每种取最新的一个。',
+ 'The import stopped: %(error)s': '导入已停止：%(error)s',
+ "The import's problems as CSV (line, column, problem), up to the first 1,000. 404 when the import is not this set's.": '以 '
+                                                                                                                        'CSV（行、列、问题）给出导入的问题，最多前 '
+                                                                                                                        '1,000 '
+                                                                                                                        '个。导入不属于此评测集时返回 '
+                                                                                                                        '404。',
+ "The item's dataset fields once, then the baseline's and the candidate's result of one evaluator: verdict (a human correction wins), score, reason, the output with its word-level difference, the judge's rendered prompt and raw answer. With repetitions the first one is shown and `item_verdict` is their majority. 404 when a run is not in this workspace, the runs do not share the evaluator, or neither scored the item; 400 when the runs are not on the same evalset.": '先给出数据项的数据集字段，再给出基线和候选在某个评估器上的结果：判定（以人工修正为准）、分数、理由、输出及其逐词差异、评判模型渲染后的提示词和原始回答。有重复时显示第一次，`item_verdict` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '为多数结果。某次运行不在此工作空间、两次运行没有共同的评估器或都没有为该数据项打分时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '404；运行不在同一评测集上时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     '400。',
+ 'The mapping must be an object of variable → source.': '映射必须是 变量 → 来源 的对象。',
+ "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
+                                                                                'actual_output”提供给评估器。',
+ "The preset catalogue, the same in every workspace: each template's kind, inputs, score meaning, default policy, languages and starter configs. Filter with `kind` (llm or code). Create an evaluator from one with `template: <slug>`.": '预置模板目录，在所有工作空间中相同：每个模板的类型、输入、分数含义、默认策略、语言和初始配置。用 '
+                                                                                                                                                                                                                                           '`kind`（llm '
+                                                                                                                                                                                                                                           '或 '
+                                                                                                                                                                                                                                           'code）筛选。用 '
+                                                                                                                                                                                                                                           '`template: '
+                                                                                                                                                                                                                                           '<slug>` '
+                                                                                                                                                                                                                                           '从模板创建评估器。',
+ "The prompt shows one input and two outputs: <code>%(a)s</code> is the baseline's answer, <code>%(b)s</code> the candidate's. The judge answers A, B or tie with a reason.": '提示词展示一个输入和两个输出：<code>%(a)s</code> '
+                                                                                                                                                                              '是基线的回答，<code>%(b)s</code> '
+                                                                                                                                                                              '是候选的回答。评判模型回答 '
+                                                                                                                                                                              'A、B '
+                                                                                                                                                                              '或 '
+                                                                                                                                                                              'tie，并给出理由。',
+ 'The request body (files aside) is over the limit: the limit is %(limit)s bytes.': '请求体（不含文件）超出上限：上限为 '
+                                                                                    '%(limit)s 字节。',
+ 'The request body is %(length)s bytes; the limit is %(limit)s.': '请求体为 %(length)s 字节，上限为 '
+                                                                  '%(limit)s。',
+ 'The request body must be a JSON object, not %(data)s.': '请求体必须是 JSON 对象，而不是 %(data)s。',
+ "The results grid: one row per item of the evalset version, with its row number, tags, data, the target's output and every evaluator's results on it, paginated. The filters of List an experiment's results select the rows that have a matching result; `q` also searches the row's cells, and `item` picks one row by its id. `sort` is row order by default, or score:<binding>, -score:<binding> or verdict:<binding> (fails first). 400 names a filter that cannot match.": '结果表格：评测集版本的每个数据项一行，附行号、标签、数据、评估对象的输出以及每个评估器在其上的结果，分页返回。“列出实验的结果”的筛选条件选出有匹配结果的行；`q` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '还会搜索行的单元格，`item` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '按 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '选出一行。`sort` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '默认为行顺序，或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'score:<binding>、-score:<binding>、verdict:<binding>（未通过在前）。某个筛选条件不可能匹配时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '并指明它。',
+ 'The rows in order, paginated: the draft by default, or a committed `version`. Filters: `tag` and `q` (text anywhere in the row). Stored media carry a URL that members can read them by. 404 for a version the set does not have.': '按顺序分页返回行：默认为草稿，或某个已提交的 '
+                                                                                                                                                                                                                                      '`version`。筛选：`tag` '
+                                                                                                                                                                                                                                      '和 '
+                                                                                                                                                                                                                                      '`q`（行中任意位置的文字）。已保存的媒体附带成员可读取的 '
+                                                                                                                                                                                                                                      'URL。评测集没有的版本返回 '
+                                                                                                                                                                                                                                      '404。',
+ 'The saved draft passes the checks.': '已保存的草稿通过了检查。',
+ "The set's file imports, newest first (at most 200), with status, progress and row counts.": '评测集的文件导入，最新的在前（最多 '
+                                                                                              '200 '
+                                                                                              '个），附带状态、进度和行数。',
+ 'The shaded column is this run.': '带阴影的一列是本次运行。',
+ 'The slug must contain letters or digits.': 'slug 必须包含字母或数字。',
+ 'The submitted versions of one evaluator, highest SemVer first, each with its frozen config and the result of its test cases. 404 when the evaluator is not in this workspace.': '一个评估器已提交的版本，SemVer '
+                                                                                                                                                                                  '最高的在前，每个附带其冻结的配置和测试用例的结果。评估器不在此工作空间时返回 '
+                                                                                                                                                                                  '404。',
+ 'The target has not answered this row yet.': '评估对象尚未回答这一行。',
+ 'The target is %(known)s, not %(name)r.': '评估对象是 %(known)s，不是 %(name)r。',
+ 'The target is an object with a kind.': '评估对象是一个带有 kind 的对象。',
+ 'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
+ 'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '
+                                                                                                                                                      '`revoked_at`；再次吊销不会有任何变化。已吊销的令牌无法恢复：请新建一个。',
+ 'The turn is larger than %(max_turn_bytes)s KB.': 'turn 大于 %(max_turn_bytes)s KB。',
+ 'The two runs used different versions of this evaluator': '两次运行使用了此评估器的不同版本',
+ 'The version is ready: experiments can use it, and the draft can be changed again.': '版本已就绪：实验可以使用它，草稿也可以再次修改。',
+ "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt targets: name, base URL, default model, call settings (timeout, retries, rate limits, structured output) and prices. `has_api_key` says whether a key is stored; the key itself is never returned. Any member may list them.": '工作空间中兼容 '
+                                                                                                                                                                                                                                                                                                            'OpenAI '
+                                                                                                                                                                                                                                                                                                            '的端点，供 '
+                                                                                                                                                                                                                                                                                                            'LLM '
+                                                                                                                                                                                                                                                                                                            '评估器和提示词评估对象使用：名称、Base '
+                                                                                                                                                                                                                                                                                                            'URL、默认模型、调用设置（超时、重试、限流、结构化输出）和价格。`has_api_key` '
+                                                                                                                                                                                                                                                                                                            '表示是否保存了密钥；密钥本身从不返回。任何成员都可以查看。',
+ "The workspace's defaults for the intervals new runs report: method (bootstrap or none), iterations, confidence, min_sample, exact_garak and seed. A run's own `interval` overrides them.": '工作空间对新运行所报告区间的默认设置：method（bootstrap '
+                                                                                                                                                                                             '或 '
+                                                                                                                                                                                             'none）、iterations、confidence、min_sample、exact_garak '
+                                                                                                                                                                                             '和 '
+                                                                                                                                                                                             'seed。运行自己的 '
+                                                                                                                                                                                             '`interval` '
+                                                                                                                                                                                             '会覆盖它们。',
+ "The workspace's evaluation sets, most recently changed first, with their columns, the draft's row count and the latest version. Filters: `q` (text in the name or description) and `tag`. Deleted sets are not listed.": '工作空间的评测集，最近修改的在前，附带列、草稿的行数和最新版本。筛选：`q`（名称或描述中的文字）和 '
+                                                                                                                                                                                                                           '`tag`。不列出已删除的评测集。',
+ "The workspace's evaluators, most recently updated first, each with its latest version. Filters: `q` (text in the name or description), `kind` (llm or code), `tag`, `creator` (a username) and `deleted=true` (the deleted ones instead of the live ones); `sort` is updated, name or created, and a leading - reverses it.": '工作空间的评估器，最近更新的在前，每个附带其最新版本。筛选：`q`（名称或描述中的文字）、`kind`（llm '
+                                                                                                                                                                                                                                                                                                                                '或 '
+                                                                                                                                                                                                                                                                                                                                'code）、`tag`、`creator`（用户名）和 '
+                                                                                                                                                                                                                                                                                                                                '`deleted=true`（列出已删除的而不是现有的）；`sort` '
+                                                                                                                                                                                                                                                                                                                                '为 '
+                                                                                                                                                                                                                                                                                                                                'updated、name '
+                                                                                                                                                                                                                                                                                                                                '或 '
+                                                                                                                                                                                                                                                                                                                                'created，前加 '
+                                                                                                                                                                                                                                                                                                                                '- '
+                                                                                                                                                                                                                                                                                                                                '表示倒序。',
+ 'The workspace\'s experiments, newest first, with status, progress and counts. Filters: `status` (draft, queued, running, completed, failed or cancelled) and `evalset` (an evalset or evalset version id, or "name" or "name@version"). 400 names a filter that cannot match anything.': '工作空间的实验，最新的在前，附带状态、进度和计数。筛选：`status`（draft、queued、running、completed、failed '
+                                                                                                                                                                                                                                                                                           '或 '
+                                                                                                                                                                                                                                                                                           'cancelled）和 '
+                                                                                                                                                                                                                                                                                           '`evalset`（评测集或评测集版本的 '
+                                                                                                                                                                                                                                                                                           'id，或 '
+                                                                                                                                                                                                                                                                                           '"name"、"name@version"）。某个筛选条件不可能匹配时返回 '
+                                                                                                                                                                                                                                                                                           '400 '
+                                                                                                                                                                                                                                                                                           '并指明它。',
+ "The workspace's members with their role: owner (manages members, secrets and model providers), editor (creates and runs evaluators, evalsets and experiments) or viewer (reads). Any member may list them.": '工作空间的成员及其角色：所有者（管理成员、密钥和模型服务）、编辑者（创建并运行评估器、评测集和实验）或查看者（只读）。任何成员都可以查看。',
+ "The workspace's named secrets with the last characters of each value (`hint`); values are never returned. Any member may list them.": '工作空间的命名密钥，附带每个值的末尾几个字符（`hint`）；从不返回值本身。任何成员都可以查看。',
+ 'There are no failed rows to retry.': '没有可重试的失败行。',
+ 'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
+                                                                                                                                                               '15 '
+                                                                                                                                                               '分钟。其他账号不受影响。',
+ "These intervals treat each repetition as an independent row, so they are narrower than the card's clustered one; they are clustered by row once the run's numbers are recomputed.": '这些区间把每次重复当作独立的行，因此比卡片上按行聚类的区间窄；重新计算运行的数据后，它们也会按行聚类。',
+ 'This evaluation set is deleted.': '此评测集已删除。',
+ 'This evaluator declares no variables.': '此评估器没有声明变量。',
+ 'This evaluator did not score this row (its row filter left it out, or the run stopped first).': '此评估器没有为这一行打分（其行筛选排除了它，或运行提前停止了）。',
+ 'This evaluator is deleted; restore it first.': '此评估器已删除；请先恢复。',
+ 'This evaluator is not in the experiment.': '此评估器不在实验中。',
+ 'This evaluator version is already in the experiment.': '此评估器版本已在实验中。',
+ 'This experiment has no evaluator %s.': '此实验没有评估器 %s。',
+ "This experiment's outputs are computed by its target.": '此实验的输出由其评估对象计算。',
+ 'This import is already %(status)s.': '此导入已经是 %(status)s 状态。',
+ 'This row in the evaluation set': '评测集中的这一行',
+ 'This run did not score this row.': '此运行没有为这一行打分。',
+ 'This run joins the trend once it completes.': '此运行完成后会加入趋势。',
+ 'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
+ 'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
+ 'Threshold': '阈值',
+ 'Throughput': '吞吐量',
+ 'Tick at least one evaluator version: each of its variables then gets a dropdown of the columns.': '至少勾选一个评估器版本：之后它的每个变量都会有一个列的下拉框。',
+ 'Timeout (s)': '超时（秒）',
+ 'Token name': '令牌名称',
+ 'Token revoked.': '令牌已吊销。',
+ 'Tokens in / out': '输入 / 输出令牌数',
+ 'Too many failed sign-ins': '登录失败次数过多',
+ 'Tool call': '工具调用',
+ 'Total': '合计',
+ 'Trajectory': '轨迹',
+ 'Trajectory (JMESPath, optional)': '轨迹（JMESPath，可选）',
+ 'Trends': '趋势',
+ 'Try another filter.': '试试其他筛选条件。',
+ 'Try other filters.': '试试其他筛选条件。',
+ 'Turn': '轮次',
+ 'Turn %(n)s': '轮次 %(n)s',
+ 'Turns as JSON': '以 JSON 编辑轮次',
+ 'Two bodies. `{data, tags?, human_verdict?, label?}` adds one row to the draft (201); `data` is {column: text or content object}. `{create: [...], update: [{item_id, ...}], delete: [item_id, ...]}` makes up to 5,000 changes in one all-or-nothing call (200): when any change is invalid nothing is saved, and 400 names every problem by its path (e.g. `create[2].data.question`).': '两种请求体。`{data, '
+                                                                                                                                                                                                                                                                                                                                                                                            'tags?, '
+                                                                                                                                                                                                                                                                                                                                                                                            'human_verdict?, '
+                                                                                                                                                                                                                                                                                                                                                                                            'label?}` '
+                                                                                                                                                                                                                                                                                                                                                                                            '向草稿添加一行（201）；`data` '
+                                                                                                                                                                                                                                                                                                                                                                                            '为 '
+                                                                                                                                                                                                                                                                                                                                                                                            '{列: '
+                                                                                                                                                                                                                                                                                                                                                                                            '文本或内容对象}。`{create: '
+                                                                                                                                                                                                                                                                                                                                                                                            '[...], '
+                                                                                                                                                                                                                                                                                                                                                                                            'update: '
+                                                                                                                                                                                                                                                                                                                                                                                            '[{item_id, '
+                                                                                                                                                                                                                                                                                                                                                                                            '...}], '
+                                                                                                                                                                                                                                                                                                                                                                                            'delete: '
+                                                                                                                                                                                                                                                                                                                                                                                            '[item_id, '
+                                                                                                                                                                                                                                                                                                                                                                                            '...]}` '
+                                                                                                                                                                                                                                                                                                                                                                                            '在一次全有或全无的调用中最多做 '
+                                                                                                                                                                                                                                                                                                                                                                                            '5,000 '
+                                                                                                                                                                                                                                                                                                                                                                                            '处修改（200）：任何一处无效都不会保存，返回 '
+                                                                                                                                                                                                                                                                                                                                                                                            '400 '
+                                                                                                                                                                                                                                                                                                                                                                                            '并按路径指明每个问题（例如 '
+                                                                                                                                                                                                                                                                                                                                                                                            '`create[2].data.question`）。',
+ 'Two outputs, judged in both orders': '两个输出，按两种顺序评判',
+ 'Type': '类型',
+ 'Type (new columns)': '类型（新列）',
+ 'Type annotations, dataclasses and enums work; files, network and other modules do not.': '可以使用类型注解、dataclasses '
+                                                                                           '和 '
+                                                                                           'enum；不能使用文件、网络和其他模块。',
+ 'Type of the new column': '新列的类型',
+ 'USD per million tokens by model, for cost figures: {"gpt-4o": {"input": 2.5, "output": 10}}. Leave empty when unknown.': '按模型填写每百万令牌的美元价格，用于计算成本：{"gpt-4o": '
+                                                                                                                           '{"input": '
+                                                                                                                           '2.5, '
+                                                                                                                           '"output": '
+                                                                                                                           '10}}。不清楚时留空。',
+ 'Undoes a delete; restoring a live evaluator changes nothing. 400 when a live evaluator has taken its name meanwhile: rename that one first.': '撤销删除；恢复一个现有的评估器不会有任何变化。若在此期间已有现有评估器使用了它的名称，返回 '
+                                                                                                                                                '400：请先重命名那个评估器。',
+ 'Unknown': '未知',
+ 'Unknown content type %(ctype)r; expected one of %(content_types)s.': '未知的内容类型 %(ctype)r；应为 '
+                                                                       '%(content_types)s 之一。',
+ 'Unknown export format': '未知的导出格式',
+ 'Unknown format %(file_format)r; use csv or jsonl.': '未知格式 %(file_format)r；请使用 csv 或 jsonl。',
+ 'Unknown or read-only field.': '未知字段或只读字段。',
+ "Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.": '未知的片段类型 %(type)r；应为 '
+                                                                          "'text' 或 "
+                                                                          "'multi_part_variable'。",
+ 'Unknown policy field(s): %(unknown)s.': '未知的策略字段：%(unknown)s。',
+ 'Unknown policy kind %(kind)r; use %(kinds)s.': '未知的策略类型 %(kind)r；请使用 %(kinds)s。',
+ 'Unknown role %(role)r; use owner, editor or viewer.': '未知角色 %(role)r；请使用 owner、editor 或 viewer。',
+ 'Unknown score meaning %(score_meaning)r; use quality or risk.': '未知的分数含义 %(score_meaning)r；请使用 '
+                                                                  'quality 或 risk。',
+ 'Unknown verdict %(verdict)r; use pass, fail or unknown.': '未知的判定 %(verdict)r；请使用 pass、fail 或 '
+                                                            'unknown。',
+ 'Up to 10 rows; columns fill the variables of the same name. Edit them before running.': '最多 10 '
+                                                                                          '行；列会填入同名的变量。运行前可以修改。',
+ 'Update a model provider': '更新模型服务',
+ 'Updated': '更新于',
+ 'Upload': '上传',
+ 'Upload a CSV or JSONL file': '上传 CSV 或 JSONL 文件',
+ 'Upload a garak reference file': '上传 garak 参考文件',
+ 'Upload a media file': '上传媒体文件',
+ 'Upload and map columns': '上传并映射列',
+ 'Uploaded': '上传于',
+ 'Uploads a CSV or JSONL `file` (multipart) and queues its import into the draft (202); poll Get an import. `format` comes from the file name unless given; `encoding` is utf-8 (default), utf-8-sig, gb18030 or latin-1. `mapping` is {file field: column, "@tags", "@human_verdict", "@label", or "" to ignore it}; without one, fields map to same-named columns. Every field must be mapped or ignored, and at least one must map to an existing column. `new_columns` [{name, content_type}] adds columns; `skip_bad_rows` imports the good rows when some are bad (otherwise nothing is imported); `replace` replaces the draft\'s rows. 400 names the field: an unknown format, an empty or oversized file, a file that is not in the chosen encoding (with a guess of the right one), or the mapping\'s problems.': '上传 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'CSV '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'JSONL '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`file`（multipart），并将导入草稿的任务排队（202）；轮询“获取导入”。未给出 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`format` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '时由文件名判断；`encoding` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'utf-8（默认）、utf-8-sig、gb18030 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'latin-1。`mapping` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '{文件字段: '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '列、"@tags"、"@human_verdict"、"@label"，或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '"" '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '表示忽略}；没有映射时，字段映射到同名列。每个字段都必须映射或忽略，且至少一个要映射到已有的列。`new_columns` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '[{name, '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'content_type}] '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '用于添加列；`skip_bad_rows` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '在有坏行时导入好的行（否则什么都不导入）；`replace` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '替换草稿的行。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '时会指明字段：未知格式、空文件或文件过大、文件不是所选编码（并附上对正确编码的猜测），或映射的问题。',
+ 'Uploads a garak calibration (Z-score ratings for probe and detector names) or detector metrics file (sensitivity and specificity, for corrected intervals) as multipart `file`, JSON of at most 16 MB (201). 400 when the file is not JSON or not a garak reference file.': '以 '
+                                                                                                                                                                                                                                                                              'multipart '
+                                                                                                                                                                                                                                                                              '的 '
+                                                                                                                                                                                                                                                                              '`file` '
+                                                                                                                                                                                                                                                                              '上传 '
+                                                                                                                                                                                                                                                                              'garak '
+                                                                                                                                                                                                                                                                              '校准文件（按探针和检测器名称的 '
+                                                                                                                                                                                                                                                                              'Z '
+                                                                                                                                                                                                                                                                              '分数评级）或检测器指标文件（灵敏度和特异度，用于校正区间），为最多 '
+                                                                                                                                                                                                                                                                              '16 '
+                                                                                                                                                                                                                                                                              'MB '
+                                                                                                                                                                                                                                                                              '的 '
+                                                                                                                                                                                                                                                                              'JSON（201）。文件不是 '
+                                                                                                                                                                                                                                                                              'JSON '
+                                                                                                                                                                                                                                                                              '或不是 '
+                                                                                                                                                                                                                                                                              'garak '
+                                                                                                                                                                                                                                                                              '参考文件时返回 '
+                                                                                                                                                                                                                                                                              '400。',
+ "Uploads a garak report.jsonl (multipart `file`, at most 64 MB). For each probe it commits a new version of the probe's evalset, makes an evaluator per detector and launches an experiment that scores garak's own detector results (202, the list of experiments). 400 when the file is too large, has a line that is not a JSON object, or holds no scored attempts.": '上传 '
+                                                                                                                                                                                                                                                                                                                                                                           'garak '
+                                                                                                                                                                                                                                                                                                                                                                           '的 '
+                                                                                                                                                                                                                                                                                                                                                                           'report.jsonl（multipart '
+                                                                                                                                                                                                                                                                                                                                                                           '的 '
+                                                                                                                                                                                                                                                                                                                                                                           '`file`，最多 '
+                                                                                                                                                                                                                                                                                                                                                                           '64 '
+                                                                                                                                                                                                                                                                                                                                                                           'MB）。对每个探针，提交该探针评测集的一个新版本，为每个检测器建一个评估器，并启动一个实验为 '
+                                                                                                                                                                                                                                                                                                                                                                           'garak '
+                                                                                                                                                                                                                                                                                                                                                                           '自己的检测结果打分（202，返回实验列表）。文件过大、有一行不是 '
+                                                                                                                                                                                                                                                                                                                                                                           'JSON '
+                                                                                                                                                                                                                                                                                                                                                                           '对象或没有已打分的尝试时返回 '
+                                                                                                                                                                                                                                                                                                                                                                           '400。',
+ "Uploads an image or audio file (multipart `file`; `content_type` Image or Audio to refuse the other kind) and returns its content object, to put in a row's data (201). The type is read from the file's bytes, not its name. 400 when the file is over the size limit, is not a known image or audio format, or is not the kind asked for.": '上传图片或音频文件（multipart '
+                                                                                                                                                                                                                                                                                                                                                '的 '
+                                                                                                                                                                                                                                                                                                                                                '`file`；`content_type` '
+                                                                                                                                                                                                                                                                                                                                                '为 '
+                                                                                                                                                                                                                                                                                                                                                'Image '
+                                                                                                                                                                                                                                                                                                                                                '或 '
+                                                                                                                                                                                                                                                                                                                                                'Audio '
+                                                                                                                                                                                                                                                                                                                                                '时拒绝另一种），返回其内容对象，可放入某行的 '
+                                                                                                                                                                                                                                                                                                                                                'data（201）。类型由文件字节判断，而不是文件名。文件超过大小上限、不是已知的图片或音频格式，或不是所要求的类型时返回 '
+                                                                                                                                                                                                                                                                                                                                                '400。',
+ 'Usage, timeout, retries and rate limit': '用量、超时、重试和限流',
+ 'Use format=csv or format=jsonl.': '请使用 format=csv 或 format=jsonl。',
+ 'Use one of %(choices)s.': '请使用 %(choices)s 之一。',
+ 'Use one of %(formats)s.': '请使用 %(formats)s 之一。',
+ 'Use one of %(methods)s.': '请使用 %(methods)s 之一。',
+ 'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
+ 'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
+ 'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
+                                                                       '{{input}}。',
+ 'Used by the threshold policy.': '由阈值策略使用。',
+ 'User': '用户',
+ 'User message': '用户消息',
+ 'Username': '用户名',
+ 'Value': '值',
+ 'Values an HTTP target sends in its headers, written as {{secrets.NAME}} (for example Authorization: Bearer {{secrets.APP_TOKEN}}). They are encrypted, never shown, never stored in results, and sent only to the target that names them.': 'HTTP '
+                                                                                                                                                                                                                                              '评估对象在请求头中发送的值，写作 '
+                                                                                                                                                                                                                                              '{{secrets.NAME}}（例如 '
+                                                                                                                                                                                                                                              'Authorization: '
+                                                                                                                                                                                                                                              'Bearer '
+                                                                                                                                                                                                                                              '{{secrets.APP_TOKEN}}）。它们经过加密，从不显示，从不保存在结果中，只发送给引用它们的评估对象。',
+ 'Variable': '变量',
+ 'Variable %(name)r %(what)s; this needs a Conversation variable.': '变量 %(name)r %(what)s；这里需要一个 '
+                                                                    'Conversation 变量。',
+ 'Variable %(name)r is %(type)s; only Text and Conversation variables can go in {{...}}; use a multi_part_variable part for media.': '变量 '
+                                                                                                                                     '%(name)r '
+                                                                                                                                     '的类型是 '
+                                                                                                                                     '%(type)s；只有 '
+                                                                                                                                     'Text '
+                                                                                                                                     '和 '
+                                                                                                                                     'Conversation '
+                                                                                                                                     '变量可以放进 '
+                                                                                                                                     '{{...}}；媒体请用 '
+                                                                                                                                     'multi_part_variable '
+                                                                                                                                     '片段。',
+ 'Variable %(name)r is not declared in input_variables.': '变量 %(name)r 未在 input_variables 中声明。',
+ 'Verdict': '判定',
+ 'Verdict policy': '判定策略',
+ 'Version': '版本',
+ 'Version %(v)s committed with %(n)s rows.': '版本 %(v)s 已提交，共 %(n)s 行。',
+ 'Version %(v)s is being committed: its %(n)s rows are copied in the background. The draft cannot be changed until the copy has finished.': '版本 '
+                                                                                                                                            '%(v)s '
+                                                                                                                                            '正在提交：其 '
+                                                                                                                                            '%(n)s '
+                                                                                                                                            '行正在后台复制。复制完成前不能修改草稿。',
+ 'Version %(v)s is still being committed (%(done)s of %(total)s rows copied); the draft can be changed again when the commit has finished.': '版本 '
+                                                                                                                                             '%(v)s '
+                                                                                                                                             '仍在提交中（已复制 '
+                                                                                                                                             '%(done)s '
+                                                                                                                                             '/ '
+                                                                                                                                             '%(total)s '
+                                                                                                                                             '行）；提交完成后才能再次修改草稿。',
+ 'Version %(v)s of %(set)s is still being committed (%(done)s of %(total)s rows copied); an experiment can use it when the commit has finished.': '%(set)s '
+                                                                                                                                                  '的版本 '
+                                                                                                                                                  '%(v)s '
+                                                                                                                                                  '仍在提交中（已复制 '
+                                                                                                                                                  '%(done)s '
+                                                                                                                                                  '/ '
+                                                                                                                                                  '%(total)s '
+                                                                                                                                                  '行）；提交完成后实验才能使用它。',
+ 'Version %(v)s submitted.': '版本 %(v)s 已提交。',
+ 'Version %(v)s · %(n)s rows · read-only': '版本 %(v)s · %(n)s 行 · 只读',
+ 'Version %(version)s already exists in this set.': '此评测集中已存在版本 %(version)s。',
+ 'Versions': '版本',
+ 'Viewer': '查看者',
+ 'Waiting for the column mapping': '等待列映射',
+ 'Where actual_output is in the answer, e.g. answer; empty: the whole body.': 'actual_output '
+                                                                              '在回答中的位置，例如 '
+                                                                              'answer；留空：整个响应体。',
+ 'Which candidate the row diff shows.': '行差异显示哪个候选。',
+ 'Why': '原因',
+ 'With repetitions, it resamples a row with all its repetitions together.': '有重复时，会把一行及其所有重复一起重采样。',
+ 'Workspace': '工作空间',
+ 'Workspace created.': '工作空间已创建。',
+ 'Write your own': '自己编写',
+ 'Write-only. Leave empty to keep the stored key.': '只写。留空则保留已保存的密钥。',
+ 'Write-only: stored encrypted and never shown again. Saving a name again replaces its value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值。',
+ 'Your new token — copy it now, it will not be shown again:': '你的新令牌——请立即复制，之后不会再显示：',
+ "Your own code computes each row's output and pushes it; the evaluators start on every range of rows as soon as its outputs are in. Rows never pushed are scored unknown (“no output”) when the run is closed.": '由你自己的代码计算每行的输出并推送；某一段行的输出一到，评估器就开始打分。运行关闭时，从未推送的行判为未知（“无输出”）。',
+ 'Your role in this workspace does not allow this.': '你在此工作空间中的角色不允许此操作。',
+ "Your tokens for this workspace: name, key prefix, when each was created and last used, and whether it is revoked. Other members' tokens are not listed, and a key is never returned after its creation.": '你在此工作空间的令牌：名称、密钥前缀、创建和最近使用时间，以及是否已吊销。不会列出其他成员的令牌，密钥在创建之后也不会再返回。',
+ "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
+ 'Zero tolerance': '零容忍',
+ '`evaluator_id` whose rows the diff shows.': '行差异显示其行的 `evaluator_id`。',
+ 'active': '有效',
+ 'against %(n)s earlier runs on this evalset': '相对于此评测集上之前的 %(n)s 次运行',
+ 'ago': '前',
+ 'alpha is a significance level between 0 and 0.5 (e.g. 0.05).': 'alpha 是 0 到 0.5 之间的显著性水平（例如 '
+                                                                 '0.05）。',
+ 'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
+ 'assistant': 'assistant',
+ 'baseline': '基线',
+ 'by %(who)s, %(when)s ago': '由 %(who)s 创建，%(when)s前',
+ 'cached': '已缓存',
+ 'cancelled': '已取消',
+ 'cancelling': '取消中',
+ 'chunks %(d)s/%(t)s': '分块 %(d)s/%(t)s',
+ 'cloned from': '克隆自',
+ 'code evaluators': '代码评估器',
+ 'column %(name)r is required but no field maps to it': '列 %(name)r 为必填，但没有字段映射到它',
+ 'committing … %(done)s of %(total)s rows': '提交中…… %(done)s / %(total)s 行',
+ 'compare': '对比',
+ 'completed': '已完成',
+ 'connected': '已连接',
+ "content needs a url or an uploaded file's uri.": '内容需要 url 或已上传文件的 uri。',
+ 'content_type must be one of %(content_types)s, got %(content_type)r': 'content_type 必须是 '
+                                                                        '%(content_types)s 之一，实际为 '
+                                                                        '%(content_type)r',
+ 'content_type of %(name)r must be one of %(content_types)s': '%(name)r 的 content_type 必须是 '
+                                                              '%(content_types)s 之一',
+ 'corrected · was %(v)s': '已修正 · 原为 %(v)s',
+ 'corrected · was %(was)s': '已修正 · 原为 %(was)s',
+ 'current: %(name)s': '当前：%(name)s',
+ 'data is an object {column: value}.': 'data 是一个对象 {列: 值}。',
+ 'deleted': '已删除',
+ 'description': '描述',
+ 'description is text of at most %(description_cap)s characters': '描述是最多 %(description_cap)s '
+                                                                  '个字符的文本',
+ 'detach %(name)s': '移除 %(name)s',
+ 'done': '完成',
+ 'draft': '草稿',
+ 'draft changed': '草稿有改动',
+ 'draft differs from the latest version': '草稿与最新版本不同',
+ 'e.g. {"Authorization": "Bearer {{secrets.APP_TOKEN}}"} — secrets from Settings.': '例如 '
+                                                                                    '{"Authorization": '
+                                                                                    '"Bearer '
+                                                                                    '{{secrets.APP_TOKEN}}"} '
+                                                                                    '—— 密钥来自“设置”。',
+ 'e.g. {"question": "{{input}}", "n": "{{n | number}}"}; empty for no body.': '例如 {"question": '
+                                                                              '"{{input}}", "n": '
+                                                                              '"{{n | '
+                                                                              'number}}"}；留空表示没有请求体。',
+ 'each column is an object {name, content_type, description, required}': '每一列都是一个对象 {name, '
+                                                                         'content_type, '
+                                                                         'description, required}',
+ 'error': '错误',
+ 'error must be text.': 'error 必须是文本。',
+ 'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
+ 'every turn passes': '每个轮次都通过',
+ 'ext maps names to strings.': 'ext 是名称到字符串的映射。',
+ 'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
+ 'fail': '未通过',
+ 'failed': '失败',
+ 'field %(field)r maps to %(target)r, which is not a column of the set': '字段 %(field)r 映射到 '
+                                                                         '%(target)r，但它不是评测集的列',
+ 'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
+ 'first run shown': '显示的第一次运行',
+ 'garak %(kind)s stored.': '已保存 garak %(kind)s。',
+ "garak's reference data": 'garak 的参考数据',
+ 'human: fail': '人工：未通过',
+ 'human: pass': '人工：通过',
+ 'improvement': '改进',
+ 'improvements': '改进',
+ 'in %(name)s %(v)s ↗': '位于 %(name)s %(v)s ↗',
+ 'intervals are off for this run': '此运行关闭了区间',
+ 'is not declared': '未声明',
+ "item_id is not a row of this experiment's evalset version.": 'item_id 不是此实验评测集版本中的行。',
+ 'judge: fail': '评判：未通过',
+ 'judge: pass': '评判：通过',
+ 'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
+                                                                                                             '1 '
+                                                                                                             '行第 '
+                                                                                                             '%(field)r '
+                                                                                                             '列：未知列 '
+                                                                                                             '%(field)r；请将其映射到评测集的某一列，或选择忽略',
+ 'lowest score of the turns': '各轮次的最低分',
+ 'mapping is an object {file field: target}.': 'mapping 是一个对象 {文件字段: 目标}。',
+ 'max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points).': 'max_drop 是 [0, 1) 内的通过率下降（例如 '
+                                                                     '0.02 表示 2 个百分点）。',
+ 'max_unknown_rate is a share in [0, 1].': 'max_unknown_rate 是 [0, 1] 内的比例。',
+ 'mean over repetitions': '各次重复的平均值',
+ 'mean score of the turns': '各轮次的平均分',
+ 'message %(n)s': '第 %(n)s 条消息',
+ 'n &lt; %(m)s': 'n &lt; %(m)s',
+ 'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
+ "n counts a tag's decided rows; a row with several tags counts under each.": 'n '
+                                                                              '统计一个标签下已判定的行；带多个标签的行在每个标签下都计入。',
+ 'new column %(name)r has no field mapped to it': '新列 %(name)r 没有映射到它的字段',
+ 'new_columns is a list of {name, content_type}.': 'new_columns 是 {name, content_type} 的列表。',
+ 'no JSON object found in the first lines': '前几行中没有找到 JSON 对象',
+ 'no field of the file maps to a column of the set (%(names)s); map at least one, or every imported row would be empty there': '文件中没有字段映射到评测集的列（%(names)s）；请至少映射一个，否则导入的每一行在这些列上都会是空的',
+ 'no file yet': '还没有文件',
+ 'no interval below n = %(m)s': 'n 低于 %(m)s 时无区间',
+ 'no price known': '没有已知价格',
+ 'no regression (%(p)s)': '无退化（%(p)s）',
+ 'no uploaded file at %(uri)r': '%(uri)r 处没有已上传的文件',
+ 'none': '无',
+ 'none chosen yet': '尚未选择',
+ 'not enough history': '历史不足',
+ 'not in this run': '不在此运行中',
+ 'not mapped': '未映射',
+ 'not scored': '未打分',
+ 'nothing evaluated': '没有评估任何内容',
+ 'of %(n)s decided': ['基于 %(n)s 个已判定'],
+ 'of %(n)s row decided in every repetition': ['基于 %(n)s 个每次重复都有判定的行'],
+ 'of %(n)s row with a decided result': ['基于 %(n)s 个有判定结果的行'],
+ 'only in baseline': '仅在基线中',
+ 'only in candidate': '仅在候选中',
+ 'or': '或',
+ 'other version': '其他版本',
+ 'output and reason': '输出和理由',
+ 'outputs from': '输出来自',
+ 'paired rows': '配对行',
+ 'pass': '通过',
+ 'pass if score < %(t)s': '分数 < %(t)s 时通过',
+ 'pass if score ≥ %(t)s': '分数 ≥ %(t)s 时通过',
+ 'pass only if score = 0': '仅当分数 = 0 时通过',
+ 'pass only if score = 1': '仅当分数 = 1 时通过',
+ 'pass rate': '通过率',
+ 'pending': '待处理',
+ 'per_turn is true or false.': 'per_turn 为 true 或 false。',
+ 'position-inconsistent': '位置不一致',
+ 'provider default': '模型服务默认值',
+ 'queued': '排队中',
+ 're-scored': '已重新打分',
+ 'ready': '就绪',
+ 'regression': '退化',
+ 'regression (%(p)s)': '退化（%(p)s）',
+ 'regressions': '退化',
+ 'remove': '移除',
+ 'repeat must be a whole number from 0 to %(repetitions)s.': 'repeat 必须是 0 到 %(repetitions)s '
+                                                             '之间的整数。',
+ 'repetition %(r)s': '第 %(r)s 次重复',
+ 'required': '必填',
+ 'revoked': '已吊销',
+ 'risk': '风险',
+ 'risk score': '风险分数',
+ 'role': '角色',
+ "row %(n)s in the candidate's evalset version": '候选评测集版本中的第 %(n)s 行',
+ 'row %(n)s of %(name)s %(v)s ↗': '%(name)s %(v)s 的第 %(n)s 行 ↗',
+ 'rows': '行',
+ 'run, in the order they finished (newest right)': '运行，按完成顺序排列（最新的在右）',
+ 'running': '运行中',
+ 'score': '分数',
+ 'score ≤': '分数 ≤',
+ 'score ≥': '分数 ≥',
+ 'sensitivity': '灵敏度',
+ 'served from the response cache': '来自响应缓存',
+ 'show all %(n)s character': ['显示全部 %(n)s 个字符'],
+ 'skipped': '跳过',
+ 'specificity': '特异度',
+ 'stored': '已保存',
+ 'success': '成功',
+ 'system': 'system',
+ 'tags is a non-empty list of tags.': 'tags 是非空的标签列表。',
+ 'target': '评估对象',
+ 'target: %(output)s (%(type)s)': '评估对象：%(output)s（%(type)s）',
+ 'target: %(output)s (Text)': '评估对象：%(output)s（Text）',
+ 'test cases agree with the expected verdict': '个测试用例与期望判定一致',
+ 'this run': '本次运行',
+ 'threshold': '阈值',
+ 'tie': '平局',
+ 'timeout': '超时',
+ 'tokens': '令牌',
+ 'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
+ 'tool': 'tool',
+ 'tool call': '工具调用',
+ 'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
+ 'type': '类型',
+ 'unchanged': '未变',
+ 'uncommitted changes': '有未提交的修改',
+ 'unknown': '未知',
+ 'unknown flip': '未知翻转',
+ 'unknown flips': '未知翻转',
+ 'unknown rows': '未知的行',
+ 'user': 'user',
+ 'variable name': '变量名',
+ 'vs': '对比',
+ 'waiting for its target chunk': '等待其评估对象分块',
+ 'was %(s)s': '原为 %(s)s',
+ 'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
+ 'with': '与',
+ 'zero tolerance': '零容忍',
+ '{{%(n)s}} is not a Text column of the evalset.': '{{%(n)s}} 不是评测集的 Text 列。',
+ '{{%(name)s | %(filter_)s}}: use one of %(filters)s.': '{{%(name)s | %(filter_)s}}：请使用 '
+                                                        '%(filters)s 之一。',
+ '{{%(name)s}} is not a column of the evalset.': '{{%(name)s}} 不是评测集的列。',
+ '{{%(name)s}}: secrets may be used in headers only.': '{{%(name)s}}：密钥只能用在请求头中。',
+ 'Δ mean score (95%% CI)': 'Δ 平均分（95%% 置信区间）',
+ 'Δ pass rate (95%% CI)': 'Δ 通过率（95%% 置信区间）',
+ '— choose a provider —': '— 选择模型服务 —',
+ '— none —': '— 无 —',
+ '— not mapped —': '— 未映射 —',
+ '— undo the correction': '— 撤销修正',
+ '“%(name)s” deleted.': '已删除“%(name)s”。',
+ '“%(name)s” deleted. You can restore it from the deleted list.': '已删除“%(name)s”。可以在已删除列表中恢复它。',
+ '“%(name)s” leaves the library. Experiments that pinned its versions keep reading them, and you can restore it from the deleted list.': '“%(name)s”将从评估器库中移除。固定了其版本的实验仍可读取这些版本，你也可以在已删除列表中恢复它。',
+ '“%(name)s” leaves the list. Experiments that pinned its versions keep reading them.': '“%(name)s”将从列表中移除。固定了其版本的实验仍可读取这些版本。',
+ '“%(name)s” restored.': '已恢复“%(name)s”。',
+ "▼ regression: against the evaluator's previous run here, more rows went pass → fail than fail → pass, with the one-sided exact McNemar test at p &lt; %(threshold)s (rows paired by item and repetition).": '▼ '
+                                                                                                                                                                                                              '退化：与该评估器在此处的上一次运行相比，通过 '
+                                                                                                                                                                                                              '→ '
+                                                                                                                                                                                                              '未通过的行多于未通过 '
+                                                                                                                                                                                                              '→ '
+                                                                                                                                                                                                              '通过的行，且单侧精确 '
+                                                                                                                                                                                                              'McNemar '
+                                                                                                                                                                                                              '检验 '
+                                                                                                                                                                                                              'p '
+                                                                                                                                                                                                              '&lt; '
+                                                                                                                                                                                                              '%(threshold)s（按数据项和重复配对）。',
+ "● pass rate over the decided rows; band: its %(level)s interval as the run stored it (none below the run's minimum sample).": '● '
+                                                                                                                                '已判定行的通过率；色带：运行保存的 '
+                                                                                                                                '%(level)s '
+                                                                                                                                '区间（低于运行的最小样本量时没有）。',
+ "● pass rate over the decided rows; band: the interval each run stored (none below the run's minimum sample).": '● '
+                                                                                                                 '已判定行的通过率；色带：每次运行保存的区间（低于运行的最小样本量时没有）。'}
