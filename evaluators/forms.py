@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import ScoreMeaning

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view

@@ -10,6 +10,7 @@ import ast
 import re
 
 from django.conf import settings
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..config import Errors, int_ranged, ranged

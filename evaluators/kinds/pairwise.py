@@ -10,6 +10,7 @@ position-inconsistent. Pairwise runs use it; an experiment scoring single output
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..config import Errors

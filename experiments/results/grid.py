@@ -26,6 +26,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, NullIf, Substr
 from django.http import Http404
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from assay.selectors import as_uuid

@@ -4,6 +4,7 @@ evaluators, range by range as the outputs arrive (`experiments.engine.pushed`)."
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from .base import TargetSpec

@@ -19,6 +19,7 @@ from typing import Any
 
 import jmespath
 from django.conf import settings
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.safety.caps import ANSWER_BYTES, cap_text

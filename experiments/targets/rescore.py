@@ -4,6 +4,7 @@ uses the same evalset version and repetitions, and so compares paired with it.""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
