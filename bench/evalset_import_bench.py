@@ -98,7 +98,7 @@ def child(rows: int, label: str) -> None:
         f"(before the import: {rss_before:.0f} MB; target < 300 MB)"
     )
     started = time.perf_counter()
-    version = services.version_commit(evalset=evalset, user=user, version="1.0.0")
+    version = services.version_commit(evalset=evalset, user=user, version="1.0.0", inline=True)
     print(
         f"[{label}] commit 1.0.0 ({version.item_count:,} rows, one INSERT … SELECT): "
         f"{time.perf_counter() - started:.1f}s"

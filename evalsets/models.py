@@ -50,8 +50,18 @@ class EvalSet(LibraryItem):
         return [c["name"] for c in self.columns]
 
 
+class VersionStatus(models.TextChoices):
+    COMMITTING = "committing", _("Committing")
+    READY = "ready", _("Ready")
+
+
 class EvalSetVersion(ImmutableModel):
-    """A frozen copy of the draft: its columns and its items never change."""
+    """A frozen copy of the draft: its columns and its items never change.
+
+    A large commit copies its rows in the background (`evalsets/committing.py`): the version is
+    `committing` until every row is there. Its commit fields (status, progress, the copy cursor)
+    are the only ones that change after insert, and only through that module.
+    """
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     evalset = models.ForeignKey(EvalSet, on_delete=models.PROTECT, related_name="versions")
@@ -63,6 +73,15 @@ class EvalSetVersion(ImmutableModel):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(
+        max_length=16, choices=VersionStatus.choices, default=VersionStatus.READY
+    )
+    rows_copied = models.BigIntegerField(default=0)
+    # The draft key (position, id) of the last row copied: where a resumed copy goes on.
+    copy_position = models.BigIntegerField(null=True, blank=True)
+    copy_row = models.BigIntegerField(null=True, blank=True)
+    commit_claimed_at = models.DateTimeField(null=True, blank=True)
+    committed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -72,6 +91,16 @@ class EvalSetVersion(ImmutableModel):
 
     def __str__(self) -> str:
         return f"{self.evalset.name}@{self.version}"
+
+    @property
+    def is_ready(self) -> bool:
+        return self.status == VersionStatus.READY
+
+    @property
+    def percent(self) -> int:
+        if self.is_ready or not self.item_count:
+            return 100
+        return min(99, int(100 * self.rows_copied / self.item_count))
 
 
 class ImportStatus(models.TextChoices):

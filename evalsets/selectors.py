@@ -108,6 +108,11 @@ def import_get(*, evalset: EvalSet, public_id) -> EvalSetImport:
     return public_or_404(evalset.imports.all(), public_id, "import")
 
 
+def version_by_id(*, evalset: EvalSet, public_id) -> EvalSetVersion:
+    """One version of the set by public id (404 otherwise, for an outsider's id too)."""
+    return public_or_404(evalset.versions.all(), public_id, "version")
+
+
 def imports_recent(*, evalset: EvalSet, limit: int = 10) -> list[EvalSetImport]:
     return list(evalset.imports.select_related("created_by")[:limit])
 

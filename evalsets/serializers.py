@@ -141,6 +141,9 @@ class VersionSerializer(serializers.ModelSerializer):
             "columns",
             "created_by",
             "created_at",
+            "status",
+            "rows_copied",
+            "committed_at",
         ]
         read_only_fields = fields
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -17,9 +17,11 @@ from assay.models import Workspace
 from assay.selectors import as_uuid
 from assay.vocabulary import CONTENT_TYPES
 
+from .committing import commit_enqueue, commit_quiet_check, draft_copy_all, draft_edit_check
+from .committing import inline_rows as commit_inline_rows
 from .items.media import uri_checker
 from .items.rows import MAX_TAG_LEN, MAX_TAGS, RowBuilder, column_name_problem, new_item_ids
-from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, draft_filter
+from .models import EvalSet, EvalSetItem, EvalSetVersion, VersionStatus, draft_filter
 
 MAX_NAME = 120
 MAX_COLUMNS = 50
@@ -196,6 +198,7 @@ def evalset_set_columns(*, evalset: EvalSet, columns: list[dict]) -> EvalSet:
     kept = set(renames) | {c["name"] for c in cleaned if c["name"] in old}
     dropped = [n for n in old if n not in kept]
     with transaction.atomic():
+        draft_edit_check(evalset=evalset)
         _check_compatible(evalset, old, cleaned, renames)
         if renames or dropped:
             _rewrite_draft_keys(evalset, renames=renames, dropped=dropped)
@@ -299,6 +302,7 @@ def items_bulk(
     errors: dict[str, list[str]] = {}
     new_rows = [_checked_row(builder, p, f"create[{i}]", errors) for i, p in enumerate(create)]
     with transaction.atomic():
+        draft_edit_check(evalset=evalset)
         targets = _draft_items_by_id(evalset, [u.get("item_id") for u in update] + delete, errors)
         changed = [
             _updated(builder, targets, p, f"update[{i}]", errors) for i, p in enumerate(update)
@@ -429,9 +433,19 @@ def next_position(evalset: EvalSet) -> int:
 
 
 def version_commit(
-    *, evalset: EvalSet, user: AbstractBaseUser | None, version: str, note: str = ""
+    *,
+    evalset: EvalSet,
+    user: AbstractBaseUser | None,
+    version: str,
+    note: str = "",
+    inline: bool | None = None,
 ) -> EvalSetVersion:
-    """Freeze the draft as `version` (SemVer, greater than the latest): columns and rows."""
+    """Freeze the draft as `version` (SemVer, greater than the latest): columns and rows.
+
+    Up to `ASSAY_COMMIT_INLINE_ROWS` rows (or with `inline=True`, for callers that pin the
+    version at once) the rows are copied here; a larger draft returns the version
+    `committing` and a background job copies them (`evalsets.committing`).
+    """
     _ensure_live(evalset)
     try:
         semver.parse_semver(version)
@@ -440,21 +454,31 @@ def version_commit(
     with transaction.atomic():
         locked = EvalSet.objects.select_for_update().get(pk=evalset.pk)
         _check_new_version(locked, version)
+        commit_quiet_check(evalset=locked)
         count = EvalSetItem.objects.filter(draft_filter(), evalset=locked).count()
-        created = EvalSetVersion.objects.create(
-            evalset=locked,
-            version=version,
-            note=(note or "").strip(),
-            item_count=count,
-            columns=locked.columns,
-            created_by=user,
-        )
-        copied = _copy_draft(locked, created)
-        if copied != count:  # the lock makes this impossible; refuse rather than pin a lie
-            raise RuntimeError(f"copied {copied} rows, counted {count}")
+        background = not inline and count > commit_inline_rows()
+        created = _version_create(locked, user, version, note, count, background=background)
+        if background:
+            commit_enqueue(version=created)
+        else:
+            _copy_draft(locked, created)
         EvalSet.objects.filter(pk=locked.pk).update(draft_changed=False, updated_at=timezone.now())
     evalset.draft_changed = False
     return created
+
+
+def _version_create(evalset, user, version: str, note: str, count: int, *, background: bool):
+    return EvalSetVersion.objects.create(
+        evalset=evalset,
+        version=version,
+        note=(note or "").strip(),
+        item_count=count,
+        columns=evalset.columns,
+        created_by=user,
+        status=VersionStatus.COMMITTING if background else VersionStatus.READY,
+        rows_copied=0 if background else count,
+        committed_at=None if background else timezone.now(),
+    )
 
 
 def _check_new_version(evalset: EvalSet, version: str) -> None:
@@ -473,26 +497,15 @@ def _check_new_version(evalset: EvalSet, version: str) -> None:
         )
 
 
-def _copy_draft(evalset: EvalSet, version: EvalSetVersion) -> int:
-    """One INSERT … SELECT: the draft's visible rows become the version's rows.
+def _copy_draft(evalset: EvalSet, version: EvalSetVersion) -> None:
+    """The whole draft in one INSERT … SELECT (`committing.draft_copy_all`).
 
     Positions are renumbered 0…n-1 in draft order, so a version's row number (position + 1)
     is the same on the evalset, results and compare pages, with no gaps from deleted rows.
     """
-    items, jobs = EvalSetItem._meta.db_table, EvalSetImport._meta.db_table
-    sql = (
-        f"INSERT INTO {items} (evalset_id, version_id, import_job_id, item_id, position, data,"
-        " tags, human_verdict, label, search_text)"
-        " SELECT i.evalset_id, %s, NULL, i.item_id,"
-        " ROW_NUMBER() OVER (ORDER BY i.position, i.id) - 1, i.data, i.tags,"
-        " i.human_verdict, i.label, i.search_text"
-        f" FROM {items} i LEFT JOIN {jobs} j ON j.id = i.import_job_id"
-        " WHERE i.evalset_id = %s AND i.version_id IS NULL"
-        " AND (i.import_job_id IS NULL OR j.status = %s)"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [version.pk, evalset.pk, "completed"])
-        return cursor.rowcount
+    copied = draft_copy_all(evalset=evalset, version=version)
+    if copied != version.item_count:  # the lock makes this impossible; refuse to pin a lie
+        raise RuntimeError(f"copied {copied} rows, counted {version.item_count}")
 
 
 def next_version(evalset: EvalSet) -> str:

@@ -15,6 +15,11 @@ urlpatterns = [
     path("<uuid:id>/rows/<uuid:item_id>/delete/", views.row_delete, name="row_delete"),
     path("<uuid:id>/versions/", views.versions, name="versions"),
     path("<uuid:id>/commit/", views.commit, name="commit"),
+    path(
+        "<uuid:id>/versions/<uuid:version_id>/progress/",
+        views.commit_progress,
+        name="commit_progress",
+    ),
     path("<uuid:id>/export/", views.export, name="export"),
     path("<uuid:id>/delete/", views.delete, name="delete"),
     path("<uuid:id>/import/", views.import_upload, name="import"),

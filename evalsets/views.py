@@ -199,7 +199,11 @@ def _row_errors(form, exc: ValidationError) -> None:
 def row_delete(request, id, item_id):
     evalset = _evalset(request, id)
     selectors.item_get(evalset=evalset, item_id=item_id)
-    services.item_delete(evalset=evalset, item_id=item_id)
+    try:
+        services.item_delete(evalset=evalset, item_id=item_id)
+    except ValidationError as exc:  # e.g. the draft is locked by a commit under way
+        messages.error(request, " ".join(exc.messages))
+        return redirect("evalsets:detail", ws=request.workspace.slug, id=id)
     messages.success(request, _("Row deleted."))
     return redirect("evalsets:detail", ws=request.workspace.slug, id=id)
 
@@ -266,15 +270,31 @@ def commit(request, id):
             form, services.version_commit, evalset=evalset, user=request.user, **form.cleaned_data
         )
         if version is not None:
-            messages.success(
-                request,
-                _("Version %(v)s committed with %(n)s rows.")
-                % {"v": version.version, "n": version.item_count},
-            )
+            _commit_message(request, version)
             return redirect("evalsets:versions", ws=request.workspace.slug, id=id)
     context = _versions_context(evalset, form)
     context["open_commit"] = True
     return render(request, "evalsets/versions.html", context, status=400)
+
+
+def _commit_message(request, version) -> None:
+    if version.is_ready:
+        text = _("Version %(v)s committed with %(n)s rows.")
+        messages.success(request, text % {"v": version.version, "n": version.item_count})
+        return
+    text = _(
+        "Version %(v)s is being committed: its %(n)s rows are copied in the background. The "
+        "draft cannot be changed until the copy has finished."
+    )
+    messages.info(request, text % {"v": version.version, "n": version.item_count})
+
+
+@workspace_view()
+def commit_progress(request, id, version_id):
+    """The background commit's progress partial htmx polls; it stops once the version is ready."""
+    evalset = _evalset(request, id)
+    version = selectors.version_by_id(evalset=evalset, public_id=version_id)
+    return render(request, "evalsets/_commit_progress.html", {"evalset": evalset, "v": version})
 
 
 @workspace_view()

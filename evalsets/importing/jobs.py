@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from assay.vocabulary import CONTENT_TYPES
 
+from ..committing import draft_edit_check
 from ..items.content import TEXT, content_type_of
 from ..items.media import max_import_bytes, safe_name, workspace_prefix
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
@@ -205,9 +206,11 @@ def import_configure(
     job.mapping, job.new_columns = mapping, new_columns
     job.skip_bad_rows, job.replace = bool(skip_bad_rows), bool(replace)
     job.status = ImportStatus.QUEUED
-    job.save(update_fields=["mapping", "new_columns", "skip_bad_rows", "replace", "status"])
-    if enqueue:
-        transaction.on_commit(lambda: _enqueue(job.pk))
+    with transaction.atomic():
+        draft_edit_check(evalset=job.evalset)  # a commit copying the draft locks it
+        job.save(update_fields=["mapping", "new_columns", "skip_bad_rows", "replace", "status"])
+        if enqueue:
+            transaction.on_commit(lambda: _enqueue(job.pk))
     return job
 
 

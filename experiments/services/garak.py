@@ -182,7 +182,11 @@ def _evalset_version(workspace, user, scan: Scan):
             evalset=evalset, create=create[window], update=update[window], delete=delete[window]
         )
     return version_commit(
-        evalset=evalset, user=user, version=next_version(evalset), note=f"garak run {scan.run_id}"
+        evalset=evalset,
+        user=user,
+        version=next_version(evalset),
+        note=f"garak run {scan.run_id}",
+        inline=True,  # the scan's experiment pins it at once
     )
 
 

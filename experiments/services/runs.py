@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.vocabulary import ResultStatus, Verdict
+from evalsets.committing import pin_problem
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
@@ -65,6 +66,8 @@ def experiment_create(
         errors["name"] = [_("An experiment needs a name.")]
     if evalset_version.evalset.workspace_id != workspace.pk:
         errors["evalset_version"] = [_("No such evalset version in this workspace.")]
+    elif problem := pin_problem(evalset_version):
+        errors["evalset_version"] = [problem]
     target_kind, target_config = target_validated(workspace, target, evalset_version, errors)
     spec = target_get(target_kind)
     outputs = spec.outputs_for(target_config)

@@ -39,8 +39,10 @@ def make_evalset_version(
     name: str = "QA",
     columns: list[dict] | None = None,
     version: str = "1.0.0",
+    inline: bool = True,
 ):
-    """An evalset whose committed version holds `rows` ({column: text, "tags": [...]})."""
+    """An evalset whose committed version holds `rows` ({column: text, "tags": [...]}); copied
+    at once however many rows (`inline=False`: a large draft commits in the background)."""
     evalset = evalset_services.evalset_create(
         workspace=workspace, user=user, name=name, columns=columns or TEXT_COLUMNS
     )
@@ -56,7 +58,9 @@ def make_evalset_version(
         for i, row in enumerate(rows)
     ]
     EvalSetItem.objects.bulk_create(items, batch_size=2000)
-    return evalset_services.version_commit(evalset=evalset, user=user, version=version)
+    return evalset_services.version_commit(
+        evalset=evalset, user=user, version=version, inline=inline
+    )
 
 
 def make_code_version(
