@@ -3,9 +3,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: run test setup lint fmt bench migrations-check clean
+.PHONY: run test setup messages messages-update lint fmt bench migrations-check clean
 
-setup: $(VENV)/.installed static/vendor/.copied
+setup: $(VENV)/.installed static/vendor/.copied messages
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,15 @@ node_modules/.installed: package.json package-lock.json
 static/vendor/.copied: node_modules/.installed scripts/vendor_assets.py
 	$(PY) scripts/vendor_assets.py
 	touch $@
+
+# The .mo catalogues are built from the committed .po files on every set-up (polib: no system
+# gettext needed; they are not committed). docs/i18n.md says how to translate new strings.
+messages: $(VENV)/.installed
+	$(PY) scripts/i18n_update.py --compile
+
+# Extract new strings, fill known translations, list what is left (needs xgettext: gettext).
+messages-update: $(VENV)/.installed
+	$(PY) scripts/i18n_update.py
 
 run: setup
 	$(PY) manage.py assay_run

@@ -118,13 +118,15 @@ def visible_text(page: str, user_data: list[str]) -> str:
     """What a reader sees of our words: no scripts, styles, code or user data."""
     page = re.sub(r"(?is)<(script|style|pre|code|textarea|template)\b.*?</\1>", " ", page)
     page = re.sub(r"(?is)<option\b[^>]*>.*?</option>", " ", page)  # lists of user objects
+    # the preset catalogue's cards: product data localised on its own, not by the catalogue
+    page = re.sub(r"(?is)<label class=\"card choice\" data-template=.*?</label>", " ", page)
     attrs = " ".join(
         m.group(2)
         for m in re.finditer(r'\b(title|aria-label|placeholder|alt|data-confirm)="([^"]*)"', page)
     )
     text = html.unescape(re.sub(r"<[^>]+>", " ", page) + " " + attrs)
-    for value in sorted(user_data, key=len, reverse=True):
-        text = text.replace(value, " ")
+    for value in sorted(set(user_data), key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", " · ", text)
     for noun in sorted(PROPER, key=len, reverse=True):
         text = re.sub(rf"(?<![A-Za-z]){re.escape(noun)}(?![A-Za-z])", " · ", text)
     return re.sub(r"\s+", " ", text)
@@ -152,9 +154,12 @@ def preset_texts() -> list[str]:
 
 def english_left(page: str, user_data: list[str], fragments: set[str]) -> list[str]:
     text = visible_text(page, user_data)
+    data = " ".join(user_data)  # a truncated piece of user data is still user data
     found = set()
     for run in re.findall(r"[A-Za-z][A-Za-z'’]*(?: [A-Za-z][A-Za-z'’]*)+", text):
         if set(run.lower().split()) <= STOPWORDS:
+            continue
+        if re.search(rf"(?<![A-Za-z]){re.escape(run)}(?![A-Za-z])", data):
             continue
         if any(re.search(rf"(?<![A-Za-z]){re.escape(run)}(?![A-Za-z])", f) for f in fragments):
             found.add(run)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from django import template
+from django.utils.translation import gettext as _
 
 register = template.Library()
 
@@ -39,6 +41,22 @@ def percent(value, digits: int = 1) -> str:
     if value is None:
         return "—"
     return f"{float(value) * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def plain_words(value) -> str:
+    """A comparison's plain-words verdict (experiments.stats.compare) in the page's language."""
+    words = {
+        "better": _("better"),
+        "worse": _("worse"),
+        "no pass/fail pairs to compare": _("no pass/fail pairs to compare"),
+    }
+    if value in words:
+        return words[value]
+    found = re.fullmatch(r"no detectable difference at n = (\d+)", str(value or ""))
+    if found:
+        return _("no detectable difference at n = %(n)s") % {"n": found.group(1)}
+    return value
 
 
 @register.filter

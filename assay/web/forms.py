@@ -66,6 +66,15 @@ class ProviderForm(forms.ModelForm):
     class Meta:
         model = ModelProvider
         fields = list(ModelProvider.EDITABLE_FIELDS)
+        labels = {
+            "name": _("Name"),
+            "default_model": _("Default model"),
+            "timeout_s": _("Timeout (s)"),
+            "rpm_limit": _("Requests per minute (optional)"),
+            "tpm_limit": _("Tokens per minute (optional)"),
+            "structured_mode": _("Answer mode"),
+            "max_retries": _("Max retries"),
+        }
 
     def clean_prices(self):
         return self.cleaned_data.get("prices") or {}

@@ -9,9 +9,24 @@ from evaluators.policies import describe_policy
 
 from ..models import Experiment
 from ..stats import COUNT_KEYS
-from ..stats.interval_settings import interval_settings, interval_text, pass_interval
+from ..stats.interval_settings import interval_settings, pass_interval
 from .aggregates import tag_intervals_from_counts
 from .standing import relative_standing
+
+
+def interval_words(settings: dict) -> str:
+    """How the card's intervals were computed, in the page's language (the words of
+    stats.interval_settings.interval_text)."""
+    if settings["method"] == "none":
+        return _("no intervals")
+    text = _("%(level)s%% bootstrap, %(iterations)s resamples, n ≥ %(min)s") % {
+        "level": f"{settings['confidence'] * 100:g}",
+        "iterations": f"{settings['iterations']:,}",
+        "min": settings["min_sample"],
+    }
+    if settings["exact_garak"]:
+        text += _(", garak's exact resampling (seed %(seed)s)") % {"seed": settings["seed"]}
+    return text
 
 
 def dashboard_cards(experiment: Experiment) -> list[dict]:
@@ -48,7 +63,7 @@ def _card(binding, summary: dict | None) -> dict:
         bool(card["pass_ci"]) and card["pass_ci"][1] - card["pass_ci"][0] > MIN_WHISKER
     )
     settings = interval_settings(summary.get("interval_settings"))
-    card["interval_text"] = interval_text(settings)
+    card["interval_text"] = interval_words(settings)
     card["interval_method"], card["min_sample"] = settings["method"], settings["min_sample"]
     card["ci_label"] = _("%(level)s%% CI") % {"level": f"{settings['confidence'] * 100:g}"}
     card["ci_note"] = _ci_note(evaluated, settings) if not card["pass_ci"] else ""

@@ -3,7 +3,13 @@
 scripts/i18n_update.py fills the catalogues from this and rewrites it from them;
 docs/i18n.md has the glossary. Not imported by the application."""
 
-TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
+TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
+ '%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
+ '%(b)s is better than %(a)s': '%(b)s 优于 %(a)s',
+ '%(b)s wins %(rate)s of the pairs': '%(b)s 赢得 %(rate)s 的配对',
+ '%(c)s CI': '%(c)s 置信区间',
+ '%(done)s of %(total)s pairs': '%(done)s / %(total)s 个配对',
+ '%(done)s of %(total)s pairs judged · %(pct)s%%': '已评判 %(done)s / %(total)s 个配对 · %(pct)s%%',
  '%(done)s of %(total)s results': '%(done)s / %(total)s 个结果',
  '%(done)s of %(total)s results · %(pct)s%%': '%(done)s / %(total)s 个结果 · %(pct)s%%',
  '%(done)s of %(total)s row copied': ['已复制 %(done)s / %(total)s 行'],
@@ -32,6 +38,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                            '个位于 '
                                                                                                            '%(where)s。'],
  '%(level)s%% CI': '%(level)s%% 置信区间',
+ '%(level)s%% bootstrap, %(iterations)s resamples, n ≥ %(min)s': '%(level)s%% bootstrap，重采样 '
+                                                                 '%(iterations)s 次，n ≥ %(min)s',
  '%(m)d min %(s)d s': '%(m)d 分 %(s)d 秒',
  '%(model)r: give input and output prices per million tokens.': '%(model)r：请填写每百万令牌的输入和输出价格。',
  '%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens).': '%(model)r：%(side)s '
@@ -47,6 +55,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  '%(n)s row': ['%(n)s 行'],
  '%(n)s row imported': ['已导入 %(n)s 行'],
  '%(n)s run as a table': ['以表格显示 %(n)s 次运行'],
+ '%(n)s turn': ['%(n)s 轮'],
  '%(n)s unknown not counted': ['%(n)s 个未知不计入'],
  '%(name)r is %(content_type)s; the target output is %(output_type)s.': '%(name)r 的类型是 '
                                                                         '%(content_type)s；评估对象的输出是 '
@@ -88,6 +97,12 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  '%(name)s: give a text value (at most 8 KB).': '%(name)s：请填写文本值（最多 8 KB）。',
  '%(name)s: score ↑': '%(name)s：分数 ↑',
  '%(name)s: score ↓': '%(name)s：分数 ↓',
+ '%(names)s: use {{persona}}, {{goal}}, {{stop_phrase}}, {{max_turns}} or a Text column.': '%(names)s：请使用 '
+                                                                                           '{{persona}}、{{goal}}、{{stop_phrase}}、{{max_turns}} '
+                                                                                           '或一个 '
+                                                                                           'Text '
+                                                                                           '列。',
+ '%(p)s pass · %(f)s fail · %(u)s unknown': '%(p)s 通过 · %(f)s 未通过 · %(u)s 未知',
  '%(r)s results/s': '%(r)s 个结果/秒',
  '%(r)s rows/s': '%(r)s 行/秒',
  '%(s).1f s': '%(s).1f 秒',
@@ -108,6 +123,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  '(each run over all its rows)': '（每次运行基于其全部行）',
  '(open the row for the whole text)': '（打开该行查看全文）',
  '+ turn': '+ 轮次',
+ ", garak's exact resampling (seed %(seed)s)": '，garak 的精确重采样（种子 %(seed)s）',
  '1 to 500, default 25.': '1 到 500，默认 25。',
  'A %(kind)s target has no request to test.': '%(kind)s 评估对象没有可测试的请求。',
  'A %(status)s experiment cannot be cancelled.': '处于 %(status)s 状态的实验不能取消。',
@@ -139,11 +155,20 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                        'turn '
                                                                                                                                                                                                                                        '缺少草稿中的必填输入变量。',
  'A better': 'A 更好',
+ 'A better: %(n)s': 'A 更好：%(n)s',
+ "A calibration (garak/data/calibration/*.json) rates runs whose probe and detector names match with garak's Z; detector metrics (detector_metrics_summary.json) correct those detectors' intervals. The newest file of each kind is used.": '校准文件（garak/data/calibration/*.json）用 '
+                                                                                                                                                                                                                                             'garak '
+                                                                                                                                                                                                                                             '的 '
+                                                                                                                                                                                                                                             'Z '
+                                                                                                                                                                                                                                             '值为探针和检测器名称匹配的运行评级；检测器指标（detector_metrics_summary.json）用于校正这些检测器的区间。每种取最新的文件。',
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
  'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
+ 'A pairwise judge compares the outputs of two or more finished experiments row by row, each pair in both orders: which answer is better, A, B or a tie.': '成对评估器逐行比较两个或更多已结束实验的输出，每对按两种顺序评判：哪个回答更好，A、B '
+                                                                                                                                                           '还是平局。',
  'A pairwise judge needs a Text variable %(name)r.': '成对评估器需要一个 Text 变量 %(name)r。',
+ 'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评估对象输出的已结束实验。',
  "A policy is an object like {'kind': 'threshold', 'threshold': 0.5}.": "策略是一个对象，例如 {'kind': "
                                                                         "'threshold', 'threshold': "
                                                                         '0.5}。',
@@ -226,6 +251,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Any tag': '任意标签',
  'Any verdict': '任意判定',
  'Anyone': '任何人',
+ 'App under test (JSON of an HTTP or prompt target)': '被测应用（HTTP 或提示词评估对象的 JSON）',
  'Apply': '应用',
  'As a table': '以表格显示',
  'Asks the endpoint for its models (GET <base_url>/models) with the stored key and answers `ok`, a `message`, a few `models` and `latency_ms`. A refused address, a failure to connect or an HTTP error from the endpoint is an answer with `ok` false, not an error status. Owners only.': '用已保存的密钥向端点请求模型列表（GET '
@@ -257,12 +283,19 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                      "<key>'）发送 "
                                                                                                                                      'API '
                                                                                                                                      '令牌，或先登录。',
+ 'B %(b)s · tie %(t)s · A %(a)s · unknown %(u)s · position-inconsistent %(i)s': 'B %(b)s · 平局 '
+                                                                                '%(t)s · A %(a)s · '
+                                                                                '未知 %(u)s · 位置不一致 '
+                                                                                '%(i)s',
  'B better': 'B 更好',
+ 'B better: %(n)s': 'B 更好：%(n)s',
+ "B's win rate": 'B 的胜率',
  'Back to sign in': '返回登录',
  'Back to the comparison': '返回对比',
  'Back to the library': '返回评估器库',
  'Base URL': 'Base URL',
  'Baseline': '基线',
+ 'Baseline (A)': '基线（A）',
  'Baseline id.': '基线 id。',
  'Baseline ✓': '基线 ✓',
  'Body template (JSON)': '请求体模板（JSON）',
@@ -270,14 +303,17 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'By default nothing is imported if any row is bad; the error report names the line and column of each problem.': '默认情况下，只要有一行有问题就不导入任何内容；错误报告会指明每个问题所在的行和列。',
  'By status': '按状态',
  'By tag': '按标签',
+ 'By turn': '按轮次',
  'By verdict': '按判定',
  'CSV or JSONL file': 'CSV 或 JSONL 文件',
  'CSV: a header row, then one row per item, UTF-8. JSONL: one JSON object per line.': 'CSV：一行表头，之后每个数据项一行，UTF-8 '
                                                                                       '编码。JSONL：每行一个 '
                                                                                       'JSON 对象。',
  'Cancel': '取消',
+ 'Cancel a pairwise run': '取消成对运行',
  'Cancel an experiment': '取消实验',
  'Cancelling: running chunks stop after their current rows.': '正在取消：运行中的分块处理完当前行后停止。',
+ 'Cancelling: the calls in flight are dropped.': '正在取消：进行中的调用会被放弃。',
  'Candidate': '候选',
  'Candidate id.': '候选 id。',
  'Candidates (same evalset)': '候选（同一评测集）',
@@ -324,10 +360,13 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Check the name below.': '请检查下方的名称。',
  'Choose a model provider of this workspace.': '请选择此工作空间的模型服务。',
  'Choose a model.': '请选择模型。',
+ 'Choose a provider': '请选择模型服务',
  'Choose a template, a custom LLM judge or custom code.': '请选择模板、自定义 LLM 评估器或自定义代码。',
  'Choose an evalset version first.': '请先选择评测集版本。',
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
+ 'Choose the provider the simulated user runs on.': '请选择模拟用户所用的模型服务。',
+ 'Choose the provider the target prompt runs on.': '请选择评估对象提示词所用的模型服务。',
  'Choose two versions.': '请选择两个版本。',
  'Chunk size': '分块大小',
  'Chunk size must be between 10 and 10,000.': '分块大小必须在 10 到 10,000 之间。',
@@ -401,7 +440,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Cost in USD (JMESPath, optional)': '成本，美元（JMESPath，可选）',
  'Could not clone: %(p)s': '无法克隆：%(p)s',
  'Could not load rows.': '无法加载行。',
+ 'Counts so far; the win rates, their intervals and the leaderboard are computed when the run finishes.': '目前的计数；胜率、其区间和排行榜在运行结束时计算。',
  'Create': '创建',
+ 'Create a pairwise run': '创建成对运行',
  'Create a token': '创建令牌',
  'Create a workspace': '创建工作空间',
  'Create an API token': '创建 API 令牌',
@@ -591,6 +632,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Diff two evaluator versions': '对比两个评估器版本',
  "Download an import's error report": '下载导入的错误报告',
  'Download the error report (CSV)': '下载错误报告（CSV）',
+ 'Downloads every judged pair, streamed: `format=csv` (default; cells a spreadsheet would run as formulas are quoted) or `jsonl`. 400 for another format.': '以流式下载所有已评判的配对：`format=csv`（默认；电子表格会当作公式执行的单元格会加引号）或 '
+                                                                                                                                                            '`jsonl`。其他格式返回 '
+                                                                                                                                                            '400。',
  "Downloads every result, streamed: `format=csv` (default) or `jsonl`, or garak's `report` (report.jsonl) or `hitlog` (hitlog.jsonl). 400 for another format.": '以流式下载所有结果：`format=csv`（默认）或 '
                                                                                                                                                                 '`jsonl`，或 '
                                                                                                                                                                 'garak '
@@ -614,6 +658,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                'human_verdict, label}。',
  'Each output is an object with item_id and actual_output.': '每个输出都是带有 item_id 和 actual_output '
                                                              '的对象。',
+ 'Each row is played until the simulated user writes the stop phrase or the turns run out. The chat is offered to the evaluators as “target: conversation” (Conversation) and as a transcript in “target: actual_output”; a re-run with the same seed and the same answers of your app replays it from the response cache.': '每一行都会对话下去，直到模拟用户写出结束语或轮数用完。对话以“target: '
+                                                                                                                                                                                                                                                                                                                             'conversation”（Conversation）提供给评估器，其文字记录以“target: '
+                                                                                                                                                                                                                                                                                                                             'actual_output”提供；使用相同种子、且你的应用回答相同的重跑会从响应缓存中重放。',
  "Each tag's interval is computed like the card's, from that tag's rows alone.": '每个标签的区间与卡片的计算方式相同，只用该标签的行。',
  'Edit': '编辑',
  'Edit a test case': '编辑测试用例',
@@ -623,6 +670,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Edit row': '编辑行',
  'Editor': '编辑者',
  'Elapsed': '已用时间',
+ 'Empty, or an empty cell: the simulated user writes the first message.': '留空或单元格为空：由模拟用户写第一条消息。',
  "Empty: the provider's default model.": '留空：使用模型服务的默认模型。',
  'Encoding': '编码',
  'Endpoint URL': '端点 URL',
@@ -641,6 +689,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Evaluators, mappings and policies': '评估器、映射和策略',
  'Evaluators: pass rate': '评估器：通过率',
  'Every pair is asked twice, the outputs in order and swapped. When the two answers disagree the pair counts as a tie and is flagged position-inconsistent, so a judge that favours a slot cannot make wins.': '每一对都会问两次：按原顺序一次，交换顺序一次。两次回答不一致时，这一对算作平局并标记为位置不一致，这样偏向某个位置的评判模型无法因此得胜。',
+ 'Every pair is judged twice, the outputs in order and swapped; orders that disagree count as a tie and are flagged position-inconsistent.': '每个配对评判两次：按原顺序一次，交换顺序一次；两种顺序结果不一致时算作平局，并标记为位置不一致。',
  'Expected': '期望',
  'Expected verdict': '期望判定',
  'Expected verdict must be pass, fail or unknown.': '期望判定必须是 pass、fail 或 unknown。',
@@ -651,6 +700,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Export': '导出',
  'Export CSV': '导出 CSV',
  'Export JSONL': '导出 JSONL',
+ "Export a pairwise run's pairs": '导出成对运行的配对',
  'Export an evaluation set': '导出评测集',
  "Export an experiment's results": '导出实验的结果',
  'Export draft (CSV)': '导出草稿（CSV）',
@@ -713,7 +763,10 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'SemVer、评测集已删除，或草稿正在提交或导入。',
  'From a shell or CI job, with the Python client installed:': '在 shell 或 CI 任务中，安装 Python 客户端后：',
  'From the file name': '按文件名判断',
+ 'Get a judged pair': '获取已评判的配对',
  'Get a model provider': '获取模型服务',
+ 'Get a pairwise run': '获取成对运行',
+ "Get a pairwise run's statistics": '获取成对运行的统计',
  'Get a result': '获取结果',
  'Get a secret': '获取密钥',
  'Get a test case': '获取测试用例',
@@ -728,6 +781,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Get an import': '获取导入',
  'Get an item': '获取数据项',
  'Get the default interval settings': '获取默认区间设置',
+ 'Give %(what)s.': '请填写%(what)s。',
+ 'Give a JSON object of header names and values.': '请填写由请求头名称和值组成的 JSON 对象。',
  'Give a baseline and at least one candidate.': '请给出一个基线和至少一个候选。',
  'Give a binding id, an evaluator id or an evaluator version id.': '请给出绑定 id、评估器 id 或评估器版本 id。',
  'Give a kind (llm or code) or a template.': '请给出类型（llm 或 code）或模板。',
@@ -752,12 +807,20 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                         '"output": '
                                                                                         '…}}（最多 '
                                                                                         '200 个模型）。',
+ "Give the URL of your application's endpoint.": '请填写你的应用端点的 URL。',
+ 'Give the app as a JSON object with a "kind" (http or prompt).': '请以带 "kind"（http 或 prompt）的 JSON '
+                                                                  '对象给出应用。',
+ 'Give the app under test: {kind: http, …} or {kind: prompt, …}.': '请给出被测应用：{kind: http, …} 或 '
+                                                                   '{kind: prompt, …}。',
  "Give the endpoint's http:// or https:// URL.": '请填写端点的 http:// 或 https:// URL。',
+ "Give the simulated user's instructions (16 KB).": '请填写模拟用户的指令（最多 16 KB）。',
  'Go to the evalsets': '前往评测集',
  'Go to the evaluators': '前往评估器',
+ 'Goal column': '目标列',
  'Goes to': '映射到',
  "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
  'Headers (JSON object)': '请求头（JSON 对象）',
+ 'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'Human verdict': '人工判定',
  'Ignore': '忽略',
  "Image and Audio cells hold an http(s) URL, or the path of a file uploaded to this workspace (upload media through the API's /evalsets/media/ endpoint or the row editor). MultiPart cells hold JSON.": 'Image '
@@ -785,6 +848,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Inputs': '输入',
  'Inputs and reference': '输入和参考',
  'Insert at cursor': '插入到光标处',
+ 'Instructions, turns, stop phrase and seed': '指令、轮数、结束语和种子',
  'Interval': '区间',
  "Interval corrected for the detector's error (Se %(se)s, Sp %(sp)s, from garak's detector metrics).": '区间已按检测器自身的误差校正（灵敏度 '
                                                                                                        '%(se)s，特异度 '
@@ -797,6 +861,19 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                     '%(n)s '
                                                                                                                     '个已标注行的校准）。',
  'Intervals above resample rows with all their repetitions together (clustered by row), so repeating a row does not narrow them as new rows would.': '上面的区间把一行及其所有重复一起重采样（按行聚类），因此重复某一行不会像新增行那样缩窄区间。',
+ "Intervals: %(c)s percentile bootstrap over items, %(b)s resamples, none below n = %(m)s. The sign test counts B's wins against A's, ties left out.": '区间：按数据项的 '
+                                                                                                                                                       '%(c)s '
+                                                                                                                                                       '百分位 '
+                                                                                                                                                       'bootstrap，重采样 '
+                                                                                                                                                       '%(b)s '
+                                                                                                                                                       '次，n '
+                                                                                                                                                       '低于 '
+                                                                                                                                                       '%(m)s '
+                                                                                                                                                       '时没有区间。符号检验比较 '
+                                                                                                                                                       'B '
+                                                                                                                                                       '与 '
+                                                                                                                                                       'A '
+                                                                                                                                                       '的获胜次数，不计平局。',
  'Invalid or revoked API token.': 'API 令牌无效或已被吊销。',
  'Issues a token named `name` that acts as you, with your role, in this workspace only. The response carries the `key` once: store it now, only its hash is kept. Send it as `Authorization: Bearer <key>` (or `Token <key>`). Any member may create one; 400 when the name is empty.': '签发一个名为 '
                                                                                                                                                                                                                                                                                         '`name` '
@@ -810,7 +887,24 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                         '400。',
  'Item id.': '数据项 id。',
  'JSON mode': 'JSON 模式',
+ 'Judge': '评判模型',
+ 'Judge against the baseline (B)': '与基线对比评判（B）',
  'Judge calibration against human verdicts (n = %(n)s)': '评判模型与人工判定的校准（n = %(n)s）',
+ 'Judge two or more finished experiments of one evalset against each other: win rates with intervals, and a leaderboard for three or more.': '让同一评测集上两个或更多已结束的实验相互评判：给出胜率及区间，三个或更多时还有排行榜。',
+ 'Judges again the pairs that errored or timed out (and any never written), into the same run (202); `retried` says how many. 400 while the run goes on, or when there is nothing to retry.': '在同一运行中重新评判出错或超时的配对（以及从未写入的配对）（202）；`retried` '
+                                                                                                                                                                                              '表示数量。运行仍在进行或没有可重试的内容时返回 '
+                                                                                                                                                                                              '400。',
+ 'Judges two to eight finished experiments of one evalset (any versions of it: rows pair by item id) with a pairwise judge, every pair of experiments on every item they share, each pair in both orders; the first experiment is the baseline, A. Launched at once (202). Nothing is created unless all of it is valid: 400 names each problem by place (`experiments[1]`, `evaluator_version`, `mapping`).': '用成对评估器评判同一评测集（可为其任意版本：行按数据项 '
+                                                                                                                                                                                                                                                                                                                                                                                                               'id '
+                                                                                                                                                                                                                                                                                                                                                                                                               '配对）上 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '2 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '到 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '8 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '个已结束的实验：每两个实验在它们共有的每个数据项上配对，每对按两种顺序评判；第一个实验是基线 '
+                                                                                                                                                                                                                                                                                                                                                                                                               'A。立即启动（202）。只有全部有效时才会创建：返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '400 '
+                                                                                                                                                                                                                                                                                                                                                                                                               '并按位置指明每个问题（`experiments[1]`、`evaluator_version`、`mapping`）。',
+ 'Judging %(n)d failed pairs again.': '正在重新评判 %(n)d 个失败的配对。',
  'Keep this turn as a test case': '把这个轮次保存为测试用例',
  'Kind': '类型',
  'LLM evaluators': 'LLM 评估器',
@@ -840,6 +934,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                       'KB。',
  'Line': '行号',
  'Line %(number)s is not a JSON object.': '第 %(number)s 行不是 JSON 对象。',
+ "List a pairwise run's pairs": '列出成对运行的配对',
  "List an evaluation set's imports": '列出评测集的导入',
  "List an evaluation set's items": '列出评测集的数据项',
  "List an evaluation set's versions": '列出评测集的版本',
@@ -854,6 +949,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'List garak reference files': '列出 garak 参考文件',
  'List members': '列出成员',
  'List model providers': '列出模型服务',
+ 'List pairwise runs': '列出成对运行',
  'List secrets': '列出密钥',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
@@ -874,10 +970,12 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                  '`baseline=latest` '
                                                                                                                                                                                                                                  '取候选运行所在评测集上最新标记的运行。标记未完成的运行时返回 '
                                                                                                                                                                                                                                  '400。',
+ 'Max retries': '最大重试次数',
  'Max tokens': '最大令牌数',
  'Maximum score': '最高分',
  'McNemar p': 'McNemar p',
  'Mean score': '平均分',
+ 'Mean turn score': '轮次平均分',
  'Member added.': '成员已添加。',
  'Members': '成员',
  'Memory (MB)': '内存（MB）',
@@ -911,20 +1009,24 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Name': '名称',
  'Name A–Z': '名称 A–Z',
  'Name Z–A': '名称 Z–A',
+ 'Name a Text column of the evalset.': '请指定评测集的一个 Text 列。',
  'Name and evalset version': '名称和评测集版本',
  'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
                                                                      'Conversation：%(sources)s 之一。',
+ 'Name the column of the scenario.': '请指定场景所在的列。',
  'Names are at most %(max_name)s characters.': '名称最多 %(max_name)s 个字符。',
  'Names start with a letter or _, then letters, digits or _. Evaluator variables map onto columns by name. Renaming a column renames it in every draft row; committed versions keep their own columns.': '名称以字母或 '
                                                                                                                                                                                                          '_ '
                                                                                                                                                                                                          '开头，后接字母、数字或 '
                                                                                                                                                                                                          '_。评估器变量按名称映射到列。重命名列会在草稿的每一行中重命名它；已提交的版本保留各自的列。',
+ 'Neither run scored this item.': '两次运行都没有为这个数据项打分。',
  'New column': '新列',
  'New column %(name)r cannot be required: existing rows have no value for it.': '新列 %(name)r '
                                                                                 '不能设为必填：已有的行在这一列上没有值。',
  'New evaluation set': '新建评测集',
  'New evaluator': '新建评估器',
  'New experiment': '新建实验',
+ 'New pairwise run': '新建成对运行',
  'New provider': '新建模型服务',
  'New workspace': '新建工作空间',
  'Next': '下一页',
@@ -936,6 +1038,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'No columns yet': '还没有列',
  'No completed experiments yet.': '还没有已完成的实验。',
  'No completed run on this evalset is marked as a baseline.': '此评测集上没有被标记为基线的已完成运行。',
+ 'No detectable difference': '无可检测的差异',
  'No differences between %(old)s and %(new)s.': '%(old)s 与 %(new)s 之间没有差异。',
  'No draft item %(missing)r in this set.': '此评测集的草稿中没有数据项 %(missing)r。',
  'No evaluation set is named %(name)r.': '没有名为 %(name)r 的评测集。',
@@ -951,6 +1054,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'No longer a baseline.': '已取消基线标记。',
  'No model providers yet': '还没有模型服务',
  "No other completed run on the baseline's evalset.": '基线所在评测集上没有其他已完成的运行。',
+ 'No pairwise judge yet': '还没有成对评估器',
+ 'No pairwise runs yet': '还没有成对运行',
  'No results yet.': '还没有结果。',
  'No row matches': '没有匹配的行',
  'No row matches.': '没有匹配的行。',
@@ -985,8 +1090,11 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Not in both runs': '不在两次运行中',
  'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
  'Not scored yet.': '尚未打分。',
+ 'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
+ 'Nothing to compare yet': '还没有可对比的内容',
+ 'Nothing to pair yet': '还没有可配对的内容',
  'Nothing to review yet.': '还没有可检查的内容。',
  'Nothing was imported: %(n)s problems found. Fix them, or import again with “skip bad rows”.': '没有导入任何内容：发现 '
                                                                                                 '%(n)s '
@@ -1003,6 +1111,18 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'One item of a comparison, side by side': '对比中的一个数据项，并排显示',
  "One of your tokens, without its key. 404 for another member's token or one of another workspace.": '你的某个令牌，不含密钥。其他成员的令牌或其他工作空间的令牌返回 '
                                                                                                      '404。',
+ "One pair by its `id` in this run, with the judge's turn, both rendered requests and both raw answers. 404 when the id is not this run's.": '按 '
+                                                                                                                                             '`id` '
+                                                                                                                                             '获取此运行中的一个配对，附带评判模型的轮次、两次渲染后的请求和两次原始回答。id '
+                                                                                                                                             '不属于此运行时返回 '
+                                                                                                                                             '404。',
+ "One pairwise run with its experiments in order, progress, and the statistics stored when it finished: per pair of experiments B's win rate over A (ties split and ties excluded, each with its interval and sign test), the judge's position bias, and with three or more experiments the Bradley–Terry leaderboard.": '一个成对运行，附带按顺序排列的实验、进度以及结束时保存的统计：每对实验中 '
+                                                                                                                                                                                                                                                                                                                         'B '
+                                                                                                                                                                                                                                                                                                                         '相对 '
+                                                                                                                                                                                                                                                                                                                         'A '
+                                                                                                                                                                                                                                                                                                                         '的胜率（平局平分和排除平局两种，各附区间和符号检验）、评判模型的位置偏差；有三个或更多实验时还有 '
+                                                                                                                                                                                                                                                                                                                         'Bradley–Terry '
+                                                                                                                                                                                                                                                                                                                         '排行榜。',
  'One provider with its settings; the API key is never returned.': '一个模型服务及其设置；从不返回 API 密钥。',
  "One result by its `id` in this experiment, with the exact input the evaluator received, its stdout, the rendered judge request and the raw answer. 404 when the id is not this experiment's.": '按 '
                                                                                                                                                                                                  '`id` '
@@ -1024,6 +1144,19 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                                                                                                                                                         '`score_max`。某个筛选条件不可能匹配时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                         '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                         '并指明它。',
+ "One row per item, pair of experiments and repetition, in row order, paginated: the outcome, whether the two orders disagreed, both answers and reasons. Filters: `outcome` (A, B, tie or unknown), `inconsistent` (true or false), `pair` (<A's id>:<B's id>), `status` and `q` (text in a reason or error). 400 names a filter that cannot match.": '每个数据项、实验配对和重复各一行，按行顺序分页：结果、两种顺序是否不一致、两次回答及理由。筛选：`outcome`（A、B、tie '
+                                                                                                                                                                                                                                                                                                                                                       '或 '
+                                                                                                                                                                                                                                                                                                                                                       'unknown）、`inconsistent`（true '
+                                                                                                                                                                                                                                                                                                                                                       '或 '
+                                                                                                                                                                                                                                                                                                                                                       'false）、`pair`（<A '
+                                                                                                                                                                                                                                                                                                                                                       '的 '
+                                                                                                                                                                                                                                                                                                                                                       'id>:<B '
+                                                                                                                                                                                                                                                                                                                                                       '的 '
+                                                                                                                                                                                                                                                                                                                                                       'id>）、`status` '
+                                                                                                                                                                                                                                                                                                                                                       '和 '
+                                                                                                                                                                                                                                                                                                                                                       '`q`（理由或错误中的文字）。某个筛选条件不可能匹配时返回 '
+                                                                                                                                                                                                                                                                                                                                                       '400 '
+                                                                                                                                                                                                                                                                                                                                                       '并指明它。',
  'One row per item. Verdict, status and score filters apply to the chosen evaluator (any evaluator when none is chosen); sorting by an evaluator lists the rows it scored.': '每个数据项一行。判定、状态和分数筛选作用于所选评估器（未选择时为任意评估器）；按某个评估器排序时，列出它打过分的行。',
  "One secret's name, hint and dates; the value is never returned.": '一个密钥的名称、提示和时间；从不返回值本身。',
  'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
@@ -1032,6 +1165,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                           'slug 返回 404。',
  'One test case of the evaluator; 404 when it belongs to another one.': '评估器的一个测试用例；属于另一个评估器时返回 '
                                                                         '404。',
+ 'One verdict per assistant turn': '每个助手轮次一个判定',
  'One verdict per repetition': '每次重复一个判定',
  "One version by its SemVer string (e.g. 1.0.0); 404 for a version the set does not have. List its rows with List an evaluation set's items and `version`.": '按 '
                                                                                                                                                              'SemVer '
@@ -1054,6 +1188,10 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
  'Only an import that failed on bad rows can be retried.': '只有因坏行而失败的导入才能重试。',
+ 'Only experiments on one evalset can be paired (any versions of it).': '只有同一评测集（可为其任意版本）上的实验才能配对。',
+ 'Only experiments on one evalset can be paired (any versions of it: rows pair by item id). Only finished experiments with target outputs are offered.': '只有同一评测集（可为其任意版本：行按数据项 '
+                                                                                                                                                         'id '
+                                                                                                                                                         '配对）上的实验才能配对。只提供有评估对象输出的已结束实验。',
  'Only owners can change model providers.': '只有所有者可以修改模型服务。',
  'Only owners can rename a workspace.': '只有所有者可以重命名工作空间。',
  'Only rows with this item tag.': '只显示带此数据项标签的行。',
@@ -1061,6 +1199,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Open row %(n)s': '打开第 %(n)s 行',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
+ 'Opening message column (optional)': '开场消息列（可选）',
+ 'Orders disagreed on %(i)s of %(j)s pairs (counted as ties).': '%(j)s 个配对中有 %(i)s '
+                                                                '个两种顺序的结果不一致（算作平局）。',
  'Output': '输出',
  'Output (JMESPath)': '输出（JMESPath）',
  'Output (print)': '输出（print）',
@@ -1096,6 +1237,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '不是此工作空间的实验时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '404。',
  'Pairwise LLM judge': '成对 LLM 评估器',
+ 'Pairwise judge': '成对评估器',
+ 'Pairwise runs': '成对运行',
  'Pass': '通过',
  'Pass rate': '通过率',
  'Pass rate of %(name)s in %(n)s run, with its interval. Regressions marked: %(r)s. The table below lists every point.': ['%(name)s '
@@ -1107,8 +1250,10 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                '次已完成运行中每个评估器的通过率，按完成顺序排列，最新的在右。'],
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
+ 'Per assistant turn: one result per reply of the conversation, with the history up to it; the row passes by the rule chosen.': '按助手轮次：对话中的每条回复一个结果，附带到该回复为止的历史；该行按所选规则判定是否通过。',
  'Per-row mean score, mean': '每行平均分的平均值',
  'Per-row pass share, mean': '每行通过比例的平均值',
+ 'Persona column': '角色设定列',
  'Pick rows from an evalset': '从评测集中选取行',
  'Placeholders may be used in the path and query, not the host.': '占位符可以用在路径和查询参数中，不能用在主机名中。',
  'Placeholders such as {{item_id}} may be used in the path and query.': '路径和查询参数中可以使用 {{item_id}} '
@@ -1135,6 +1280,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Problems': '问题',
  'Progress': '进度',
  'Prompt': '提示词',
+ 'Prompt on %(model)s': '在 %(model)s 上运行提示词',
  'Prompt: an LLM answers each row first': '提示词：先由 LLM 回答每一行',
  'Provider': '模型服务',
  'Provider deleted.': '模型服务已删除。',
@@ -1156,6 +1302,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Re-score a run once it has finished.': '请在运行结束后再重新打分。',
  'Re-score an experiment': '重新打分',
  'Re-score launched: the target is not called again.': '重新打分已启动：不会再次调用评估对象。',
+ 'Re-score of an earlier run': '对之前某次运行重新打分',
  'Re-score with other evaluators': '用其他评估器重新打分',
  'Re-score: the outputs of an earlier run': '重新打分：使用之前某次运行的输出',
  'Read a garak run into Assay: its dashboard, intervals, per-intent table, compare and the CI gate then work on it, and its report.jsonl, hit log and console come back out as garak writes them.': '把一次 '
@@ -1211,7 +1358,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Results': '结果',
  'Results to compute': '要计算的结果',
  'Retries': '重试次数',
+ 'Retry %(n)s pair that errored': ['重试 %(n)s 个出错的配对'],
  'Retry %(n)s row that errored or timed out': ['重试 %(n)s 个出错或超时的行'],
+ 'Retry failed pairs': '重试失败的配对',
  'Retry failed rows': '重试失败的行',
  'Retry once the experiment has finished.': '请在实验结束后再重试。',
  'Retrying %(n)d failed rows.': '正在重试 %(n)d 个失败行。',
@@ -1304,6 +1453,10 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
  'Score meaning': '分数含义',
+ 'Scored': '打分方式',
+ 'Scored per assistant turn: %(turns)s turns of %(n)s conversation': ['按助手轮次打分：%(n)s 段对话共 '
+                                                                      '%(turns)s 轮'],
+ 'Scored reply': '被打分的回复',
  'Scoring per assistant turn needs a Conversation variable mapped to a Conversation column or to target:conversation.': '按助手轮次打分需要一个映射到 '
                                                                                                                         'Conversation '
                                                                                                                         '列或 '
@@ -1318,6 +1471,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Secret %(name)s saved.': '密钥 %(name)s 已保存。',
  'Secrets': '密钥',
  'See the rows': '查看这些行',
+ 'Seed': '种子',
  'Send it as': '发送方式',
  'Sends one row of `evalset_version` (the `item_id` given, else the first row) through `target`, the same object as in Create an experiment, and answers the request as sent (secrets by name, never their value), the raw response, the extracted `actual_output` and trajectory, status, error, latency, tokens and cost. Nothing is stored. 400 names the field: an invalid target, a kind that sends no request (none, external, rescore), or a row not in the version.': '把 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`evalset_version` '
@@ -1357,12 +1511,20 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Show deleted': '显示已删除',
  'Show diff': '显示差异',
  'Show every row': '显示所有行',
+ 'Show its experiments': '显示其实验',
  'Show the mappings for these choices': '显示这些选择的映射',
  'Shown %(order)s': '以 %(order)s 顺序展示',
  'Sign in': '登录',
  'Sign in to Assay': '登录 Assay',
  'Sign out': '退出登录',
+ 'Sign test': '符号检验',
  'Sign-in paused': '登录已暂停',
+ 'Simulated user (%(model)s, up to %(n)s turns) against %(app)s': '模拟用户（%(model)s，最多 %(n)s 轮）对话 '
+                                                                  '%(app)s',
+ "Simulated user's instructions": '模拟用户的指令',
+ "Simulated user's provider": '模拟用户的模型服务',
+ 'Simulated user: an LLM plays the user against your app, turn by turn': '模拟用户：由 LLM '
+                                                                         '扮演用户，与你的应用逐轮对话',
  'Skip bad rows (import the good ones and report the rest)': '跳过坏行（导入好的行，报告其余的）',
  'Slug (optional)': 'Slug（可选）',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
@@ -1380,11 +1542,18 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的评判模型和代码检查开始，或自己编写。',
  'Start import': '开始导入',
+ 'Start one from the preset "Which answer is better (pairwise)" and submit a version.': '从预置模板“Which '
+                                                                                        'answer is '
+                                                                                        'better '
+                                                                                        '(pairwise)”创建一个，并提交一个版本。',
  'Started': '开始于',
  'Status': '状态',
  'Steps': '步骤',
+ 'Stop phrase': '结束语',
  'Stops a queued or running experiment (202): a queued one is cancelled at once, running chunks stop between rows, and the run ends cancelled with the results written so far. 400 for a draft or a finished experiment.': '停止排队中或运行中的实验（202）：排队中的立即取消，运行中的分块在行与行之间停下，运行以已取消结束，并保留已写入的结果。草稿或已结束的实验返回 '
                                                                                                                                                                                                                            '400。',
+ 'Stops a queued or running pairwise run (202): running chunks drop their calls in flight and the run ends cancelled with the statistics of the pairs judged so far. 400 for a run that already finished.': '停止排队中或运行中的成对运行（202）：运行中的分块放弃进行中的调用，运行以已取消结束，并保留已评判配对的统计。已结束的运行返回 '
+                                                                                                                                                                                                            '400。',
  'Store a secret': '保存密钥',
  "Stores `value` encrypted under `name` (letters, digits and _, at most 64 characters, e.g. APP_TOKEN); an HTTP target's headers use it as `{{secrets.NAME}}`. Storing a name that exists replaces its value. Owners only. 400 names the field when the name is malformed or the value is empty or over 8 KB.": '将 '
                                                                                                                                                                                                                                                                                                                 '`value` '
@@ -1493,6 +1662,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'The mapping must be an object of variable → source.': '映射必须是 变量 → 来源 的对象。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
+ "The pass rate above counts rows: a row's verdict is its turns' (%(rule)s).": '上面的通过率按行计数：一行的判定由其各轮决定（%(rule)s）。',
  "The preset catalogue, the same in every workspace: each template's kind, inputs, score meaning, default policy, languages and starter configs. Filter with `kind` (llm or code). Create an evaluator from one with `template: <slug>`.": '预置模板目录，在所有工作空间中相同：每个模板的类型、输入、分数含义、默认策略、语言和初始配置。用 '
                                                                                                                                                                                                                                            '`kind`（llm '
                                                                                                                                                                                                                                            '或 '
@@ -1506,6 +1676,13 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                               'A、B '
                                                                                                                                                                               '或 '
                                                                                                                                                                               'tie，并给出理由。',
+ "The report garak wrote for a run. Each probe becomes an experiment on a new version of the evalset “garak <probe>”, each detector an evaluator that reads the scores garak recorded; verdicts use the run's threshold. At most 64 MB.": 'garak '
+                                                                                                                                                                                                                                          '为一次运行写出的报告。每个探针成为评测集“garak '
+                                                                                                                                                                                                                                          '<probe>”新版本上的一个实验，每个检测器成为一个读取 '
+                                                                                                                                                                                                                                          'garak '
+                                                                                                                                                                                                                                          '所记录分数的评估器；判定使用该运行的阈值。最多 '
+                                                                                                                                                                                                                                          '64 '
+                                                                                                                                                                                                                                          'MB。',
  'The request body (files aside) is over the limit: the limit is %(limit)s bytes.': '请求体（不含文件）超出上限：上限为 '
                                                                                     '%(limit)s 字节。',
  'The request body is %(length)s bytes; the limit is %(limit)s.': '请求体为 %(length)s 字节，上限为 '
@@ -1520,6 +1697,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'score:<binding>、-score:<binding>、verdict:<binding>（未通过在前）。某个筛选条件不可能匹配时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '并指明它。',
+ "The row's verdict (%(rule)s):": '该行的判定（%(rule)s）：',
+ "The row's verdict: %(rule)s": '该行的判定：%(rule)s',
  'The rows in order, paginated: the draft by default, or a committed `version`. Filters: `tag` and `q` (text anywhere in the row). Stored media carry a URL that members can read them by. 404 for a version the set does not have.': '按顺序分页返回行：默认为草稿，或某个已提交的 '
                                                                                                                                                                                                                                       '`version`。筛选：`tag` '
                                                                                                                                                                                                                                       '和 '
@@ -1531,17 +1710,29 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                               '200 '
                                                                                               '个），附带状态、进度和行数。',
  'The shaded column is this run.': '带阴影的一列是本次运行。',
+ 'The simulated user writes it to end the conversation.': '模拟用户写出它即结束对话。',
  'The slug must contain letters or digits.': 'slug 必须包含字母或数字。',
+ "The statistics stored when the run last finished (the same as in Get a pairwise run): per pair of experiments, B's win rate over A with ties split and excluded, intervals, sign test p-values and position bias; the judge's position bias over every pair; with three or more experiments the leaderboard with strengths, intervals and P(best). Empty until the run finishes.": '运行最近一次结束时保存的统计（与“获取成对运行”中相同）：每对实验中 '
+                                                                                                                                                                                                                                                                                                                                                                                     'B '
+                                                                                                                                                                                                                                                                                                                                                                                     '相对 '
+                                                                                                                                                                                                                                                                                                                                                                                     'A '
+                                                                                                                                                                                                                                                                                                                                                                                     '的胜率（平局平分和排除平局）、区间、符号检验 '
+                                                                                                                                                                                                                                                                                                                                                                                     'p '
+                                                                                                                                                                                                                                                                                                                                                                                     '值和位置偏差；评判模型在所有配对上的位置偏差；有三个或更多实验时，还有附带实力值、区间和 '
+                                                                                                                                                                                                                                                                                                                                                                                     'P(best) '
+                                                                                                                                                                                                                                                                                                                                                                                     '的排行榜。运行结束前为空。',
  'The submitted versions of one evaluator, highest SemVer first, each with its frozen config and the result of its test cases. 404 when the evaluator is not in this workspace.': '一个评估器已提交的版本，SemVer '
                                                                                                                                                                                   '最高的在前，每个附带其冻结的配置和测试用例的结果。评估器不在此工作空间时返回 '
                                                                                                                                                                                   '404。',
  'The target has not answered this row yet.': '评估对象尚未回答这一行。',
  'The target is %(known)s, not %(name)r.': '评估对象是 %(known)s，不是 %(name)r。',
  'The target is an object with a kind.': '评估对象是一个带有 kind 的对象。',
+ 'The target needs a user message.': '评估对象需要一条用户消息。',
  'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
  'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '
                                                                                                                                                       '`revoked_at`；再次吊销不会有任何变化。已吊销的令牌无法恢复：请新建一个。',
  'The turn is larger than %(max_turn_bytes)s KB.': 'turn 大于 %(max_turn_bytes)s KB。',
+ 'The two runs do not share this evaluator.': '两次运行没有共同的这个评估器。',
  'The two runs used different versions of this evaluator': '两次运行使用了此评估器的不同版本',
  'The version is ready: experiments can use it, and the draft can be changed again.': '版本已就绪：实验可以使用它，草稿也可以再次修改。',
  "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt targets: name, base URL, default model, call settings (timeout, retries, rate limits, structured output) and prices. `has_api_key` says whether a key is stored; the key itself is never returned. Any member may list them.": '工作空间中兼容 '
@@ -1580,6 +1771,11 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                                                                                                                                                                                                                                            '并指明它。',
  "The workspace's members with their role: owner (manages members, secrets and model providers), editor (creates and runs evaluators, evalsets and experiments) or viewer (reads). Any member may list them.": '工作空间的成员及其角色：所有者（管理成员、密钥和模型服务）、编辑者（创建并运行评估器、评测集和实验）或查看者（只读）。任何成员都可以查看。',
  "The workspace's named secrets with the last characters of each value (`hint`); values are never returned. Any member may list them.": '工作空间的命名密钥，附带每个值的末尾几个字符（`hint`）；从不返回值本身。任何成员都可以查看。',
+ "The workspace's pairwise runs, newest first, with their experiments, judge and progress. Filter with `status` (queued, running, completed, failed or cancelled); 400 for an unknown status.": '工作空间的成对运行，最新的在前，附带其实验、评判模型和进度。用 '
+                                                                                                                                                                                                '`status`（queued、running、completed、failed '
+                                                                                                                                                                                                '或 '
+                                                                                                                                                                                                'cancelled）筛选；未知状态返回 '
+                                                                                                                                                                                                '400。',
  'There are no failed rows to retry.': '没有可重试的失败行。',
  'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
                                                                                                                                                                '15 '
@@ -1602,10 +1798,15 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Threshold': '阈值',
  'Throughput': '吞吐量',
  'Tick at least one evaluator version: each of its variables then gets a dropdown of the columns.': '至少勾选一个评估器版本：之后它的每个变量都会有一个列的下拉框。',
+ 'Ties': '平局',
+ "Ties excluded: the rate is B's share of the pairs one side won; ties are left out.": '排除平局：胜率是 B '
+                                                                                       '在有一方获胜的配对中所占的比例；平局不计入。',
+ 'Ties split: a tie counts as half a win for each side, so every judged pair counts.': '平局平分：平局算双方各赢一半，因此每个已评判的配对都计入。',
  'Timeout (s)': '超时（秒）',
  'Token name': '令牌名称',
  'Token revoked.': '令牌已吊销。',
  'Tokens in / out': '输入 / 输出令牌数',
+ 'Tokens per minute (optional)': '每分钟令牌数（可选）',
  'Too many failed sign-ins': '登录失败次数过多',
  'Tool call': '工具调用',
  'Total': '合计',
@@ -1616,7 +1817,11 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Try other filters.': '试试其他筛选条件。',
  'Turn': '轮次',
  'Turn %(n)s': '轮次 %(n)s',
+ 'Turn intervals resample conversations with all their turns together (clustered by row): the turns of one conversation are not independent.': '轮次区间把一段对话及其所有轮次一起重采样（按行聚类）：同一段对话的各轮并不独立。',
  'Turns as JSON': '以 JSON 编辑轮次',
+ 'Turns at most': '最多轮数',
+ 'Turns passed': '通过的轮次',
+ 'Turns per conversation': '每段对话的轮数',
  'Two bodies. `{data, tags?, human_verdict?, label?}` adds one row to the draft (201); `data` is {column: text or content object}. `{create: [...], update: [{item_id, ...}], delete: [item_id, ...]}` makes up to 5,000 changes in one all-or-nothing call (200): when any change is invalid nothing is saved, and 400 names every problem by its path (e.g. `create[2].data.question`).': '两种请求体。`{data, '
                                                                                                                                                                                                                                                                                                                                                                                             'tags?, '
                                                                                                                                                                                                                                                                                                                                                                                             'human_verdict?, '
@@ -1656,6 +1861,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'Unknown content type %(ctype)r; expected one of %(content_types)s.': '未知的内容类型 %(ctype)r；应为 '
                                                                        '%(content_types)s 之一。',
  'Unknown export format': '未知的导出格式',
+ 'Unknown field(s): %(f)s.': '未知字段：%(f)s。',
  'Unknown format %(file_format)r; use csv or jsonl.': '未知格式 %(file_format)r；请使用 csv 或 jsonl。',
  'Unknown or read-only field.': '未知字段或只读字段。',
  "Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.": '未知的片段类型 %(type)r；应为 '
@@ -1813,7 +2019,9 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                               'answer；留空：整个响应体。',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Why': '原因',
+ 'Win rates': '胜率',
  'With repetitions, it resamples a row with all its repetitions together.': '有重复时，会把一行及其所有重复一起重采样。',
+ 'With three or more experiments every pair is judged and a leaderboard ranks them.': '有三个或更多实验时，每一对都会评判，并由排行榜给出排名。',
  'Workspace': '工作空间',
  'Workspace created.': '工作空间已创建。',
  'Write your own': '自己编写',
@@ -1826,6 +2034,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
  'Zero tolerance': '零容忍',
  '`evaluator_id` whose rows the diff shows.': '行差异显示其行的 `evaluator_id`。',
+ 'a phrase of 1–100 characters': '1–100 个字符的短语',
  'active': '有效',
  'against %(n)s earlier runs on this evalset': '相对于此评测集上之前的 %(n)s 次运行',
  'ago': '前',
@@ -1833,7 +2042,10 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                  '0.05）。',
  'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
  'assistant': 'assistant',
+ 'at most %(m)s': '最多 %(m)s',
+ 'at most 200 characters': '最多 200 个字符',
  'baseline': '基线',
+ 'better': '更好',
  'by %(who)s, %(when)s ago': '由 %(who)s 创建，%(when)s前',
  'cached': '已缓存',
  'cancelled': '已取消',
@@ -1862,9 +2074,16 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
                                                                   '个字符的文本',
  'detach %(name)s': '移除 %(name)s',
  'done': '完成',
+ 'download': '下载',
  'draft': '草稿',
  'draft changed': '草稿有改动',
  'draft differs from the latest version': '草稿与最新版本不同',
+ "e.g. %(example)s — its templates may use {{conversation}} (the chat so far) and {{message}} (the user's latest message).": '例如 '
+                                                                                                                             '%(example)s '
+                                                                                                                             '—— '
+                                                                                                                             '其模板可以使用 '
+                                                                                                                             '{{conversation}}（到目前为止的对话）和 '
+                                                                                                                             '{{message}}（用户的最新消息）。',
  'e.g. {"Authorization": "Bearer {{secrets.APP_TOKEN}}"} — secrets from Settings.': '例如 '
                                                                                     '{"Authorization": '
                                                                                     '"Bearer '
@@ -1877,6 +2096,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'each column is an object {name, content_type, description, required}': '每一列都是一个对象 {name, '
                                                                          'content_type, '
                                                                          'description, required}',
+ 'each pair judged %(k)s times': '每个配对评判 %(k)s 次',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',
  'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
@@ -1890,6 +2110,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
  'first run shown': '显示的第一次运行',
  'garak %(kind)s stored.': '已保存 garak %(kind)s。',
+ 'garak calibration or detector metrics (.json)': 'garak 校准文件或检测器指标（.json）',
+ 'garak report (.report.jsonl)': 'garak 报告（.report.jsonl）',
  "garak's reference data": 'garak 的参考数据',
  'human: fail': '人工：未通过',
  'human: pass': '人工：通过',
@@ -1899,6 +2121,8 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'intervals are off for this run': '此运行关闭了区间',
  'is not declared': '未声明',
  "item_id is not a row of this experiment's evalset version.": 'item_id 不是此实验评测集版本中的行。',
+ "items won: B %(b)s, A %(a)s (each item's majority)": '获胜的数据项：B %(b)s，A %(a)s（按每个数据项的多数）',
+ 'judge': '评判模型',
  'judge: fail': '评判：未通过',
  'judge: pass': '评判：通过',
  'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
@@ -1922,22 +2146,29 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'new column %(name)r has no field mapped to it': '新列 %(name)r 没有映射到它的字段',
  'new_columns is a list of {name, content_type}.': 'new_columns 是 {name, content_type} 的列表。',
  'no JSON object found in the first lines': '前几行中没有找到 JSON 对象',
+ 'no detectable difference at n = %(n)s': 'n = %(n)s 时无可检测的差异',
  'no field of the file maps to a column of the set (%(names)s); map at least one, or every imported row would be empty there': '文件中没有字段映射到评测集的列（%(names)s）；请至少映射一个，否则导入的每一行在这些列上都会是空的',
  'no file yet': '还没有文件',
  'no interval below n = %(m)s': 'n 低于 %(m)s 时无区间',
+ 'no intervals': '无区间',
+ 'no pass/fail pairs to compare': '没有可对比的通过/未通过配对',
  'no price known': '没有已知价格',
  'no regression (%(p)s)': '无退化（%(p)s）',
  'no uploaded file at %(uri)r': '%(uri)r 处没有已上传的文件',
  'none': '无',
  'none chosen yet': '尚未选择',
  'not enough history': '历史不足',
+ 'not in the rate': '不计入胜率',
  'not in this run': '不在此运行中',
  'not mapped': '未映射',
  'not scored': '未打分',
  'nothing evaluated': '没有评估任何内容',
  'of %(n)s decided': ['基于 %(n)s 个已判定'],
+ 'of %(n)s decided pair, ties excluded': ['基于 %(n)s 个有胜负的配对，排除平局'],
+ 'of %(n)s judged pair, ties split': ['基于 %(n)s 个已评判的配对，平局平分'],
  'of %(n)s row decided in every repetition': ['基于 %(n)s 个每次重复都有判定的行'],
  'of %(n)s row with a decided result': ['基于 %(n)s 个有判定结果的行'],
+ 'once per row': '每行一次',
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
  'or': '或',
@@ -1945,6 +2176,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'output and reason': '输出和理由',
  'outputs from': '输出来自',
  'paired rows': '配对行',
+ 'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
  'pass': '通过',
  'pass if score < %(t)s': '分数 < %(t)s 时通过',
  'pass if score ≥ %(t)s': '分数 ≥ %(t)s 时通过',
@@ -1952,6 +2184,7 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'pass only if score = 1': '仅当分数 = 1 时通过',
  'pass rate': '通过率',
  'pending': '待处理',
+ 'per assistant turn: %(label)s': '按助手轮次：%(label)s',
  'per_turn is true or false.': 'per_turn 为 true 或 false。',
  'position-inconsistent': '位置不一致',
  'provider default': '模型服务默认值',
@@ -1991,14 +2224,20 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'target: %(output)s (%(type)s)': '评估对象：%(output)s（%(type)s）',
  'target: %(output)s (Text)': '评估对象：%(output)s（Text）',
  'test cases agree with the expected verdict': '个测试用例与期望判定一致',
+ 'the default model': '默认模型',
  'this run': '本次运行',
  'threshold': '阈值',
  'tie': '平局',
+ 'tie: %(n)s': '平局：%(n)s',
+ 'ties excluded': '排除平局',
+ 'ties split': '平局平分',
  'timeout': '超时',
  'tokens': '令牌',
  'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
  'tool': 'tool',
  'tool call': '工具调用',
+ 'turn %(n)s of %(total)s': '第 %(n)s / %(total)s 轮',
+ 'turn %(n)s: %(v)s': '第 %(n)s 轮：%(v)s',
  'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
  'type': '类型',
  'unchanged': '未变',
@@ -2014,12 +2253,15 @@ TRANSLATIONS = {'%(a)s rows only in the baseline, %(b)s only in the candidate': 
  'was %(s)s': '原为 %(s)s',
  'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
  'with': '与',
+ 'worse': '更差',
  'zero tolerance': '零容忍',
  '{{%(n)s}} is not a Text column of the evalset.': '{{%(n)s}} 不是评测集的 Text 列。',
  '{{%(name)s | %(filter_)s}}: use one of %(filters)s.': '{{%(name)s | %(filter_)s}}：请使用 '
                                                         '%(filters)s 之一。',
  '{{%(name)s}} is not a column of the evalset.': '{{%(name)s}} 不是评测集的列。',
  '{{%(name)s}}: secrets may be used in headers only.': '{{%(name)s}}：密钥只能用在请求头中。',
+ '{{persona}}, {{goal}}, {{stop_phrase}}, {{max_turns}} or any {{column}}.': '{{persona}}、{{goal}}、{{stop_phrase}}、{{max_turns}} '
+                                                                             '或任意 {{列名}}。',
  'Δ mean score (95%% CI)': 'Δ 平均分（95%% 置信区间）',
  'Δ pass rate (95%% CI)': 'Δ 通过率（95%% 置信区间）',
  '— choose a provider —': '— 选择模型服务 —',

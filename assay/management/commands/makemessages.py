@@ -1,0 +1,8 @@
+"""Django's makemessages, also extracting the aliases our modules import gettext under
+(`gettext as _t`, `gettext_lazy as _lazy`), so every marked string reaches the catalogue."""
+
+from django.core.management.commands import makemessages
+
+
+class Command(makemessages.Command):
+    xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=_t", "--keyword=_lazy"]
