@@ -238,8 +238,12 @@ def _counts_from_aggregates(experiment: Experiment, statuses: dict, verdicts: di
 
 
 def failed_count(*, experiment: Experiment) -> int:
-    """Rows a retry would re-run (error or timeout)."""
-    return experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT]).count()
+    """Rows a retry would re-run (error or timeout); a finished run reads its aggregates."""
+    retryable = [ResultStatus.ERROR, ResultStatus.TIMEOUT]
+    if not experiment.is_active and _aggregated(experiment):
+        statuses = result_counts(experiment=experiment)["statuses"]
+        return sum(statuses.get(s, 0) for s in retryable)
+    return experiment.results.filter(status__in=retryable).count()
 
 
 def bindings_with_summaries(*, experiment: Experiment) -> list[EvaluatorBinding]:

@@ -14,15 +14,15 @@ from django.core.exceptions import ValidationError
 from django.db.models import (
     Avg,
     Case,
-    Exists,
+    Count,
     F,
     IntegerField,
     Min,
-    OuterRef,
     Q,
     QuerySet,
     Value,
     When,
+    Window,
 )
 from django.db.models.functions import Coalesce, NullIf, Substr
 from django.http import Http404
@@ -58,15 +58,36 @@ def grid_item_ids(
     """
     from ..selectors import results_list
 
-    items = EvalSetItem.objects.filter(version_id=experiment.evalset_version_id)
+    if _one_binding(experiment, filters) and not (sort or item):
+        # one evaluator's rows, one result each: walk its (experiment, binding, position) index
+        results = results_list(experiment=experiment, **filters)
+        if q:
+            in_cells = Q(item__search_text__icontains=q)
+            results = results.filter(in_cells | Q(item_id__in=_text_hits(experiment, q)))
+        return results.order_by("position", "pk").values_list("item_id", flat=True)
+    items = _version_items(experiment)
+    filtered = bool(item or q or any(filters.values()))
     if item:
         items = items.filter(item_id=_item_uuid(item))
     if any(filters.values()):
-        matched = results_list(experiment=experiment, **filters)
-        items = items.filter(Exists(matched.filter(item_id=OuterRef("pk"))))
+        # an uncorrelated IN: the planner hashes the matching results once (a semi-join)
+        matched = results_list(experiment=experiment, **filters).order_by()
+        items = items.filter(pk__in=matched.values("item_id"))
     if q:
-        items = items.filter(Q(search_text__icontains=q) | Exists(_text_hits(experiment, q)))
-    return _sorted(experiment, items, sort)
+        items = items.filter(Q(search_text__icontains=q) | Q(pk__in=_text_hits(experiment, q)))
+    return _sorted(experiment, items if filtered else None, sort)
+
+
+def _one_binding(experiment: Experiment, filters: dict) -> bool:
+    """The filters name one binding by id, and the run has one result per row for it."""
+    evaluator = str(filters.get("evaluator") or "")
+    return evaluator.isdigit() and experiment.repetitions == 1
+
+
+def _version_items(experiment: Experiment) -> QuerySet:
+    # the set's id too: it leads the (evalset, version, position) index every page walks
+    version = experiment.evalset_version
+    return EvalSetItem.objects.filter(evalset_id=version.evalset_id, version_id=version.pk)
 
 
 def _item_uuid(value: str):
@@ -77,8 +98,10 @@ def _item_uuid(value: str):
 
 
 def _text_hits(experiment: Experiment, q: str) -> QuerySet:
+    """Item pks of results whose reason or error holds `q` (one scan, hashed by the planner;
+    a correlated EXISTS under the OR would be probed once per row)."""
     text = Q(reason__icontains=q) | Q(error__icontains=q)
-    return Result.objects.filter(experiment=experiment, item_id=OuterRef("pk")).filter(text)
+    return Result.objects.filter(experiment=experiment).filter(text).values("item_id")
 
 
 def _verdict_rank() -> Case:
@@ -95,20 +118,32 @@ def _verdict_rank() -> Case:
 FINAL_VERDICT = Coalesce(NullIf("human_verdict", Value("")), "verdict")
 
 
-def _sorted(experiment: Experiment, items: QuerySet, sort: str) -> QuerySet:
+def _sorted(experiment: Experiment, items: QuerySet | None, sort: str) -> QuerySet:
+    """Item pks in display order; `items` None means every row of the version."""
     if not sort:
-        return items.order_by("position", "pk").values_list("pk", flat=True)
+        rows = items if items is not None else _version_items(experiment)
+        return rows.order_by("position", "pk").values_list("pk", flat=True)
     key, binding = _sort_parts(experiment, sort)
-    results = Result.objects.filter(experiment=experiment, binding_id=binding, item__in=items)
+    results = Result.objects.filter(experiment=experiment, binding_id=binding)
+    if items is not None:
+        results = results.filter(item_id__in=items.values("pk"))
+    if experiment.repetitions == 1:  # one result per row: order the results themselves
+        return _ordered(results, key, "position").values_list("item_id", flat=True)
+    grouped = results.annotate(final=FINAL_VERDICT).values("item_id").annotate(p=Min("position"))
+    return _ordered(grouped, key, "p", grouped=True).values_list("item_id", flat=True)
+
+
+def _ordered(results: QuerySet, key: str, position: str, grouped: bool = False) -> QuerySet:
+    """Fails first (worst repetition) or by (mean) score, ties in row order; grouped results
+    come annotated with `final` before their GROUP BY."""
     if key == "verdict":
-        ranked = results.annotate(final=FINAL_VERDICT)
-        grouped = ranked.values("item_id").annotate(k=Min(_verdict_rank()))
-        order = F("k").asc()
-    else:
-        grouped = results.values("item_id").annotate(k=Avg("score"))
-        order = F("k").desc(nulls_last=True) if key == "-score" else F("k").asc(nulls_last=True)
-    grouped = grouped.annotate(p=Min("position")).order_by(order, "p")
-    return grouped.values_list("item_id", flat=True)
+        if grouped:
+            return results.annotate(k=Min(_verdict_rank())).order_by(F("k").asc(), position)
+        ranked = results.annotate(final=FINAL_VERDICT, k=_verdict_rank())
+        return ranked.order_by(F("k").asc(), position)
+    k = Avg("score") if grouped else F("score")
+    order = F("k").desc(nulls_last=True) if key == "-score" else F("k").asc(nulls_last=True)
+    return results.annotate(k=k).order_by(order, position)
 
 
 def _sort_parts(experiment: Experiment, sort: str) -> tuple[str, int]:
@@ -132,6 +167,61 @@ def sort_choices(bindings) -> list[tuple[str, str]]:
             (f"-score:{b.pk}", _("%(name)s: score ↓") % {"name": name}),
         ]
     return choices
+
+
+class CountedIds:
+    """The grid's ids for a Paginator that asks for the count first: the requested page and
+    the total come from one query (COUNT(*) OVER ()), not a count and then a slice."""
+
+    def __init__(self, ids: QuerySet, *, start: int, size: int, total: int | None = None):
+        self.ids, self.start, self.size, self.total = ids, start, size, total
+        self.rows: list | None = None
+
+    def count(self) -> int:
+        if self.total is None:
+            self._fetch()
+        return self.total
+
+    def _fetch(self) -> None:
+        window = self.ids.annotate(total=Window(Count("*")))
+        rows = list(
+            window[self.start : self.start + self.size].values_list("total", *_pk(self.ids))
+        )
+        self.rows = [r[1] for r in rows]
+        self.total = rows[0][0] if rows else self.ids.count()
+
+    def __getitem__(self, part: slice) -> list:
+        if self.rows is None or part.start != self.start:
+            return list(self.ids[part])
+        return self.rows[: part.stop - part.start]
+
+    def __len__(self) -> int:
+        return self.count()
+
+
+def _pk(ids: QuerySet) -> tuple[str]:
+    return (ids.query.values_select or ("pk",))[:1]
+
+
+def grid_page(*, ids: QuerySet, number, per_page: int, total: int | None = None):
+    """A Paginator page of item ids (`total` when it is known without counting)."""
+    from django.core.paginator import Paginator
+
+    page = _page_number(number)
+    counted = CountedIds(ids, start=(page - 1) * per_page, size=per_page, total=total)
+    return Paginator(counted, per_page).get_page(page)
+
+
+def grid_unfiltered(filters: dict) -> bool:
+    """No filter and row order: every row of the version, whose count is stored."""
+    return not any(filters.values())
+
+
+def _page_number(number) -> int:
+    try:
+        return max(1, int(number))
+    except (TypeError, ValueError):
+        return 1
 
 
 # ----------------------------------------------------------------------------- what rows show
@@ -259,11 +349,7 @@ def _output_cell(output: dict | None) -> dict | None:
 def item_in_experiment(*, experiment: Experiment, item_id) -> EvalSetItem:
     """The pinned version's item by its item id (a UUID), or 404."""
     uid = as_uuid(item_id)
-    found = (
-        EvalSetItem.objects.filter(version_id=experiment.evalset_version_id, item_id=uid).first()
-        if uid
-        else None
-    )
+    found = _version_items(experiment).filter(item_id=uid).first() if uid else None
     if found is None:
         raise Http404(gettext("No such row in this experiment"))
     return found

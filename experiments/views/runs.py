@@ -19,7 +19,14 @@ from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards, usage_overview
-from ..results.grid import GRID_COLUMNS, grid_item_ids, grid_rows, sort_choices
+from ..results.grid import (
+    GRID_COLUMNS,
+    grid_item_ids,
+    grid_page,
+    grid_rows,
+    grid_unfiltered,
+    sort_choices,
+)
 from ..results.trends import evalset_trends
 from ..targets import TARGETS, target_get
 
@@ -390,7 +397,8 @@ def _results_context(request, experiment, bindings) -> dict:
     error = ""
     try:
         ids = grid_item_ids(experiment=experiment, **filters)
-        page = Paginator(ids, GRID_PAGE).get_page(request.GET.get("page"))
+        total = experiment.evalset_version.item_count if grid_unfiltered(filters) else None
+        page = grid_page(ids=ids, number=request.GET.get("page"), per_page=GRID_PAGE, total=total)
     except ValidationError as exc:
         page = Paginator([], GRID_PAGE).get_page(1)
         error = "; ".join(error_lines(exc))

@@ -259,3 +259,22 @@ def test_outsiders_cannot_list_the_grid_through_the_api(outsider_api, three):
     # a token is bound to its own workspace: our ids through it are not found
     url = f"/api/v1/experiments/{three.public_id}/items/"
     assert outsider_api.get(url).status_code == 404
+
+
+def test_sorting_with_repetitions_groups_each_row(web, workspace, user):
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(6))
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="reps",
+        evalset_version=version,
+        bindings=[{"evaluator_version": make_code_version(workspace=workspace, user=user)}],
+        repetitions=3,
+    )
+    services.experiment_launch(experiment=experiment)
+    engine.experiment_run_inline(experiment_id=experiment.pk)
+    b = experiment.bindings.get()
+    fails_first = numbers(web.get(detail(experiment, f"?sort=verdict:{b.pk}")).content.decode())
+    assert fails_first == [2, 4, 6, 1, 3, 5]  # one row per item, odd positions fail
+    high = numbers(web.get(detail(experiment, f"?sort=-score:{b.pk}")).content.decode())
+    assert high == [1, 3, 5, 2, 4, 6]
