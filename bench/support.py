@@ -11,16 +11,20 @@ from pathlib import Path
 
 
 def scratch_database() -> str:
-    """A fresh database `assay_bench` on DATABASE_URL's PostgreSQL server ('' without one)."""
+    """A fresh database on DATABASE_URL's PostgreSQL server ('' without one): `assay_bench`,
+    or BENCH_DB's name so that two benchmarks on one server do not drop each other's."""
     base = os.environ.get("DATABASE_URL", "")
+    name = os.environ.get("BENCH_DB", "assay_bench")
+    if not name.replace("_", "").isalnum():
+        raise SystemExit(f"BENCH_DB must be a plain name, got {name!r}")
     if base.startswith("postgres"):
         import psycopg
 
         admin = base.rsplit("/", 1)[0] + "/postgres"
         with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS assay_bench WITH (FORCE)")
-            conn.execute("CREATE DATABASE assay_bench")
-        return base.rsplit("/", 1)[0] + "/assay_bench"
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name}")
+        return base.rsplit("/", 1)[0] + f"/{name}"
     return ""
 
 

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from assay.vocabulary import Verdict
@@ -66,8 +67,11 @@ class Detection:
         return self.summary["total_processed"]
 
 
-def detections(experiment: Experiment) -> list[Detection]:
-    """The experiment's detectors that processed something, ordered by name (garak sorts)."""
+def detections(experiment: Experiment, *, counts: bool = True) -> list[Detection]:
+    """The experiment's detectors that processed something, ordered by name (garak sorts).
+
+    `counts=False` leaves out intents and hit@k, which read every row (the hit log needs
+    neither)."""
     aggregates = Aggregate.objects.filter(experiment=experiment).select_related(
         "binding__evaluator_version__evaluator"
     )
@@ -76,8 +80,8 @@ def detections(experiment: Experiment) -> list[Detection]:
             a.binding,
             detector_name(a.binding),
             a.summary,
-            _intents(experiment, a),
-            hit_at_k(per_row_counts(a.binding), HIT_AT_K),
+            _intents(experiment, a) if counts else {},
+            hit_at_k(per_row_counts(a.binding), HIT_AT_K) if counts else {},
         )
         for a in aggregates
     ]
@@ -109,7 +113,7 @@ def per_row_counts(binding: EvaluatorBinding) -> list[tuple[int, int]]:
     )
     for attempt, position, verdict, human in rows.values_list(
         "garak_attempt", "position", "verdict", "human_verdict"
-    ):
+    ).iterator(5000):
         final = human or verdict
         row = counts.setdefault(attempt or position, [0, 0])
         row[0] += final != Verdict.UNKNOWN
@@ -254,15 +258,23 @@ def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
     """One line per failing (attempt, output) and detector, garak's fields in garak's order,
     detectors by name, then rows in order; `null` where the row has nothing."""
     context = _HitContext.of(experiment)
-    for detection in detections(experiment):
+    for detection in detections(experiment, counts=False):
+        # only the failing rows, and only the fields a hit shows, on a server-side cursor
+        fail = Q(human_verdict=Verdict.FAIL) | Q(human_verdict="", verdict=Verdict.FAIL)
         failing = (
-            Result.objects.filter(binding=detection.binding)
+            Result.objects.filter(fail, binding=detection.binding)
             .select_related("item")
+            .only(*HIT_FIELDS)
             .order_by("position", "repeat")
         )
         for result in failing.iterator(2000):
-            if result.final_verdict == Verdict.FAIL:
-                yield _line(context.hit(result, detection))
+            yield _line(context.hit(result, detection))
+
+
+HIT_FIELDS = (
+    "input", "score", "human_score", "human_verdict", "verdict", "reason", "tags", "item_uid",
+    "position", "repeat", "item__data",
+)  # fmt: skip
 
 
 @dataclass
