@@ -4,8 +4,7 @@ the row's number linking to the same row on the evaluation set's page."""
 
 import pytest
 
-from experiments import engine, services
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 from tests.support.fixtures import screenshot, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,15 +28,9 @@ def three(workspace, user):
         make_code_version(workspace=workspace, user=user, name="Opposite", source=OPPOSITE),
         make_code_version(workspace=workspace, user=user, name="Half", source=HALF),
     ]
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name="three evaluators",
-        evalset_version=version,
-        bindings=[{"evaluator_version": v} for v in versions],
+    return run_inline(
+        workspace=workspace, user=user, version=version, versions=versions, name="three evaluators"
     )
-    services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def cells(page, binding) -> list[str]:

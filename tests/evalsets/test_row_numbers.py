@@ -8,9 +8,7 @@ from django.urls import reverse
 
 from evalsets import services
 from evalsets.models import EvalSetItem
-from experiments import engine
-from experiments import services as experiment_services
-from tests.support.factories import TEXT_COLUMNS, make_code_version
+from tests.support.factories import TEXT_COLUMNS, make_code_version, run_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -59,15 +57,13 @@ def test_a_rows_link_opens_the_page_that_shows_it(web, committed):
 
 
 def test_results_and_drawer_use_the_same_number_and_link(web, workspace, user, committed):
-    experiment = experiment_services.experiment_create(
+    experiment = run_inline(
         workspace=workspace,
         user=user,
+        version=committed,
+        evaluator_version=make_code_version(workspace=workspace, user=user),
         name="numbers",
-        evalset_version=committed,
-        bindings=[{"evaluator_version": make_code_version(workspace=workspace, user=user)}],
     )
-    experiment_services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment_id=experiment.pk)
     item = EvalSetItem.objects.get(version=committed, position=5)
     link = locate(committed, item)
     grid = web.get(

@@ -6,9 +6,8 @@ import pytest
 from django.urls import reverse
 
 from evalsets.models import EvalSetItem
-from experiments import engine, services
 from experiments.models import Result
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -31,16 +30,9 @@ def three(workspace, user):
         make_code_version(workspace=workspace, user=user, name="B", source=OPPOSITE),
         make_code_version(workspace=workspace, user=user, name="C", source=HALF),
     ]
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name="three",
-        evalset_version=version,
-        bindings=[{"evaluator_version": v} for v in versions],
-        chunk_size=10,
+    return run_inline(
+        workspace=workspace, user=user, version=version, versions=versions, name="three"
     )
-    services.experiment_launch(experiment=experiment)
-    return engine.experiment_run_inline(experiment_id=experiment.pk)
 
 
 def detail(experiment, query="", ws="acme"):
@@ -173,15 +165,13 @@ def test_the_old_result_link_opens_the_rows_drawer_on_that_evaluator(web, three)
 def test_untrusted_cells_are_escaped_in_grid_and_drawer(web, workspace, user):
     rows = [{"input": "<script>x()</script>", "actual_output": "<b>o</b>", "reference_output": "r"}]
     version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="XSS")
-    experiment = services.experiment_create(
+    experiment = run_inline(
         workspace=workspace,
         user=user,
+        version=version,
+        evaluator_version=make_code_version(workspace=workspace, user=user),
         name="xss",
-        evalset_version=version,
-        bindings=[{"evaluator_version": make_code_version(workspace=workspace, user=user)}],
     )
-    services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment_id=experiment.pk)
     item = EvalSetItem.objects.get(version=version)
     for body in (web.get(detail(experiment)), web.get(drawer_url(experiment, item))):
         text = body.content.decode()
@@ -193,15 +183,13 @@ def test_long_cells_are_collapsed(web, workspace, user):
     long = "word " * 400
     rows = [{"input": long, "actual_output": "Paris", "reference_output": "Paris"}]
     version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="Long")
-    experiment = services.experiment_create(
+    experiment = run_inline(
         workspace=workspace,
         user=user,
+        version=version,
+        evaluator_version=make_code_version(workspace=workspace, user=user),
         name="long",
-        evalset_version=version,
-        bindings=[{"evaluator_version": make_code_version(workspace=workspace, user=user)}],
     )
-    services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment_id=experiment.pk)
     grid = web.get(detail(experiment)).content.decode()
     assert '<details class="cell-more">' in grid
     item = EvalSetItem.objects.get(version=version)
@@ -263,16 +251,14 @@ def test_outsiders_cannot_list_the_grid_through_the_api(outsider_api, three):
 
 def test_sorting_with_repetitions_groups_each_row(web, workspace, user):
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(6))
-    experiment = services.experiment_create(
+    experiment = run_inline(
         workspace=workspace,
         user=user,
+        version=version,
+        evaluator_version=make_code_version(workspace=workspace, user=user),
         name="reps",
-        evalset_version=version,
-        bindings=[{"evaluator_version": make_code_version(workspace=workspace, user=user)}],
         repetitions=3,
     )
-    services.experiment_launch(experiment=experiment)
-    engine.experiment_run_inline(experiment_id=experiment.pk)
     b = experiment.bindings.get()
     fails_first = numbers(web.get(detail(experiment, f"?sort=verdict:{b.pk}")).content.decode())
     assert fails_first == [2, 4, 6, 1, 3, 5]  # one row per item, odd positions fail

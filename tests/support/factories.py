@@ -104,16 +104,21 @@ def qa_rows(n: int, *, error_every: int = 0, unknown_every: int = 0) -> list[dic
     return rows
 
 
-def run_inline(*, workspace, user, version, evaluator_version, name: str = "run"):
-    """Create, launch and run an experiment in this process (no worker); return it finished."""
+def run_inline(
+    *, workspace, user, version, evaluator_version=None, name: str = "run", versions=(), **fields
+):
+    """Create, launch and run an experiment in this process (no worker); return it finished.
+    `versions` binds several evaluator versions in order; `fields` go to experiment_create."""
     from experiments import engine, services
 
+    bound = [evaluator_version] if evaluator_version is not None else list(versions)
     experiment = services.experiment_create(
         workspace=workspace,
         user=user,
         name=name,
         evalset_version=version,
-        bindings=[{"evaluator_version": evaluator_version}],
+        bindings=[{"evaluator_version": v} for v in bound],
+        **fields,
     )
     services.experiment_launch(experiment=experiment)
     return engine.experiment_run_inline(experiment_id=experiment.pk)
