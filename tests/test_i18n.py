@@ -40,8 +40,7 @@ PROPER = {
     "DeepSeek", "McNemar", "JMESPath", "SDK", "CLI", "CI", "KB", "MB", "KiB", "USD", "Base URL",
     "Text", "Image", "Audio", "MultiPart", "Conversation", "Bearer", "Token", "Authorization",
     "GET", "POST", "Markdown", "Se", "Sp", "Cohen's", "Ctrl", "Cmd", "Enter", "Slug",
-    "RestrictedPython", "quickjs", "system", "user", "assistant", "tool", "pass", "fail",
-    "unknown", "tie", "A", "B",
+    "RestrictedPython", "quickjs", "system", "user", "assistant", "tool", "A", "B",
 }  # fmt: skip
 PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[sdrfiegxXc]|%[sdrf]")
 

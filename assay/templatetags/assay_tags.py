@@ -9,6 +9,8 @@ import re
 from django import template
 from django.utils.translation import gettext as _
 
+from ..vocabulary import ResultStatus, Verdict
+
 register = template.Library()
 
 # An interval no wider than this (a fraction: 0.001 percentage points) is not drawn, as garak
@@ -41,6 +43,17 @@ def percent(value, digits: int = 1) -> str:
     if value is None:
         return "—"
     return f"{float(value) * 100:.{int(digits)}f}%"
+
+
+# The shared words' labels by code: pages show a verdict or a status in the page's language.
+WORDS = {**dict(Verdict.choices), **dict(ResultStatus.choices)}
+
+
+@register.filter
+def word(value):
+    """A verdict or result status (`pass`, `timeout`…) as its label in the page's language;
+    anything else as it is."""
+    return WORDS.get(str(value), value) if value is not None else value
 
 
 @register.filter
