@@ -8,6 +8,7 @@ import re
 
 from django import template
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..vocabulary import ResultStatus, Verdict
 
@@ -46,13 +47,23 @@ def percent(value, digits: int = 1) -> str:
 
 
 # The shared words' labels by code: pages show a verdict or a status in the page's language.
-WORDS = {**dict(Verdict.choices), **dict(ResultStatus.choices)}
+WORDS = {
+    **dict(Verdict.choices),
+    **dict(ResultStatus.choices),
+    # how a row's verdict moved between two runs (experiments.results.compare)
+    "regression": gettext_lazy("regression"),
+    "improvement": gettext_lazy("improvement"),
+    "unknown flip": gettext_lazy("unknown flip"),
+    "unchanged": gettext_lazy("unchanged"),
+    "only in baseline": gettext_lazy("only in baseline"),
+    "only in candidate": gettext_lazy("only in candidate"),
+}
 
 
 @register.filter
 def word(value):
-    """A verdict or result status (`pass`, `timeout`…) as its label in the page's language;
-    anything else as it is."""
+    """A verdict, a result status (`pass`, `timeout`…) or a row's change between two runs as
+    its label in the page's language; anything else as it is."""
     return WORDS.get(str(value), value) if value is not None else value
 
 
