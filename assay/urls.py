@@ -57,6 +57,7 @@ workspace_urls = [
     path("evalsets/", include("evalsets.urls")),
     path("experiments/", include("experiments.urls")),
     path("compare/", include("experiments.compare_urls")),
+    path("pairwise/", include("experiments.pairwise.urls")),
 ]
 
 urlpatterns = [

@@ -386,3 +386,13 @@ class GarakReference(models.Model):
 
     def __str__(self) -> str:
         return f"garak {self.kind} {self.name}"
+
+
+# Pairwise runs are experiments' too: their models live in their room (experiments.pairwise),
+# imported here so that the app's migrations and `from experiments.models import …` see them.
+from .pairwise.models import (  # noqa: E402, F401
+    PairwiseChunk,
+    PairwiseEntry,
+    PairwiseResult,
+    PairwiseRun,
+)

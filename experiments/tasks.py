@@ -9,6 +9,7 @@ from celery.exceptions import WorkerLostError
 
 from . import engine
 from .engine.dispatch import QUEUE, chunks_dispatch
+from .models import PairwiseChunk
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +21,9 @@ def enqueue_chunks(chunks) -> None:
     again once it has waited `ASSAY_EXPERIMENT_STALE_S`.
     """
     for chunk in chunks:
+        task = pairwise_chunk_run if chunk.kind == PairwiseChunk.kind else chunk_run
         try:
-            chunk_run.apply_async(args=[chunk.pk], queue=QUEUE[chunk.kind])
+            task.apply_async(args=[chunk.pk], queue=QUEUE[chunk.kind])
         except Exception:  # noqa: BLE001 - the row is the truth; the reaper resends
             log.warning("could not send chunk %s; the reaper will resend it", chunk.pk)
 
@@ -67,5 +69,46 @@ def reap_stale() -> int:
     reaped = engine.experiments_reap()
     for experiment_id in reaped.start:
         experiment_start.delay(experiment_id)
+    for run_id in reaped.start_pairwise:
+        pairwise_start.delay(run_id)
     enqueue_chunks(reaped.send)
     return len(reaped.touched)
+
+
+class PairwiseChunkTask(Task):
+    """A pairwise chunk whose task raised fails at once (its run with it), as ChunkTask."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        if isinstance(exc, WorkerLostError):
+            return  # the process died: the lease expires and the reaper revives the chunk
+        engine.pairwise_chunk_failed(chunk_id=args[0], message=f"{type(exc).__name__}: {exc}")
+
+
+@shared_task(name="experiments.tasks.pairwise_start", acks_late=True)
+def pairwise_start(run_id: int) -> int:
+    """queued → running for a pairwise run and dispatch its chunks. Safe to run twice."""
+    chunks = engine.pairwise_begin(run_id=run_id)
+    enqueue_chunks(chunks)
+    return len(chunks)
+
+
+@shared_task(
+    name="experiments.tasks.pairwise_chunk_run",
+    base=PairwiseChunkTask,
+    acks_late=True,
+    reject_on_worker_lost=True,
+)
+def pairwise_chunk_run(chunk_id: int) -> str:
+    """Claim a pairwise chunk under a lease, judge its missing pairs (both orders each), mark it
+    done; safe to deliver twice (a second delivery backs off or finds nothing missing)."""
+    claimed = engine.pairwise_chunk_claim(chunk_id=chunk_id)
+    if claimed is None:
+        return engine.pairwise_chunk_unclaimable_reason(chunk_id=chunk_id)
+    chunk, token = claimed
+    enqueue_chunks(chunks_dispatch([QUEUE[chunk.kind]]))  # this claim freed a place in the broker
+    outcome = engine.pairwise_chunk_run(chunk=chunk, token=token)
+    if outcome == "done":
+        enqueue_chunks(engine.pairwise_chunk_complete(chunk=chunk, token=token))
+    else:
+        enqueue_chunks(chunks_dispatch())
+    return outcome

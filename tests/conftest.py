@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from assay import services
 from assay.models import Membership
 
-pytest_plugins = ["tests.support.fixtures", "tests.support.llm_fixtures"]
+pytest_plugins = ["tests.support.fixtures", "tests.support.llm_fixtures", "tests.support.pairwise"]
 
 
 def pytest_configure(config):

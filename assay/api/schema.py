@@ -11,6 +11,7 @@ AREAS = {
     "evaluator-templates": "evaluators",
     "evalsets": "evalsets",
     "experiments": "experiments",
+    "pairwise-runs": "experiments",
     "compare": "compare",
     "providers": "settings",
     "secrets": "settings",

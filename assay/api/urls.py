@@ -68,3 +68,7 @@ router.register("evalsets/<uuid:evalset_id>/imports", ImportViewSet, basename="e
 from experiments.api import ExperimentViewSet  # noqa: E402
 
 router.register("experiments", ExperimentViewSet, basename="experiment")
+
+from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
+
+router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")

@@ -7,6 +7,7 @@
 - `finish`: completed, cancelled or failed, with the numbers settled.
 - `reaper`: revive dead chunks, resend lost messages, restart lost starts.
 - `inline`: the same steps in this process.
+- `pairwise`: pairwise runs' chunks on the same pieces (and their reaper pass and inline run).
 
 Tasks and services call the functions re-exported here.
 """
@@ -25,6 +26,17 @@ from .chunks import (
 from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .inline import experiment_run_inline
+from .pairwise import (
+    pairwise_begin,
+    pairwise_chunk_claim,
+    pairwise_chunk_complete,
+    pairwise_chunk_failed,
+    pairwise_chunk_run,
+    pairwise_chunk_unclaimable_reason,
+    pairwise_finalize_if_done,
+    pairwise_run_inline,
+    pairwise_settle_cancel,
+)
 from .reaper import Reaped, experiments_reap
 
 __all__ = [
@@ -43,5 +55,14 @@ __all__ = [
     "experiment_run_inline",
     "experiment_settle_cancel",
     "experiments_reap",
+    "pairwise_begin",
+    "pairwise_chunk_claim",
+    "pairwise_chunk_complete",
+    "pairwise_chunk_failed",
+    "pairwise_chunk_run",
+    "pairwise_chunk_unclaimable_reason",
+    "pairwise_finalize_if_done",
+    "pairwise_run_inline",
+    "pairwise_settle_cancel",
     "results_upsert",
 ]

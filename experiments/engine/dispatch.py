@@ -11,24 +11,44 @@ experiment of workspace B therefore starts on the next free worker while A has r
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
-from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus
+from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus, PairwiseChunk
 from . import lifecycle
 
-QUEUE = {ChunkKind.TARGET: "llm", ChunkKind.LLM: "llm", ChunkKind.CODE: "code"}
+QUEUE = {
+    ChunkKind.TARGET: "llm",
+    ChunkKind.LLM: "llm",
+    ChunkKind.CODE: "code",
+    PairwiseChunk.kind: "llm",  # a pairwise judge's calls are IO-bound, as every judge's are
+}
 KINDS_OF = {"llm": (ChunkKind.TARGET, ChunkKind.LLM), "code": (ChunkKind.CODE,)}
 CANDIDATES = 500
 DISPATCH_LOCK = 0x4153_5341  # a PostgreSQL advisory lock key ("ASSA")
+_EARLIEST = datetime.min.replace(tzinfo=timezone.get_fixed_timezone(0))
 
 
-def chunks_dispatch(queues=tuple(KINDS_OF)) -> list[ExperimentChunk]:
+@dataclass(frozen=True)
+class _Table:
+    """One kind of chunk row on a queue: its live chunks, the field naming their run, and the
+    move that marks one queued. Experiments' chunks and pairwise runs' chunks share the llm
+    queue, its broker budget and each workspace's cap."""
+
+    live: QuerySet
+    run: str
+    move: Callable[..., bool]
+
+
+def chunks_dispatch(queues=tuple(KINDS_OF)) -> list:
     """Mark the next fair chunks of `queues` queued and return them (to be sent)."""
-    chosen: list[ExperimentChunk] = []
+    chosen: list = []
     with transaction.atomic():
         _serialise()
         for queue in queues:
@@ -44,44 +64,61 @@ def _serialise() -> None:
     # SQLite runs every write transaction alone already (IMMEDIATE mode).
 
 
-def _dispatch_queue(queue: str) -> list[ExperimentChunk]:
-    live = ExperimentChunk.objects.filter(
-        kind__in=KINDS_OF[queue],
-        experiment__status=ExperimentStatus.RUNNING,
-        experiment__cancel_requested=False,
+def _tables(queue: str) -> list[_Table]:
+    running = {"status": ExperimentStatus.RUNNING, "cancel_requested": False}
+    experiments = ExperimentChunk.objects.filter(
+        kind__in=KINDS_OF[queue], **{f"experiment__{k}": v for k, v in running.items()}
     )
-    queued, in_flight = _in_flight(live)
+    tables = [_Table(experiments, "experiment", lifecycle.chunk_move)]
+    if queue == QUEUE[PairwiseChunk.kind]:
+        pairwise = PairwiseChunk.objects.filter(**{f"run__{k}": v for k, v in running.items()})
+        tables.append(_Table(pairwise, "run", lifecycle.pairwise_chunk_move))
+    return tables
+
+
+def _dispatch_queue(queue: str) -> list:
+    tables = _tables(queue)
+    queued, in_flight = _in_flight(tables)
     free = settings.ASSAY_DISPATCH_AHEAD - queued
     if free <= 0:
         return []
-    picked = _round_robin(_waiting_by_workspace(live), in_flight, free)
+    picked = _round_robin(_waiting_by_workspace(tables), in_flight, free)
     now = timezone.now()
-    return [c for c in picked if lifecycle.chunk_move(c.pk, "queue", queued_at=now)]
+    return [chunk for chunk, move in picked if move(chunk.pk, "queue", queued_at=now)]
 
 
-def _in_flight(live) -> tuple[int, dict[int, int]]:
-    """(chunks waiting in the broker, chunks queued or running per workspace), one query."""
-    rows = (
-        live.filter(status__in=[ChunkStatus.QUEUED, ChunkStatus.RUNNING])
-        .values_list("experiment__workspace_id", "status")
-        .annotate(n=Count("id"))
-    )
+def _in_flight(tables: list[_Table]) -> tuple[int, dict[int, int]]:
+    """(chunks waiting in the broker, chunks queued or running per workspace), one query a
+    table."""
     queued, counts = 0, defaultdict(int)
-    for workspace_id, status, n in rows:
-        counts[workspace_id] += n
-        queued += n if status == ChunkStatus.QUEUED else 0
+    for table in tables:
+        rows = (
+            table.live.filter(status__in=[ChunkStatus.QUEUED, ChunkStatus.RUNNING])
+            .values_list(f"{table.run}__workspace_id", "status")
+            .annotate(n=Count("id"))
+        )
+        for workspace_id, status, n in rows:
+            counts[workspace_id] += n
+            queued += n if status == ChunkStatus.QUEUED else 0
     return queued, counts
 
 
-def _waiting_by_workspace(live) -> dict[int, deque]:
-    pending = (
-        live.filter(status=ChunkStatus.PENDING)
-        .select_related("experiment")
-        .order_by("experiment__queued_at", "experiment_id", "index", "kind")[:CANDIDATES]
-    )
+def _waiting_by_workspace(tables: list[_Table]) -> dict[int, deque]:
+    """Each workspace's pending chunks, the run launched first first, as (chunk, move)."""
+    waiting = []
+    for order, table in enumerate(tables):
+        pending = (
+            table.live.filter(status=ChunkStatus.PENDING)
+            .select_related(table.run)
+            .order_by(f"{table.run}__queued_at", f"{table.run}_id", "index", "pk")[:CANDIDATES]
+        )
+        for chunk in pending:
+            run = getattr(chunk, table.run)
+            key = (run.queued_at or _EARLIEST, order, run.pk, chunk.index, str(chunk.kind))
+            waiting.append((key, run.workspace_id, chunk, table.move))
     groups: dict[int, deque] = defaultdict(deque)
-    for chunk in pending:
-        groups[chunk.experiment.workspace_id].append(chunk)
+    for _key, workspace_id, chunk, move in sorted(waiting, key=lambda entry: entry[0]):
+        groups[workspace_id].append((chunk, move))
     return groups
 
 

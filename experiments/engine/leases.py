@@ -18,7 +18,7 @@ import uuid
 
 from django.db import close_old_connections, connections
 
-from ..models import Experiment
+from ..models import Experiment, PairwiseRun
 from . import lifecycle
 
 log = logging.getLogger(__name__)
@@ -26,14 +26,22 @@ TICK_S = 1.0
 
 
 class ChunkLease:
-    """The lease one runner holds on one chunk (a context manager: the keeper watches it)."""
+    """The lease one runner holds on one chunk (a context manager: the keeper watches it).
 
-    def __init__(self, chunk_id: int, experiment_id: int, token: uuid.UUID, *, keeper=True):
+    `pairwise` for a chunk of a pairwise run: the lease and the cancel flag are then that
+    run's and its chunk's.
+    """
+
+    def __init__(
+        self, chunk_id: int, experiment_id: int, token: uuid.UUID, *, keeper=True, pairwise=False
+    ):
         self.chunk_id, self.experiment_id, self.token = chunk_id, experiment_id, token
         self.stop = threading.Event()
         self.reason = ""
         self.ticks = 0
         self._keeper = keeper
+        self._renew = lifecycle.pairwise_lease_renew if pairwise else lifecycle.lease_renew
+        self._run_model = PairwiseRun if pairwise else Experiment
 
     def __enter__(self) -> ChunkLease:
         if self._keeper:
@@ -52,9 +60,9 @@ class ChunkLease:
 
     def look(self, *, renew: bool) -> None:
         """Stop on a cancel or a lost lease; renew the lease when asked."""
-        if _cancel_requested(self.experiment_id):
+        if _cancel_requested(self._run_model, self.experiment_id):
             self._halt("cancelled")
-        elif renew and not lifecycle.lease_renew(self.chunk_id, self.token):
+        elif renew and not self._renew(self.chunk_id, self.token):
             self._halt("lost")
 
     def _halt(self, reason: str) -> None:
@@ -110,5 +118,5 @@ def _keeper() -> _Keeper:
         return _KEEPER
 
 
-def _cancel_requested(experiment_id: int) -> bool:
-    return Experiment.objects.filter(pk=experiment_id, cancel_requested=True).exists()
+def _cancel_requested(model, run_id: int) -> bool:
+    return model.objects.filter(pk=run_id, cancel_requested=True).exists()

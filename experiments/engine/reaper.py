@@ -14,14 +14,17 @@ from ..models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus
 from . import lifecycle
 from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done
+from .pairwise import pairwise_reap
 
 
 @dataclass
 class Reaped:
-    """What one reaper pass found: chunks to send again, experiments to start again."""
+    """What one reaper pass found: chunks to send again (experiments' and pairwise runs'),
+    experiments and pairwise runs to start again."""
 
-    send: list[ExperimentChunk] = field(default_factory=list)
+    send: list = field(default_factory=list)
     start: list[int] = field(default_factory=list)
+    start_pairwise: list[int] = field(default_factory=list)
     touched: set[int] = field(default_factory=set)
 
 
@@ -38,6 +41,7 @@ def experiments_reap() -> Reaped:
         "pk", flat=True
     ):
         experiment_finalize_if_done(experiment_id=experiment_id)
+    pairwise_reap(now=now, stale=stale, reaped=reaped)
     reaped.send += chunks_dispatch()
     return reaped
 

@@ -1,6 +1,11 @@
 """Builders for pairwise tests: a pairwise judge on a scripted provider, finished experiments
 whose target outputs a client pushed, and the markers that steer the scripted judge.
 
+Fixtures (a plugin of tests/conftest.py): `pw_provider` (the pairwise judge's host, the
+`llm_server`), `pw_judge` (a submitted pairwise judge), `pw_scorer` (what the experiments were
+scored with, on a server of its own), `pw_version` (an evalset version of N rows) and
+`pw_apps(*labels)` (completed experiments X, Y, Z whose outputs steer the judge, see GOOD).
+
 The scripted server answers the first `[[script:…]]` marker in the judge's user message. A
 marker inside an output moves with it, so in each order the output shown first decides:
 
@@ -12,9 +17,15 @@ marker inside an output moves with it, so in each order the output shown first d
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
+from assay import services as platform
 from evaluators import services as evaluator_services
+from evaluators.turns import OUTPUT_NAMES
 from experiments import engine, services
-from tests.support.factories import make_evalset_version
+from tests.support.factories import make_evalset_version, make_llm_version
 
 FIRST, SECOND = "[[script:verdict:A]]", "[[script:verdict:B]]"
 COLUMNS = [
@@ -85,10 +96,10 @@ def pushed_run(*, workspace, user, version, evaluator_version, name: str, answer
 
 
 def _mapping(evaluator_version) -> dict:
+    """Output-like variables read the pushed output, the others the same-named column."""
     names = [v["name"] for v in evaluator_version.config["input_variables"]]
     return {
-        name: "target:actual_output" if name == "actual_output" else f"column:{name}"
-        for name in names
+        name: "target:actual_output" if name in OUTPUT_NAMES else f"column:{name}" for name in names
     }
 
 
@@ -96,3 +107,103 @@ def _output(item, text_or_none) -> dict:
     if text_or_none is None:
         return {"item_id": str(item.item_id), "error": "the app crashed"}
     return {"item_id": str(item.item_id), "actual_output": text_or_none}
+
+
+def steered(label: str, good) -> Callable:
+    """An app whose output on row i carries FIRST when `good(i)` and SECOND otherwise: against
+    each other, the output with FIRST wins in both orders, and two outputs with the same marker
+    make the judge pick a slot (a position-inconsistent tie)."""
+
+    def answer(item) -> str:
+        return f"{label} answer {item.position} {FIRST if good(item.position) else SECOND}"
+
+    return answer
+
+
+def expected_outcome(good_a: bool, good_b: bool) -> tuple[str, bool]:
+    """What the scripted judge decides for a pair whose outputs are good or not."""
+    if good_a == good_b:
+        return "tie", True
+    return ("A", False) if good_a else ("B", False)
+
+
+# --- fixtures (a plugin of tests/conftest.py) -----------------------------------------------
+
+N = 12
+
+
+@pytest.fixture
+def pw_provider(workspace, llm_server):
+    return platform.provider_create(
+        workspace=workspace,
+        name="Local",
+        base_url=llm_server.base_url,
+        default_model="judge-model",
+        api_key="sk-test-assay-0123456789",
+        structured_mode="json_schema",
+        max_retries=1,
+    )
+
+
+@pytest.fixture
+def pw_judge(workspace, user, pw_provider):
+    return make_pairwise_version(workspace=workspace, user=user, provider=pw_provider)
+
+
+@pytest.fixture
+def pw_scorer(workspace, user, llm_server_factory):
+    """What the experiments themselves were scored with: a judge on a server of its own, so the
+    pairwise judge's requests are the only ones `llm_server` sees."""
+    own = llm_server_factory()
+    host = platform.provider_create(
+        workspace=workspace, name="Scorer host", base_url=own.base_url, default_model="m"
+    )
+    return make_llm_version(workspace=workspace, user=user, provider=host, name="Scorer")
+
+
+@pytest.fixture
+def pw_version(workspace, user):
+    return qa_version(workspace=workspace, user=user, n=N)
+
+
+# Which rows each app answers well: Z on most, Y on some, X on few.
+GOOD = {"X": lambda i: i % 4 == 0, "Y": lambda i: i % 2 == 0, "Z": lambda i: i % 4 != 3}
+
+
+@pytest.fixture
+def pw_apps(workspace, user, pw_version, pw_scorer):
+    def make(*labels, on=None):
+        return [
+            pushed_run(
+                workspace=workspace,
+                user=user,
+                version=on or pw_version,
+                evaluator_version=pw_scorer,
+                name=f"app {label}",
+                answer=steered(label, GOOD[label]),
+            )
+            for label in labels
+        ]
+
+    return make
+
+
+@pytest.fixture
+def pw_finished(workspace, user, pw_apps, pw_judge):
+    """`make(*labels)`: a completed pairwise run of apps X, Y, Z… (in that order), judged
+    inline by the pairwise judge on the scripted server."""
+    from experiments.pairwise.services import pairwise_run_create
+
+    def make(*labels, name: str = "pairwise", **options):
+        run = pairwise_run_create(
+            workspace=workspace,
+            user=user,
+            name=name,
+            experiments=pw_apps(*labels),
+            evaluator_version=pw_judge,
+            chunk_size=options.pop("chunk_size", 10),
+            **options,
+        )
+        return engine.pairwise_run_inline(run_id=run.pk)
+
+    return make

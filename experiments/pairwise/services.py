@@ -1,0 +1,278 @@
+"""Pairwise runs: create (and launch), cancel, retry the pairs that errored.
+
+A run judges two or more finished experiments of one evalset — any versions of it: rows pair
+by item id, as compare does — with a pairwise judge, every pair of experiments on every item
+they share. Everything is checked before anything is written; the run, its experiments and
+its chunks are then created and launched in one transaction, and the start task goes out once
+that commits.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from assay.models import Workspace
+from assay.vocabulary import RETRYABLE_STATUSES
+from evalsets.models import EvalSetItem
+from evaluators.kinds import kind_get
+from evaluators.models import EvaluatorVersion
+from evaluators.pairing import OUTPUT_A, OUTPUT_B, SLOTS
+
+from ..engine import lifecycle
+from ..mapping import mapping_problems, suggest_mapping, target_source
+from ..models import ChunkStatus, Experiment, PairwiseChunk, PairwiseEntry, PairwiseRun
+from ..stats.interval_settings import interval_problems, interval_settings
+from .rules import FINISHED, MAX_EXPERIMENTS, MIN_EXPERIMENTS
+
+MAX_REPETITIONS = 10
+
+
+def pairwise_run_create(
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    name: str,
+    experiments: list[Experiment | None],
+    evaluator_version: EvaluatorVersion | None,
+    description: str = "",
+    mapping: dict | None = None,
+    repetitions: int = 1,
+    concurrency: int = 8,
+    chunk_size: int = 100,
+    interval: dict | None = None,
+) -> PairwiseRun:
+    """Check everything, then create the run (its experiments in the order given: the first
+    is the baseline, A) with its chunks and launch it; nothing is saved when anything is wrong.
+
+    `experiments` and `evaluator_version` are this workspace's objects (None where an id named
+    nothing here, refused by its place); `mapping` sends the judge's other variables to
+    `column:<name>` (suggested by name when left out).
+    """
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name:
+        errors["name"] = ["A pairwise run needs a name."]
+    chosen = _experiments(workspace, experiments, errors)
+    judge = _judge(workspace, evaluator_version, errors)
+    mapping = _mapping(judge, chosen, mapping, errors) if judge and chosen else {}
+    shared = _shared_items(chosen, errors) if chosen else {}
+    _numbers(repetitions, concurrency, chunk_size, interval, errors)
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        run = PairwiseRun.objects.create(
+            workspace=workspace,
+            name=name[:160],
+            description=(description or "").strip(),
+            evalset=chosen[0].evalset_version.evalset,
+            evaluator_version=judge,
+            mapping=mapping,
+            repetitions=repetitions,
+            concurrency=concurrency,
+            chunk_size=chunk_size,
+            interval=interval_settings(workspace.interval_defaults, interval),
+            created_by=user,
+        )
+        PairwiseEntry.objects.bulk_create(
+            PairwiseEntry(run=run, experiment=e, position=i) for i, e in enumerate(chosen)
+        )
+        _launch(run, shared)
+    run.refresh_from_db()
+    return run
+
+
+def _experiments(workspace, experiments, errors: dict) -> list[Experiment]:
+    """The experiments to judge, every problem named by its place; [] when any is wrong."""
+    if not isinstance(experiments, list | tuple) or len(experiments) < MIN_EXPERIMENTS:
+        errors["experiments"] = ["Choose at least two experiments to judge against each other."]
+        return []
+    if len(experiments) > MAX_EXPERIMENTS:
+        errors["experiments"] = [f"At most {MAX_EXPERIMENTS} experiments per pairwise run."]
+        return []
+    found = [_experiment_problem(workspace, e, experiments[:i]) for i, e in enumerate(experiments)]
+    for i, problem in enumerate(found):
+        if problem:
+            errors[f"experiments[{i}]"] = [problem]
+    if any(found):
+        return []
+    return _same_evalset(list(experiments), errors)
+
+
+def _experiment_problem(workspace, experiment, earlier) -> str:
+    if not isinstance(experiment, Experiment) or experiment.workspace_id != workspace.pk:
+        return "No such experiment in this workspace."
+    if any(isinstance(e, Experiment) and e.pk == experiment.pk for e in earlier):
+        return f"{experiment.name!r} is already in the run."
+    if experiment.status not in FINISHED:
+        return f"{experiment.name!r} is {experiment.status}: judge it once it has finished."
+    if not experiment.target_spec.produces_output:
+        return (
+            f"{experiment.name!r} has no target outputs to judge (it scored the evalset's own "
+            "columns)."
+        )
+    return ""
+
+
+def _same_evalset(experiments: list[Experiment], errors: dict) -> list[Experiment]:
+    first = experiments[0].evalset_version.evalset
+    for i, experiment in enumerate(experiments[1:], start=1):
+        evalset = experiment.evalset_version.evalset
+        if evalset.pk != first.pk:
+            errors[f"experiments[{i}]"] = [
+                f"{experiment.name!r} runs on {evalset.name!r}, not {first.name!r}: the "
+                "experiments of a pairwise run share one evalset (any versions of it)."
+            ]
+    return [] if errors else experiments
+
+
+def _judge(workspace, version, errors: dict) -> EvaluatorVersion | None:
+    if not isinstance(version, EvaluatorVersion) or version.evaluator.workspace_id != workspace.pk:
+        errors["evaluator_version"] = ["No such evaluator version in this workspace."]
+        return None
+    kind = kind_get(version.kind)
+    if not kind.pairwise:
+        errors["evaluator_version"] = [
+            f"{version} is a {kind.label}, not a pairwise judge: choose one that compares two "
+            "outputs."
+        ]
+        return None
+    return version
+
+
+def _mapping(judge, experiments, given, errors: dict) -> dict:
+    """The judge's variables: both outputs, and the rest from the columns of each pair's A row
+    (mapped by name unless given), checked against every version that can be an A."""
+    variables = judge.config.get("input_variables") or []
+    others = [v for v in variables if v["name"] not in SLOTS]
+    columns = experiments[0].evalset_version.columns
+    mapping = (
+        dict(given)
+        if isinstance(given, dict)
+        else suggest_mapping(variables=others, columns=columns)
+    )
+    mapping |= {OUTPUT_A: target_source(OUTPUT_A), OUTPUT_B: target_source(OUTPUT_B)}
+    problems: list[str] = []
+    for experiment in experiments[:-1]:  # the last experiment is never a pair's A
+        found = mapping_problems(
+            variables=variables,
+            mapping=mapping,
+            columns=experiment.evalset_version.columns,
+            target_outputs=SLOTS,
+        )
+        problems += [p for p in found if p not in problems]
+    if problems:
+        errors["mapping"] = problems
+    return mapping
+
+
+def _shared_items(experiments: list[Experiment], errors: dict) -> dict:
+    """(A, B) → the item ids both have, for every pair; an error when no pair shares any."""
+    ids = {
+        e.pk: set(
+            EvalSetItem.objects.filter(version_id=e.evalset_version_id).values_list(
+                "item_id", flat=True
+            )
+        )
+        for e in experiments
+    }
+    shared = {(a.pk, b.pk): ids[a.pk] & ids[b.pk] for a, b in combinations(experiments, 2)}
+    if not any(shared.values()):
+        errors["experiments"] = ["These experiments share no rows (by item id): nothing to judge."]
+    return shared
+
+
+def _numbers(repetitions, concurrency, chunk_size, interval, errors: dict) -> None:
+    if not isinstance(repetitions, int) or not 1 <= repetitions <= MAX_REPETITIONS:
+        errors["repetitions"] = [f"Repetitions must be a whole number from 1 to {MAX_REPETITIONS}."]
+    if not isinstance(concurrency, int) or not 1 <= concurrency <= 64:
+        errors["concurrency"] = ["Concurrency must be between 1 and 64."]
+    if not isinstance(chunk_size, int) or not 10 <= chunk_size <= 10_000:
+        errors["chunk_size"] = ["Chunk size must be between 10 and 10,000 items."]
+    if problems := interval_problems(interval or {}):
+        errors["interval"] = problems
+
+
+def _launch(run: PairwiseRun, shared: dict) -> None:
+    """Split the judged item ids into chunks, then draft → queued; start once committed."""
+    from ..tasks import pairwise_start
+
+    judged = sorted(set().union(*shared.values()))
+    bounds = judged[:: run.chunk_size]
+    PairwiseChunk.objects.bulk_create(
+        PairwiseChunk(
+            run=run,
+            index=i,
+            uid_from=start,
+            uid_to=bounds[i + 1] if i + 1 < len(bounds) else None,
+            status=ChunkStatus.PENDING,
+        )
+        for i, start in enumerate(bounds)
+    )
+    now = timezone.now()
+    lifecycle.pairwise_move(
+        run.pk,
+        "launch",
+        queued_at=now,
+        heartbeat_at=now,
+        items_total=len(judged),
+        results_total=sum(len(ids) for ids in shared.values()) * run.repetitions,
+        chunks_total=len(bounds),
+    )
+    transaction.on_commit(lambda: pairwise_start.delay(run.pk))
+
+
+def pairwise_run_cancel(*, run: PairwiseRun) -> PairwiseRun:
+    """Stop a run: with no chunk at work it is cancelled at once; running chunks see the flag
+    within a second, drop their calls in flight and end it cancelled (never completed), with
+    the statistics of the pairs judged so far."""
+    from .. import engine
+
+    active = PairwiseRun.objects.filter(
+        pk=run.pk, status__in=lifecycle.PAIRWISE_EVENTS["cancel"][0]
+    )
+    active.update(cancel_requested=True)
+    if not run.chunks.filter(status=ChunkStatus.RUNNING).exists():
+        engine.pairwise_settle_cancel(run_id=run.pk)
+    run.refresh_from_db()
+    if not run.cancel_requested:
+        raise ValidationError(
+            {"status": f"A {run.get_status_display()} pairwise run cannot be cancelled."}
+        )
+    return run
+
+
+def pairwise_run_retry_failed(*, run: PairwiseRun) -> int:
+    """Judge again the pairs that errored or timed out (and any never written), into the same
+    run; returns how many. Pairs skipped for a missing output stay as they are."""
+    from ..tasks import pairwise_start
+
+    if run.status not in FINISHED:
+        raise ValidationError({"status": "Retry once the pairwise run has finished."})
+    failed = run.results.filter(status__in=RETRYABLE_STATUSES).count()
+    missing = run.results_total - run.results.count()
+    if failed == 0 and missing <= 0:
+        raise ValidationError({"status": "There are no failed pairs to retry."})
+    with transaction.atomic():
+        lifecycle.pairwise_chunks_reset(run)
+        retried = lifecycle.pairwise_move(
+            run.pk,
+            "retry",
+            retry_round=F("retry_round") + 1,
+            results_done=F("results_done") - failed,
+            chunks_done=0,
+            cancel_requested=False,
+            finished_at=None,
+            error_message="",
+            heartbeat_at=timezone.now(),
+        )
+        if not retried:
+            raise ValidationError({"status": "The pairwise run changed meanwhile; reload it."})
+        transaction.on_commit(lambda: pairwise_start.delay(run.pk))
+    run.refresh_from_db()
+    return failed + max(missing, 0)
