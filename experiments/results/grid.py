@@ -62,8 +62,7 @@ def grid_item_ids(
         # one evaluator's rows, one result each: walk its (experiment, binding, position) index
         results = results_list(experiment=experiment, **filters)
         if q:
-            in_cells = Q(item__search_text__icontains=q)
-            results = results.filter(in_cells | Q(item_id__in=_text_hits(experiment, q)))
+            results = results.filter(_text_on_row(experiment, q))
         return results.order_by("position", "pk").values_list("item_id", flat=True)
     items = _version_items(experiment)
     filtered = bool(item or q or any(filters.values()))
@@ -79,9 +78,21 @@ def grid_item_ids(
 
 
 def _one_binding(experiment: Experiment, filters: dict) -> bool:
-    """The filters name one binding by id, and the run has one result per row for it."""
+    """The filters name one binding by id (or the run has only one), and the run has one
+    result per row for it."""
+    if experiment.repetitions != 1 or not any(filters.values()):
+        return False
     evaluator = str(filters.get("evaluator") or "")
-    return evaluator.isdigit() and experiment.repetitions == 1
+    return evaluator.isdigit() or experiment.bindings.count() == 1
+
+
+def _text_on_row(experiment: Experiment, q: str) -> Q:
+    """On a result: its own reason or error, its row's cells, or another result of its row
+    (only looked up when the run has other evaluators)."""
+    found = Q(reason__icontains=q) | Q(error__icontains=q) | Q(item__search_text__icontains=q)
+    if experiment.bindings.count() > 1:
+        found |= Q(item_id__in=_text_hits(experiment, q))
+    return found
 
 
 def _version_items(experiment: Experiment) -> QuerySet:
