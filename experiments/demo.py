@@ -11,6 +11,9 @@ intervals and the cost and latency cards; a fourth re-scores its outputs with th
 without calling anything. The baseline is marked as one, so `assay gate --baseline latest`
 has something to compare against.
 
+Two more apps pushed the same way and a pairwise run judging the three against each other make
+the pairwise pages' three-way leaderboard (`experiments/pairwise/demo.py`).
+
 A garak scan (garak 0.17.1's own report of its offline test probe against the echoing test
 generator, scored by its random detector) is imported too, so the garak import, its
 dashboard and the garak-format exports and console have something to show.
@@ -135,11 +138,19 @@ def demo_load(*, workspace, user) -> None:
             launch=True,
         )
         engine.experiment_run_inline(experiment_id=rescored.pk)
+    _pairwise_demo(workspace, user)
     if _existing(Experiment, workspace, GARAK_RUN) is None:
         for scan in services.garak_scan_import(
             workspace=workspace, user=user, data=GARAK_REPORT.read_bytes()
         ):
             engine.experiment_run_inline(experiment_id=scan.pk)
+
+
+def _pairwise_demo(workspace, user) -> None:
+    """Two more apps on Demo QA and the three-way pairwise run (experiments.pairwise.demo)."""
+    from .pairwise.demo import pairwise_demo_load  # it reads this module's facts
+
+    pairwise_demo_load(workspace=workspace, user=user)
 
 
 def _existing(model, workspace, name: str):

@@ -6,6 +6,8 @@ from django import template
 
 from assay.vocabulary import PairOutcome
 
+from ..pairing import SWAP
+
 register = template.Library()
 
 
@@ -16,3 +18,9 @@ def pair_outcome(value) -> str:
         return str(PairOutcome(value).label)
     except ValueError:
         return str(PairOutcome.UNKNOWN.label)
+
+
+@register.filter
+def swapped_outcome(answer) -> str:
+    """What an answer given with the outputs swapped means ("A" there: B better)."""
+    return pair_outcome(SWAP.get(answer, answer))
