@@ -10,7 +10,7 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..vocabulary import ResultStatus, Verdict
+from assay.vocabulary import ResultStatus, Verdict
 
 register = template.Library()
 
@@ -64,6 +64,17 @@ WORDS = {
 def word(value):
     """A verdict, a result status (`pass`, `timeout`…) or a row's change between two runs as
     its label in the page's language; anything else as it is."""
+    return WORDS.get(str(value), value) if value is not None else value
+
+
+# The shared words' labels by code: pages show a verdict or a status in the page's language.
+WORDS = {**dict(Verdict.choices), **dict(ResultStatus.choices)}
+
+
+@register.filter
+def word(value):
+    """A verdict or result status (`pass`, `timeout`…) as its label in the page's language;
+    anything else as it is."""
     return WORDS.get(str(value), value) if value is not None else value
 
 
