@@ -67,17 +67,6 @@ def word(value):
     return WORDS.get(str(value), value) if value is not None else value
 
 
-# The shared words' labels by code: pages show a verdict or a status in the page's language.
-WORDS = {**dict(Verdict.choices), **dict(ResultStatus.choices)}
-
-
-@register.filter
-def word(value):
-    """A verdict or result status (`pass`, `timeout`…) as its label in the page's language;
-    anything else as it is."""
-    return WORDS.get(str(value), value) if value is not None else value
-
-
 @register.filter
 def plain_words(value) -> str:
     """A comparison's plain-words verdict (experiments.stats.compare) in the page's language."""
