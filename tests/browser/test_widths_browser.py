@@ -27,6 +27,7 @@ SCREENSHOTS = {
     "experiment",
     "compare",
     "settings-providers",
+    "pairwise-run",
 }
 # The elements that stick out past the right edge of the viewport without a scrolling box
 # between them and the page: named in a failure so it says what to fix.
@@ -90,10 +91,27 @@ def demo_pages():
             ".metrics-table",
         ),
         ("garak-import", "/experiments/import-garak/", "#garak-import-form"),
+        *_pairwise_pages(),
         ("settings-providers", "/settings/providers/", "main table"),
         ("settings-secrets", "/settings/secrets/", "#secret-form"),
         ("settings-members", "/settings/members/", "main table"),
         ("settings-tokens", "/settings/tokens/", "main h1"),
+    ]
+
+
+def _pairwise_pages():
+    """The demo's three-way pairwise run: its page (bars, leaderboard), rows and one pair."""
+    from experiments.models import PairwiseRun
+    from experiments.pairwise.demo import RUN_NAME
+
+    run = PairwiseRun.objects.get(name=RUN_NAME)
+    pair = run.results.order_by("position", "pk").first().pk
+    return [
+        ("pairwise-list", "/pairwise/", "#pairwise-table"),
+        ("pairwise-new", "/pairwise/new/", "#pairwise-form"),
+        ("pairwise-run", f"/pairwise/{run.public_id}/", "#leaderboard"),
+        ("pairwise-rows", f"/pairwise/{run.public_id}/rows/", ".pair-row"),
+        ("pairwise-pair", f"/pairwise/{run.public_id}/rows/{pair}/", "#orders"),
     ]
 
 
