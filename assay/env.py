@@ -95,6 +95,18 @@ VARIABLES: list[tuple[str, str, str]] = [
         "Refuse to run code evaluators when the sandbox cannot enter its own network namespace.",
     ),
     (
+        "ASSAY_COMMIT_INLINE_ROWS",
+        "20000",
+        "A draft of up to this many rows is committed inside the request; a larger one "
+        "becomes a background job with progress.",
+    ),
+    (
+        "ASSAY_COMMIT_BATCH_ROWS",
+        "50000",
+        "Rows a background commit copies per transaction (a crash resumes from the last "
+        "batch).",
+    ),
+    (
         "ASSAY_OUTBOUND_ALLOW",
         "`*` (`public` in production)",
         "Where providers and targets may be called: `*` (anything), `public` (public addresses "
