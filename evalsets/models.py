@@ -168,6 +168,13 @@ class EvalSetImport(models.Model):
         return min(99, int(100 * self.rows_done / self.rows_total))
 
 
+class ItemQuerySet(models.QuerySet):
+    def of_version(self, version) -> ItemQuerySet:
+        """The rows of one version, through the (evalset, version, position) index: the set's
+        id leads that index, so a filter on the version alone scans every row of every set."""
+        return self.filter(evalset_id=version.evalset_id, version_id=version.pk)
+
+
 class EvalSetItem(models.Model):
     """One row. `item_id` is stable: a version's copy of a draft row keeps it."""
 
@@ -192,6 +199,8 @@ class EvalSetItem(models.Model):
     human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
     label = models.TextField(blank=True)
     search_text = models.TextField(blank=True, help_text="Text of the cells, for search.")
+
+    objects = ItemQuerySet.as_manager()
 
     class Meta:
         indexes = [

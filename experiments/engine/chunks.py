@@ -178,8 +178,8 @@ def chunk_failed(*, chunk_id: int, message: str) -> None:
 
 def _chunk_items(chunk: ExperimentChunk):
     return (
-        EvalSetItem.objects.filter(
-            version_id=chunk.experiment.evalset_version_id,
+        EvalSetItem.objects.of_version(chunk.experiment.evalset_version)
+        .filter(
             position__gte=chunk.position_from,
             position__lt=chunk.position_to,
         )

@@ -131,7 +131,7 @@ def _arrive(experiment: Experiment, chunks) -> list[ExperimentChunk]:
 
 def _complete(experiment: Experiment, chunk: ExperimentChunk) -> bool:
     span = {"position__gte": chunk.position_from, "position__lt": chunk.position_to}
-    items = EvalSetItem.objects.filter(version_id=experiment.evalset_version_id, **span)
+    items = EvalSetItem.objects.of_version(experiment.evalset_version).filter(**span)
     have = TargetResult.objects.filter(
         experiment=experiment, **{f"item__{k}": v for k, v in span.items()}
     ).aggregate(n=Count("id"))["n"]
@@ -145,8 +145,10 @@ def _range_items(experiment: Experiment, chunk: ExperimentChunk) -> list[EvalSet
         experiment=experiment, **{f"item__{k}": v for k, v in span.items()}
     ).values_list("item_id", "repeat")
     present = set(have)
-    items = EvalSetItem.objects.filter(version_id=experiment.evalset_version_id, **span).only(
-        "id", "item_id"
+    items = (
+        EvalSetItem.objects.of_version(experiment.evalset_version)
+        .filter(**span)
+        .only("id", "item_id")
     )
     return [
         item

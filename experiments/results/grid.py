@@ -96,9 +96,7 @@ def _text_on_row(experiment: Experiment, q: str) -> Q:
 
 
 def _version_items(experiment: Experiment) -> QuerySet:
-    # the set's id too: it leads the (evalset, version, position) index every page walks
-    version = experiment.evalset_version
-    return EvalSetItem.objects.filter(evalset_id=version.evalset_id, version_id=version.pk)
+    return EvalSetItem.objects.of_version(experiment.evalset_version)
 
 
 def _item_uuid(value: str):
