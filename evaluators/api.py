@@ -31,10 +31,11 @@ from .models import Evaluator
         description=_(
             "Creates an evaluator with an editable draft: blank from `kind` (llm or code, "
             "with `language` python or javascript for code), from a preset `template` (see "
-            "List evaluator templates), or with a full `config`. Submit a version to use it in "
-            "experiments. 400 names the field: neither kind nor template, no name without a "
-            "template, an unknown template or language, a name already taken, or a config the "
-            "kind refuses (named by path, e.g. `config.prompt`)."
+            "List evaluator templates; `prompt_locale` en or zh-hans picks a judge's prompt, "
+            "default the request's language), or with a full `config`. Submit a version to use "
+            "it in experiments. 400 names the field: neither kind nor template, no name without "
+            "a template, an unknown template, language or prompt_locale, a name already taken, "
+            "or a config the kind refuses (named by path, e.g. `config.prompt`)."
         ),
     ),
     retrieve=extend_schema(

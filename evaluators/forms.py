@@ -87,3 +87,9 @@ class NewEvaluatorForm(forms.Form):
         required=False,
         choices=[("python", "Python"), ("javascript", "JavaScript")],
     )
+    # Each language named in itself, as language switches do.
+    prompt_locale = forms.ChoiceField(
+        label=_("Prompt language"),
+        required=False,
+        choices=[("en", "English"), ("zh-hans", "中文")],
+    )

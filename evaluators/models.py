@@ -6,6 +6,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import get_language
 
 from assay.bases import ImmutableModel, LibraryItem
 from assay.vocabulary import ScoreMeaning, Verdict
@@ -47,6 +48,11 @@ class EvaluatorTemplate(KindMixin, models.Model):
     default_policy = models.JSONField(default=default_policy)
     tags = models.JSONField(default=list)
     configs = models.JSONField(help_text="config per language for code; {'llm': config} for LLM")
+    locale = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The preset per language: {lang: {name, description, inputs, config}}",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -54,6 +60,29 @@ class EvaluatorTemplate(KindMixin, models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def localized(self, field: str, language: str | None = None) -> str:
+        """`field` (name, description, inputs) in `language` (default: the request's), falling
+        back to the English text when the preset has no such translation."""
+        entry = self.locale.get((language or get_language() or "en").lower(), {})
+        return entry.get(field) or getattr(self, field)
+
+    @property
+    def display_name(self) -> str:
+        return self.localized("name")
+
+    @property
+    def display_description(self) -> str:
+        return self.localized("description")
+
+    @property
+    def display_inputs(self) -> str:
+        return self.localized("inputs")
+
+    def judge_config(self, prompt_locale: str) -> dict:
+        """A judge's config with its prompt in `prompt_locale` (English when not translated)."""
+        entry = self.locale.get(prompt_locale, {})
+        return entry.get("config") or self.configs["llm"]
 
     @property
     def languages(self) -> list[str]:

@@ -58,6 +58,11 @@ class EvaluatorCreateSerializer(StrictSerializer):
     kind = serializers.CharField(required=False, help_text="A registered kind: llm or code.")
     language = serializers.ChoiceField(choices=["python", "javascript"], required=False)
     template = serializers.SlugField(required=False)
+    prompt_locale = serializers.CharField(
+        required=False,
+        max_length=16,
+        help_text="A template's prompt language: en or zh-hans (default: Accept-Language's).",
+    )
     description = serializers.CharField(required=False, allow_blank=True)
     tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
     score_meaning = serializers.ChoiceField(choices=ScoreMeaning.choices, required=False)
@@ -135,6 +140,7 @@ class TemplateSerializer(serializers.ModelSerializer):
             "tags",
             "languages",
             "configs",
+            "locale",
         ]
         read_only_fields = fields
 

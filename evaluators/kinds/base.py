@@ -62,8 +62,11 @@ class EvaluatorKindSpec:
         """The languages a preset of this kind comes in (empty when it has none)."""
         return []
 
-    def from_template(self, template, *, workspace, language: str | None) -> dict:
-        """The config an evaluator started from `template` gets."""
+    def from_template(
+        self, template, *, workspace, language: str | None, prompt_locale: str = "en"
+    ) -> dict:
+        """The config an evaluator started from `template` gets (a judge's prompt in
+        `prompt_locale`, one of evaluators.presets.PROMPT_LOCALES)."""
         raise NotImplementedError
 
     def run(self, batch: Batch) -> list[Any]:

@@ -158,7 +158,10 @@ class CodeKind(EvaluatorKindSpec):
     def template_languages(self, template) -> list[str]:
         return sorted(template.configs)
 
-    def from_template(self, template, *, workspace, language: str | None) -> dict:
+    def from_template(
+        self, template, *, workspace, language: str | None, prompt_locale: str = "en"
+    ) -> dict:
+        # Code has no prompt: prompt_locale changes only the evaluator's name and description.
         language = language or "python"
         if language not in template.configs:
             raise ValueError(f"Template {template.slug!r} has no {language!r}.")

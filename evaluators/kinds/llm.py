@@ -78,11 +78,14 @@ class LlmKind(EvaluatorKindSpec):
 
         return judge_provider(workspace, config) is not None
 
-    def from_template(self, template, *, workspace, language: str | None) -> dict:
-        """The preset's judge, pointed at the workspace's first provider and its model."""
+    def from_template(
+        self, template, *, workspace, language: str | None, prompt_locale: str = "en"
+    ) -> dict:
+        """The preset's judge with its prompt in `prompt_locale`, pointed at the workspace's
+        first provider and its model."""
         from assay.models import ModelProvider
 
-        config = template.configs["llm"]
+        config = template.judge_config(prompt_locale)
         provider = ModelProvider.objects.filter(workspace=workspace).order_by("created_at").first()
         if provider is None:
             return config

@@ -4,6 +4,9 @@
 - ``pairwise/<slug>.json``: one pairwise judge each (two outputs, A or B), the same shape.
 - ``code/<slug>.json``: a code check's manifest; its sources are ``code/<slug>.py`` and
   ``code/<slug>.js`` (the Coze Loop contract: ``exec_evaluation(turn)``).
+- ``locale``, in any of them: ``{"zh-hans": {name, description, inputs}}``, and for a judge
+  also ``messages`` (its prompt in that language, the same roles and ``{{variables}}``) and
+  ``variables`` (``{name: description}``), from which that language's config is built.
 
 Pure Python (no Django): a migration or management command turns these into templates.
 """
@@ -21,6 +24,9 @@ PRESETS_DIR = Path(__file__).resolve().parent
 LANGUAGE_SUFFIXES = {"python": ".py", "javascript": ".js"}
 SCORE_MEANINGS = ("quality", "risk")
 META_KEYS = ("slug", "name", "kind", "description", "inputs", "score_meaning", "default_policy")
+# "en" is the preset's own text; the others come from its ``locale`` entries.
+PROMPT_LOCALES = ("en", "zh-hans")
+LOCALE_TEXT_KEYS = ("name", "description", "inputs")
 
 
 def load_presets() -> list[dict]:
@@ -77,7 +83,24 @@ def _meta(data: dict, path: Path, kind: str) -> dict:
     _check_policy(data["default_policy"], path)
     meta = {key: data[key] for key in META_KEYS}
     meta["tags"] = list(data.get("tags", []))
+    meta["locale"] = {lang: _locale_text(entry, path) for lang, entry in _locales(data, path)}
     return meta
+
+
+def _locales(data: dict, path: Path) -> list[tuple[str, dict]]:
+    locale = data.get("locale", {})
+    unknown = sorted(set(locale) - set(PROMPT_LOCALES[1:]))
+    if unknown:
+        raise ValueError(f"{path.name}: unknown locale {', '.join(unknown)}.")
+    return sorted(locale.items())
+
+
+def _locale_text(entry: dict, path: Path) -> dict:
+    """A locale's name, description and input notes: each a non-empty string when given."""
+    text = {key: entry[key] for key in LOCALE_TEXT_KEYS if key in entry}
+    if not all(isinstance(value, str) and value.strip() for value in text.values()):
+        raise ValueError(f"{path.name}: locale name, description and inputs must be text.")
+    return text
 
 
 def _check_policy(policy: dict, path: Path) -> None:
@@ -95,7 +118,21 @@ def _llm_preset(path: Path, kind: str = "llm") -> dict:
     data = _read_json(path)
     preset = _meta(data, path, kind)
     preset["config"] = validate_config(kind, data["config"])
+    for lang, entry in data.get("locale", {}).items():
+        if "messages" in entry:
+            config = _localized_config(data["config"], entry)
+            preset["locale"][lang]["config"] = validate_config(kind, config)
     return preset
+
+
+def _localized_config(config: dict, entry: dict) -> dict:
+    """The judge with the locale's prompt and variable notes; model and keys stay the same."""
+    notes = entry.get("variables", {})
+    variables = [
+        {**v, "description": notes.get(v["name"], v.get("description", ""))}
+        for v in config["input_variables"]
+    ]
+    return {**config, "input_variables": variables, "messages": entry["messages"]}
 
 
 def _code_preset(path: Path) -> dict:

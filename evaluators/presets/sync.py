@@ -33,6 +33,7 @@ def _fields(preset: dict) -> dict:
         "default_policy": preset["default_policy"],
         "tags": preset.get("tags", []),
         "configs": configs,
+        "locale": preset.get("locale", {}),
     }
 
 

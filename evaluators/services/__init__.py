@@ -26,6 +26,7 @@ from .library import (
     evaluator_update_draft,
     latest_version,
     next_version,
+    prompt_locale_resolve,
     submit_problems,
     version_diff,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "evaluator_update_draft",
     "latest_version",
     "next_version",
+    "prompt_locale_resolve",
     "submit_problems",
     "testcase_create",
     "testcase_delete",

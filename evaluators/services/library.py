@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from assay import semver
@@ -15,6 +16,7 @@ from .. import config as config_schema
 from ..kinds import kind_get
 from ..models import Evaluator, EvaluatorTemplate, EvaluatorVersion
 from ..policies import validate_policy
+from ..presets import PROMPT_LOCALES
 
 MAX_NAME = 120
 MAX_TAGS = 20
@@ -70,27 +72,44 @@ def evaluator_create_from_template(
     template: EvaluatorTemplate,
     name: str | None = None,
     language: str | None = None,
+    prompt_locale: str | None = None,
 ) -> Evaluator:
     """Start an evaluator from a preset, in the chosen language when the kind has several (a
-    judge's model is pointed at the workspace's first provider)."""
+    judge's model is pointed at the workspace's first provider). `prompt_locale` picks the
+    judge's prompt and the name and description copied (default: the interface language)."""
+    locale = prompt_locale_resolve(prompt_locale=prompt_locale)
     try:
         config = kind_get(template.kind).from_template(
-            template, workspace=workspace, language=language
+            template, workspace=workspace, language=language, prompt_locale=locale
         )
     except ValueError as exc:
         raise ValidationError({"language": str(exc)}) from None
     return evaluator_create(
         workspace=workspace,
         user=user,
-        name=name or template.name,
+        name=name or template.localized("name", locale),
         kind=template.kind,
-        description=template.description,
+        description=template.localized("description", locale),
         tags=list(template.tags),
         score_meaning=template.score_meaning,
         default_policy=template.default_policy,
         config=config,
         template=template,
     )
+
+
+def prompt_locale_resolve(*, prompt_locale: str | None) -> str:
+    """The prompt language asked for, or the interface's when none is (English unless it is
+    Chinese); an unknown value is the field's error, raised before anything is written."""
+    if not prompt_locale:
+        return "zh-hans" if (get_language() or "").lower().startswith("zh") else "en"
+    if prompt_locale not in PROMPT_LOCALES:
+        message = _("Unknown prompt language %(value)r: use one of %(choices)s.") % {
+            "value": prompt_locale,
+            "choices": ", ".join(PROMPT_LOCALES),
+        }
+        raise ValidationError({"prompt_locale": message})
+    return prompt_locale
 
 
 def evaluator_create_from_choice(
@@ -101,10 +120,12 @@ def evaluator_create_from_choice(
     kind: str | None = None,
     name: str | None = None,
     language: str | None = None,
+    prompt_locale: str | None = None,
     **fields,
 ) -> Evaluator:
     """What the new-evaluator page and the API both do: start from the preset `template`
     (a slug) when one is given, else from the blank starter (or `config`) of `kind`."""
+    prompt_locale_resolve(prompt_locale=prompt_locale)  # a bad value is an error either way
     if template:
         from ..selectors import template_list
 
@@ -112,7 +133,12 @@ def evaluator_create_from_choice(
         if found is None:
             raise ValidationError({"template": f"No template {template!r}."})
         return evaluator_create_from_template(
-            workspace=workspace, user=user, template=found, name=name, language=language
+            workspace=workspace,
+            user=user,
+            template=found,
+            name=name,
+            language=language,
+            prompt_locale=prompt_locale,
         )
     return evaluator_create(
         workspace=workspace,

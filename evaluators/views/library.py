@@ -71,6 +71,9 @@ def new(request):
         {
             "form": form,
             "templates": selectors.template_list(),
+            # The draft's prompt starts in the interface's language unless the user picks.
+            "prompt_locale": form["prompt_locale"].value()
+            or services.prompt_locale_resolve(prompt_locale=None),
         },
     )
 
@@ -90,6 +93,7 @@ def _create_from_choice(request, data: dict):
         template=template,
         kind=None if template else source,
         language=data.get("language") or None,
+        prompt_locale=data.get("prompt_locale") or None,
     )
 
 
