@@ -219,3 +219,18 @@ def test_an_experiment_scoring_one_output_refuses_a_pairwise_judge(workspace, us
         message
         == "Which is better@1.0.0 judges two outputs side by side: use it in a pairwise run."
     )
+
+
+def test_the_editor_shows_the_prompt_and_the_two_outputs(web, judge, workspace, templates_synced):
+    page = web.get(f"/w/{workspace.slug}/evaluators/{judge.public_id}/").content.decode()
+    assert 'id="pairwise-card"' in page and 'id="prompt-card"' in page
+    assert "<code>{{output_a}}</code> is the baseline" in page
+    chooser = web.get(f"/w/{workspace.slug}/evaluators/new/").content.decode()
+    assert "Which answer is better (pairwise)" in chooser
+
+
+@pytest.fixture
+def templates_synced(db):
+    from evaluators.presets.sync import templates_sync
+
+    templates_sync()
