@@ -106,18 +106,18 @@ def _check_first_line(binary, limit: int) -> None:
         raise FileProblem(
             1,
             "",
-            f"the header line is longer than {limit:,} bytes; a header has "
-            f"at most {MAX_FIELDS:,} fields",
+            _("the header line is longer than %(limit)s bytes; a header has at most %(max)s fields")
+            % {"limit": f"{limit:,}", "max": f"{MAX_FIELDS:,}"},
         )
 
 
 def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
     column = len(raw[: exc.start].decode(exc.encoding, "replace")) + 1
     name = exc.encoding.upper()
-    return (
-        f"not {name} text: byte 0x{raw[exc.start]:02x} at character {column}; "
+    return _(
+        "not %(encoding)s text: byte 0x%(byte)s at character %(column)s; "
         "choose the file's encoding or save it as UTF-8"
-    )
+    ) % {"encoding": name, "byte": f"{raw[exc.start]:02x}", "column": column}
 
 
 def csv_fields(lines: Lines, reader) -> list[str]:
@@ -132,17 +132,23 @@ def csv_fields(lines: Lines, reader) -> list[str]:
         if len(names) > MAX_FIELDS:
             raise FileProblem(lines.line, "", _too_many(len(names)))
         if any(not n for n in names):
-            raise FileProblem(lines.line, "", f"header cell {names.index('') + 1} is empty")
+            raise FileProblem(
+                lines.line, "", _("header cell %(n)s is empty") % {"n": names.index("") + 1}
+            )
         counts = Counter(names)
         duplicates = sorted(n for n, count in counts.items() if count > 1)
         if duplicates:
-            raise FileProblem(lines.line, duplicates[0], f"column {duplicates[0]!r} appears twice")
+            problem = _("column %(name)r appears twice") % {"name": duplicates[0]}
+            raise FileProblem(lines.line, duplicates[0], problem)
         return names
-    raise FileProblem(1, "", "the file is empty: a CSV file needs a header row")
+    raise FileProblem(1, "", _("the file is empty: a CSV file needs a header row"))
 
 
 def _too_many(count: int) -> str:
-    return f"the file has {count:,} fields; a header has at most {MAX_FIELDS:,}"
+    return _("the file has %(count)s fields; a header has at most %(max)s") % {
+        "count": f"{count:,}",
+        "max": f"{MAX_FIELDS:,}",
+    }
 
 
 def read_csv(binary, encoding: str = "utf-8") -> tuple[list[str], Iterator[Record], Lines]:
@@ -152,7 +158,9 @@ def read_csv(binary, encoding: str = "utf-8") -> tuple[list[str], Iterator[Recor
     try:
         fields = csv_fields(lines, reader)
     except csv.Error as exc:
-        raise FileProblem(lines.line or 1, "", f"malformed CSV: {exc}") from None
+        raise FileProblem(
+            lines.line or 1, "", _("malformed CSV: %(error)s") % {"error": exc}
+        ) from None
     return fields, _csv_records(fields, lines, reader), lines
 
 
@@ -182,14 +190,16 @@ def _csv_records(fields: list[str], lines: Lines, reader) -> Iterator[Record]:
 def _csv_problem(exc: csv.Error) -> str:
     text = str(exc)
     if "field larger than field limit" in text:
-        return f"a cell is larger than the {TEXT_CELL_CAP:,}-byte limit"
+        return _("a cell is larger than the %(limit)s-byte limit") % {"limit": f"{TEXT_CELL_CAP:,}"}
     if "unexpected end of data" in text:
         return "malformed CSV: a quoted cell is never closed (unexpected end of data)"
-    return f"malformed CSV: {text} (check the quoting of this row)"
+    return _("malformed CSV: %(error)s (check the quoting of this row)") % {"error": text}
 
 
 def _ragged(got: int, width: int) -> str:
-    return f"this row has {got} cells but the header has {width}; check commas and quoting"
+    return _(
+        "this row has %(got)s cells but the header has %(width)s; check commas and quoting"
+    ) % {"got": got, "width": width}
 
 
 def read_jsonl(binary, encoding: str = "utf-8") -> tuple[Iterator[Record], Lines]:
@@ -216,14 +226,19 @@ def _jsonl_records(lines: Lines) -> Iterator[Record]:
             yield lines.line, None, [("", "the JSON on this line is nested too deeply")]
             continue
         if not isinstance(record, dict):
-            problem = f"each line must be a JSON object, got a {type(record).__name__}"
+            problem = _("each line must be a JSON object, got a %(type)s") % {
+                "type": type(record).__name__
+            }
             yield lines.line, None, [("", problem)]
             continue
         yield lines.line, record, []
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:
-    return f"not valid JSON: {exc.msg} at character {exc.colno}"
+    return _("not valid JSON: %(error)s at character %(column)s") % {
+        "error": exc.msg,
+        "column": exc.colno,
+    }
 
 
 def jsonl_fields(binary, sample_lines: int = 200, encoding: str = "utf-8") -> list[str]:

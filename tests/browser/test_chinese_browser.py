@@ -74,3 +74,27 @@ def test_switch_to_chinese_create_debug_and_read_a_dashboard(live_server, page, 
     page.select_option("#lang-switch", "en")
     page.wait_for_selector("text=Pass rate")
     assert UserPreference.objects.get(user=user).language == "en"
+
+
+def test_new_evaluator_page_in_chinese_offers_chinese_presets(live_server, page, user, workspace):
+    from evaluators.models import Evaluator
+    from evaluators.presets.sync import templates_sync
+
+    templates_sync()  # a transactional test's database starts without the synced catalogue
+    UserPreference.objects.update_or_create(user=user, defaults={"language": "zh-hans"})
+    sign_in(page, live_server)
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/w/acme/evaluators/new/")
+        card = page.locator("[data-template=correctness]")
+        assert "对照参考答案的正确性" in card.inner_text()
+        assert page.locator("#id_prompt_locale").input_value() == "zh-hans"
+        sideways = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert sideways[0] <= sideways[1], (width, sideways)
+        screenshot(page, f"zh-new-evaluator-{width}")
+    card.click()
+    assert page.locator("#id_name").input_value() == "对照参考答案的正确性"
+    page.click("text=创建评估器")
+    page.wait_for_selector("text=评估器已创建")
+    draft = Evaluator.objects.get(name="对照参考答案的正确性").draft_config
+    assert draft["messages"][0]["content"].startswith("你是一名严格的评分者")
