@@ -1,0 +1,223 @@
+"""Scale benchmark: one experiment of BENCH_ROWS rows launched through the API and run by real
+Celery workers on PostgreSQL — launch-to-completed time, rows/s, every worker's peak memory,
+the web (this) process's memory, and bytes per result in PostgreSQL (results table with its
+indexes and TOAST, divided by the rows).
+
+    BENCH_ROWS=20000,1000000   sizes, each in a fresh scratch database (default 20000)
+    BENCH_NODES=2              Celery nodes, each its own process tree with a distinct
+                               hostname (default 1), to see throughput add up
+    BENCH_CONCURRENCY=2        processes per node (the default worker's)
+    BENCH_THREE=1              three evaluators: two Python code checks and an LLM judge
+                               against a local scripted server answering in 50 ms; prints the
+                               experiment's configured concurrency and the most requests the
+                               server saw in flight at once
+
+Prints figures; asserts nothing. Needs DATABASE_URL (PostgreSQL; a scratch database, BENCH_DB)
+and redis-server on the PATH (a private one: a shared Redis's other consumers take tasks).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.support import peak_rss_mb, scratch_database  # noqa: E402
+
+SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "20000").split(",")]
+NODES = int(os.environ.get("BENCH_NODES", "1"))
+CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "2"))
+THREE = os.environ.get("BENCH_THREE") == "1"
+JUDGE_LATENCY_S = 0.05
+JUDGE_CONCURRENCY = 16
+
+
+def main() -> None:
+    from tests.support.processes import RedisServer
+
+    database = scratch_database()
+    if not database:
+        raise SystemExit("scale_bench needs DATABASE_URL on a PostgreSQL server")
+    os.environ["DATABASE_URL"] = database
+    # a private redis-server: a shared one's other consumers (a test run's worker) would take
+    # this run's tasks
+    redis = RedisServer().start()
+    os.environ["REDIS_URL"] = redis.url
+    try:
+        _run_sizes()
+    finally:
+        redis.kill()
+
+
+def _run_sizes() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    os.environ.setdefault("ASSAY_DATA_DIR", f"/tmp/assay-scale-bench-{os.getpid()}")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    print(f"PostgreSQL; {NODES} worker node(s) × {CONCURRENCY} processes")
+    for size in SIZES:
+        run(size)
+
+
+def run(size: int) -> None:
+    from tests.support.processes import Worker
+
+    workspace, user, version, bindings, server = build(size)
+    workers = [
+        Worker(
+            database_url=os.environ["DATABASE_URL"],
+            redis_url=os.environ["REDIS_URL"],
+            concurrency=CONCURRENCY,
+        ).start()
+        for _ in range(NODES)
+    ]
+    try:
+        time.sleep(3)  # let the workers connect and fork their pools
+        before = _results_bytes()
+        elapsed, experiment = launch_and_wait(workspace, user, version, bindings)
+        report(size, elapsed, experiment, workers, server, _results_bytes() - before)
+    finally:
+        for worker in workers:
+            worker.stop()
+        if server is not None:
+            server.stop()
+
+
+def build(size: int):
+    """A workspace, a committed version of `size` rows (written by one INSERT … SELECT), the
+    bindings, and the local judge server when BENCH_THREE is set."""
+    from assay import services as platform
+    from tests.support.factories import make_code_version
+
+    user = platform.user_create(username=f"scale{size}", password="bench-password-1")
+    workspace = platform.workspace_create(name=f"Scale {size}", owner=user)
+    started = time.perf_counter()
+    version = _version_of(workspace, user, size)
+    print(f"{size:,} rows written and committed in {time.perf_counter() - started:.1f} s")
+    bindings = [{"evaluator_version": make_code_version(workspace=workspace, user=user)}]
+    server = None
+    if THREE:
+        bindings.append(
+            {
+                "evaluator_version": make_code_version(
+                    workspace=workspace, user=user, name="Contains, again"
+                )
+            }
+        )
+        server, judge = _judge(workspace, user)
+        mapping = {"input": "column:input", "output": "column:actual_output"}
+        bindings.append({"evaluator_version": judge, "mapping": mapping})
+    return workspace, user, version, bindings, server
+
+
+def _version_of(workspace, user, size: int):
+    from django.db import connection
+
+    from evalsets import services as evalset_services
+    from evalsets.models import EvalSetItem
+    from tests.support.factories import TEXT_COLUMNS
+
+    evalset = evalset_services.evalset_create(
+        workspace=workspace, user=user, name="Scale", columns=TEXT_COLUMNS
+    )
+    data = (
+        "jsonb_build_object("
+        "'input', jsonb_build_object('content_type', 'Text', 'text', 'question ' || n),"
+        " 'actual_output', jsonb_build_object('content_type', 'Text', 'text',"
+        " CASE WHEN n %% 2 = 0 THEN 'The capital is Paris' ELSE 'The capital is Lyon' END),"
+        " 'reference_output', jsonb_build_object('content_type', 'Text', 'text', 'Paris'))"
+    )
+    sql = (
+        f"INSERT INTO {EvalSetItem._meta.db_table} (evalset_id, version_id, import_job_id, item_id,"
+        " position, data, tags, human_verdict, label, search_text)"
+        f" SELECT %s, NULL, NULL, gen_random_uuid(), n, {data},"
+        " jsonb_build_array(CASE WHEN n %% 2 = 0 THEN 'even' ELSE 'odd' END), '', '',"
+        " 'question ' || n FROM generate_series(0, %s - 1) AS n"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [evalset.pk, size])
+    return evalset_services.version_commit(evalset=evalset, user=user, version="1.0.0", inline=True)
+
+
+def _judge(workspace, user):
+    from tests.support.factories import make_llm_version, make_provider
+    from tests.support.llm_server import ScriptedLlmServer
+
+    server = ScriptedLlmServer(latency_s=JUDGE_LATENCY_S, record=False).start()
+    provider = make_provider(workspace=workspace, server=server)
+    provider.rpm_limit = 10_000_000  # the bench measures the pipeline, not a rate limit
+    provider.save(update_fields=["rpm_limit"])
+    return server, make_llm_version(workspace=workspace, user=user, provider=provider)
+
+
+def launch_and_wait(workspace, user, version, bindings):
+    from rest_framework.test import APIClient
+
+    from assay import services as platform
+    from experiments.models import Experiment, ExperimentStatus
+
+    client = APIClient()
+    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
+    body = {
+        "name": f"scale {version.item_count}",
+        "evalset_version": str(version.public_id),
+        "bindings": [
+            {**b, "evaluator_version": str(b["evaluator_version"].public_id)} for b in bindings
+        ],
+        "launch": True,
+        "concurrency": JUDGE_CONCURRENCY,
+    }
+    started = time.perf_counter()
+    response = client.post("/api/v1/experiments/", body, format="json")
+    if response.status_code not in (201, 202):
+        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
+    experiment = Experiment.objects.get(public_id=response.json()["id"])
+    while experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED):
+        time.sleep(0.05)
+        experiment.refresh_from_db(fields=["status"])
+    return time.perf_counter() - started, experiment
+
+
+def _results_bytes() -> int:
+    """The results table with its indexes and TOAST, in bytes (the run adds to it only)."""
+    from django.db import connection
+
+    from experiments.models import Result
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_total_relation_size(%s)", [Result._meta.db_table])
+        return cursor.fetchone()[0]
+
+
+def report(size: int, elapsed: float, experiment, workers, server, total_bytes: int) -> None:
+    from experiments.models import Result
+
+    count = Result.objects.filter(experiment=experiment).count()
+    peaks = ", ".join(f"{peak_rss_mb(w.process.pid):.0f}" for w in workers)
+    web_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{size:>9,} rows × {len(experiment.bindings.all())} evaluators: {experiment.status} in "
+        f"{elapsed:7.2f} s = {size / elapsed:8,.0f} rows/s; results {count:,} "
+        f"(exactly once: {count == size * experiment.bindings.count()}); "
+        f"worker peak RSS per node {peaks} MB; web process peak {web_mb:.0f} MB; "
+        f"{total_bytes / max(count, 1):.0f} bytes per result (table + indexes + TOAST)"
+    )
+    if server is not None:
+        print(
+            f"judge: the experiment's concurrency {JUDGE_CONCURRENCY}, "
+            f"most requests in flight at once {server.state.max_in_flight}"
+        )
+
+
+if __name__ == "__main__":
+    main()
