@@ -18,6 +18,9 @@ A garak scan (garak 0.17.1's own report of its offline test probe against the ec
 generator, scored by its random detector) is imported too, so the garak import, its
 dashboard and the garak-format exports and console have something to show.
 
+Conversations (`demo_simulated`): a simulated-user run on "Support scenarios" and the
+multi-turn "Support chats" scored per assistant turn.
+
 All run in this process: launching also enqueues the start task, which later finds the run
 finished and does nothing.
 """
@@ -32,6 +35,7 @@ from evaluators.models import Evaluator, EvaluatorVersion
 from evaluators.services import evaluator_create, evaluator_submit_version, evaluator_update_draft
 
 from . import engine, services
+from .demo_simulated import simulated_demo_load
 from .models import Experiment
 
 EVALSET_NAME = "Demo QA"
@@ -144,6 +148,7 @@ def demo_load(*, workspace, user) -> None:
             workspace=workspace, user=user, data=GARAK_REPORT.read_bytes()
         ):
             engine.experiment_run_inline(experiment_id=scan.pk)
+    simulated_demo_load(workspace=workspace, user=user)
 
 
 def _pairwise_demo(workspace, user) -> None:

@@ -12,11 +12,12 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from assay.vocabulary import Verdict
+from assay.vocabulary import ContentType, Verdict
 from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
-from .mapping import suggest_mapping, target_source
+from .mapping import output_type, suggest_mapping, target_source
+from .models import TurnAggregate
 from .targets import TARGETS, target_get
 
 POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
@@ -100,7 +101,10 @@ def binding_plan(
         (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
     ]
     options += [
-        (target_source(output), _("target: %(output)s (Text)") % {"output": output})
+        (
+            target_source(output),
+            _("target: %(output)s (%(type)s)") % {"output": output, "type": output_type(output)},
+        )
         for output in target_outputs
     ]
     valid = {value for value, _label in options}
@@ -132,6 +136,24 @@ def _plan_one(data, version, columns, options, valid, target_outputs) -> dict:
         "policy_text": _describe(policy, version.score_meaning),
         "mapping": {r["name"]: r["selected"] for r in rows if r["selected"]},
         "errors": [],
+        **_turns(data, version, variables),
+    }
+
+
+def turns_field(version) -> str:
+    return f"turns__{version.public_id}"
+
+
+def _turns(data, version, variables) -> dict:
+    """Scored once per row, or per assistant turn with an aggregation (evaluators that read a
+    Conversation only)."""
+    offered = any(v.get("content_type") == ContentType.CONVERSATION for v in variables)
+    chosen = data.get(turns_field(version)) or ""
+    return {
+        "offers_turns": offered,
+        "turns_field": turns_field(version),
+        "turns": chosen if offered and chosen in TurnAggregate.values else "",
+        "turn_choices": TurnAggregate.choices,
     }
 
 
@@ -167,6 +189,7 @@ def plan_bindings(plan: list[dict]) -> list[dict]:
                 if entry["policy_kind"] == "threshold"
                 else {"kind": entry["policy_kind"]}
             ),
+            **({"per_turn": True, "turn_aggregate": entry["turns"]} if entry["turns"] else {}),
         }
         for entry in plan
     ]
@@ -178,6 +201,7 @@ def attach_errors(form: forms.Form, plan: list[dict], exc: ValidationError) -> N
         "target.provider_id": "provider",
         "target.messages": "user_prompt",
         "bindings": "evaluator_versions",
+        **_target_aliases(form),
     }
     rest = {}
     for path, messages in exc.message_dict.items():
@@ -188,6 +212,13 @@ def attach_errors(form: forms.Form, plan: list[dict], exc: ValidationError) -> N
             rest[path] = messages
     if rest:
         add_errors(form, ValidationError(rest), aliases=fields)
+
+
+def _target_aliases(form: forms.Form) -> dict[str, str]:
+    try:
+        return target_get(getattr(form, "cleaned_data", {}).get("target_kind")).form_aliases
+    except ValueError:
+        return {}
 
 
 def _binding_index(path: str) -> int | None:

@@ -2,8 +2,9 @@
 and how a row becomes the turn an evaluator receives.
 
 A source is `column:<name>` or `target:<output>`, where the output is one the experiment's
-target produces (`actual_output`, and `trajectory` for HTTP and external targets). Every target
-output is Text (a trajectory is JSON text).
+target produces (`actual_output`, and `trajectory` for HTTP and external targets, `conversation`
+for the simulated user). Target outputs are Text (a trajectory is JSON text), except
+`conversation`, a Conversation content.
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ from evaluators.turns import OUTPUT_NAMES, turn_build
 
 TARGET_PREFIX = "target:"
 TARGET_OUTPUT = "target:actual_output"
+# The content type of each target output that is not Text.
+OUTPUT_TYPES = {"conversation": ContentType.CONVERSATION}
+
+
+def output_type(output: str) -> str:
+    """The content type a target output has for the variables mapped to it."""
+    return OUTPUT_TYPES.get(output, ContentType.TEXT)
 
 
 def target_source(output: str) -> str:
@@ -36,12 +44,14 @@ def suggest_mapping(
     *, variables: list[dict], columns: list[dict], target_outputs: tuple[str, ...] = ()
 ) -> dict:
     """Map each variable to the same-named target output or column; output-like names go to
-    the target's actual_output when it has one."""
+    the target's actual_output when it has one, and a Conversation variable without a column
+    of its name to the target's conversation."""
     names = {c["name"] for c in columns}
     mapping = {}
     for variable in variables:
         name = variable["name"]
-        if name in target_outputs:
+        kind = variable.get("content_type", ContentType.TEXT)
+        if name in target_outputs and kind == output_type(name):
             mapping[name] = target_source(name)
         elif "actual_output" in target_outputs and name in OUTPUT_NAMES:
             mapping[name] = TARGET_OUTPUT
@@ -51,6 +61,8 @@ def suggest_mapping(
             mapping[name] = "column:actual_output"
         elif name == "actual_output" and "output" in names:
             mapping[name] = "column:output"
+        elif kind == ContentType.CONVERSATION and "conversation" in target_outputs:
+            mapping[name] = target_source("conversation")
     return mapping
 
 
@@ -112,10 +124,14 @@ def _target_problems(name, variable, output: str, target_outputs) -> list[str]:
             _("%(name)r: the target does not produce %(output)r (it offers %(offered)s).")
             % {"name": name, "output": output, "offered": offered}
         ]
-    if variable["content_type"] != ContentType.TEXT:
+    if variable["content_type"] != output_type(output):
         return [
-            _("%(name)r is %(content_type)s; the target output is Text.")
-            % {"name": name, "content_type": variable["content_type"]}
+            _("%(name)r is %(content_type)s; the target output is %(output_type)s.")
+            % {
+                "name": name,
+                "content_type": variable["content_type"],
+                "output_type": output_type(output),
+            }
         ]
     return []
 
@@ -126,10 +142,12 @@ def build_turn(*, mapping: dict, data: dict, target_outputs: dict | None, ext: d
     contents, from_target = {}, []
     for variable, source in mapping.items():
         if source.startswith(TARGET_PREFIX):
-            text = (target_outputs or {}).get(source.removeprefix(TARGET_PREFIX))
-            if text is None:
+            value = (target_outputs or {}).get(source.removeprefix(TARGET_PREFIX))
+            if value is None:
                 continue
-            contents[variable] = {"content_type": ContentType.TEXT, "text": text}
+            # a content object (a conversation) as it is; text outputs become Text contents
+            text = {"content_type": ContentType.TEXT, "text": value}
+            contents[variable] = value if isinstance(value, dict) else text
             from_target.append(variable)
         elif (content := data.get(source.removeprefix("column:"))) is not None:
             contents[variable] = content

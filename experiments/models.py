@@ -122,6 +122,14 @@ class Experiment(models.Model):
         return target_get(self.target_kind)
 
 
+class TurnAggregate(models.TextChoices):
+    """How a per-turn binding's turn results become the item's verdict (statistics.md)."""
+
+    ALL_PASS = "all_pass", _("every turn passes")
+    MEAN = "mean", _("mean score of the turns")
+    MIN = "min", _("lowest score of the turns")
+
+
 class EvaluatorBinding(models.Model):
     """An evaluator version in an experiment: how its variables are fed and its verdict rule."""
 
@@ -138,6 +146,17 @@ class EvaluatorBinding(models.Model):
         help_text='Rows it scores: {"tags": [...]} and/or {"column": name}; empty: every row',
     )
     position = models.PositiveSmallIntegerField(default=0)
+    per_turn = models.BooleanField(
+        default=False, help_text="One result per assistant turn of `turn_source`, not per row."
+    )
+    turn_source = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The Conversation scored turn by turn: column:<name> or target:conversation",
+    )
+    turn_aggregate = models.CharField(
+        max_length=8, choices=TurnAggregate.choices, default=TurnAggregate.ALL_PASS
+    )
 
     class Meta:
         constraints = [
@@ -224,6 +243,9 @@ class TargetResult(models.Model):
     status = models.CharField(max_length=8, choices=ResultStatus.choices)
     output = models.TextField(blank=True)
     trajectory = models.TextField(null=True, blank=True, help_text="JSON text of the steps.")
+    conversation = models.JSONField(
+        null=True, blank=True, help_text="A Conversation content (a simulated user's chat)."
+    )
     error = models.TextField(blank=True)
     rendered_request = models.JSONField(null=True, blank=True)
     raw_response = models.TextField(null=True, blank=True)
@@ -245,13 +267,17 @@ class TargetResult(models.Model):
 
 
 class Result(models.Model):
-    """One (experiment, item, evaluator version): written once by an idempotent upsert."""
+    """One (experiment, item, evaluator version, repetition, turn): written once by an
+    idempotent upsert."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="results")
     binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="results")
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
     repeat = models.PositiveSmallIntegerField(default=0)
+    turn = models.PositiveSmallIntegerField(
+        default=0, help_text="The assistant turn scored, from 0 (0 for a binding scored per row)."
+    )
     position = models.BigIntegerField(default=0)
     tags = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=8, choices=ResultStatus.choices)
@@ -284,7 +310,7 @@ class Result(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["experiment", "item", "binding", "repeat"], name="unique_result"
+                fields=["experiment", "item", "binding", "repeat", "turn"], name="unique_result"
             )
         ]
         indexes = [

@@ -383,7 +383,16 @@ def result_tags(*, experiment: Experiment) -> list[str]:
 # ----------------------------------------------------------------------------- request bodies
 
 
-BINDING_KEYS = {"evaluator_version", "mapping", "policy", "ext", "applies_to"}
+BINDING_KEYS = {
+    "evaluator_version",
+    "mapping",
+    "policy",
+    "ext",
+    "applies_to",
+    "per_turn",
+    "turn_source",
+    "turn_aggregate",
+}
 
 
 def experiment_inputs(*, workspace: Workspace, data: dict) -> dict:

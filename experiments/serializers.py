@@ -17,8 +17,9 @@ from .models import EvaluatorBinding, Experiment, GarakReference, Result
 class ExperimentCreateSerializer(StrictSerializer):
     """The body of POST /experiments/; `launch: true` creates and launches in one call.
 
-    A binding is {evaluator_version: <public id>, mapping?, policy?, ext?}; the service checks
-    each one and names problems by path (bindings[0].mapping).
+    A binding is {evaluator_version: <public id>, mapping?, policy?, ext?, applies_to?,
+    per_turn?, turn_source?, turn_aggregate?}; the service checks each one and names problems
+    by path (bindings[0].mapping).
     """
 
     name = serializers.CharField(max_length=160, allow_blank=True)
@@ -31,7 +32,8 @@ class ExperimentCreateSerializer(StrictSerializer):
     bindings = serializers.ListField(
         child=serializers.DictField(),
         allow_empty=True,
-        help_text='[{evaluator_version: id or "name@version", mapping?, policy?, ext?}]',
+        help_text='[{evaluator_version: id or "name@version", mapping?, policy?, ext?, '
+        "applies_to?, per_turn?, turn_source?, turn_aggregate? (all_pass | mean | min)}]",
     )
     concurrency = serializers.IntegerField(required=False, default=8)
     chunk_size = serializers.IntegerField(required=False, default=1000)
@@ -150,6 +152,9 @@ class BindingSerializer(serializers.ModelSerializer):
             "policy_text",
             "ext",
             "applies_to",
+            "per_turn",
+            "turn_source",
+            "turn_aggregate",
             "summary",
         ]
         read_only_fields = fields
@@ -271,6 +276,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "repeat",
             "tags",
             "binding",
+            "turn",
             "evaluator",
             "evaluator_name",
             "evaluator_version",

@@ -334,3 +334,35 @@ def test_clone_cannot_swap_in_another_workspaces_versions(outsider_api, acme, ow
     response = outsider_api.post(f"{X}{mine.public_id}/clone/", body, format="json")
     assert response.status_code == 400
     assert Result.objects.filter(experiment__workspace=own).count() == 2
+
+
+def test_a_simulated_user_never_runs_on_another_workspaces_provider(
+    outsider_api, acme, own, outsider, llm_server
+):
+    columns = [{"name": n, "content_type": "Text", "required": True} for n in ("persona", "goal")]
+    mine = make_evalset_version(
+        workspace=own,
+        user=outsider,
+        rows=[{"persona": "p", "goal": "g"}],
+        columns=columns,
+        name="Mine",
+    )
+    app = {
+        "kind": "prompt",
+        "provider_id": acme.provider,
+        "messages": [{"role": "system", "content": "Help."}],
+    }
+    target = {
+        "kind": "simulated_user",
+        "provider_id": acme.provider,
+        "persona": "persona",
+        "goal": "goal",
+        "app": app,
+    }
+    body = {"evalset_version": str(mine.public_id), "name": "x", "bindings": [], "target": target}
+    fields = error_fields(outsider_api.post(X, body, format="json"))
+    assert {"target.provider_id", "target.app.provider_id"} <= fields
+    tried = {"evalset_version": str(mine.public_id), "target": target}
+    fields = error_fields(outsider_api.post(X + "target-test/", tried, format="json"))
+    assert {"target.provider_id", "target.app.provider_id"} <= fields
+    assert llm_server.chat_requests() == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import transaction
 from django.db.models import F
@@ -20,7 +21,7 @@ from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.runner import RunCancelled, RunOutcome, evaluator_run_batch
 
-from ..mapping import applies, build_turn, target_sources
+from ..mapping import applies, target_sources
 from ..models import (
     ChunkKind,
     ChunkStatus,
@@ -34,6 +35,7 @@ from . import lifecycle
 from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
+from .per_turn import Case, binding_cases, stale_turns_delete
 
 MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
 # A target batch keeps `concurrency` calls in flight until its last rows, then waits for the
@@ -62,6 +64,7 @@ TARGET_UPDATE_FIELDS = [
     "status",
     "output",
     "trajectory",
+    "conversation",
     "error",
     "rendered_request",
     "raw_response",
@@ -215,30 +218,26 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
             todo = _missing_items(experiment, binding, scored, repeat)
             if todo:
                 rows = _evaluate(experiment, binding, todo, targets, repeat, lease)
-                _commit(chunk, lease, len(rows), lambda rows=rows: results_upsert(rows=rows))
+                write = partial(results_upsert, rows=rows, prune_turns=binding.per_turn)
+                # progress counts rows scored, not turns: results_total is rows × bindings
+                _commit(chunk, lease, len(todo), write)
 
 
 def _evaluate(experiment, binding, items, targets, repeat, lease) -> list[Result]:
     """Result rows of one binding on `items`: a row whose mapped target output is missing is
-    skipped with the target's own error (unknown); the rest go through the runner."""
+    skipped with the target's own error (unknown), as is a per-turn row without an assistant
+    turn; the rest go through the runner (one case per row, or per assistant turn)."""
     wanted = target_sources(binding.mapping)
     unfed = [item for item in items if wanted and targets.missing(item.pk)]
     fed = [item for item in items if item not in unfed]
-    turns = [
-        build_turn(
-            mapping=binding.mapping,
-            data=item.data,
-            target_outputs=targets.outputs.get(item.pk),
-            ext=binding.ext,
-        )
-        for item in fed
-    ]
+    cases, unscored = binding_cases(binding=binding, items=fed, outputs=targets.outputs)
+    unscored += [(item, targets.missing(item.pk)) for item in unfed]
     version = binding.evaluator_version
     outcomes = evaluator_run_batch(
         workspace=experiment.workspace,
         kind=version.kind,
         config=version.config,
-        turns=turns,
+        turns=[case.turn for case in cases],
         policy=binding.policy,
         score_meaning=version.score_meaning,
         # a later repetition of the same input must sample the judge again, not the cache
@@ -247,12 +246,11 @@ def _evaluate(experiment, binding, items, targets, repeat, lease) -> list[Result
         cancel=lease.stop,
     )
     skipped = [
-        RunOutcome(status=ResultStatus.SKIPPED, error=cap_text(targets.missing(i.pk), ERROR_BYTES))
-        for i in unfed
+        RunOutcome(status=ResultStatus.SKIPPED, error=cap_text(why, ERROR_BYTES))
+        for _item, why in unscored
     ]
-    return _result_rows(
-        experiment, binding, fed + unfed, turns + [{}] * len(unfed), outcomes + skipped, repeat
-    )
+    cases += [Case(item, {}) for item, _why in unscored]
+    return _result_rows(experiment, binding, cases, outcomes + skipped, repeat)
 
 
 def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
@@ -262,13 +260,15 @@ def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
 
 
 def _missing_items(experiment, binding, items: list[EvalSetItem], repeat: int) -> list:
-    """Rows without a result; in a retry round also rows whose result is error/timeout."""
+    """Rows without a result; in a retry round also rows with an error/timeout result (of any
+    of their turns: a row's turns are written together, so a row has all of them or none)."""
     existing = Result.objects.filter(
         experiment=experiment, binding=binding, repeat=repeat, item_id__in=[i.pk for i in items]
     )
-    if experiment.retry_round:
-        existing = existing.exclude(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
     have = set(existing.values_list("item_id", flat=True))
+    if experiment.retry_round:
+        failed = existing.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
+        have -= set(failed.values_list("item_id", flat=True))
     return [item for item in items if item.pk not in have]
 
 
@@ -279,34 +279,38 @@ STORED_OUTCOME = (
 ).split()
 
 
-def _result_rows(experiment, binding, items, turns, outcomes, repeat: int) -> list[Result]:
+def _result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) -> list[Result]:
     return [
         Result(
             experiment=experiment,
             binding=binding,
-            item_id=item.pk,
-            item_uid=item.item_id,
+            item_id=case.item.pk,
+            item_uid=case.item.item_id,
             repeat=repeat,
-            position=item.position,
-            tags=item.tags or [],
+            turn=case.index,
+            position=case.item.position,
+            tags=case.item.tags or [],
             **{name: getattr(o, name) for name in STORED_OUTCOME},  # capped by the runner
-            input=cap_json(turn),
+            input=cap_json(case.turn),
             attempt=experiment.retry_round,
         )
-        for item, turn, o in zip(items, turns, outcomes, strict=True)
+        for case, o in zip(cases, outcomes, strict=True)
     ]
 
 
-def results_upsert(*, rows: list[Result]) -> None:
-    """Insert results, or update the row already there for (experiment, item, binding): two
-    runners that both found a row missing still leave exactly one."""
+def results_upsert(*, rows: list[Result], prune_turns: bool = False) -> None:
+    """Insert results, or update the row already there for (experiment, item, binding, repeat,
+    turn): two runners that both found a row missing still leave exactly one. `prune_turns`
+    (per-turn bindings) also drops turns the rows' items no longer have."""
     Result.objects.bulk_create(
         rows,
         batch_size=1000,
         update_conflicts=True,
-        unique_fields=["experiment", "item", "binding", "repeat"],
+        unique_fields=["experiment", "item", "binding", "repeat", "turn"],
         update_fields=RESULT_UPDATE_FIELDS,
     )
+    if prune_turns:
+        stale_turns_delete(rows=rows)
 
 
 # ----------------------------------------------------------------------------- target
@@ -316,7 +320,7 @@ def results_upsert(*, rows: list[Result]) -> None:
 class TargetOutputs:
     """The target's outputs for some rows of one repetition, and why others have none."""
 
-    outputs: dict[int, dict[str, str]]  # item pk → {"actual_output": …, "trajectory": …}
+    outputs: dict[int, dict]  # item pk → {"actual_output": …, "trajectory": …, "conversation"}
     errors: dict[int, str]
 
     def missing(self, item_pk: int) -> str:
@@ -331,11 +335,15 @@ def _target_outputs(experiment: Experiment, items: list[EvalSetItem], repeat: in
         return TargetOutputs({}, {})
     rows = TargetResult.objects.filter(
         experiment=experiment, repeat=repeat, item_id__in=[i.pk for i in items]
-    ).values_list("item_id", "status", "output", "trajectory", "error")
+    ).values_list("item_id", "status", "output", "trajectory", "conversation", "error")
     outputs, errors = {}, {}
-    for item_id, status, output, trajectory, error in rows:
+    for item_id, status, output, trajectory, conversation, error in rows:
         if status == ResultStatus.SUCCESS:
-            outputs[item_id] = {"actual_output": output, "trajectory": trajectory}
+            outputs[item_id] = {
+                "actual_output": output,
+                "trajectory": trajectory,
+                "conversation": conversation,
+            }
         else:
             errors[item_id] = error
     return TargetOutputs(outputs, errors)
@@ -382,6 +390,7 @@ def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:
             else None,
             "error": cap_text(fields.get("error") or "", ERROR_BYTES),
             "rendered_request": cap_json(fields.get("rendered_request")),
+            "conversation": fields.get("conversation"),  # checked and capped by its target
         },
     )
 

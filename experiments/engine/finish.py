@@ -63,8 +63,9 @@ def _settle(experiment_id: int) -> None:
 
 
 def _settle_counters(experiment_id: int) -> None:
-    """Counters bumped by concurrent chunks are exact once everything is written."""
-    count = Result.objects.filter(experiment_id=experiment_id).count()
+    """Counters bumped by concurrent chunks are exact once everything is written. A row scored
+    per assistant turn counts once (its turn 0; a row scored per row has only that)."""
+    count = Result.objects.filter(experiment_id=experiment_id, turn=0).count()
     Experiment.objects.filter(pk=experiment_id).update(results_done=count)
 
 

@@ -13,6 +13,7 @@ from ..stats import bootstrap_ci, mean_ci, summarize
 from ..stats.clustered import clustered_mean_ci, clustered_rate_ci, repetition_summary
 from ..stats.interval_settings import interval_settings
 from ..stats.usage import usage_summary
+from .per_turn import per_turn_rows
 
 
 def aggregates_refresh(*, experiment: Experiment, binding_ids: list[int] | None = None) -> None:
@@ -67,14 +68,16 @@ class _Rows:
 
 def binding_summary(*, experiment: Experiment, binding) -> dict:
     """Counts, rates with CIs, mean with CI, histogram, tags, status counts and usage of one
-    evaluator; with repetitions, intervals clustered by item and pass@k / pass^k."""
+    evaluator; with repetitions, intervals clustered by item and pass@k / pass^k; scored per
+    assistant turn, all of it over the rows' aggregated turns, and the turns' own numbers."""
     rows = _Rows()
     results = Result.objects.filter(experiment=experiment, binding=binding)
-    for row in results.values(*ROW_FIELDS).iterator(10000):
+    settings = interval_settings(experiment.interval)
+    values, per_turn = _row_values(results, binding, settings)
+    for row in values:
         rows.add(row)
     summary = summarize(rows.scores, rows.verdicts, rows.tags).to_dict()
     calibration = _calibration(binding)
-    settings = interval_settings(experiment.interval)
     if settings["method"] == "none":
         summary.update(fail_rate_ci=None, mean_ci=None, interval="none", tag_fail_rate_ci={})
     elif experiment.repetitions > 1:
@@ -96,7 +99,17 @@ def binding_summary(*, experiment: Experiment, binding) -> dict:
         costs=rows.costs,
     )
     summary["corrected"] = results.exclude(human_verdict="").count()
+    if per_turn is not None:
+        summary["per_turn"] = per_turn
     return summary
+
+
+def _row_values(results, binding, settings: dict):
+    """The results as rows; a per-turn binding's turns become one row per item and repetition
+    (and its turn-level summary comes with them)."""
+    if not binding.per_turn:
+        return results.values(*ROW_FIELDS).iterator(10000), None
+    return per_turn_rows(results, binding=binding, settings=settings)
 
 
 def _resampling(settings: dict) -> dict:

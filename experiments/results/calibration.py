@@ -53,6 +53,8 @@ def calibrations_record(*, experiment: Experiment) -> list[JudgeCalibration]:
         return []
     recorded = []
     for binding in experiment.bindings.select_related("evaluator_version"):
+        if binding.per_turn:
+            continue  # an item's human verdict is about the row, not about one of its turns
         rows = Result.objects.filter(
             experiment=experiment, binding=binding, item_id__in=list(humans)
         ).values_list("item_id", "verdict")

@@ -22,6 +22,7 @@ from ..models import Aggregate, Experiment, Result
 from ..selectors import experiment_get
 from ..stats import compare_paired
 from ..stats.clustered import collapse_repetitions
+from .per_turn import per_turn_outcomes
 from .textdiff import marked_sides, text_diff
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
@@ -134,13 +135,16 @@ def bindings_by_evaluator(experiment: Experiment) -> dict:
 def evaluator_side(experiment: Experiment, binding) -> dict:
     """item id → (verdict, score) of one evaluator; an item's repetitions count once (their
     majority verdict and mean score)."""
-    rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
-        "item_uid", "verdict", "human_verdict", "score", "human_score"
-    )
-    outcomes = [
-        (str(uid), hv or v, hs if hv and hs is not None else s)
-        for uid, v, hv, s, hs in rows.iterator(5000)
-    ]
+    if binding.per_turn:  # its results are turns: the row's outcome is their aggregate
+        outcomes = per_turn_outcomes(experiment=experiment, binding=binding)
+    else:
+        rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
+            "item_uid", "verdict", "human_verdict", "score", "human_score"
+        )
+        outcomes = [
+            (str(uid), hv or v, hs if hv and hs is not None else s)
+            for uid, v, hv, s, hs in rows.iterator(5000)
+        ]
     if experiment.repetitions == 1:
         return {uid: (verdict, score) for uid, verdict, score in outcomes}
     return collapse_repetitions(outcomes)

@@ -20,6 +20,7 @@ CSV_FIELDS = [
     "tags",
     "evaluator",
     "evaluator_version",
+    "turn",
     "status",
     "verdict",
     "evaluator_verdict",
@@ -68,7 +69,7 @@ ROWS_PER_CHUNK = 500
 FIELDS = (
     "binding_id", "item_uid", "position", "repeat", "tags", "status", "verdict", "human_verdict",
     "human_score", "score", "reason", "error", "stdout", "latency_ms", "tokens_in", "tokens_out",
-    "cost", "correction_note", "input",
+    "cost", "correction_note", "input", "turn",
 )  # fmt: skip
 
 
@@ -77,7 +78,7 @@ def _results(experiment: Experiment):
     (PostgreSQL) 2,000 at a time."""
     return (
         Result.objects.filter(experiment=experiment)
-        .order_by("position", "repeat", "binding_id")
+        .order_by("position", "repeat", "binding_id", "turn")
         .values_list(*FIELDS)
         .iterator(chunk_size=2000)
     )
@@ -99,7 +100,8 @@ def _rows(experiment: Experiment) -> Iterator[dict]:
 
 def _row(values: tuple, evaluator: tuple[str, str]) -> dict:
     (_binding, uid, position, repeat, tags, status, verdict, human, human_score, score, reason,
-     error, stdout, latency_ms, tokens_in, tokens_out, cost, note, turn) = values  # fmt: skip
+     error, stdout, latency_ms, tokens_in, tokens_out, cost, note, given,
+     turn) = values  # fmt: skip
     return {
         "item_id": str(uid),
         "position": position,
@@ -107,6 +109,7 @@ def _row(values: tuple, evaluator: tuple[str, str]) -> dict:
         "tags": tags,
         "evaluator": evaluator[0],
         "evaluator_version": evaluator[1],
+        "turn": turn,  # the assistant turn of a binding scored per turn, else 0
         "status": status,
         "verdict": human or verdict,  # Result.final_verdict
         "evaluator_verdict": verdict,
@@ -120,7 +123,7 @@ def _row(values: tuple, evaluator: tuple[str, str]) -> dict:
         "tokens_out": tokens_out,
         "cost": cost,
         "correction_note": note,
-        "input": turn,
+        "input": given,
     }
 
 

@@ -34,6 +34,7 @@ from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
+from .per_turn import row_outcomes, scored_reply
 
 GRID_COLUMNS = 4  # dataset columns in the grid; the drawer shows every column
 CELL_HEAD = 160  # characters a collapsed cell shows
@@ -265,10 +266,16 @@ def text_cell(content: dict | None, *, head: int = CELL_HEAD, full: int = CELL_F
 
 @dataclass
 class EvaluatorCell:
-    """One evaluator's results (one per repetition) on one row."""
+    """One evaluator's results (one per repetition, and per assistant turn for a binding
+    scored per turn) on one row."""
 
     binding: EvaluatorBinding
     results: list[Result] = field(default_factory=list)
+
+    @property
+    def turn_outcomes(self) -> list[dict]:
+        """A per-turn binding's row outcome per repetition (its turns aggregated)."""
+        return row_outcomes(self.binding, self.results) if self.binding.per_turn else []
 
     @property
     def score(self) -> float | None:
@@ -316,7 +323,7 @@ def _page_results(experiment: Experiment, item_pks: list[int], heavy) -> dict[in
         .defer(*heavy)
         .select_related("binding__evaluator_version__evaluator")
         .annotate(reason_head=Substr("reason", 1, REASON_HEAD + 1))
-        .order_by("repeat")
+        .order_by("repeat", "turn")
     )
     found: dict[int, dict] = {}
     for r in rows:
@@ -366,11 +373,36 @@ def item_in_experiment(*, experiment: Experiment, item_id) -> EvalSetItem:
 
 def drawer_results(*, experiment: Experiment, item: EvalSetItem, repeat: int) -> list[dict]:
     """Every evaluator of the experiment on one item and repetition, in binding order, with
-    its whole result (or None when it has not scored the row)."""
+    its whole result (or None when it has not scored the row); a binding scored per assistant
+    turn has one entry per turn, the first carrying the row's aggregated outcome."""
     results = Result.objects.filter(experiment=experiment, item=item, repeat=repeat)
-    by_binding = {r.binding_id: r for r in results.select_related("corrected_by")}
+    by_binding: dict[int, list[Result]] = {}
+    for r in results.select_related("corrected_by").order_by("turn"):
+        by_binding.setdefault(r.binding_id, []).append(r)
     bindings = experiment.bindings.select_related("evaluator_version__evaluator")
-    return [{"binding": b, "result": by_binding.get(b.pk)} for b in bindings.order_by("position")]
+    entries = []
+    for b in bindings.order_by("position"):
+        found = by_binding.get(b.pk, [])
+        if b.per_turn and found:
+            entries += _turn_entries(b, found)
+        else:
+            entries.append({"binding": b, "result": found[0] if found else None})
+    return entries
+
+
+def _turn_entries(binding: EvaluatorBinding, results: list[Result]) -> list[dict]:
+    [outcome] = row_outcomes(binding, results)
+    return [
+        {
+            "binding": binding,
+            "result": r,
+            "turn": r.turn + 1,
+            "turns": len(results),
+            "reply": scored_reply(binding, r),
+            "outcome": outcome if index == 0 else None,
+        }
+        for index, r in enumerate(results)
+    ]
 
 
 def drawer_output(*, experiment: Experiment, item: EvalSetItem, repeat: int):

@@ -32,6 +32,7 @@ from ..models import (
 )
 from ..stats.interval_settings import interval_problems, interval_settings
 from ..targets import target_get
+from .per_turn import TURN_KEYS, binding_turn_options
 
 MAX_BINDINGS = 20
 MAX_REPETITIONS = 20
@@ -185,6 +186,9 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
         "policy": policy,
         "ext": ext,
         "applies_to": applies_to,
+        **binding_turn_options(
+            binding=binding, mapping=mapping, columns=version.columns, path=path, errors=errors
+        ),
     }
 
 
@@ -313,8 +317,9 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
     ):
         raise ValidationError({"status": _("Retry once the experiment has finished.")})
     failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
-    count = failed.count()
-    missing = experiment.results_total - experiment.results.count()
+    # a row scored per assistant turn counts once however many of its turns failed
+    count = failed.values_list("binding_id", "item_id", "repeat").distinct().count()
+    missing = experiment.results_total - experiment.results.filter(turn=0).count()
     if count == 0 and missing <= 0:
         raise ValidationError({"status": _("There are no failed rows to retry.")})
     with transaction.atomic():
@@ -360,6 +365,7 @@ def experiment_clone(
                 "policy": b.policy,
                 "ext": b.ext,
                 "applies_to": b.applies_to,
+                **{key: getattr(b, key) for key in TURN_KEYS},
             }
         )
     target = {"kind": experiment.target_kind, **experiment.target_config}

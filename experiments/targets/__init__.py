@@ -36,12 +36,14 @@ def _register_builtins() -> None:
     from .none import NoTarget
     from .prompt import PromptTarget
     from .rescore import RescoreTarget
+    from .simulated_user import SimulatedUserTarget
 
     register(NoTarget())
     register(PromptTarget())
     register(HttpTarget())
     register(ExternalTarget())
     register(RescoreTarget())
+    register(SimulatedUserTarget())
 
 
 _register_builtins()

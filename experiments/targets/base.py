@@ -27,6 +27,8 @@ class TargetSpec:
     in_new_form: ClassVar[bool] = True
     # One row can be sent through it to see what comes back ("Test request").
     testable: ClassVar[bool] = False
+    # Service error paths → this kind's form fields, so a problem shows beside its field.
+    form_aliases: ClassVar[dict[str, str]] = {}
 
     @property
     def produces_output(self) -> bool:

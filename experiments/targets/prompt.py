@@ -48,33 +48,17 @@ class PromptTarget(TargetSpec):
         return config
 
     def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
-        from evaluators.llm import run_completion_batch
-
-        config = experiment.target_config
-        provider = provider_find(
-            workspace=experiment.workspace, public_id=config.get("provider_id")
-        )
-        if provider is None:
-            return [_row(None, None, "the target's model provider no longer exists") for _ in items]
-        settings = provider_settings(provider)
-        requests = [_request(config, item.data, settings.model) for item in items]
-        limiter, cache = llm_backends()
         # Cached per experiment and repetition: a chunk re-run after a crash (or a superseded
         # runner) does not pay for answers it already got, while a new experiment, or another
         # repetition, samples the target afresh.
-        results = run_completion_batch(
-            requests,
-            settings,
+        return prompt_rows(
+            workspace=experiment.workspace,
+            config=experiment.target_config,
+            datas=[item.data for item in items],
             concurrency=experiment.concurrency,
-            limiter=limiter,
-            cache=cache,
             cache_namespace=f"prompt-target:{experiment.public_id}:{repeat}",
             cancel=cancel,
         )
-        return [
-            _row(request, result, cost=provider_cost(provider, request["model"], result))
-            for request, result in zip(requests, results, strict=True)
-        ]
 
     def summary(self, config: dict) -> str:
         return _t("Prompt on %(model)s") % {"model": config.get("model") or _t("the default model")}
@@ -163,15 +147,71 @@ def _placeholder_problems(messages, version) -> dict:
     return {}
 
 
-def _request(config: dict, data: dict, default_model: str) -> dict[str, Any]:
+def prompt_rows(
+    *,
+    workspace,
+    config: dict,
+    datas: list[dict],
+    histories: list[list[dict]] | None = None,
+    concurrency: int,
+    cache_namespace: str,
+    cancel,
+) -> list[dict]:
+    """TargetResult fields per row: the config's messages filled from the row's data, then its
+    chat history when given (a simulated user's conversation so far), answered by the model."""
+    provider = provider_find(workspace=workspace, public_id=config.get("provider_id"))
+    if provider is None:
+        return [_row(None, None, "the target's model provider no longer exists") for _ in datas]
+    model = provider_settings(provider).model
+    histories = histories or [[] for _ in datas]
+    requests = [
+        _request(config, data, model, history)
+        for data, history in zip(datas, histories, strict=True)
+    ]
+    return completion_rows(
+        provider=provider,
+        requests=requests,
+        concurrency=concurrency,
+        cache_namespace=cache_namespace,
+        cancel=cancel,
+    )
+
+
+def completion_rows(
+    *, provider, requests: list[dict], concurrency: int, cache_namespace: str, cancel
+) -> list[dict]:
+    """TargetResult fields for ready chat bodies sent to `provider` through the judges' call
+    path (pool, rate limit, retries, response cache); a cancel raises RunCancelled."""
+    from evaluators.llm import BatchCancelled, run_completion_batch
+    from evaluators.runner import RunCancelled
+
+    limiter, cache = llm_backends()
+    try:
+        results = run_completion_batch(
+            requests,
+            provider_settings(provider),
+            concurrency=concurrency,
+            limiter=limiter,
+            cache=cache,
+            cache_namespace=cache_namespace,
+            cancel=cancel,
+        )
+    except BatchCancelled:
+        raise RunCancelled from None
+    return [
+        _row(request, result, cost=provider_cost(provider, request["model"], result))
+        for request, result in zip(requests, results, strict=True)
+    ]
+
+
+def _request(config: dict, data: dict, default_model: str, history=()) -> dict[str, Any]:
     def fill(text: str) -> str:
         return PLACEHOLDER_RE.sub(lambda m: (data.get(m.group(1)) or {}).get("text") or "", text)
 
+    messages = [{"role": m["role"], "content": fill(m["content"])} for m in config["messages"]]
     body = {
         "model": config.get("model") or default_model,
-        "messages": [
-            {"role": m["role"], "content": fill(m["content"])} for m in config["messages"]
-        ],
+        "messages": messages + [{"role": m["role"], "content": m["content"]} for m in history],
     }
     for key in ("temperature", "max_tokens"):
         if config.get(key) is not None:

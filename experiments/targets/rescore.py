@@ -14,7 +14,9 @@ from .base import TargetSpec
 
 # What a re-score takes over from its source's rows: the output and how it was obtained.
 # Tokens and cost stay with the source: this run spent nothing on its target.
-COPIED = "status output trajectory error rendered_request raw_response latency_ms".split()
+COPIED = (
+    "status output trajectory conversation error rendered_request raw_response latency_ms"
+).split()
 FINISHED = ("completed", "failed", "cancelled")
 
 

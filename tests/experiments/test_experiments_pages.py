@@ -386,19 +386,25 @@ def test_anonymous_is_sent_to_sign_in(client, finished):
 
 def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspace, user):
     from experiments.demo import BASELINE, GARAK_RUN, PUSHED, RESCORED, STRICTER, demo_load
-    from experiments.pairwise.demo import PAIRWISE_APPS
+    from experiments.demo_simulated import SIMULATED_RUN
     from experiments.models import Aggregate, TargetResult
+    from experiments.pairwise.demo import PAIRWISE_APPS
 
     demo_load(workspace=workspace, user=user)
     demo_load(workspace=workspace, user=user)  # idempotent: nothing doubled
     mine = Experiment.objects.filter(workspace=workspace).exclude(name__in=PAIRWISE_APPS)
     runs = {e.name: e for e in mine}  # the pairwise demo's apps: test_pairwise_demo
-    assert set(runs) == {BASELINE, STRICTER, PUSHED, RESCORED, GARAK_RUN}
+    # (the conversations' runs are checked in test_simulated_user)
+    assert set(runs) == {BASELINE, STRICTER, PUSHED, RESCORED, GARAK_RUN, SIMULATED_RUN}
     assert all(e.status == ExperimentStatus.COMPLETED for e in runs.values())
     assert runs[BASELINE].results_done == runs[STRICTER].results_done == 60
     assert runs[STRICTER].cloned_from_id == runs[BASELINE].pk
     assert runs[BASELINE].is_baseline and not runs[STRICTER].is_baseline
-    lines = {name: Aggregate.objects.get(experiment=e).summary for name, e in runs.items()}
+    lines = {
+        name: Aggregate.objects.get(experiment=e).summary
+        for name, e in runs.items()
+        if name != SIMULATED_RUN
+    }
     assert lines[BASELINE]["nones"] == lines[STRICTER]["nones"] == 4
     assert lines[STRICTER]["passed"] < lines[BASELINE]["passed"]
 

@@ -16,6 +16,10 @@ Answer scripts (content; sent as ``tool_calls`` arguments when the request has t
 a pairwise judge's ``verdict:<A|B|tie|anything>`` (``{"reason", "verdict"}``) and
 ``verdict_prose:<x>`` (the verdict in a sentence, no JSON). A marker inside a judged output moves
 with it: in a pairwise prompt the output shown first supplies the marker.
+A simulated user's ``say:<first>|<second>|…``: the n-th message of a chat, where n - 1 is the
+number of assistant messages in the request (the simulator's own earlier messages; the last
+one repeats), e.g. ``say:hi|thanks <END>`` — give it as ``default_script``: a simulator's last
+user message is the app's reply, which carries no marker.
 Transport scripts: ``429[:seconds|:date:seconds|:none]``, ``500``, ``503``, ``400``,
 ``slow:<seconds>`` (clean after a delay), ``hang:<seconds>`` (for client timeouts), ``drop``
 (close the connection without answering), ``echo_key[:masked]`` (401 whose message repeats the
@@ -174,10 +178,12 @@ def _act(handler: _Handler, script: str, body: Any) -> None:
     if action is not None:
         action(handler, arg, body)
         return
-    _answer(handler, body, _content_for(name, arg), allow_tool=name != "tool_text")
+    _answer(handler, body, _content_for(name, arg, body), allow_tool=name != "tool_text")
 
 
-def _content_for(name: str, arg: str) -> str:
+def _content_for(name: str, arg: str, body: Any = None) -> str:
+    if name == "say":
+        return _say(arg, body)
     if name == "score":
         return json.dumps({"reason": f"Scored {arg}.", "score": float(arg)})
     if name == "tool_text":
@@ -189,6 +195,14 @@ def _content_for(name: str, arg: str) -> str:
     if name not in ANSWERS:
         return json.dumps({"reason": f"unknown script {name!r}", "score": 0.5})
     return ANSWERS[name]
+
+
+def _say(arg: str, body: Any) -> str:
+    """A simulated user's next message: the step after the messages it already wrote."""
+    steps = arg.split("|")
+    messages = body.get("messages") if isinstance(body, dict) else None
+    written = sum(1 for m in messages or [] if m.get("role") == "assistant")
+    return steps[min(written, len(steps) - 1)]
 
 
 def _answer(handler: _Handler, body: Any, content: str, *, allow_tool: bool = True) -> None:
