@@ -19,6 +19,7 @@ from django.utils.text import slugify
 from assay.safety.csvcells import csv_safe_row
 
 from .items.content import content_cell, export_value
+from .items.problems import report_rows
 from .models import EvalSet, EvalSetVersion
 
 CHUNK = 2000
@@ -81,10 +82,10 @@ def export_response(
 
 
 def errors_csv(errors: list[dict]) -> str:
-    """An import's error report: line, column, problem."""
+    """An import's error report: line, column, problem (in the active language)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["line", "column", "problem"])
-    for error in errors:
+    for error in report_rows(errors):
         writer.writerow(csv_safe_row([error["line"], error["column"], error["problem"]]))
     return out.getvalue()

@@ -160,6 +160,13 @@ class EvalSetImport(models.Model):
         return self.status in {ImportStatus.COMPLETED, ImportStatus.FAILED}
 
     @property
+    def report_head(self) -> list[dict]:
+        """The first 20 problems, in the reader's language (`items.problems`)."""
+        from .items.problems import report_rows
+
+        return report_rows(self.errors, 20)
+
+    @property
     def percent(self) -> int:
         if self.status == ImportStatus.COMPLETED:
             return 100

@@ -11,6 +11,7 @@ from assay.api.serializers import StrictSerializer
 from assay.vocabulary import CONTENT_TYPES
 
 from .items.media import with_urls
+from .items.problems import report_rows
 from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
 
 
@@ -190,7 +191,7 @@ class ImportSerializer(serializers.ModelSerializer):
 
     def get_errors(self, obj) -> list[dict]:
         """The first 100 problems; the full report (up to 1,000) downloads from errors/."""
-        return obj.errors[:100]
+        return report_rows(obj.errors, 100)
 
 
 class ImportCreateSerializer(StrictSerializer):

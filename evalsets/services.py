@@ -20,6 +20,7 @@ from assay.vocabulary import CONTENT_TYPES
 from .committing import commit_enqueue, commit_quiet_check, draft_copy_all, draft_edit_check
 from .committing import inline_rows as commit_inline_rows
 from .items.media import uri_checker
+from .items.problems import problem_text
 from .items.rows import MAX_TAG_LEN, MAX_TAGS, RowBuilder, column_name_problem, new_item_ids
 from .models import EvalSet, EvalSetItem, EvalSetVersion, VersionStatus, draft_filter
 
@@ -160,7 +161,7 @@ def _checked_column(column) -> tuple[str | None, dict]:
     name = column.get("name")
     problem = column_name_problem(name)
     if problem:
-        return problem, {}
+        return problem_text(problem), {}
     content_type = column.get("content_type", "Text")
     if content_type not in CONTENT_TYPES:
         return _("content_type must be one of %(content_types)s, got %(content_type)r") % {
@@ -365,7 +366,7 @@ def _checked_row(builder: RowBuilder, payload, where: str, errors: dict):
         return None
     row, problems = builder.build(record)
     for column, problem in problems:
-        errors.setdefault(f"{where}.data.{column}", []).append(problem)
+        errors.setdefault(f"{where}.data.{column}", []).append(problem_text(problem))
     return row
 
 

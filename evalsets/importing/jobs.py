@@ -17,6 +17,7 @@ from assay.vocabulary import CONTENT_TYPES
 from ..committing import draft_edit_check
 from ..items.content import TEXT, content_type_of
 from ..items.media import max_import_bytes, safe_name, workspace_prefix
+from ..items.problems import problem_text
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
 from .readers import (
@@ -229,6 +230,7 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
     for column in new_columns:
         name = column.get("name") if isinstance(column, dict) else None
         problem = column_name_problem(name)
+        problem = problem and problem_text(problem)
         content_type = column.get("content_type", TEXT) if isinstance(column, dict) else None
         if problem is None and (name in existing or name in {c["name"] for c in cleaned}):
             problem = f"column {name!r} already exists"
@@ -361,7 +363,7 @@ def import_preview(*, job: EvalSetImport, mapping: dict, new_columns: list[dict]
     try:
         builder = RowBuilder(columns, mapping, uri_checker(job.workspace))
     except ValueError as exc:
-        return {"columns": [], "rows": [], "problem": str(exc)}
+        return {"columns": [], "rows": [], "problem": problem_text(getattr(exc, "problem", exc))}
     with default_storage.open(job.file_path, "rb") as binary:
         if job.format == ImportFormat.CSV:
             _fields, records, _lines = read_csv(binary, job.encoding)
@@ -380,4 +382,5 @@ def _preview_row(builder, line, record, problems) -> dict:
         if row is not None:
             cells = {name: content_text(cell)[:200] for name, cell in row.data.items()}
             return {"line": line, "cells": cells, "problems": []}
-    return {"line": line, "cells": {}, "problems": [f"{c or 'row'}: {p}" for c, p in problems]}
+    shown = [f"{c or 'row'}: {problem_text(p)}" for c, p in problems]
+    return {"line": line, "cells": {}, "problems": shown}

@@ -18,8 +18,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
+from ..items.content import Problem
 from ..items.media import uri_checker
+from ..items.problems import stored_problem
 from ..items.rows import RowBuilder, new_item_ids
 from ..models import EvalSet, EvalSetImport, EvalSetItem, ImportFormat, ImportStatus, draft_filter
 from ..models import dumps as json_dumps
@@ -90,7 +93,11 @@ class _Run:
         try:
             builder = RowBuilder(columns, self.job.mapping, uri_checker(evalset.workspace))
         except ValueError as exc:  # the set's columns changed after the mapping was made
-            raise FileProblem(1, "", f"{exc}; make the mapping again") from None
+            problem = getattr(exc, "problem", str(exc))
+            again = Problem(
+                gettext_noop("%(problem)s; make the mapping again"), {"problem": problem}
+            )
+            raise FileProblem(1, "", again) from None
         self.writer = ItemWriter(evalset_id=evalset.pk, import_id=self.job.pk)
         with default_storage.open(self.job.file_path, "rb") as binary:
             records = self._records(binary)
@@ -157,11 +164,13 @@ class _Run:
         self.writer.write(batch, after=self.progress)
 
     def report(self, line: int, problems: list[tuple[str, str]]) -> None:
+        """Problems are stored with their message id (see `items.problems`): the worker has no
+        reader's language, the report page translates them."""
         self.failed += 1
         for column, problem in problems:
             self.error_count += 1
             if len(self.errors) < MAX_ERRORS:
-                self.errors.append({"line": line, "column": column, "problem": problem})
+                self.errors.append(stored_problem(line, column, problem))
 
     def estimate_total(self) -> int:
         read = self.lines.bytes_read if self.lines else 0
@@ -232,6 +241,9 @@ def _merged_columns(columns: list[dict], new_columns: list[dict]) -> list[dict]:
             raise FileProblem(
                 1,
                 column["name"],
-                f"column {column['name']!r} was added meanwhile with another type",
+                Problem(
+                    gettext_noop("column %(name)s was added meanwhile with another type"),
+                    {"name": repr(column["name"])},
+                ),
             )
     return merged

@@ -47,8 +47,67 @@ AUDIO_FORMATS = {"mp3", "wav", "ogg", "oga", "flac", "m4a", "aac", "webm", "opus
 UriCheck = Callable[[str, str], None]
 
 
+def N_(message: str) -> str:
+    """Marks `message` for the catalogue (makemessages extracts `N_`) without translating it:
+    this module has no Django, and an import's report is written in a worker, where no reader's
+    language exists. The text is translated where it reaches a person (`Problem.render`)."""
+    return message
+
+
+class Problem(str):
+    """A message id and its named parameters, and (as a str) the English text.
+
+    Being a str keeps every caller that treats a problem as text working; a caller that shows it
+    to a person renders it in the request's language, `problem.render(gettext)` (see
+    `evalsets.items.problems`), and an import stores `as_json()` so its report is translated
+    when read. A parameter may be a Problem itself (a phrase such as "a number")."""
+
+    msgid: str
+    params: dict
+
+    def __new__(cls, msgid: str, params: dict | None = None) -> Problem:
+        params = params or {}
+        self = super().__new__(cls, _format(msgid, msgid, params, N_))
+        self.msgid, self.params = msgid, params
+        return self
+
+    def render(self, translate: Callable[[str], str]) -> str:
+        return _format(translate(self.msgid), self.msgid, self.params, translate)
+
+    def as_json(self) -> dict:
+        params = {k: v.as_json() if isinstance(v, Problem) else v for k, v in self.params.items()}
+        return {"msgid": self.msgid, "params": params}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Problem:
+        params = data.get("params") or {}
+        return cls(data["msgid"], {k: _param(v) for k, v in params.items()})
+
+    def __reduce__(self):
+        return (Problem, (self.msgid, self.params))
+
+
+def _param(value):
+    return Problem.from_json(value) if isinstance(value, dict) and "msgid" in value else value
+
+
+def _format(text: str, msgid: str, params: dict, translate: Callable[[str], str]) -> str:
+    if not params:
+        return text
+    values = {k: v.render(translate) if isinstance(v, Problem) else v for k, v in params.items()}
+    try:
+        return text % values
+    except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder
+        return msgid % values
+
+
 class CellError(ValueError):
-    """A value that cannot become the column's content; the message says why, for a human."""
+    """A value that cannot become the column's content; `problem` says why (a Problem: English
+    as text, translated where it is shown)."""
+
+    def __init__(self, msgid: str, params: dict | None = None):
+        self.problem = msgid if isinstance(msgid, Problem) else Problem(msgid, params)
+        super().__init__(str(self.problem))
 
 
 def text_content(text: str) -> dict:
@@ -60,7 +119,8 @@ def check_text(text: str) -> str:
     # A str of at most cap/4 characters cannot exceed the cap in UTF-8: skip the encode.
     if len(text) > TEXT_CELL_CAP // 4 and len(text.encode("utf-8")) > TEXT_CELL_CAP:
         raise CellError(
-            f"text is {len(text.encode('utf-8')):,} bytes; the limit is {TEXT_CELL_CAP:,} bytes"
+            N_("text is %(size)s bytes; the limit is %(limit)s bytes"),
+            {"size": f"{len(text.encode('utf-8')):,}", "limit": f"{TEXT_CELL_CAP:,}"},
         )
     return text
 
@@ -70,23 +130,33 @@ def media_from_reference(ref: str, content_type: str, check_uri: UriCheck) -> di
     key = MEDIA_KEYS[content_type]
     ref = ref.strip()
     if len(ref) > URL_CAP:
-        raise CellError(f"{key} reference is longer than {URL_CAP} characters")
+        raise CellError(
+            N_("%(key)s reference is longer than %(limit)s characters"),
+            {"key": key, "limit": URL_CAP},
+        )
     name = ref.rsplit("/", 1)[-1].split("?", 1)[0][:200]
     if URL_RE.match(ref):
         media = {"url": ref, "uri": "", "name": name}
     elif ref.startswith(("http:", "https:")) or "://" in ref:
-        raise CellError(f"{ref[:80]!r} is not a valid http(s) URL")
+        raise CellError(N_("%(ref)s is not a valid http(s) URL"), {"ref": repr(ref[:80])})
     elif ref.startswith("evalsets/"):
         check_uri(ref, key)
         media = {"url": "", "uri": ref, "name": name}
     else:
-        raise CellError(
-            f"expected an {key} URL (http/https) or the path of an uploaded {key} file, "
-            f"got {_preview(ref)}"
-        )
+        raise CellError(EXPECTED_REFERENCE[content_type], {"got": _preview(ref)})
     if content_type == AUDIO:
         media["format"] = _audio_format(name)
     return {"content_type": content_type, key: media}
+
+
+EXPECTED_REFERENCE = {
+    IMAGE: N_(
+        "expected an image URL (http/https) or the path of an uploaded image file, got %(got)s"
+    ),
+    AUDIO: N_(
+        "expected an audio URL (http/https) or the path of an uploaded audio file, got %(got)s"
+    ),
+}
 
 
 def _audio_format(name: str) -> str:
@@ -119,14 +189,20 @@ def content_from_value(value, content_type: str, check_uri: UriCheck) -> dict:
     if isinstance(value, str):
         return content_from_string(value, content_type, check_uri)
     if isinstance(value, bool) or value is None:
-        raise CellError(f"expected {content_type} content, got {json.dumps(value)}")
+        raise CellError(
+            N_("expected %(type)s content, got %(got)s"),
+            {"type": content_type, "got": json.dumps(value)},
+        )
     if isinstance(value, int | float) and content_type == TEXT:
         return text_content(str(value))  # numbers in JSONL are common for Text columns
     if isinstance(value, list) and content_type == MULTIPART:
         return check_content({"content_type": MULTIPART, "multi_part": value}, MULTIPART, check_uri)
     if isinstance(value, list) and content_type == CONVERSATION:
         return conversation_content(value)
-    raise CellError(f"expected {content_type} content, got a JSON {type(value).__name__}")
+    raise CellError(
+        N_("expected %(type)s content, got a JSON %(kind)s"),
+        {"type": content_type, "kind": type(value).__name__},
+    )
 
 
 def content_from_string(value: str, content_type: str, check_uri: UriCheck) -> dict:
@@ -145,20 +221,29 @@ def _json_cell(value: str):
     try:
         return json.loads(value)
     except json.JSONDecodeError as exc:
-        raise CellError(f"not valid JSON: {exc.msg} (character {exc.pos + 1})") from None
+        raise CellError(
+            N_("not valid JSON: %(error)s (character %(position)s)"),
+            {"error": exc.msg, "position": exc.pos + 1},
+        ) from None
 
 
 def check_content(obj: dict, expected: str, check_uri: UriCheck, depth: int = 0) -> dict:
     """Validate a content object against the column's content type and return a clean copy."""
     actual = obj.get("content_type")
     if actual not in CONTENT_TYPES:
-        raise CellError(f"content_type must be one of {', '.join(CONTENT_TYPES)}, got {actual!r}")
+        raise CellError(
+            N_("content_type must be one of %(content_types)s, got %(content_type)s"),
+            {"content_types": ", ".join(CONTENT_TYPES), "content_type": repr(actual)},
+        )
     if actual != expected:
-        raise CellError(f"wrong content type {actual}: this column holds {expected}")
+        raise CellError(
+            N_("wrong content type %(actual)s: this column holds %(expected)s"),
+            {"actual": actual, "expected": expected},
+        )
     if actual == TEXT:
         text = obj.get("text")
         if not isinstance(text, str):
-            raise CellError("a Text content needs a string 'text'")
+            raise CellError(N_("a Text content needs a string 'text'"))
         return text_content(check_text(text))
     if actual in MEDIA_KEYS:
         return _check_media(obj, actual, check_uri)
@@ -171,12 +256,18 @@ def _check_media(obj: dict, content_type: str, check_uri: UriCheck) -> dict:
     key = MEDIA_KEYS[content_type]
     media = obj.get(key)
     if not isinstance(media, dict):
-        raise CellError(f"an {content_type} content needs an object {key!r}")
+        raise CellError(
+            N_("an %(type)s content needs an object %(key)s"),
+            {"type": content_type, "key": repr(key)},
+        )
     url, uri = media.get("url") or "", media.get("uri") or ""
     if not isinstance(url, str) or not isinstance(uri, str):
-        raise CellError(f"{key}.url and {key}.uri must be strings")
+        raise CellError(N_("%(key)s.url and %(key)s.uri must be strings"), {"key": key})
     if not url and not uri:
-        raise CellError(f"an {content_type} content needs {key}.url or {key}.uri")
+        raise CellError(
+            N_("an %(type)s content needs %(key)s.url or %(key)s.uri"),
+            {"type": content_type, "key": key},
+        )
     clean = media_from_reference(uri or url, content_type, check_uri)
     if uri and url:
         clean[key]["url"] = ""  # a stored file's URL is derived when read, never trusted
@@ -189,15 +280,18 @@ def _check_media(obj: dict, content_type: str, check_uri: UriCheck) -> dict:
 def _check_multipart(obj: dict, check_uri: UriCheck, depth: int) -> dict:
     parts = obj.get("multi_part")
     if not isinstance(parts, list) or not parts:
-        raise CellError("a MultiPart content needs a non-empty list 'multi_part'")
+        raise CellError(N_("a MultiPart content needs a non-empty list 'multi_part'"))
     if len(parts) > MAX_PARTS:
-        raise CellError(f"a MultiPart content has at most {MAX_PARTS} parts")
+        raise CellError(N_("a MultiPart content has at most %(max)s parts"), {"max": MAX_PARTS})
     if depth > 0:
-        raise CellError("MultiPart parts cannot be MultiPart themselves")
+        raise CellError(N_("MultiPart parts cannot be MultiPart themselves"))
     clean = []
     for index, part in enumerate(parts):
         if not isinstance(part, dict) or part.get("content_type") not in (TEXT, IMAGE, AUDIO):
-            raise CellError(f"part {index + 1} must be a Text, Image or Audio content object")
+            raise CellError(
+                N_("part %(number)s must be a Text, Image or Audio content object"),
+                {"number": index + 1},
+            )
         clean.append(check_content(part, part["content_type"], check_uri, depth + 1))
     return {"content_type": MULTIPART, "multi_part": clean}
 
@@ -216,17 +310,19 @@ class _Calls:
 def conversation_content(messages) -> dict:
     """A checked Conversation from a list of messages; a CellError names the message at fault."""
     if not isinstance(messages, list) or not messages:
-        raise CellError("a Conversation needs a non-empty list of messages")
+        raise CellError(N_("a Conversation needs a non-empty list of messages"))
     if len(messages) > MAX_MESSAGES:
         raise CellError(
-            f"a Conversation has at most {MAX_MESSAGES} messages, this one has {len(messages):,}"
+            N_("a Conversation has at most %(max)s messages, this one has %(count)s"),
+            {"max": MAX_MESSAGES, "count": f"{len(messages):,}"},
         )
     calls = _Calls()
     clean = [_numbered(message, number, calls) for number, message in enumerate(messages, 1)]
     size = len(json.dumps(clean, ensure_ascii=False).encode("utf-8"))
     if size > CONVERSATION_CAP:
         raise CellError(
-            f"the conversation is {size:,} bytes of JSON; the limit is {CONVERSATION_CAP:,} bytes"
+            N_("the conversation is %(size)s bytes of JSON; the limit is %(limit)s bytes"),
+            {"size": f"{size:,}", "limit": f"{CONVERSATION_CAP:,}"},
         )
     return {"content_type": CONVERSATION, MESSAGES: clean}
 
@@ -236,20 +332,28 @@ def _numbered(message, number: int, calls: _Calls) -> dict:
     try:
         return _message(message, number, calls)
     except CellError as exc:
-        raise CellError(f"message {number}: {exc}") from None
+        raise CellError(
+            N_("message %(number)s: %(problem)s"), {"number": number, "problem": exc.problem}
+        ) from None
 
 
 def _message(message, number: int, calls: _Calls) -> dict:
     if not isinstance(message, dict):
-        raise CellError(f"a message is an object {{role, content}}, got {_json_kind(message)}")
+        raise CellError(
+            N_("a message is an object {role, content}, got %(got)s"), {"got": _json_kind(message)}
+        )
     unknown = [key for key in message if key not in MESSAGE_KEYS]
     if unknown:
         raise CellError(
-            f"unknown field {str(unknown[0])[:40]!r}; a message has {', '.join(MESSAGE_KEYS)}"
+            N_("unknown field %(field)s; a message has %(keys)s"),
+            {"field": repr(str(unknown[0])[:40]), "keys": ", ".join(MESSAGE_KEYS)},
         )
     role = message.get("role")
     if role not in CHAT_ROLES:
-        raise CellError(f"role must be one of {', '.join(CHAT_ROLES)}, got {_shown(role)}")
+        raise CellError(
+            N_("role must be one of %(roles)s, got %(got)s"),
+            {"roles": ", ".join(CHAT_ROLES), "got": _shown(role)},
+        )
     clean = {"role": role, "content": _message_text(message, role)}
     if message.get("name") is not None:
         clean["name"] = _short_string(message["name"], "name")
@@ -262,8 +366,13 @@ def _message_text(message: dict, role: str):
     if content is None and role == ChatRole.ASSISTANT and message.get("tool_calls"):
         return None
     if not isinstance(content, str):
-        allowed = " (null only for an assistant message with tool_calls)"
-        raise CellError(f"content must be a string{allowed}, got {_json_kind(content)}")
+        raise CellError(
+            N_(
+                "content must be a string (null only for an assistant message with tool_calls), "
+                "got %(got)s"
+            ),
+            {"got": _json_kind(content)},
+        )
     return check_text(content)
 
 
@@ -271,18 +380,20 @@ def _plain(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
     """system and user messages: no tool fields."""
     for key in ("tool_calls", "tool_call_id"):
         if message.get(key) is not None:
-            raise CellError(f"a {clean['role']} message cannot have {key}")
+            raise CellError(
+                N_("a %(role)s message cannot have %(key)s"), {"role": clean["role"], "key": key}
+            )
     return clean
 
 
 def _assistant(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
     if message.get("tool_call_id") is not None:
-        raise CellError("an assistant message cannot have tool_call_id (tool messages do)")
+        raise CellError(N_("an assistant message cannot have tool_call_id (tool messages do)"))
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
         return clean
     if not isinstance(tool_calls, list) or not tool_calls:
-        raise CellError("tool_calls must be a non-empty list of calls")
+        raise CellError(N_("tool_calls must be a non-empty list of calls"))
     clean["tool_calls"] = [
         _tool_call(call, index, number, calls) for index, call in enumerate(tool_calls, 1)
     ]
@@ -291,42 +402,61 @@ def _assistant(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
 
 def _tool_call(call, index: int, number: int, calls: _Calls) -> dict:
     """One declared call {id, type: function, function: {name, arguments}}, its id remembered."""
-    where = f"tool call {index}"
+    where = Problem(N_("tool call %(index)s"), {"index": index})
     if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
-        raise CellError(f"{where} must be {{id, type: function, function: {{name, arguments}}}}")
-    call_id = _short_string(call.get("id"), f"{where} id")
+        raise CellError(
+            N_("%(where)s must be {id, type: function, function: {name, arguments}}"),
+            {"where": where},
+        )
+    call_id = _short_string(call.get("id"), Problem(N_("tool call %(index)s id"), {"index": index}))
     if call_id in calls.declared:
-        used = calls.declared[call_id]
-        raise CellError(f"{where}: id {call_id!r} is already used by message {used}")
+        raise CellError(
+            N_("%(where)s: id %(id)s is already used by message %(number)s"),
+            {"where": where, "id": repr(call_id), "number": calls.declared[call_id]},
+        )
     if call.get("type", "function") != "function":
-        raise CellError(f"{where}: type must be 'function', got {_shown(call.get('type'))}")
+        raise CellError(
+            N_("%(where)s: type must be 'function', got %(got)s"),
+            {"where": where, "got": _shown(call.get("type"))},
+        )
     function = _function(call["function"], where)
     calls.declared[call_id] = number
     return {"id": call_id, "type": "function", "function": function}
 
 
-def _function(function: dict, where: str) -> dict:
-    name = _short_string(function.get("name"), f"{where} function.name")
+def _function(function: dict, where: Problem) -> dict:
+    what = Problem(N_("%(where)s function.name"), {"where": where})
+    name = _short_string(function.get("name"), what)
     arguments = function.get("arguments")
     if not isinstance(arguments, str):
-        got = _json_kind(arguments)
-        raise CellError(f"{where}: function.arguments must be a string of JSON text, got {got}")
+        raise CellError(
+            N_("%(where)s: function.arguments must be a string of JSON text, got %(got)s"),
+            {"where": where, "got": _json_kind(arguments)},
+        )
     return {"name": name, "arguments": check_text(arguments)}
 
 
 def _tool(message: dict, clean: dict, number: int, calls: _Calls) -> dict:
     """A tool result: it answers, once, a call an earlier assistant message declared."""
     if message.get("tool_calls") is not None:
-        raise CellError("a tool message cannot have tool_calls (assistant messages do)")
+        raise CellError(N_("a tool message cannot have tool_calls (assistant messages do)"))
     call_id = message.get("tool_call_id")
-    if not isinstance(call_id, str) or call_id not in calls.declared:
+    if not isinstance(call_id, str):
         raise CellError(
-            "a tool message needs tool_call_id that an earlier assistant tool call declared"
-            + (f" (no call has id {call_id[:80]!r})" if isinstance(call_id, str) else "")
+            N_("a tool message needs tool_call_id that an earlier assistant tool call declared")
+        )
+    if call_id not in calls.declared:
+        raise CellError(
+            N_(
+                "a tool message needs tool_call_id that an earlier assistant tool call declared "
+                "(no call has id %(id)s)"
+            ),
+            {"id": repr(call_id[:80])},
         )
     if call_id in calls.answered:
         raise CellError(
-            f"tool call {call_id!r} already has its result in message {calls.answered[call_id]}"
+            N_("tool call %(id)s already has its result in message %(number)s"),
+            {"id": repr(call_id), "number": calls.answered[call_id]},
         )
     calls.answered[call_id] = number
     clean["tool_call_id"] = call_id
@@ -343,18 +473,33 @@ ROLE_CHECKS = {
 
 def _short_string(value, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise CellError(f"{what} must be a non-empty string, got {_json_kind(value)}")
+        raise CellError(
+            N_("%(what)s must be a non-empty string, got %(got)s"),
+            {"what": what, "got": _json_kind(value)},
+        )
     if len(value) > ID_CAP:
-        raise CellError(f"{what} is longer than {ID_CAP} characters")
+        raise CellError(
+            N_("%(what)s is longer than %(max)s characters"), {"what": what, "max": ID_CAP}
+        )
     return value
 
 
+JSON_KINDS = {
+    str: N_("a string"),
+    int: N_("a number"),
+    float: N_("a number"),
+    list: N_("a list"),
+    dict: N_("an object"),
+}
+
+
 def _json_kind(value) -> str:
-    """How a JSON value reads in a message: null, a number, an object…"""
+    """How a JSON value reads in a message: null, a number, an object… (a Problem, so the
+    phrase is translated with the message it is part of)."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
-    names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
-    return names.get(type(value), type(value).__name__)
+    kind = JSON_KINDS.get(type(value))
+    return Problem(kind) if kind else type(value).__name__
 
 
 def _shown(value) -> str:

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from assay.models import Workspace
 
@@ -145,11 +146,11 @@ def uri_checker(workspace: Workspace, cache_size: int = 10_000) -> UriCheck:
             return
         if not uri.startswith(f"{prefix}{kind}/") or ".." in uri.split("/"):
             raise CellError(
-                _("%(uri)r is not an uploaded %(kind)s file of this workspace")
-                % {"uri": uri[:120], "kind": kind}
+                gettext_noop("%(uri)r is not an uploaded %(kind)s file of this workspace"),
+                {"uri": uri[:120], "kind": kind},
             )
         if not default_storage.exists(uri):
-            raise CellError(_("no uploaded file at %(uri)r") % {"uri": uri[:120]})
+            raise CellError(gettext_noop("no uploaded file at %(uri)r"), {"uri": uri[:120]})
         if len(seen) < cache_size:
             seen.add(uri)
 

@@ -1,7 +1,9 @@
 """Turning one record (a CSV row, a JSONL object, an API item) into a checked item row.
 
-Pure Python, no Django. A `RowBuilder` is set up once per import (or API call) with the set's
-columns and the field mapping; `build()` then runs per row with one converter per field.
+Pure Python, no Django: problems are `content.Problem`s (a message id marked with `N_` and its
+parameters), translated where they are shown. A `RowBuilder` is set up once per import (or API
+call) with the set's columns and the field mapping; `build()` then runs per row with one
+converter per field.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import NamedTuple
 
 from assay.vocabulary import VERDICTS as VERDICT_VALUES
 
-from .content import TEXT, CellError, UriCheck, content_text, converter
+from .content import N_, TEXT, CellError, Problem, UriCheck, content_text, converter
 
 TAGS, VERDICT, LABEL, IGNORE = "@tags", "@human_verdict", "@label", ""
 SPECIAL_TARGETS = {TAGS: "tags", VERDICT: "human_verdict", LABEL: "label"}
@@ -38,7 +40,7 @@ class Row(NamedTuple):
     search_text: str
 
 
-Problem = tuple[str, str]  # (column or field, what is wrong)
+FieldProblem = tuple[str, Problem]  # (column or field, what is wrong)
 
 
 def default_mapping(fields: list[str], column_names: list[str]) -> dict[str, str]:
@@ -69,13 +71,16 @@ class RowBuilder:
             elif target in SPECIAL_TARGETS:
                 self.plan.append((field, target, SPECIAL_PARSERS[target], False))
             elif target != IGNORE:
-                raise ValueError(f"field {field!r} maps to unknown column {target!r}")
+                raise CellError(
+                    N_("field %(field)s maps to unknown column %(column)s"),
+                    {"field": repr(field), "column": repr(target)},
+                )
         mapped = {t for t in mapping.values() if t in by_name}
         self.required = [c["name"] for c in columns if c.get("required") and c["name"] in mapped]
 
-    def build(self, record: dict) -> tuple[Row | None, list[Problem]]:
+    def build(self, record: dict) -> tuple[Row | None, list[FieldProblem]]:
         """The row, or None and every problem found in the record."""
-        problems: list[Problem] = []
+        problems: list[FieldProblem] = []
         if not record.keys() <= self.fields:
             problems.extend(self._unknown(record))
         data, extra = {}, {}
@@ -89,10 +94,10 @@ class RowBuilder:
                 else:
                     extra[target] = convert(value)
             except CellError as exc:
-                problems.append((field, str(exc)))
+                problems.append((field, exc.problem))
         for name in self.required:
             if name not in data and not any(p[0] == name for p in problems):
-                problems.append((name, "this column is required and the cell is empty"))
+                problems.append((name, Problem(REQUIRED)))
         if problems:
             return None, problems
         return (
@@ -106,14 +111,16 @@ class RowBuilder:
             problems,
         )
 
-    def _unknown(self, record: dict) -> list[Problem]:
+    def _unknown(self, record: dict) -> list[FieldProblem]:
         return [
-            (field, f"unknown column {field!r}: map it to a column of the set, or ignore it")
+            (field, Problem(UNKNOWN_COLUMN, {"field": repr(field)}))
             for field in record
             if field not in self.fields
         ]
 
 
+REQUIRED = N_("this column is required and the cell is empty")
+UNKNOWN_COLUMN = N_("unknown column %(field)s: map it to a column of the set, or ignore it")
 NO_TAGS: list[str] = []
 
 
@@ -125,23 +132,33 @@ def parse_tags(value) -> list[str]:
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise CellError(f"tags are not a valid JSON list: {exc.msg}") from None
+                raise CellError(
+                    N_("tags are not a valid JSON list: %(error)s"), {"error": exc.msg}
+                ) from None
         else:
             value = [t for t in TAG_SPLIT_RE.split(text)]
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        raise CellError("tags must be a list of strings")
+        raise CellError(N_("tags must be a list of strings"))
     tags = sorted({t.strip() for t in value if t.strip()})
     if len(tags) > MAX_TAGS:
-        raise CellError(f"at most {MAX_TAGS} tags per row, got {len(tags)}")
+        raise CellError(
+            N_("at most %(max)s tags per row, got %(count)s"), {"max": MAX_TAGS, "count": len(tags)}
+        )
     long = [t for t in tags if len(t) > MAX_TAG_LEN]
     if long:
-        raise CellError(f"tag {long[0][:50]!r} is longer than {MAX_TAG_LEN} characters")
+        raise CellError(
+            N_("tag %(tag)s is longer than %(max)s characters"),
+            {"tag": repr(long[0][:50]), "max": MAX_TAG_LEN},
+        )
     return tags
 
 
 def parse_verdict(value) -> str:
     if not isinstance(value, str) or value.strip().lower() not in VERDICTS | {""}:
-        raise CellError(f"human verdict must be pass, fail or unknown, got {str(value)[:40]!r}")
+        raise CellError(
+            N_("human verdict must be pass, fail or unknown, got %(got)s"),
+            {"got": repr(str(value)[:40])},
+        )
     return value.strip().lower()
 
 
@@ -149,9 +166,9 @@ def parse_label(value) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise CellError("label must be text")
+        raise CellError(N_("label must be text"))
     if len(value) > LABEL_CAP:
-        raise CellError(f"label is longer than {LABEL_CAP} characters")
+        raise CellError(N_("label is longer than %(max)s characters"), {"max": LABEL_CAP})
     return value
 
 
@@ -169,15 +186,21 @@ def search_text(data: dict) -> str:
     return "\n".join(parts)[:SEARCH_CAP]
 
 
-def column_name_problem(name) -> str | None:
+def column_name_problem(name) -> Problem | None:
     """Why `name` cannot be a column name, or None when it can."""
     if not isinstance(name, str) or not COLUMN_NAME_RE.match(name):
-        return (
-            f"{str(name)[:70]!r} is not a valid column name: start with a letter or _, then "
-            "letters, digits or _, at most 64 characters"
+        return Problem(
+            N_(
+                "%(name)s is not a valid column name: start with a letter or _, then letters, "
+                "digits or _, at most 64 characters"
+            ),
+            {"name": repr(str(name)[:70])},
         )
     if name in RESERVED_NAMES:
-        return f"{name!r} is reserved (item_id, tags, human_verdict and label are row fields)"
+        return Problem(
+            N_("%(name)s is reserved (item_id, tags, human_verdict and label are row fields)"),
+            {"name": repr(name)},
+        )
     return None
 
 

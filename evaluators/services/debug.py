@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType, Verdict
 from evalsets.items.content import CellError, conversation_content
+from evalsets.items.problems import problem_text
 
 from .. import config as config_schema
 from ..models import Evaluator, EvaluatorTestCase
@@ -130,7 +131,7 @@ def _conversation_problem(payload) -> tuple[str, str] | None:
     try:
         conversation_content(payload)
     except CellError as exc:
-        return f".{CONTENT_KEYS[ContentType.CONVERSATION]}", str(exc)
+        return f".{CONTENT_KEYS[ContentType.CONVERSATION]}", problem_text(exc.problem)
     return None
 
 

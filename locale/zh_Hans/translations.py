@@ -33,6 +33,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(key)r is a row field, not a column.': '%(key)r 是行字段，不是列。',
  '%(key)s must be a number ≥ 0.': '%(key)s 必须是 ≥ 0 的数字。',
  '%(key)s must be a whole number ≥ 0.': '%(key)s 必须是 ≥ 0 的整数。',
+ '%(key)s reference is longer than %(limit)s characters': '%(key)s 引用超过 %(limit)s 个字符',
+ '%(key)s.url and %(key)s.uri must be strings': '%(key)s.url 和 %(key)s.uri 必须是字符串',
  '%(l)s ms · %(ti)s/%(to)s tokens for both calls': '%(l)s ms · 两次调用共 %(ti)s/%(to)s 令牌',
  '%(label)s: %(n)s scored row in %(bins)s bins from %(lo)s to %(hi)s; the most, %(most)s, in %(where)s.': ['%(label)s：%(n)s '
                                                                                                            '个已打分的行，分为 '
@@ -99,8 +101,18 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                    '字节。',
  '%(name)s is an %(kind)s file; this column holds %(expected)s.': '%(name)s 是 %(kind)s 文件；此列存放的是 '
                                                                   '%(expected)s。',
+ '%(name)s is not a valid column name: start with a letter or _, then letters, digits or _, at most 64 characters': '%(name)s '
+                                                                                                                    '不是有效的列名：请以字母或 '
+                                                                                                                    '_ '
+                                                                                                                    '开头，后接字母、数字或 '
+                                                                                                                    '_，最多 '
+                                                                                                                    '64 '
+                                                                                                                    '个字符',
  '%(name)s is not an image or audio file (its content is not a known format).': '%(name)s '
                                                                                 '不是图片或音频文件（其内容不是已知格式）。',
+ '%(name)s is reserved (item_id, tags, human_verdict and label are row fields)': '%(name)s '
+                                                                                 '是保留名称（item_id、tags、human_verdict '
+                                                                                 '和 label 是行字段）',
  '%(name)s needs tool results': '%(name)s 需要工具结果',
  '%(name)s: fails first': '%(name)s：未通过在前',
  '%(name)s: give a text value (at most 8 KB).': '%(name)s：请填写文本值（最多 8 KB）。',
@@ -113,8 +125,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                            '列。',
  '%(p)s pass · %(f)s fail · %(u)s unknown': '%(p)s 通过 · %(f)s 未通过 · %(u)s 未知',
  '%(p)s pass, %(f)s fail, %(u)s unknown': '%(p)s 通过，%(f)s 未通过，%(u)s 未知',
+ '%(problem)s; make the mapping again': '%(problem)s；请重新设置映射',
  '%(r)s results/s': '%(r)s 个结果/秒',
  '%(r)s rows/s': '%(r)s 行/秒',
+ '%(ref)s is not a valid http(s) URL': '%(ref)s 不是有效的 http(s) URL',
  '%(s).1f s': '%(s).1f 秒',
  '%(s)d s': '%(s)d 秒',
  '%(source)r is not a Conversation the mapping feeds to a variable.': '%(source)r 不是映射传给某个变量的 '
@@ -125,7 +139,19 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                    '%(latest)s。',
  '%(version)s is not greater than the latest version %(version2)s.': '%(version)s 不大于最新版本 '
                                                                      '%(version2)s。',
+ '%(what)s is longer than %(max)s characters': '%(what)s 超过 %(max)s 个字符',
+ '%(what)s must be a non-empty string, got %(got)s': '%(what)s 必须是非空字符串，实际为 %(got)s',
  '%(when)s ago': '%(when)s前',
+ '%(where)s function.name': '%(where)s的 function.name',
+ '%(where)s must be {id, type: function, function: {name, arguments}}': '%(where)s 必须是 {id, type: '
+                                                                        'function, function: '
+                                                                        '{name, arguments}}',
+ '%(where)s: function.arguments must be a string of JSON text, got %(got)s': '%(where)s：function.arguments '
+                                                                             '必须是 JSON 文本字符串，实际为 '
+                                                                             '%(got)s',
+ '%(where)s: id %(id)s is already used by message %(number)s': '%(where)s：id %(id)s 已被第 %(number)s '
+                                                               '条消息使用',
+ "%(where)s: type must be 'function', got %(got)s": "%(where)s：type 必须是 'function'，实际为 %(got)s",
  '%(worse)s pass → fail, %(better)s fail → pass of %(n)s paired row': ['%(n)s 个配对行中 %(worse)s 个通过 '
                                                                        '→ 未通过，%(better)s 个未通过 → '
                                                                        '通过'],
@@ -1048,6 +1074,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Models': '模型',
  'Models:': '模型：',
  'MultiPart content needs a list of contents.': 'MultiPart 内容需要一个内容列表。',
+ 'MultiPart parts cannot be MultiPart themselves': 'MultiPart 的部分本身不能是 MultiPart',
  'Must be a %(what)s.': '必须是%(what)s。',
  'Must be a list of Conversation variable names.': '必须是 Conversation 变量名的列表。',
  'Must be a list.': '必须是列表。',
@@ -2126,8 +2153,34 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
  'Zero tolerance': '零容忍',
  '`evaluator_id` whose rows the diff shows.': '行差异显示其行的 `evaluator_id`。',
+ 'a %(role)s message cannot have %(key)s': '%(role)s 消息不能有 %(key)s',
+ 'a Conversation has at most %(max)s messages, this one has %(count)s': 'Conversation 最多包含 %(max)s '
+                                                                        '条消息，此处有 %(count)s 条',
+ 'a Conversation needs a non-empty list of messages': 'Conversation 需要非空的消息列表',
+ 'a MultiPart content has at most %(max)s parts': 'MultiPart 内容最多包含 %(max)s 个部分',
+ "a MultiPart content needs a non-empty list 'multi_part'": "MultiPart 内容需要非空列表 'multi_part'",
+ "a Text content needs a string 'text'": "Text 内容需要字符串 'text'",
  'a cell is larger than the %(limit)s-byte limit': '有单元格超过了 %(limit)s 字节的上限',
+ 'a list': '列表',
+ 'a message is an object {role, content}, got %(got)s': '消息应是对象 {role, content}，实际为 %(got)s',
+ 'a number': '数字',
  'a phrase of 1–100 characters': '1–100 个字符的短语',
+ 'a string': '字符串',
+ 'a tool message cannot have tool_calls (assistant messages do)': 'tool 消息不能有 tool_calls（assistant '
+                                                                  '消息才有）',
+ 'a tool message needs tool_call_id that an earlier assistant tool call declared': 'tool 消息需要 '
+                                                                                   'tool_call_id，且须是前面的 '
+                                                                                   'assistant '
+                                                                                   '消息声明过的工具调用',
+ 'a tool message needs tool_call_id that an earlier assistant tool call declared (no call has id %(id)s)': 'tool '
+                                                                                                           '消息需要 '
+                                                                                                           'tool_call_id，且须是前面的 '
+                                                                                                           'assistant '
+                                                                                                           '消息声明过的工具调用（没有 '
+                                                                                                           'id '
+                                                                                                           '为 '
+                                                                                                           '%(id)s '
+                                                                                                           '的调用）',
  'active': '有效',
  'against %(n)s earlier runs on this evalset': '相对于此评测集上之前的 %(n)s 次运行',
  'ago': '前',
@@ -2135,10 +2188,16 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'all pairs': '全部配对',
  'alpha is a significance level between 0 and 0.5 (e.g. 0.05).': 'alpha 是 0 到 0.5 之间的显著性水平（例如 '
                                                                  '0.05）。',
+ 'an %(type)s content needs %(key)s.url or %(key)s.uri': '%(type)s 内容需要 %(key)s.url 或 %(key)s.uri',
+ 'an %(type)s content needs an object %(key)s': '%(type)s 内容需要对象 %(key)s',
+ 'an assistant message cannot have tool_call_id (tool messages do)': 'assistant 消息不能有 '
+                                                                     'tool_call_id（tool 消息才有）',
+ 'an object': '对象',
  'any': '任意',
  'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
  'assistant': 'assistant',
  'at most %(m)s': '最多 %(m)s',
+ 'at most %(max)s tags per row, got %(count)s': '每行最多 %(max)s 个标签，实际为 %(count)s 个',
  'at most 200 characters': '最多 200 个字符',
  'baseline': '基线',
  'better': '更好',
@@ -2151,14 +2210,26 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'code evaluators': '代码评估器',
  'column %(name)r appears twice': '列 %(name)r 出现了两次',
  'column %(name)r is required but no field maps to it': '列 %(name)r 为必填，但没有字段映射到它',
+ 'column %(name)s was added meanwhile with another type': '列 %(name)s 已在此期间以另一种类型添加',
  'committing … %(done)s of %(total)s rows': '提交中…… %(done)s / %(total)s 行',
  'compare': '对比',
  'completed': '已完成',
  'connected': '已连接',
+ 'content must be a string (null only for an assistant message with tool_calls), got %(got)s': 'content '
+                                                                                               '必须是字符串（仅带有 '
+                                                                                               'tool_calls '
+                                                                                               '的 '
+                                                                                               'assistant '
+                                                                                               '消息可为 '
+                                                                                               'null），实际为 '
+                                                                                               '%(got)s',
  "content needs a url or an uploaded file's uri.": '内容需要 url 或已上传文件的 uri。',
  'content_type must be one of %(content_types)s, got %(content_type)r': 'content_type 必须是 '
                                                                         '%(content_types)s 之一，实际为 '
                                                                         '%(content_type)r',
+ 'content_type must be one of %(content_types)s, got %(content_type)s': 'content_type 必须是 '
+                                                                        '%(content_types)s 之一，实际为 '
+                                                                        '%(content_type)s',
  'content_type of %(name)r must be one of %(content_types)s': '%(name)r 的 content_type 必须是 '
                                                               '%(content_types)s 之一',
  'corrected · was %(v)s': '已修正 · 原为 %(v)s',
@@ -2200,12 +2271,21 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'error must be text.': 'error 必须是文本。',
  'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
  'every turn passes': '每个轮次都通过',
+ 'expected %(type)s content, got %(got)s': '需要 %(type)s 内容，实际为 %(got)s',
+ 'expected %(type)s content, got a JSON %(kind)s': '需要 %(type)s 内容，实际为 JSON %(kind)s',
+ 'expected an audio URL (http/https) or the path of an uploaded audio file, got %(got)s': '需要音频的 '
+                                                                                          'URL（http/https）或已上传音频文件的路径，实际为 '
+                                                                                          '%(got)s',
+ 'expected an image URL (http/https) or the path of an uploaded image file, got %(got)s': '需要图片的 '
+                                                                                          'URL（http/https）或已上传图片文件的路径，实际为 '
+                                                                                          '%(got)s',
  'ext maps names to strings.': 'ext 是名称到字符串的映射。',
  'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
  'fail': '未通过',
  'failed': '失败',
  'field %(field)r maps to %(target)r, which is not a column of the set': '字段 %(field)r 映射到 '
                                                                          '%(target)r，但它不是评测集的列',
+ 'field %(field)s maps to unknown column %(column)s': '字段 %(field)s 映射到了不存在的列 %(column)s',
  'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
  'first run shown': '显示的第一次运行',
  'garak %(kind)s stored.': '已保存 garak %(kind)s。',
@@ -2214,6 +2294,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "garak's reference data": 'garak 的参考数据',
  'header cell %(n)s is empty': '第 %(n)s 个表头单元格为空',
  'here “A” is the output shown first: B’s': '这里的“A”是先展示的输出：即 B 的',
+ 'human verdict must be pass, fail or unknown, got %(got)s': '人工判定必须是 pass、fail 或 unknown，实际为 '
+                                                             '%(got)s',
  'human: fail': '人工：未通过',
  'human: pass': '人工：通过',
  'improvement': '改进',
@@ -2226,6 +2308,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'judge': '评判模型',
  'judge: fail': '评判：未通过',
  'judge: pass': '评判：通过',
+ 'label is longer than %(max)s characters': '标注超过 %(max)s 个字符',
+ 'label must be text': '标注必须是文本',
  'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
                                                                                                              '1 '
                                                                                                              '行第 '
@@ -2242,6 +2326,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'mean over repetitions': '各次重复的平均值',
  'mean score of the turns': '各轮次的平均分',
  'message %(n)s': '第 %(n)s 条消息',
+ 'message %(number)s: %(problem)s': '第 %(number)s 条消息：%(problem)s',
  'n &lt; %(m)s': 'n &lt; %(m)s',
  'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
  "n counts a tag's decided rows; a row with several tags counts under each.": 'n '
@@ -2274,6 +2359,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'not in this run': '不在此运行中',
  'not mapped': '未映射',
  'not scored': '未打分',
+ 'not valid JSON: %(error)s (character %(position)s)': '不是有效的 JSON：%(error)s（第 %(position)s 个字符）',
  'not valid JSON: %(error)s at character %(column)s': '不是有效的 JSON：第 %(column)s 个字符处 %(error)s',
  'nothing evaluated': '没有评估任何内容',
  'nothing to compare yet': '还没有可对比的内容',
@@ -2291,6 +2377,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'outputs from': '输出来自',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
+ 'part %(number)s must be a Text, Image or Audio content object': '第 %(number)s 个部分必须是 Text、Image '
+                                                                  '或 Audio 内容对象',
  'pass': '通过',
  'pass if score < %(t)s': '分数 < %(t)s 时通过',
  'pass if score ≥ %(t)s': '分数 ≥ %(t)s 时通过',
@@ -2318,6 +2406,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'risk': '风险',
  'risk score': '风险分数',
  'role': '角色',
+ 'role must be one of %(roles)s, got %(got)s': 'role 必须是 %(roles)s 之一，实际为 %(got)s',
  "row %(n)s in the candidate's evalset version": '候选评测集版本中的第 %(n)s 行',
  'row %(n)s of %(name)s %(v)s ↗': '%(name)s %(v)s 的第 %(n)s 行 ↗',
  'rows': '行',
@@ -2334,12 +2423,18 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'stored': '已保存',
  'success': '成功',
  'system': 'system',
+ 'tag %(tag)s is longer than %(max)s characters': '标签 %(tag)s 超过 %(max)s 个字符',
+ 'tags are not a valid JSON list: %(error)s': '标签不是有效的 JSON 列表：%(error)s',
  'tags is a non-empty list of tags.': 'tags 是非空的标签列表。',
+ 'tags must be a list of strings': '标签必须是字符串列表',
  'target': '评估对象',
  'target:': '评估对象：',
  'target: %(output)s (%(type)s)': '评估对象：%(output)s（%(type)s）',
  'target: %(output)s (Text)': '评估对象：%(output)s（Text）',
  'test cases agree with the expected verdict': '个测试用例与期望判定一致',
+ 'text is %(size)s bytes; the limit is %(limit)s bytes': '文本为 %(size)s 字节，上限为 %(limit)s 字节',
+ 'the conversation is %(size)s bytes of JSON; the limit is %(limit)s bytes': '该对话的 JSON 为 %(size)s '
+                                                                             '字节，上限为 %(limit)s 字节',
  'the default model': '默认模型',
  'the file has %(count)s fields; a header has at most %(max)s': '文件有 %(count)s 个字段；表头最多 %(max)s 个',
  'the file is empty: a CSV file needs a header row': '文件为空：CSV 文件需要一个表头行',
@@ -2348,6 +2443,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                         '字节；表头最多 '
                                                                                         '%(max)s '
                                                                                         '个字段',
+ 'this column is required and the cell is empty': '此列为必填，但单元格为空',
  'this row has %(got)s cells but the header has %(width)s; check commas and quoting': '这一行有 '
                                                                                       '%(got)s '
                                                                                       '个单元格，但表头有 '
@@ -2364,6 +2460,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
  'tool': 'tool',
  'tool call': '工具调用',
+ 'tool call %(id)s already has its result in message %(number)s': '工具调用 %(id)s 已在第 %(number)s '
+                                                                  '条消息中有结果',
+ 'tool call %(index)s': '第 %(index)s 个工具调用',
+ 'tool call %(index)s id': '第 %(index)s 个工具调用的 id',
+ 'tool_calls must be a non-empty list of calls': 'tool_calls 必须是非空的调用列表',
  'turn %(n)s of %(total)s': '第 %(n)s / %(total)s 轮',
  'turn %(n)s: %(v)s': '第 %(n)s 轮：%(v)s',
  'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
@@ -2371,6 +2472,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'unchanged': '未变',
  'uncommitted changes': '有未提交的修改',
  'unknown': '未知',
+ 'unknown column %(field)s: map it to a column of the set, or ignore it': '未知列 '
+                                                                          '%(field)s：请将其映射到评测集的某一列，或忽略它',
+ 'unknown field %(field)s; a message has %(keys)s': '未知字段 %(field)s；消息的字段为 %(keys)s',
  'unknown flip': '未知翻转',
  'unknown flips': '未知翻转',
  'unknown rows': '未知的行',
@@ -2382,6 +2486,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
  'with': '与',
  'worse': '更差',
+ 'wrong content type %(actual)s: this column holds %(expected)s': '内容类型 %(actual)s 不符：此列存放 '
+                                                                  '%(expected)s',
  'zero tolerance': '零容忍',
  '{{%(n)s}} is not a Text column of the evalset.': '{{%(n)s}} 不是评测集的 Text 列。',
  '{{%(name)s | %(filter_)s}}: use one of %(filters)s.': '{{%(name)s | %(filter_)s}}：请使用 '

@@ -1,8 +1,10 @@
 """Django's makemessages, also extracting the aliases our modules import gettext under
-(`gettext as _t`, `gettext_lazy as _lazy`), so every marked string reaches the catalogue."""
+(`gettext as _t`, `gettext_lazy as _lazy`), and `N_`, the no-op marker of the modules without
+Django (`evalsets/items/content.py`), so every marked string reaches the catalogue."""
 
 from django.core.management.commands import makemessages
 
 
 class Command(makemessages.Command):
     xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=_t", "--keyword=_lazy"]
+    xgettext_options += ["--keyword=N_"]

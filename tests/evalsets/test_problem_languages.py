@@ -1,0 +1,146 @@
+"""Cell problems in the reader's language: translated at once in a request (row editor, API),
+stored as a message id with its parameters by an import and translated when the report is read
+(import page, errors.csv, API); reports stored as text only still show."""
+
+import csv
+import html
+import io
+import time
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
+
+from evalsets.importing import import_create
+from evalsets.items.content import CellError, Problem, conversation_content
+from evalsets.models import EvalSetImport, EvalSetItem
+from tests.evalsets.conftest import jsonl, run_now, upload
+
+pytestmark = pytest.mark.django_db
+
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+BAD_URL_EN = "'ftp://flags/x.png' is not a valid http(s) URL"
+BAD_URL_ZH = "'ftp://flags/x.png' 不是有效的 http(s) URL"
+REQUIRED_EN = "this column is required and the cell is empty"
+REQUIRED_ZH = "此列为必填，但单元格为空"
+
+
+def text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+def url(name, evalset, **kwargs):
+    return reverse(f"evalsets:{name}", kwargs={"ws": "acme", "id": evalset.public_id, **kwargs})
+
+
+def test_a_problem_is_english_text_and_renders_nested_phrases_in_the_active_language():
+    with pytest.raises(CellError) as caught:
+        conversation_content([{"role": "user", "content": "hi"}, {"role": 7, "content": "x"}])
+    problem = caught.value.problem
+    assert isinstance(problem, Problem) and problem.msgid == "message %(number)s: %(problem)s"
+    english = "message 2: role must be one of system, user, assistant, tool, got a number"
+    assert str(caught.value) == problem == english
+    with translation.override("zh-hans"):
+        assert problem.render(gettext) == (
+            "第 2 条消息：role 必须是 system, user, assistant, tool 之一，实际为 数字"
+        )
+    stored = Problem.from_json(problem.as_json())
+    assert stored == english and stored.params["problem"].params["got"].msgid == "a number"
+
+
+def test_the_row_editor_shows_cell_problems_in_the_page_language(web, evalset):
+    bad = {"col_answer": "A", "col_image": "ftp://flags/x.png"}
+    zh = text(web.post(url("row_new", evalset), bad, **ZH))
+    assert BAD_URL_ZH in zh and REQUIRED_ZH in zh and BAD_URL_EN not in zh
+    en = text(web.post(url("row_new", evalset), bad, **EN))
+    assert BAD_URL_EN in en and REQUIRED_EN in en
+    assert EvalSetItem.objects.count() == 0
+
+
+def test_the_api_gives_cell_problems_in_the_accept_language(api, evalset):
+    body = {"create": [{"data": {"answer": "A", "image": "ftp://flags/x.png"}}]}
+    endpoint = f"/api/v1/evalsets/{evalset.public_id}/items/"
+    zh = api.post(endpoint, body, format="json", **ZH)
+    assert zh.status_code == 400
+    details = zh.json()["error"]["details"]
+    assert details["create[0].data.image"] == [BAD_URL_ZH]
+    assert details["create[0].data.question"] == [REQUIRED_ZH]
+    en = api.post(endpoint, body, format="json", **EN).json()["error"]["details"]
+    assert en["create[0].data.image"] == [BAD_URL_EN]
+
+
+def failed_import(evalset, run=run_now):
+    records = [
+        {"question": "ok", "answer": "a"},
+        {"question": "Flag?", "image": "ftp://flags/x.png"},
+        {"question": "Tags?", "tags": [f"t{i}" for i in range(21)]},
+    ]
+    job = import_create(evalset=evalset, user=None, upload=upload("r.jsonl", jsonl(records)))
+    return run(job)
+
+
+def test_a_stored_report_is_translated_on_the_page_the_csv_and_the_api(web, api, evalset):
+    with translation.override("zh-hans"):  # the language the run happens in does not matter
+        job = failed_import(evalset)
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error_count == 2
+    stored = job.errors[0]
+    assert (
+        stored["problem"] == BAD_URL_EN and stored["msgid"] == "%(ref)s is not a valid http(s) URL"
+    )
+    assert stored["params"] == {"ref": "'ftp://flags/x.png'"}
+
+    page = url("import_job", evalset, job_id=job.public_id)
+    zh = text(web.get(page, **ZH))
+    assert BAD_URL_ZH in zh and "每行最多 20 个标签，实际为 21 个" in zh and BAD_URL_EN not in zh
+    en = text(web.get(page, **EN))
+    assert BAD_URL_EN in en and "at most 20 tags per row, got 21" in en
+
+    download = web.get(url("import_errors", evalset, job_id=job.public_id), **ZH)
+    rows = list(csv.reader(io.StringIO(text(download))))
+    assert rows[0] == ["line", "column", "problem"] and rows[1] == ["2", "image", BAD_URL_ZH]
+
+    status = api.get(f"/api/v1/evalsets/{evalset.public_id}/imports/{job.public_id}/", **ZH)
+    assert status.json()["errors"][0] == {"line": 2, "column": "image", "problem": BAD_URL_ZH}
+    api_csv = text(
+        api.get(f"/api/v1/evalsets/{evalset.public_id}/imports/{job.public_id}/errors/", **EN)
+    )
+    assert BAD_URL_EN in api_csv
+
+
+def test_a_report_stored_as_text_only_still_shows(web, api, evalset):
+    job = failed_import(evalset)
+    old = [{"line": 3, "column": "answer", "problem": "an old problem, stored as text"}]
+    broken = [
+        {"line": 4, "column": "x", "problem": "kept text", "msgid": "%(gone)s", "params": {"n": 1}}
+    ]
+    EvalSetImport.objects.filter(pk=job.pk).update(errors=old + broken)
+    page = text(web.get(url("import_job", evalset, job_id=job.public_id), **ZH))
+    assert "an old problem, stored as text" in page
+    download = text(web.get(url("import_errors", evalset, job_id=job.public_id), **ZH))
+    assert "an old problem, stored as text" in download
+    status = api.get(f"/api/v1/evalsets/{evalset.public_id}/imports/{job.public_id}/", **ZH)
+    assert [e["problem"] for e in status.json()["errors"]] == [
+        "an old problem, stored as text",
+        "kept text",  # parameters that no longer fit their message: the stored text
+    ]
+
+
+@pytest.mark.integration
+def test_a_report_written_by_the_worker_reads_in_each_language(celery_worker_inproc, web, evalset):
+    def through_the_worker(job):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            job.refresh_from_db()
+            if job.is_finished:
+                return job
+            time.sleep(0.2)
+        raise AssertionError(f"import still {job.status}")
+
+    job = failed_import(evalset, run=through_the_worker)
+    assert job.status == "failed" and job.errors[0]["msgid"]
+    page = url("import_job", evalset, job_id=job.public_id)
+    assert BAD_URL_ZH in text(web.get(page, **ZH))
+    assert BAD_URL_EN in text(web.get(page, **EN))
