@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.support import peak_rss_mb, platform_with_worker  # noqa: E402
+from bench.support import launch_and_wait, peak_rss_mb, platform_with_worker  # noqa: E402
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "2000,20000").split(",")]
 
@@ -30,7 +29,7 @@ def run(size: int, worker) -> None:
     from rest_framework.test import APIClient
 
     from assay import services as platform
-    from experiments.models import Experiment, ExperimentStatus, Result
+    from experiments.models import Result
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
     user = platform.user_create(username=f"bench{size}", password="bench-password-1")
@@ -49,15 +48,7 @@ def run(size: int, worker) -> None:
     # Warm the bench's own process (URLconf and API imports on the first request) so the
     # timing below measures the pipeline, not this process's cold start.
     client.get("/api/v1/experiments/")
-    started = time.perf_counter()
-    response = client.post("/api/v1/experiments/", body, format="json")
-    if response.status_code not in (201, 202):
-        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
-    experiment = Experiment.objects.get(public_id=response.json()["id"])
-    while experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED):
-        time.sleep(0.02)
-        experiment.refresh_from_db(fields=["status"])
-    elapsed = time.perf_counter() - started
+    elapsed, experiment = launch_and_wait(client, body)
     experiment.refresh_from_db()
     count = Result.objects.filter(experiment=experiment).count()
     print(

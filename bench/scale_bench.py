@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.support import peak_rss_mb, scratch_database  # noqa: E402
+from bench.support import launch_and_wait, peak_rss_mb, scratch_database  # noqa: E402
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "20000").split(",")]
 NODES = int(os.environ.get("BENCH_NODES", "1"))
@@ -82,7 +82,7 @@ def run(size: int) -> None:
     try:
         time.sleep(3)  # let the workers connect and fork their pools
         before = _results_bytes()
-        elapsed, experiment = launch_and_wait(workspace, user, version, bindings)
+        elapsed, experiment = launch(workspace, user, version, bindings)
         report(size, elapsed, experiment, workers, server, _results_bytes() - before)
     finally:
         for worker in workers:
@@ -158,11 +158,11 @@ def _judge(workspace, user):
     return server, make_llm_version(workspace=workspace, user=user, provider=provider)
 
 
-def launch_and_wait(workspace, user, version, bindings):
+def launch(workspace, user, version, bindings):
+    """Launch through the API with a token of the workspace; wait until it ends."""
     from rest_framework.test import APIClient
 
     from assay import services as platform
-    from experiments.models import Experiment, ExperimentStatus
 
     client = APIClient()
     key = platform.token_issue(workspace=workspace, user=user, name="bench").key
@@ -177,15 +177,7 @@ def launch_and_wait(workspace, user, version, bindings):
         "launch": True,
         "concurrency": JUDGE_CONCURRENCY,
     }
-    started = time.perf_counter()
-    response = client.post("/api/v1/experiments/", body, format="json")
-    if response.status_code not in (201, 202):
-        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
-    experiment = Experiment.objects.get(public_id=response.json()["id"])
-    while experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED):
-        time.sleep(0.05)
-        experiment.refresh_from_db(fields=["status"])
-    return time.perf_counter() - started, experiment
+    return launch_and_wait(client, body, poll_s=0.05)
 
 
 def _results_bytes() -> int:

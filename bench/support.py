@@ -86,3 +86,19 @@ def children(pid: int) -> list[int]:
         return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
+
+
+def launch_and_wait(client, body: dict, *, poll_s: float = 0.02):
+    """POST the experiment `body` through the API (launch: true) and wait until it ends:
+    (seconds from the request to completed or failed, the experiment)."""
+    from experiments.models import Experiment, ExperimentStatus
+
+    started = time.perf_counter()
+    response = client.post("/api/v1/experiments/", body, format="json")
+    if response.status_code not in (201, 202):
+        raise SystemExit(f"launch failed: {response.status_code} {response.content[:500]}")
+    experiment = Experiment.objects.get(public_id=response.json()["id"])
+    while experiment.status not in (ExperimentStatus.COMPLETED, ExperimentStatus.FAILED):
+        time.sleep(poll_s)
+        experiment.refresh_from_db(fields=["status"])
+    return time.perf_counter() - started, experiment

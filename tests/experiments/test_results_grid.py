@@ -162,16 +162,19 @@ def test_the_old_result_link_opens_the_rows_drawer_on_that_evaluator(web, three)
     assert f'class="drawer-eval focus" data-binding="{result.binding_id}"' in body
 
 
+def one_check(workspace, user, rows, name):
+    """A set of `rows` scored by the contains check: (the finished run, the version)."""
+    version = make_evalset_version(workspace=workspace, user=user, rows=rows, name=name)
+    evaluator_version = make_code_version(workspace=workspace, user=user)
+    experiment = run_inline(
+        workspace=workspace, user=user, version=version, evaluator_version=evaluator_version
+    )
+    return experiment, version
+
+
 def test_untrusted_cells_are_escaped_in_grid_and_drawer(web, workspace, user):
     rows = [{"input": "<script>x()</script>", "actual_output": "<b>o</b>", "reference_output": "r"}]
-    version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="XSS")
-    experiment = run_inline(
-        workspace=workspace,
-        user=user,
-        version=version,
-        evaluator_version=make_code_version(workspace=workspace, user=user),
-        name="xss",
-    )
+    experiment, version = one_check(workspace, user, rows, "XSS")
     item = EvalSetItem.objects.get(version=version)
     for body in (web.get(detail(experiment)), web.get(drawer_url(experiment, item))):
         text = body.content.decode()
@@ -182,14 +185,7 @@ def test_untrusted_cells_are_escaped_in_grid_and_drawer(web, workspace, user):
 def test_long_cells_are_collapsed(web, workspace, user):
     long = "word " * 400
     rows = [{"input": long, "actual_output": "Paris", "reference_output": "Paris"}]
-    version = make_evalset_version(workspace=workspace, user=user, rows=rows, name="Long")
-    experiment = run_inline(
-        workspace=workspace,
-        user=user,
-        version=version,
-        evaluator_version=make_code_version(workspace=workspace, user=user),
-        name="long",
-    )
+    experiment, version = one_check(workspace, user, rows, "Long")
     grid = web.get(detail(experiment)).content.decode()
     assert '<details class="cell-more">' in grid
     item = EvalSetItem.objects.get(version=version)
