@@ -142,6 +142,12 @@ class EvalSetImport(models.Model):
     errors = models.JSONField(default=list, blank=True, help_text="[{line, column, problem}]")
     error_count = models.BigIntegerField(default=0)
     message = models.TextField(blank=True)
+    message_params = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The message's {msgid, params[, plural, n]}, to translate it when read; "
+        "null when stored as text only.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -165,6 +171,14 @@ class EvalSetImport(models.Model):
         from .items.problems import report_rows
 
         return report_rows(self.errors, 20)
+
+    @property
+    def message_shown(self) -> str:
+        """`message` in the reader's language when stored with its message id (`items.problems`),
+        else the stored text."""
+        from .items.problems import message_text
+
+        return message_text(self.message, self.message_params)
 
     @property
     def percent(self) -> int:

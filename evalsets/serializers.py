@@ -159,6 +159,7 @@ class ImportSerializer(serializers.ModelSerializer):
     evalset = serializers.UUIDField(source="evalset.public_id", read_only=True)
     percent = serializers.IntegerField(read_only=True)
     errors = serializers.SerializerMethodField()
+    message = serializers.SerializerMethodField()
 
     class Meta:
         model = EvalSetImport
@@ -192,6 +193,11 @@ class ImportSerializer(serializers.ModelSerializer):
     def get_errors(self, obj) -> list[dict]:
         """The first 100 problems; the full report (up to 1,000) downloads from errors/."""
         return report_rows(obj.errors, 100)
+
+    def get_message(self, obj) -> str:
+        """The message in the Accept-Language; the stored English text when it has no
+        message id (an import finished before message ids were stored)."""
+        return obj.message_shown
 
 
 class ImportCreateSerializer(StrictSerializer):

@@ -118,8 +118,9 @@ def test_a_deeply_nested_jsonl_line_is_a_row_error(api, workspace, user, setting
     assert response.status_code == 202, response.content[:300]
     job = run_now(EvalSetImport.objects.get())
     assert job.status == "failed"
+    problem = "the JSON on this line is nested too deeply"
     assert job.errors == [
-        {"line": 2, "column": "", "problem": "the JSON on this line is nested too deeply"}
+        {"line": 2, "column": "", "problem": problem, "msgid": problem, "params": {}}
     ]
 
 

@@ -64,7 +64,10 @@ def import_create(
         fields = detect_fields(stored, file_format, encoding)
     except FileProblem as exc:
         default_storage.delete(stored)
-        raise ValidationError({"file": f"line {exc.line}: {exc.problem}"}) from None
+        problem = problem_text(exc.problem)
+        raise ValidationError(
+            {"file": _("line %(line)s: %(problem)s") % {"line": exc.line, "problem": problem}}
+        ) from None
     except BaseException:
         default_storage.delete(stored)  # nothing may outlive a request that failed
         raise
@@ -144,7 +147,7 @@ def _checked_encoding(upload, encoding: str) -> str:
     sample = upload.read(SNIFF_BYTES)
     upload.seek(0)
     if problem := encoding_problem(sample, encoding):
-        raise ValidationError({"file": problem})
+        raise ValidationError({"file": problem_text(problem)})
     return encoding
 
 

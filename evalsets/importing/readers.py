@@ -3,6 +3,10 @@
 Pure Python. Each reader takes a binary file and yields `(line, record, problems)`: a record is a
 dict (field → value) or None when the line is unusable, and problems are (column, message)
 pairs. Bytes are decoded line by line so a bad byte is reported on its own line.
+
+Messages are `Problem`s (English as text, a message id marked with `N_` and named parameters):
+a request shows them translated (`items.problems.problem_text`), an import run in a worker
+stores the message id and the report is translated when it is read.
 """
 
 from __future__ import annotations
@@ -13,13 +17,11 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 
-from django.utils.translation import gettext as _
-
 from assay.safety.csvcells import csv_restore
 
-from ..items.content import TEXT_CELL_CAP
+from ..items.content import N_, TEXT_CELL_CAP, Problem
 
-Record = tuple[int, dict | None, list[tuple[str, str]]]
+Record = tuple[int, dict | None, list[tuple[str, Problem]]]
 
 # csv refuses fields over its limit; allow a little more than the text cap so the cap's own,
 # clearer message is the one people see.
@@ -32,7 +34,7 @@ MAX_HEADER_BYTES = 64 * 1024
 class FileProblem(ValueError):
     """The file cannot be read at all (no header, duplicate header names…)."""
 
-    def __init__(self, line: int, column: str, problem: str):
+    def __init__(self, line: int, column: str, problem: Problem | str):
         super().__init__(f"line {line}: {problem}")
         self.line, self.column, self.problem = line, column, problem
 
@@ -41,21 +43,28 @@ ENCODINGS = ("utf-8", "utf-8-sig", "gb18030", "latin-1")
 SNIFF_BYTES = 64 * 1024
 
 
-def encoding_problem(sample: bytes, encoding: str) -> str:
+def encoding_problem(sample: bytes, encoding: str) -> Problem | str:
     """A file-level message when `sample` (the file's start) is not text in `encoding`, with a
     guess of what it is instead; '' when it reads."""
     if _decodes(sample, encoding):
         return ""
     guess = next((e for e in ("utf-8", "gb18030") if e != encoding and _decodes(sample, e)), "")
-    looks = f" It looks like {guess.upper()}." if guess else ""
-    return _(
-        "The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and "
-        "upload it again."
-    ) % {
-        "upper": encoding.upper(),
-        "looks": looks,
-        "encodings": ", ".join(e.upper() for e in ENCODINGS),
-    }
+    params = {"upper": encoding.upper(), "encodings": ", ".join(e.upper() for e in ENCODINGS)}
+    if guess:
+        return Problem(
+            N_(
+                "The file is not %(upper)s text. It looks like %(guess)s. Choose its encoding "
+                "(%(encodings)s) and upload it again."
+            ),
+            {**params, "guess": guess.upper()},
+        )
+    return Problem(
+        N_(
+            "The file is not %(upper)s text. Choose its encoding (%(encodings)s) and "
+            "upload it again."
+        ),
+        params,
+    )
 
 
 def _decodes(sample: bytes, encoding: str) -> bool:
@@ -106,18 +115,26 @@ def _check_first_line(binary, limit: int) -> None:
         raise FileProblem(
             1,
             "",
-            _("the header line is longer than %(limit)s bytes; a header has at most %(max)s fields")
-            % {"limit": f"{limit:,}", "max": f"{MAX_FIELDS:,}"},
+            Problem(
+                N_(
+                    "the header line is longer than %(limit)s bytes; "
+                    "a header has at most %(max)s fields"
+                ),
+                {"limit": f"{limit:,}", "max": f"{MAX_FIELDS:,}"},
+            ),
         )
 
 
-def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> str:
+def _decode_problem(raw: bytes, exc: UnicodeDecodeError) -> Problem:
     column = len(raw[: exc.start].decode(exc.encoding, "replace")) + 1
     name = exc.encoding.upper()
-    return _(
-        "not %(encoding)s text: byte 0x%(byte)s at character %(column)s; "
-        "choose the file's encoding or save it as UTF-8"
-    ) % {"encoding": name, "byte": f"{raw[exc.start]:02x}", "column": column}
+    return Problem(
+        N_(
+            "not %(encoding)s text: byte 0x%(byte)s at character %(column)s; "
+            "choose the file's encoding or save it as UTF-8"
+        ),
+        {"encoding": name, "byte": f"{raw[exc.start]:02x}", "column": column},
+    )
 
 
 def csv_fields(lines: Lines, reader) -> list[str]:
@@ -133,22 +150,24 @@ def csv_fields(lines: Lines, reader) -> list[str]:
             raise FileProblem(lines.line, "", _too_many(len(names)))
         if any(not n for n in names):
             raise FileProblem(
-                lines.line, "", _("header cell %(n)s is empty") % {"n": names.index("") + 1}
+                lines.line,
+                "",
+                Problem(N_("header cell %(n)s is empty"), {"n": names.index("") + 1}),
             )
         counts = Counter(names)
         duplicates = sorted(n for n, count in counts.items() if count > 1)
         if duplicates:
-            problem = _("column %(name)r appears twice") % {"name": duplicates[0]}
+            problem = Problem(N_("column %(name)r appears twice"), {"name": duplicates[0]})
             raise FileProblem(lines.line, duplicates[0], problem)
         return names
-    raise FileProblem(1, "", _("the file is empty: a CSV file needs a header row"))
+    raise FileProblem(1, "", Problem(N_("the file is empty: a CSV file needs a header row")))
 
 
-def _too_many(count: int) -> str:
-    return _("the file has %(count)s fields; a header has at most %(max)s") % {
-        "count": f"{count:,}",
-        "max": f"{MAX_FIELDS:,}",
-    }
+def _too_many(count: int) -> Problem:
+    return Problem(
+        N_("the file has %(count)s fields; a header has at most %(max)s"),
+        {"count": f"{count:,}", "max": f"{MAX_FIELDS:,}"},
+    )
 
 
 def read_csv(binary, encoding: str = "utf-8") -> tuple[list[str], Iterator[Record], Lines]:
@@ -158,9 +177,8 @@ def read_csv(binary, encoding: str = "utf-8") -> tuple[list[str], Iterator[Recor
     try:
         fields = csv_fields(lines, reader)
     except csv.Error as exc:
-        raise FileProblem(
-            lines.line or 1, "", _("malformed CSV: %(error)s") % {"error": exc}
-        ) from None
+        problem = Problem(N_("malformed CSV: %(error)s"), {"error": str(exc)})
+        raise FileProblem(lines.line or 1, "", problem) from None
     return fields, _csv_records(fields, lines, reader), lines
 
 
@@ -187,19 +205,22 @@ def _csv_records(fields: list[str], lines: Lines, reader) -> Iterator[Record]:
         yield start, dict(zip(fields, map(csv_restore, values), strict=True)), []
 
 
-def _csv_problem(exc: csv.Error) -> str:
+def _csv_problem(exc: csv.Error) -> Problem:
     text = str(exc)
     if "field larger than field limit" in text:
-        return _("a cell is larger than the %(limit)s-byte limit") % {"limit": f"{TEXT_CELL_CAP:,}"}
+        return Problem(
+            N_("a cell is larger than the %(limit)s-byte limit"), {"limit": f"{TEXT_CELL_CAP:,}"}
+        )
     if "unexpected end of data" in text:
-        return "malformed CSV: a quoted cell is never closed (unexpected end of data)"
-    return _("malformed CSV: %(error)s (check the quoting of this row)") % {"error": text}
+        return Problem(N_("malformed CSV: a quoted cell is never closed (unexpected end of data)"))
+    return Problem(N_("malformed CSV: %(error)s (check the quoting of this row)"), {"error": text})
 
 
-def _ragged(got: int, width: int) -> str:
-    return _(
-        "this row has %(got)s cells but the header has %(width)s; check commas and quoting"
-    ) % {"got": got, "width": width}
+def _ragged(got: int, width: int) -> Problem:
+    return Problem(
+        N_("this row has %(got)s cells but the header has %(width)s; check commas and quoting"),
+        {"got": got, "width": width},
+    )
 
 
 def read_jsonl(binary, encoding: str = "utf-8") -> tuple[Iterator[Record], Lines]:
@@ -223,22 +244,27 @@ def _jsonl_records(lines: Lines) -> Iterator[Record]:
             yield lines.line, None, [("", _json_problem(exc))]
             continue
         except RecursionError:
-            yield lines.line, None, [("", "the JSON on this line is nested too deeply")]
+            yield (
+                lines.line,
+                None,
+                [("", Problem(N_("the JSON on this line is nested too deeply")))],
+            )
             continue
         if not isinstance(record, dict):
-            problem = _("each line must be a JSON object, got a %(type)s") % {
-                "type": type(record).__name__
-            }
+            problem = Problem(
+                N_("each line must be a JSON object, got a %(type)s"),
+                {"type": type(record).__name__},
+            )
             yield lines.line, None, [("", problem)]
             continue
         yield lines.line, record, []
 
 
-def _json_problem(exc: json.JSONDecodeError) -> str:
-    return _("not valid JSON: %(error)s at character %(column)s") % {
-        "error": exc.msg,
-        "column": exc.colno,
-    }
+def _json_problem(exc: json.JSONDecodeError) -> Problem:
+    return Problem(
+        N_("not valid JSON: %(error)s at character %(column)s"),
+        {"error": exc.msg, "column": exc.colno},
+    )
 
 
 def jsonl_fields(binary, sample_lines: int = 200, encoding: str = "utf-8") -> list[str]:

@@ -17,12 +17,11 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from ..items.content import Problem
+from ..items.content import N_, Nn_, Problem
 from ..items.media import uri_checker
-from ..items.problems import stored_problem
+from ..items.problems import stored_message, stored_problem
 from ..items.rows import RowBuilder, new_item_ids
 from ..models import EvalSet, EvalSetImport, EvalSetItem, ImportFormat, ImportStatus, draft_filter
 from ..models import dumps as json_dumps
@@ -59,16 +58,21 @@ def import_run(*, job: EvalSetImport, on_progress: Progress | None = None) -> Ev
     try:
         run.execute()
     except SetDeleted:
-        run.fail(_("The evaluation set was deleted during the import; nothing was imported."))
+        run.fail(
+            Problem(N_("The evaluation set was deleted during the import; nothing was imported."))
+        )
     except FileProblem as exc:
         run.report(exc.line, [(exc.column, exc.problem)])
         run.fail(
-            _("The file cannot be read: line %(line)s: %(p)s")
-            % {"line": exc.line, "p": exc.problem}
+            Problem(
+                N_("The file cannot be read: line %(line)s: %(p)s"),
+                {"line": exc.line, "p": exc.problem},
+            )
         )
     except Exception as exc:  # the job must end failed, whatever broke
         logger.exception("import %s failed", job.pk)
-        run.fail(_("The import stopped: %(error)s") % {"error": f"{type(exc).__name__}: {exc}"})
+        error = f"{type(exc).__name__}: {exc}"
+        run.fail(Problem(N_("The import stopped: %(error)s"), {"error": error}))
     job.refresh_from_db()
     return job
 
@@ -103,13 +107,14 @@ class _Run:
             records = self._records(binary)
             self.scan(records, builder, next_position(evalset))
         if self.error_count and not self.job.skip_bad_rows:
-            self.fail(
-                _(
-                    "Nothing was imported: %(n)s problems found. Fix them, or import again with "
-                    "“skip bad rows”."
-                )
-                % {"n": self.error_count}
+            singular, plural = Nn_(
+                "Nothing was imported: %(n)s problem found. Fix it, or import again with "
+                "“skip bad rows”.",
+                "Nothing was imported: %(n)s problems found. Fix them, or import again with "
+                "“skip bad rows”.",
             )
+            n = self.error_count
+            self.fail(Problem(singular, {"n": n}, plural=plural, n=n))
         else:
             self.complete()
 
@@ -205,21 +210,26 @@ class _Run:
                 old.exclude(import_job=job).delete()
             message = ""
             if self.error_count:
-                message = _("%(n)s bad rows were skipped; see the error report.") % {
-                    "n": self.failed
-                }
+                singular, plural = Nn_(
+                    "%(n)s bad row was skipped; see the error report.",
+                    "%(n)s bad rows were skipped; see the error report.",
+                )
+                message = Problem(singular, {"n": self.failed}, plural=plural, n=self.failed)
             self._finish(ImportStatus.COMPLETED, message, imported=self.imported)
             evalset.draft_changed = True
             evalset.save(update_fields=["columns", "draft_changed", "updated_at"])
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: Problem) -> None:
         self._finish(ImportStatus.FAILED, message, imported=0)
         EvalSetItem.objects.filter(import_job=self.job).delete()
 
-    def _finish(self, status: str, message: str, *, imported: int) -> None:
+    def _finish(self, status: str, message: Problem | str, *, imported: int) -> None:
+        """`message` is stored as English text and, to be translated when read, as its message
+        id and parameters (`message_params`, see `items.problems.message_text`)."""
         EvalSetImport.objects.filter(pk=self.job.pk).update(
             status=status,
-            message=message,
+            message=str(message),
+            message_params=stored_message(message),
             rows_done=self.done,
             rows_total=self.done,
             rows_imported=imported,

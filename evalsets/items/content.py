@@ -54,6 +54,12 @@ def N_(message: str) -> str:
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802
+    """Marks a message with a count, singular and plural (makemessages extracts `Nn_:1,2`), for
+    `Problem(..., plural=..., n=...)`, rendered with `ngettext` where it is shown."""
+    return singular, plural
+
+
 class Problem(str):
     """A message id and its named parameters, and (as a str) the English text.
 
@@ -64,37 +70,68 @@ class Problem(str):
 
     msgid: str
     params: dict
+    plural: str | None
+    n: int | None
 
-    def __new__(cls, msgid: str, params: dict | None = None) -> Problem:
+    def __new__(
+        cls, msgid: str, params: dict | None = None, *, plural: str | None = None, n: int = 0
+    ) -> Problem:
         params = params or {}
-        self = super().__new__(cls, _format(msgid, msgid, params, N_))
+        english = msgid if plural is None or n == 1 else plural
+        self = super().__new__(cls, _format(english, english, params, N_))
         self.msgid, self.params = msgid, params
+        self.plural, self.n = plural, (n if plural is not None else None)
         return self
 
-    def render(self, translate: Callable[[str], str]) -> str:
-        return _format(translate(self.msgid), self.msgid, self.params, translate)
+    def render(
+        self,
+        translate: Callable[[str], str],
+        translate_plural: Callable[[str, str, int], str] | None = None,
+    ) -> str:
+        """The text in the language `translate` (gettext) gives; a message with a count takes
+        `translate_plural` (ngettext), English's rule without one."""
+        if self.plural is None:
+            text, original = translate(self.msgid), self.msgid
+        else:
+            original = self.msgid if self.n == 1 else self.plural
+            text = (
+                translate_plural(self.msgid, self.plural, self.n) if translate_plural else original
+            )
+        return _format(text, original, self.params, translate, translate_plural)
 
     def as_json(self) -> dict:
         params = {k: v.as_json() if isinstance(v, Problem) else v for k, v in self.params.items()}
-        return {"msgid": self.msgid, "params": params}
+        data = {"msgid": self.msgid, "params": params}
+        if self.plural is not None:
+            data.update(plural=self.plural, n=self.n)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> Problem:
-        params = data.get("params") or {}
-        return cls(data["msgid"], {k: _param(v) for k, v in params.items()})
+        params = {k: _param(v) for k, v in (data.get("params") or {}).items()}
+        if data.get("plural") is not None:
+            return cls(data["msgid"], params, plural=data["plural"], n=int(data["n"]))
+        return cls(data["msgid"], params)
 
     def __reduce__(self):
-        return (Problem, (self.msgid, self.params))
+        return (_from_json, (self.as_json(),))
+
+
+def _from_json(data: dict) -> Problem:
+    return Problem.from_json(data)
 
 
 def _param(value):
     return Problem.from_json(value) if isinstance(value, dict) and "msgid" in value else value
 
 
-def _format(text: str, msgid: str, params: dict, translate: Callable[[str], str]) -> str:
+def _format(text: str, msgid: str, params: dict, translate, translate_plural=None) -> str:
     if not params:
         return text
-    values = {k: v.render(translate) if isinstance(v, Problem) else v for k, v in params.items()}
+    values = {
+        k: v.render(translate, translate_plural) if isinstance(v, Problem) else v
+        for k, v in params.items()
+    }
     try:
         return text % values
     except (KeyError, ValueError, TypeError):  # a translation that lost a placeholder

@@ -10,14 +10,14 @@ message ids existed hold the text only and are shown as they are.
 
 from __future__ import annotations
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from .content import Problem
 
 
 def problem_text(problem) -> str:
     """A problem as text in the active language; plain text stays as it is."""
-    return problem.render(gettext) if isinstance(problem, Problem) else str(problem)
+    return problem.render(gettext, ngettext) if isinstance(problem, Problem) else str(problem)
 
 
 def stored_problem(line: int, column: str, problem) -> dict:
@@ -41,6 +41,23 @@ def _entry_text(entry: dict) -> str:
     if not entry.get("msgid"):
         return entry.get("problem", "")
     try:
-        return Problem.from_json(entry).render(gettext)
+        return Problem.from_json(entry).render(gettext, ngettext)
     except (KeyError, TypeError, ValueError):  # params that no longer fit the message
         return entry.get("problem", "")
+
+
+def stored_message(message) -> dict | None:
+    """An import's message as stored beside its English text (`EvalSetImport.message_params`):
+    the message id, its parameters and, with a count, the plural and n; None for plain text."""
+    return message.as_json() if isinstance(message, Problem) else None
+
+
+def message_text(text: str, stored: dict | None) -> str:
+    """An import's message in the active language; the stored English text when it was stored
+    without its message id (before `message_params`) or its parameters no longer fit."""
+    if not stored or not stored.get("msgid"):
+        return text
+    try:
+        return Problem.from_json(stored).render(gettext, ngettext)
+    except (KeyError, TypeError, ValueError):
+        return text

@@ -54,6 +54,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens).': '%(model)r：%(side)s '
                                                                             '价格必须是 ≥ 0 '
                                                                             '的数字（每百万令牌美元价格）。',
+ '%(n)s bad row was skipped; see the error report.': ['已跳过 %(n)s 个坏行；请查看错误报告。'],
  '%(n)s bad rows were skipped; see the error report.': '已跳过 %(n)s 个坏行；请查看错误报告。',
  '%(n)s completed run on this evaluation set so far: a trend needs two.': ['此评测集目前有 %(n)s '
                                                                            '次已完成的运行：趋势至少需要两次。'],
@@ -1186,6 +1187,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Nothing to compare yet': '还没有可对比的内容',
  'Nothing to pair yet': '还没有可配对的内容',
  'Nothing to review yet.': '还没有可检查的内容。',
+ 'Nothing was imported: %(n)s problem found. Fix it, or import again with “skip bad rows”.': ['没有导入任何内容：发现 '
+                                                                                              '%(n)s '
+                                                                                              '个问题。请修正后重试，或勾选“跳过坏行”再次导入。'],
  'Nothing was imported: %(n)s problems found. Fix them, or import again with “skip bad rows”.': '没有导入任何内容：发现 '
                                                                                                 '%(n)s '
                                                                                                 '个问题。请修正后重试，或勾选“跳过坏行”再次导入。',
@@ -1756,6 +1760,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The file cannot be read: line %(line)s: %(p)s': '无法读取文件：第 %(line)s 行：%(p)s',
  'The file is at most %(limit)s MB.': '文件最多 %(limit)s MB。',
  'The file is at most %(max_report_bytes)s MB.': '文件最多 %(max_report_bytes)s MB。',
+ 'The file is not %(upper)s text. Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
+                                                                                             '%(upper)s '
+                                                                                             '文本。请选择它的编码（%(encodings)s）后重新上传。',
+ 'The file is not %(upper)s text. It looks like %(guess)s. Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
+                                                                                                                      '%(upper)s '
+                                                                                                                      '文本，看起来是 '
+                                                                                                                      '%(guess)s。请选择它的编码（%(encodings)s）后重新上传。',
  'The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
                                                                                                       '%(upper)s '
                                                                                                       '文本。%(looks)s请选择它的编码（%(encodings)s）后重新上传。',
@@ -2310,6 +2321,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'judge: pass': '评判：通过',
  'label is longer than %(max)s characters': '标注超过 %(max)s 个字符',
  'label must be text': '标注必须是文本',
+ 'line %(line)s: %(problem)s': '第 %(line)s 行：%(problem)s',
  'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
                                                                                                              '1 '
                                                                                                              '行第 '
@@ -2319,6 +2331,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'lowest score of the turns': '各轮次的最低分',
  'malformed CSV: %(error)s': 'CSV 格式错误：%(error)s',
  'malformed CSV: %(error)s (check the quoting of this row)': 'CSV 格式错误：%(error)s（请检查这一行的引号）',
+ 'malformed CSV: a quoted cell is never closed (unexpected end of data)': 'CSV '
+                                                                          '格式错误：有一个带引号的单元格没有闭合（数据意外结束）',
  'mapping is an object {file field: target}.': 'mapping 是一个对象 {文件字段: 目标}。',
  'max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points).': 'max_drop 是 [0, 1) 内的通过率下降（例如 '
                                                                      '0.02 表示 2 个百分点）。',
@@ -2433,6 +2447,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'target: %(output)s (Text)': '评估对象：%(output)s（Text）',
  'test cases agree with the expected verdict': '个测试用例与期望判定一致',
  'text is %(size)s bytes; the limit is %(limit)s bytes': '文本为 %(size)s 字节，上限为 %(limit)s 字节',
+ 'the JSON on this line is nested too deeply': '这一行的 JSON 嵌套层级过深',
  'the conversation is %(size)s bytes of JSON; the limit is %(limit)s bytes': '该对话的 JSON 为 %(size)s '
                                                                              '字节，上限为 %(limit)s 字节',
  'the default model': '默认模型',

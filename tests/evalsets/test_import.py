@@ -239,7 +239,7 @@ def test_skip_bad_rows_imports_the_good_ones_and_reports_the_rest(evalset):
     job = imported(evalset, "mixed.csv", body, skip_bad_rows=True)
     assert job.status == "completed"
     assert (job.rows_imported, job.rows_failed, job.error_count) == (2, 1, 1)
-    assert "1 bad rows were skipped" in job.message
+    assert "1 bad row was skipped" in job.message
     assert [r.data["question"]["text"] for r in draft(evalset)] == ["good", "also good"]
     report = errors_csv(job.errors).splitlines()
     assert report == [

@@ -8,6 +8,7 @@ import io
 import time
 
 import pytest
+from django.core.files.storage import default_storage
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
@@ -144,3 +145,105 @@ def test_a_report_written_by_the_worker_reads_in_each_language(celery_worker_inp
     page = url("import_job", evalset, job_id=job.public_id)
     assert BAD_URL_ZH in text(web.get(page, **ZH))
     assert BAD_URL_EN in text(web.get(page, **EN))
+
+
+# File-level problems (readers.py) and the job's message, written by the worker in English with
+# their message ids, read in each reader's language.
+
+RAGGED_EN = "this row has 1 cells but the header has 2; check commas and quoting"
+RAGGED_ZH = "这一行有 1 个单元格，但表头有 2 个；请检查逗号和引号"
+NOTHING_EN = "Nothing was imported: 1 problem found. Fix it, or import again with “skip bad rows”."
+NOTHING_ZH = "没有导入任何内容：发现 1 个问题。请修正后重试，或勾选“跳过坏行”再次导入。"
+
+
+def api_job(api, evalset, job, **headers):
+    return api.get(f"/api/v1/evalsets/{evalset.public_id}/imports/{job.public_id}/", **headers)
+
+
+def test_a_file_problem_and_the_message_are_stored_with_ids_and_read_in_each_language(
+    web, api, evalset
+):
+    body = "question,answer\nq1,a1\nq2\n"
+    with translation.override("zh-hans"):  # the worker's language does not matter
+        job = run_now(import_create(evalset=evalset, user=None, upload=upload("r.csv", body)))
+    assert job.status == "failed" and job.message == NOTHING_EN
+    assert job.message_params == {
+        "msgid": "Nothing was imported: %(n)s problem found. Fix it, or import again with "
+        "“skip bad rows”.",
+        "params": {"n": 1},
+        "plural": "Nothing was imported: %(n)s problems found. Fix them, or import again with "
+        "“skip bad rows”.",
+        "n": 1,
+    }
+    assert job.errors[0]["problem"] == RAGGED_EN and job.errors[0]["params"] == {
+        "got": 1,
+        "width": 2,
+    }
+
+    page = url("import_job", evalset, job_id=job.public_id)
+    zh = text(web.get(page, **ZH))
+    assert NOTHING_ZH in zh and RAGGED_ZH in zh and NOTHING_EN not in zh and RAGGED_EN not in zh
+    en = text(web.get(page, **EN))
+    assert NOTHING_EN in en and RAGGED_EN in en
+    download = text(web.get(url("import_errors", evalset, job_id=job.public_id), **ZH))
+    assert RAGGED_ZH in download
+    zh_api = api_job(api, evalset, job, **ZH).json()
+    assert zh_api["message"] == NOTHING_ZH and zh_api["errors"][0]["problem"] == RAGGED_ZH
+    en_api = api_job(api, evalset, job, **EN).json()
+    assert en_api["message"] == NOTHING_EN and en_api["errors"][0]["problem"] == RAGGED_EN
+
+
+def test_skipped_rows_take_the_plural_and_a_file_the_worker_cannot_read_says_why(web, api, evalset):
+    body = "question,answer\nq1,a1\nq2\nq3,a,b\n"
+    job = run_now(
+        import_create(evalset=evalset, user=None, upload=upload("r.csv", body), skip_bad_rows=True)
+    )
+    assert job.status == "completed"
+    assert job.message == "2 bad rows were skipped; see the error report."
+    assert api_job(api, evalset, job, **ZH).json()["message"] == "已跳过 2 个坏行；请查看错误报告。"
+
+    # the file changed under a queued job: its header is refused by the worker
+    job = import_create(evalset=evalset, user=None, upload=upload("r.csv", "question\nq\n"))
+    default_storage.delete(job.file_path)
+    assert default_storage.save(job.file_path, upload("r.csv", "question,question\nq,q\n")) == (
+        job.file_path
+    )
+    job = run_now(job)
+    assert job.message == "The file cannot be read: line 1: column 'question' appears twice"
+    assert job.message_params["params"]["p"]["msgid"] == "column %(name)r appears twice"
+    page = text(web.get(url("import_job", evalset, job_id=job.public_id), **ZH))
+    assert "无法读取文件：第 1 行：列 'question' 出现了两次" in page
+    assert api_job(api, evalset, job, **ZH).json()["errors"][0]["problem"] == (
+        "列 'question' 出现了两次"
+    )
+
+
+def test_a_file_problem_found_at_upload_is_in_the_request_language(api, evalset):
+    endpoint = f"/api/v1/evalsets/{evalset.public_id}/imports/"
+    bad = "question,question\nq,q\n"
+    zh = api.post(endpoint, {"file": upload("r.csv", bad)}, format="multipart", **ZH)
+    assert zh.status_code == 400
+    assert "第 1 行：列 'question' 出现了两次" in str(zh.json()["error"])
+    en = api.post(endpoint, {"file": upload("r.csv", bad)}, format="multipart", **EN)
+    assert "line 1: column 'question' appears twice" in str(en.json()["error"])
+    latin = api.post(
+        endpoint,
+        {"file": upload("r.csv", "question\n中文\n".encode("gb18030")), "encoding": "utf-8"},
+        format="multipart",
+        **ZH,
+    )
+    assert "该文件不是 UTF-8 文本，看起来是 GB18030。" in str(latin.json()["error"])
+
+
+def test_an_old_job_without_message_params_still_shows_its_message(web, api, evalset):
+    job = failed_import(evalset)
+    EvalSetImport.objects.filter(pk=job.pk).update(
+        message="An old message, stored as text.", message_params=None
+    )
+    page = text(web.get(url("import_job", evalset, job_id=job.public_id), **ZH))
+    assert "An old message, stored as text." in page
+    assert api_job(api, evalset, job, **ZH).json()["message"] == "An old message, stored as text."
+    EvalSetImport.objects.filter(pk=job.pk).update(
+        message_params={"msgid": "%(gone)s", "params": {"n": 1}}
+    )
+    assert api_job(api, evalset, job, **ZH).json()["message"] == "An old message, stored as text."

@@ -7,4 +7,4 @@ from django.core.management.commands import makemessages
 
 class Command(makemessages.Command):
     xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=_t", "--keyword=_lazy"]
-    xgettext_options += ["--keyword=N_"]
+    xgettext_options += ["--keyword=N_", "--keyword=Nn_:1,2"]
