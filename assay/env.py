@@ -103,8 +103,7 @@ VARIABLES: list[tuple[str, str, str]] = [
     (
         "ASSAY_COMMIT_BATCH_ROWS",
         "50000",
-        "Rows a background commit copies per transaction (a crash resumes from the last "
-        "batch).",
+        "Rows a background commit copies per transaction (a crash resumes from the last batch).",
     ),
     (
         "ASSAY_OUTBOUND_ALLOW",

@@ -140,7 +140,8 @@ def _message(item: Any, path: str, errors: Errors) -> dict:
         content = [_part(p, f"{path}.content[{i}]", errors) for i, p in enumerate(content)]
     else:
         errors.add(
-            f"{path}.content", gettext("Must be a non-empty string or a non-empty list of parts.")
+            f"{path}.content",
+            gettext("Must be a non-empty string or a non-empty list of parts."),
         )
     return {"role": role, "content": content}
 
