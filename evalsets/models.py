@@ -232,6 +232,11 @@ class EvalSetItem(models.Model):
     def __str__(self) -> str:
         return f"item {self.item_id}"
 
+    @property
+    def row_number(self) -> int:
+        """Position + 1: a version numbers its rows 0…n-1 at commit, so this has no gaps."""
+        return self.position + 1
+
 
 def draft_filter() -> Q:
     """Items of a draft: no version, and not staged by an import that has not completed."""

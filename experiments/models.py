@@ -330,6 +330,18 @@ class Result(models.Model):
         return self.human_verdict or self.verdict
 
     @property
+    def final_score(self) -> float | None:
+        """The corrected score when a human gave one with their verdict, else the evaluator's."""
+        if self.human_verdict and self.human_score is not None:
+            return self.human_score
+        return self.score
+
+    @property
+    def row_number(self) -> int:
+        """The item's row number in its evalset version, as every page shows it."""
+        return self.position + 1
+
+    @property
     def final_verdict_label(self) -> str:
         return Verdict(self.final_verdict).label
 

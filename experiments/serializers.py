@@ -262,8 +262,8 @@ class ResultSerializer(serializers.ModelSerializer):
     evaluator_name = serializers.CharField(source="binding.evaluator_version.evaluator.name")
     evaluator_version = serializers.CharField(source="binding.evaluator_version.version")
     final_verdict = serializers.CharField()
-    row_number = serializers.SerializerMethodField(
-        help_text="The item's row number in its evalset version (position + 1)."
+    row_number = serializers.IntegerField(
+        read_only=True, help_text="The item's row number in its evalset version (position + 1)."
     )
 
     class Meta:
@@ -298,9 +298,6 @@ class ResultSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = fields
-
-    def get_row_number(self, result) -> int:
-        return result.position + 1
 
 
 class ResultDetailSerializer(ResultSerializer):

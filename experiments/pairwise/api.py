@@ -140,7 +140,7 @@ class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.R
         run = services.pairwise_run_cancel(run=self.get_object())
         return Response(s.PairwiseRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={202: s.RetriedSerializer})
+    @extend_schema(request=None, responses={202: s.PairwiseRetriedSerializer})
     @action(detail=True, methods=["post"], url_path="retry-failed")
     def retry_failed(self, request, id=None):
         """Judge the pairs that errored or timed out again, into the same run."""

@@ -156,6 +156,6 @@ class PairwiseResultDetailSerializer(PairwiseResultSerializer):
         read_only_fields = fields
 
 
-class RetriedSerializer(serializers.Serializer):
+class PairwiseRetriedSerializer(serializers.Serializer):
     retried = serializers.IntegerField()
     run = PairwiseRunSerializer()

@@ -222,7 +222,7 @@ def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: l
             {
                 "item": uid,
                 # the item's row number in its evalset version (positions count from 0)
-                "number": (left or right).position + 1 if (left or right) else None,
+                "number": (left or right).row_number if (left or right) else None,
                 "kind": kinds.get(uid, "unchanged"),
                 "baseline": left,
                 "candidate": right,

@@ -67,7 +67,7 @@ class DetailSide:
     @property
     def row_number(self) -> int | None:
         """The item's row in this run's evalset version (positions count from 0)."""
-        return self.result.position + 1 if self.result else None
+        return self.result.row_number if self.result else None
 
     @cached_property
     def output(self) -> str:

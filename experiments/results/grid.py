@@ -279,18 +279,12 @@ class EvaluatorCell:
 
     @property
     def score(self) -> float | None:
-        scores = [_final_score(r) for r in self.results if _final_score(r) is not None]
+        scores = [r.final_score for r in self.results if r.final_score is not None]
         return sum(scores) / len(scores) if scores else None
 
     @property
     def single(self) -> Result | None:
         return self.results[0] if len(self.results) == 1 else None
-
-
-def _final_score(result: Result) -> float | None:
-    if result.human_verdict and result.human_score is not None:
-        return result.human_score
-    return result.score
 
 
 def grid_rows(
@@ -345,7 +339,7 @@ def _row(item, columns, bindings, results: dict, output: dict | None) -> dict:
     return {
         "item": item,
         "uid": item.item_id,
-        "number": item.position + 1,
+        "number": item.row_number,
         "cells": [text_cell((item.data or {}).get(name)) for name in columns],
         "output": _output_cell(output),
         "evaluators": [EvaluatorCell(b, results.get(b.pk, [])) for b in bindings],

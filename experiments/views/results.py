@@ -72,7 +72,7 @@ def _drawer(request, experiment, item, repeat, *, focus=None, forms=None, status
     context = {
         "experiment": experiment,
         "item": item,
-        "number": item.position + 1,
+        "number": item.row_number,
         "repeat": repeat,
         "repeats": range(experiment.repetitions),
         "cells": _drawer_cells(experiment, item),
