@@ -26,7 +26,7 @@ from .views.results import EXPORT_MIME
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 GRID_FILTERS = (*RESULT_FILTERS, "sort", "item")
-API_HEAVY = ("input", "rendered_request", "raw_answer", "stdout")  # reasons come whole
+API_HEAVY = ("rendered_request", "raw_answer", "stdout")  # reasons come whole
 GateQuery = s.GateQuerySerializer
 
 

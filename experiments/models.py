@@ -268,9 +268,16 @@ class TargetResult(models.Model):
 
 class Result(models.Model):
     """One (experiment, item, evaluator version, repetition, turn): written once by an
-    idempotent upsert."""
+    idempotent upsert.
 
-    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="results")
+    The turn its evaluator received is not copied here: its parts are stored once (the row,
+    the target's output, the binding's mapping) and `engine.turns.result_turns` rebuilds it.
+    """
+
+    # no index of its own: the unique key and every read path lead with the experiment
+    experiment = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="results", db_index=False
+    )
     binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="results")
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
@@ -290,7 +297,6 @@ class Result(models.Model):
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     cost = models.FloatField(null=True, blank=True)
-    input = models.JSONField(help_text="The exact turn the evaluator received.")
     rendered_request = models.JSONField(null=True, blank=True)
     raw_answer = models.TextField(null=True, blank=True)
     attempt = models.PositiveSmallIntegerField(default=0)
@@ -300,8 +306,14 @@ class Result(models.Model):
     human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
     human_score = models.FloatField(null=True, blank=True)
     correction_note = models.TextField(blank=True)
+    # indexed only where set (the partial index below): almost every result has no correction
     corrected_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,
     )
     corrected_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -318,6 +330,11 @@ class Result(models.Model):
             models.Index(fields=["experiment", "position", "binding"]),
             models.Index(fields=["experiment", "binding", "verdict"]),
             models.Index(fields=["experiment", "status"]),
+            models.Index(
+                fields=["corrected_by"],
+                name="result_corrected_by",
+                condition=models.Q(corrected_by__isnull=False),
+            ),
         ]
         ordering = ["position", "binding_id"]
 

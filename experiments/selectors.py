@@ -306,7 +306,7 @@ def results_list(
     # the heavy per-row fields stay behind (the drawer loads them), and the few bindings are
     # prefetched for the page instead of joined into every row before the sort
     return (
-        qs.defer("input", "rendered_request", "raw_answer", "stdout")
+        qs.defer("rendered_request", "raw_answer", "stdout")
         .prefetch_related("binding__evaluator_version__evaluator")
         .order_by("position", "binding_id")
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -11,6 +12,7 @@ from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
+from .engine.turns import result_turn
 from .models import EvaluatorBinding, Experiment, GarakReference, Result
 
 
@@ -301,6 +303,11 @@ class ResultSerializer(serializers.ModelSerializer):
 
 
 class ResultDetailSerializer(ResultSerializer):
+    input = serializers.SerializerMethodField(
+        help_text="The exact turn the evaluator received (rebuilt from the row, the target's "
+        "output and the mapping, which are stored once)."
+    )
+
     class Meta(ResultSerializer.Meta):
         fields = ResultSerializer.Meta.fields + [
             "stdout",
@@ -309,6 +316,10 @@ class ResultDetailSerializer(ResultSerializer):
             "raw_answer",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_input(self, result) -> dict:
+        return result_turn(result=result)
 
 
 class GridResultSerializer(ResultSerializer):

@@ -8,7 +8,6 @@ Every function takes ids or rows and is safe to run twice: a chunk computes what
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
@@ -36,6 +35,7 @@ from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
 from .per_turn import Case, binding_cases, stale_turns_delete
+from .turns import target_outputs
 
 MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
 # A target batch keeps `concurrency` calls in flight until its last rows, then waits for the
@@ -53,7 +53,6 @@ RESULT_UPDATE_FIELDS = [
     "tokens_in",
     "tokens_out",
     "cost",
-    "input",
     "rendered_request",
     "raw_answer",
     "attempt",
@@ -212,7 +211,9 @@ def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: Chu
     usable result."""
     experiment = chunk.experiment
     for repeat in range(experiment.repetitions):
-        targets = _target_outputs(experiment, items, repeat)
+        targets = target_outputs(
+            experiment=experiment, item_ids=[i.pk for i in items], repeat=repeat
+        )
         for binding in _bindings(experiment, chunk.kind):
             scored = [i for i in items if applies(binding.applies_to, data=i.data, tags=i.tags)]
             todo = _missing_items(experiment, binding, scored, repeat)
@@ -291,7 +292,6 @@ def _result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) 
             position=case.item.position,
             tags=case.item.tags or [],
             **{name: getattr(o, name) for name in STORED_OUTCOME},  # capped by the runner
-            input=cap_json(case.turn),
             attempt=experiment.retry_round,
         )
         for case, o in zip(cases, outcomes, strict=True)
@@ -314,39 +314,6 @@ def results_upsert(*, rows: list[Result], prune_turns: bool = False) -> None:
 
 
 # ----------------------------------------------------------------------------- target
-
-
-@dataclass
-class TargetOutputs:
-    """The target's outputs for some rows of one repetition, and why others have none."""
-
-    outputs: dict[int, dict]  # item pk → {"actual_output": …, "trajectory": …, "conversation"}
-    errors: dict[int, str]
-
-    def missing(self, item_pk: int) -> str:
-        """Why the row has no target output ('' when it has one)."""
-        if item_pk in self.outputs:
-            return ""
-        return "no output from the target: " + (self.errors.get(item_pk) or "none was produced")
-
-
-def _target_outputs(experiment: Experiment, items: list[EvalSetItem], repeat: int):
-    if not experiment.target_spec.produces_output:
-        return TargetOutputs({}, {})
-    rows = TargetResult.objects.filter(
-        experiment=experiment, repeat=repeat, item_id__in=[i.pk for i in items]
-    ).values_list("item_id", "status", "output", "trajectory", "conversation", "error")
-    outputs, errors = {}, {}
-    for item_id, status, output, trajectory, conversation, error in rows:
-        if status == ResultStatus.SUCCESS:
-            outputs[item_id] = {
-                "actual_output": output,
-                "trajectory": trajectory,
-                "conversation": conversation,
-            }
-        else:
-            errors[item_id] = error
-    return TargetOutputs(outputs, errors)
 
 
 def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:

@@ -18,6 +18,7 @@ from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
 from evaluators.turns import TARGET
 
+from ..engine.turns import result_turns
 from ..models import Aggregate, Experiment, Result
 from ..selectors import experiment_get
 from ..stats import compare_paired
@@ -215,6 +216,7 @@ def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: l
         **{i: "improvement" for i in stats["improvements"]},
         **{i: "unknown flip" for i in stats["to_unknown"] + stats["from_unknown"]},
     }
+    turns = result_turns(results=[*base.values(), *cand.values()])
     rows = []
     for uid in ids:
         left, right = base.get(uid), cand.get(uid)
@@ -226,7 +228,10 @@ def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: l
                 "kind": kinds.get(uid, "unchanged"),
                 "baseline": left,
                 "candidate": right,
-                "output_diff": marked_diff(output_text(left), output_text(right)),
+                "output_diff": marked_diff(
+                    output_text(turns.get(left.pk) if left else None),
+                    output_text(turns.get(right.pk) if right else None),
+                ),
                 "reason_diff": marked_diff(
                     left.reason if left else "", right.reason if right else ""
                 ),
@@ -240,11 +245,9 @@ def _results_by_uid(experiment, binding_id, ids) -> dict:
     return {str(r.item_uid): r for r in rows}
 
 
-def output_text(result: Result | None) -> str:
-    """The text of a result's outputs (every output field, one per line)."""
-    if result is None:
-        return ""
-    fields = (result.input or {}).get(TARGET) or {}
+def output_text(turn: dict | None) -> str:
+    """The text of a turn's outputs (every output field, one per line)."""
+    fields = (turn or {}).get(TARGET) or {}
     texts = [c.get("text", "") for c in fields.values() if isinstance(c, dict)]
     return "\n".join(t for t in texts if isinstance(t, str))
 

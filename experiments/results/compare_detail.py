@@ -20,6 +20,7 @@ from assay.vocabulary import Verdict
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET
 
+from ..engine.turns import result_turn
 from ..models import EvaluatorBinding, Experiment, Result
 from ..selectors import experiment_get, results_list
 from ..stats.clustered import collapse_repetitions
@@ -70,8 +71,13 @@ class DetailSide:
         return self.result.row_number if self.result else None
 
     @cached_property
+    def turn(self) -> dict:
+        """The turn the shown result's evaluator received."""
+        return result_turn(result=self.result) if self.result else {}
+
+    @cached_property
     def output(self) -> str:
-        return output_text(self.result)
+        return output_text(self.turn)
 
     @cached_property
     def prompt(self) -> str:
@@ -87,7 +93,7 @@ class DetailSide:
 
     @property
     def inputs(self) -> dict:
-        return ((self.result.input or {}).get(DATASET) or {}) if self.result else {}
+        return self.turn.get(DATASET) or {}
 
     @property
     def verdict_label(self) -> str:

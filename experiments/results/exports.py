@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from assay.safety.csvcells import csv_safe_row
 
+from ..engine.turns import TurnKey, batched, keyed_turns
 from ..models import Experiment, Result
 from .garak import hitlog_jsonl, report_jsonl
 
@@ -69,7 +70,7 @@ ROWS_PER_CHUNK = 500
 FIELDS = (
     "binding_id", "item_uid", "position", "repeat", "tags", "status", "verdict", "human_verdict",
     "human_score", "score", "reason", "error", "stdout", "latency_ms", "tokens_in", "tokens_out",
-    "cost", "correction_note", "input", "turn",
+    "cost", "correction_note", "item_id", "turn",
 )  # fmt: skip
 
 
@@ -84,23 +85,31 @@ def _results(experiment: Experiment):
     )
 
 
-def _evaluators(experiment: Experiment) -> dict[int, tuple[str, str]]:
-    """binding id → (evaluator name, version), read once instead of joined into every row."""
+def _bindings(experiment: Experiment) -> dict:
+    """binding id → binding with its evaluator, read once instead of joined into every row."""
     bindings = experiment.bindings.select_related("evaluator_version__evaluator")
-    return {
-        b.pk: (b.evaluator_version.evaluator.name, b.evaluator_version.version) for b in bindings
-    }
+    return {b.pk: b for b in bindings}
 
 
 def _rows(experiment: Experiment) -> Iterator[dict]:
-    evaluators = _evaluators(experiment)
-    for values in _results(experiment):
-        yield _row(values, evaluators[values[0]])
+    bindings = _bindings(experiment)
+    # a chunk's rows have their turns rebuilt together (a few queries a chunk)
+    for batch in batched(_results(experiment), ROWS_PER_CHUNK):
+        keys = [_turn_key(experiment, values) for values in batch]
+        turns = keyed_turns(keys=keys, experiment=experiment, bindings=bindings)
+        for values, key in zip(batch, keys, strict=True):
+            version = bindings[values[0]].evaluator_version
+            yield _row(values, (version.evaluator.name, version.version), turns[key])
 
 
-def _row(values: tuple, evaluator: tuple[str, str]) -> dict:
+def _turn_key(experiment: Experiment, values: tuple) -> TurnKey:
+    binding, status, item, turn = values[0], values[5], values[18], values[19]
+    return TurnKey(experiment.pk, binding, item, values[3], turn, status)
+
+
+def _row(values: tuple, evaluator: tuple[str, str], given: dict) -> dict:
     (_binding, uid, position, repeat, tags, status, verdict, human, human_score, score, reason,
-     error, stdout, latency_ms, tokens_in, tokens_out, cost, note, given,
+     error, stdout, latency_ms, tokens_in, tokens_out, cost, note, _item,
      turn) = values  # fmt: skip
     return {
         "item_id": str(uid),

@@ -21,6 +21,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from assay.vocabulary import Verdict
 from evaluators.turns import turn_output
 
+from ..engine.turns import TURN_FIELDS, batched, result_turns
 from ..models import Aggregate, EvaluatorBinding, Experiment, Result
 
 # A CI narrower than this many percentage points says nothing and is not shown (garak's rule).
@@ -267,12 +268,14 @@ def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
             .only(*HIT_FIELDS)
             .order_by("position", "repeat")
         )
-        for result in failing.iterator(2000):
-            yield _line(context.hit(result, detection))
+        for batch in batched(failing.iterator(2000), 2000):
+            turns = result_turns(results=batch)
+            for result in batch:
+                yield _line(context.hit(result, detection, turns[result.pk]))
 
 
 HIT_FIELDS = (
-    "input", "score", "human_score", "human_verdict", "verdict", "reason", "tags", "item_uid",
+    *TURN_FIELDS, "score", "human_score", "human_verdict", "verdict", "reason", "tags", "item_uid",
     "position", "repeat", "item__data",
 )  # fmt: skip
 
@@ -287,14 +290,14 @@ class _HitContext:
     def of(cls, experiment: Experiment) -> _HitContext:
         return cls(experiment, probe_name(experiment), generator_name(experiment))
 
-    def hit(self, result: Result, detection: Detection) -> dict:
+    def hit(self, result: Result, detection: Detection, turn: dict) -> dict:
         ext = detection.binding.ext or {}
         data = result.item.data or {}
         prompt = _cell_text(data, ext.get("prompt_column") or PROMPT) or _cell_text(data, "input")
         return {
             "goal": _cell_text(data, ext.get("goal_column") or GOAL),
             "prompt": _conversation(prompt) if prompt is not None else None,
-            "output": _message(_output(result, data)),
+            "output": _message(_output(turn, data)),
             "triggers": _triggers(_cell_text(data, ext.get("triggers_column") or TRIGGERS)),
             "score": result.human_score if result.human_verdict else result.score,
             "run_id": str(self.experiment.public_id),
@@ -310,9 +313,9 @@ class _HitContext:
         }
 
 
-def _output(result: Result, data: dict) -> str | None:
+def _output(turn: dict, data: dict) -> str | None:
     """What the detector judged: the turn's output, else the row's output column."""
-    text = turn_output(result.input)
+    text = turn_output(turn)
     return text if text is not None else _cell_text(data, "actual_output")
 
 
@@ -367,9 +370,8 @@ def generator_name(experiment: Experiment) -> str | None:
 
 def hit_outputs(binding: EvaluatorBinding) -> list[str]:
     """The failing outputs of a detector, in row order (the console's verbose listing)."""
-    rows = Result.objects.filter(binding=binding).order_by("position", "repeat")
-    return [
-        text
-        for r in rows.only("input", "verdict", "human_verdict").iterator(2000)
-        if r.final_verdict == Verdict.FAIL and (text := turn_output(r.input)) is not None
-    ]
+    fail = Q(human_verdict=Verdict.FAIL) | Q(human_verdict="", verdict=Verdict.FAIL)
+    rows = Result.objects.filter(fail, binding=binding).order_by("position", "repeat")
+    failing = list(rows.only(*TURN_FIELDS, "verdict", "human_verdict"))
+    turns = result_turns(results=failing)
+    return [text for r in failing if (text := turn_output(turns[r.pk])) is not None]

@@ -33,6 +33,7 @@ from assay.selectors import as_uuid
 from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
+from ..engine.turns import result_turns
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
 from .per_turn import row_outcomes, scored_reply
 
@@ -41,7 +42,7 @@ CELL_HEAD = 160  # characters a collapsed cell shows
 CELL_FULL = 2000  # characters an expanded grid cell shows; the drawer shows the rest
 DRAWER_HEAD = 600  # longer drawer texts start collapsed
 REASON_HEAD = 140
-HEAVY = ("input", "rendered_request", "raw_answer", "stdout", "reason")
+HEAVY = ("rendered_request", "raw_answer", "stdout", "reason")
 
 
 # ----------------------------------------------------------------------------- which rows
@@ -386,13 +387,14 @@ def drawer_results(*, experiment: Experiment, item: EvalSetItem, repeat: int) ->
 
 def _turn_entries(binding: EvaluatorBinding, results: list[Result]) -> list[dict]:
     [outcome] = row_outcomes(binding, results)
+    turns = result_turns(results=results)
     return [
         {
             "binding": binding,
             "result": r,
             "turn": r.turn + 1,
             "turns": len(results),
-            "reply": scored_reply(binding, r),
+            "reply": scored_reply(binding, turns[r.pk]),
             "outcome": outcome if index == 0 else None,
         }
         for index, r in enumerate(results)

@@ -121,10 +121,10 @@ def _rest(outcome) -> dict:
     return {"score": outcome.score, "turns": outcome.turns}
 
 
-def scored_reply(binding, result) -> str:
+def scored_reply(binding, turn: dict) -> str:
     """The assistant reply a turn result scored: the last message of the conversation its
-    evaluator received."""
-    for group in (result.input or {}).values():
+    evaluator received (`turn`)."""
+    for group in turn.values():
         if not isinstance(group, dict):
             continue
         for variable, source in binding.mapping.items():

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from assay.api.base import WorkspaceMixin
 from assay.web.decorators import workspace_view
 
+from ..engine.turns import result_turns
 from ..models import Experiment, ExperimentStatus
 from ..results.compare import (
     FILTERS,
@@ -163,7 +164,7 @@ class CompareApi(WorkspaceMixin, APIView):
             "filter": params["filter"],
             "count": len(context["ids"]),
             "page": page.number,
-            "results": [_api_row(row) for row in rows],
+            "results": _api_rows(rows),
         }
         return Response(body)
 
@@ -177,7 +178,13 @@ def _page_size(raw) -> int:
         ) from None
 
 
-def _api_row(row: dict) -> dict:
+def _api_rows(rows: list[dict]) -> list[dict]:
+    sides = [row[side] for row in rows for side in ("baseline", "candidate") if row[side]]
+    turns = result_turns(results=sides)
+    return [_api_row(row, turns) for row in rows]
+
+
+def _api_row(row: dict, turns: dict[int, dict]) -> dict:
     def side(result):
         if result is None:
             return None
@@ -186,7 +193,7 @@ def _api_row(row: dict) -> dict:
             "score": result.score,
             "status": result.status,
             "reason": result.reason,
-            "input": result.input,
+            "input": turns[result.pk],
         }
 
     return {

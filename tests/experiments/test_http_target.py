@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from assay import services as platform
 from experiments import engine, services
+from experiments.engine.turns import result_turn
 from experiments.models import Result, TargetResult
 from tests.experiments.conftest import wait_for
 from tests.support.app_server import ScriptedApp
@@ -148,7 +149,7 @@ def test_the_secret_never_appears_in_results_pages_or_the_api(
         json.dumps([t.rendered_request, t.raw_response, t.error, t.output])
         for t in TargetResult.objects.filter(experiment=experiment)
     ] + [
-        json.dumps([r.input, r.error, r.reason])
+        json.dumps([result_turn(result=r), r.error, r.reason])
         for r in Result.objects.filter(experiment=experiment)
     ]
     assert stored and not any(SECRET in text for text in stored)

@@ -6,6 +6,7 @@ import pytest
 from assay import services as platform
 from evaluators import services as evaluator_services
 from experiments import engine, services
+from experiments.engine.turns import result_turn
 from experiments.models import TargetResult
 from tests.support.factories import make_code_version, make_evalset_version
 
@@ -92,7 +93,7 @@ def test_prompt_target_then_llm_judge_then_cache(setup, workspace, user, llm_ser
     results = first.results.all()
     assert results.count() == 12 and {r.verdict for r in results} == {"pass"}
     assert {r.score for r in results} == {0.8}
-    judged = results.first().input["evaluate_target_output_fields"]["output"]["text"]
+    judged = result_turn(result=results.first())["evaluate_target_output_fields"]["output"]["text"]
     assert judged == targets.get(item_id=results.first().item_id).output
     requests_after_first = len(llm_server.chat_requests())
     assert requests_after_first == 24  # 12 target calls + 12 judge calls

@@ -9,6 +9,7 @@ from django.db import connection
 from assay.safety import caps
 from evaluators.services import evaluator_debug
 from experiments import engine, services
+from experiments.engine.turns import result_turn
 from experiments.models import Result, TargetResult
 from tests.support.factories import (
     make_code_version,
@@ -106,7 +107,9 @@ def test_a_30_mb_target_answer_is_stored_capped(workspace, user, llm_server):
     assert len(output.encode()) <= caps.ANSWER_BYTES + 40 and "… truncated" in output
     result = Result.objects.get()
     assert result.status == "success"
-    stored_output = result.input["evaluate_target_output_fields"]["actual_output"]["text"]
+    stored_output = result_turn(result=result)["evaluate_target_output_fields"]["actual_output"][
+        "text"
+    ]
     assert len(stored_output.encode()) <= caps.DISPLAY_STRING_BYTES + 40
     assert len(result.stdout.encode()) <= caps.STDOUT_BYTES + 40
     assert len(result.reason.encode()) <= caps.REASON_BYTES + 40

@@ -14,6 +14,7 @@ from assay.vocabulary import Verdict
 from evalsets import services as evalset_services
 from evaluators import services as evaluator_services
 from experiments import engine, services
+from experiments.engine.turns import result_turn
 from experiments.models import ChunkStatus, ExperimentChunk, Result
 from experiments.results.compare import evaluator_side
 from experiments.stats import bootstrap_ci
@@ -161,8 +162,8 @@ def test_one_result_per_assistant_turn_with_the_history_up_to_it(finished):
     assert rows["C"][0].status == "error" and rows["C"][1].score == 1.0
     assert rows["D"][0].status == "skipped" and rows["D"][0].turn == 0
     assert "no assistant turn" in rows["D"][0].error
-    # the stored turn is the truncated conversation the evaluator received
-    sent = rows["A"][1].input["evaluate_dataset_fields"]["dialogue"]["messages"]
+    # the rebuilt turn is the truncated conversation the evaluator received
+    sent = result_turn(result=rows["A"][1])["evaluate_dataset_fields"]["dialogue"]["messages"]
     assert sent == ROWS["A"][:4]
     # progress counts rows, not turns
     assert finished.results_done == finished.results_total == 12
