@@ -278,7 +278,10 @@ class Result(models.Model):
     experiment = models.ForeignKey(
         Experiment, on_delete=models.CASCADE, related_name="results", db_index=False
     )
-    binding = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="results")
+    # indexed by (binding, position) below, which also serves the foreign key
+    binding = models.ForeignKey(
+        EvaluatorBinding, on_delete=models.CASCADE, related_name="results", db_index=False
+    )
     item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
     item_uid = models.UUIDField()
     repeat = models.PositiveSmallIntegerField(default=0)
@@ -320,14 +323,17 @@ class Result(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        # An experiment pins one evalset version, whose rows have distinct positions, so the
+        # position names the item here: the upsert's key is also the walk in row order.
         constraints = [
             models.UniqueConstraint(
-                fields=["experiment", "item", "binding", "repeat", "turn"], name="unique_result"
+                fields=["experiment", "position", "binding", "repeat", "turn"],
+                name="unique_result",
             )
         ]
         indexes = [
-            models.Index(fields=["experiment", "binding", "position"]),
-            models.Index(fields=["experiment", "position", "binding"]),
+            # a binding belongs to one experiment: its rows in order need no experiment column
+            models.Index(fields=["binding", "position"], name="result_binding_position"),
             models.Index(fields=["experiment", "binding", "verdict"]),
             models.Index(fields=["experiment", "status"]),
             models.Index(

@@ -302,7 +302,7 @@ def results_list(
     if errors:
         raise ValidationError(errors)
     # binding ids follow binding positions (created in order), so this ordering walks the
-    # (experiment, position, binding) index instead of sorting every row
+    # unique (experiment, position, binding, …) index instead of sorting every row
     # the heavy per-row fields stay behind (the drawer loads them), and the few bindings are
     # prefetched for the page instead of joined into every row before the sort
     return (

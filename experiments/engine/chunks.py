@@ -299,14 +299,15 @@ def _result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) 
 
 
 def results_upsert(*, rows: list[Result], prune_turns: bool = False) -> None:
-    """Insert results, or update the row already there for (experiment, item, binding, repeat,
-    turn): two runners that both found a row missing still leave exactly one. `prune_turns`
-    (per-turn bindings) also drops turns the rows' items no longer have."""
+    """Insert results, or update the row already there for (experiment, position, binding,
+    repeat, turn) — the position names the item in the pinned version: two runners that both
+    found a row missing still leave exactly one. `prune_turns` (per-turn bindings) also drops
+    turns the rows' items no longer have."""
     Result.objects.bulk_create(
         rows,
         batch_size=1000,
         update_conflicts=True,
-        unique_fields=["experiment", "item", "binding", "repeat", "turn"],
+        unique_fields=["experiment", "position", "binding", "repeat", "turn"],
         update_fields=RESULT_UPDATE_FIELDS,
     )
     if prune_turns:

@@ -4,7 +4,7 @@ including that reply (the reply being scored is the conversation's last message)
 
 An assistant turn is an assistant message with text: a message that only calls tools belongs
 to the reply that follows its results. Turns are numbered from 0 (`Result.turn`); a binding
-scored per row has turn 0 only, so one unique key (experiment, item, binding, repeat, turn)
+scored per row has turn 0 only, so one unique key (experiment, position, binding, repeat, turn)
 covers both.
 """
 
