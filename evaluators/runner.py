@@ -18,7 +18,7 @@ from assay.vocabulary import CONTENT_FIELD, Verdict
 
 from .kinds import kind_get
 from .kinds.base import Batch
-from .policies import Policy, verdict
+from .policies import Policy, verdict_many
 from .turns import turn_fields
 
 
@@ -77,12 +77,13 @@ def evaluator_run_batch(
     todo = [turns[i] for i in runnable]
     batch = Batch(workspace, config, todo, version_key, concurrency, cancel)
     ran = kind_get(kind).run(batch) if todo else []
-    outcomes: list[RunOutcome] = []
     results = dict(zip(runnable, ran, strict=True))
-    for i in range(len(turns)):
-        outcome = results.get(i) or RunOutcome(status="skipped", error=skipped[i])
-        outcome.verdict = _verdict(outcome, policy, score_meaning)
-        outcomes.append(_bounded(outcome))
+    outcomes = [
+        results.get(i) or RunOutcome(status="skipped", error=skipped[i]) for i in range(len(turns))
+    ]
+    for outcome, decided in zip(outcomes, _verdicts(outcomes, policy, score_meaning), strict=True):
+        outcome.verdict = decided
+        _bounded(outcome)
     return outcomes
 
 
@@ -98,10 +99,11 @@ def _bounded(outcome: RunOutcome) -> RunOutcome:
     return outcome
 
 
-def _verdict(outcome: RunOutcome, policy: dict, meaning: str) -> str:
-    if outcome.status != "success":
-        return Verdict.UNKNOWN
-    return verdict(outcome.score, Policy.from_dict(policy), meaning)
+def _verdicts(outcomes: list[RunOutcome], policy: dict, meaning: str) -> list[str]:
+    """Every outcome's verdict at once (one policy, one vectorised pass over a chunk's
+    scores); only a success has one, the rest are unknown."""
+    scores = [o.score if o.status == "success" else None for o in outcomes]
+    return verdict_many(scores, Policy.from_dict(policy), meaning) if outcomes else []
 
 
 def _missing(config: dict, turn: dict) -> str:

@@ -40,7 +40,7 @@ class Cancelled(Exception):
 def encode_turn(turn: Any) -> str | Outcome:
     """A turn as JSON text, or the error Outcome that replaces a turn which cannot be sent."""
     try:
-        text = json.dumps(turn, allow_nan=False, separators=(",", ":"))
+        text = framing.ENCODER.encode(turn)
     except (TypeError, ValueError) as exc:
         return Outcome("error", error=f"turn is not JSON-serialisable: {exc}")
     if len(text) > MAX_TURN_JSON_BYTES:

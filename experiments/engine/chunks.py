@@ -17,48 +17,24 @@ from django.utils import timezone
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
-from evaluators.kinds import kind_get
-from evaluators.runner import RunCancelled, RunOutcome, evaluator_run_batch
+from evaluators.runner import RunCancelled
 
-from ..mapping import applies, target_sources
-from ..models import (
-    ChunkKind,
-    ChunkStatus,
-    EvaluatorBinding,
-    Experiment,
-    ExperimentChunk,
-    Result,
-    TargetResult,
-)
+from ..models import ChunkKind, ChunkStatus, Experiment, ExperimentChunk, Result, TargetResult
 from . import lifecycle
-from .dispatch import chunks_dispatch
+from .dispatch import QUEUE, chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
-from .per_turn import Case, binding_cases, stale_turns_delete
-from .turns import target_outputs
+from .scoring import EvaluatorWork
+from .writes import COLUMNS, results_write, stale_turns_delete
 
-MINI_BATCH = 250  # rows between cancel checks, progress bumps and writes
+MINI_BATCH = 250  # rows between progress bumps and writes of an LLM judge's chunk
+# A code chunk's sandbox child runs the whole mini-batch (starting one costs ~20 ms, about a
+# hundred rows' work) and cancel kills it at once, so a code chunk commits in larger steps.
+CODE_MINI_BATCH = 1000
 # A target batch keeps `concurrency` calls in flight until its last rows, then waits for the
 # slowest: small batches would spend much of their time in that tail. Cancelling still stops
 # the calls in flight at once (the cancel event reaches them).
 TARGET_MINI_BATCH = 2000
-RESULT_UPDATE_FIELDS = [
-    "status",
-    "score",
-    "reason",
-    "verdict",
-    "error",
-    "stdout",
-    "latency_ms",
-    "tokens_in",
-    "tokens_out",
-    "cost",
-    "rendered_request",
-    "raw_answer",
-    "attempt",
-    "cached",
-    "updated_at",
-]
 TARGET_UPDATE_FIELDS = [
     "status",
     "output",
@@ -130,13 +106,13 @@ def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) 
 
 
 def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
-    items = list(_chunk_items(chunk))
-    work = WORK[chunk.kind]
+    items = _chunk_items(chunk)
+    work = WORK[chunk.kind](chunk, lease)  # reads what every mini-batch shares, once
     size = BATCH_ROWS[chunk.kind]
     for start in range(0, len(items), size):
         if not lease.check():
             raise ChunkStopped(lease.reason)
-        work(chunk, items[start : start + size], lease)
+        work(items[start : start + size])
 
 
 def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
@@ -159,14 +135,16 @@ def chunk_finished(*, chunk: ExperimentChunk) -> list[ExperimentChunk]:
     it, finish the run if that was the last, and return the chunks dispatched next."""
     Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
     # Only evaluator chunks behind a target wait, and only that target chunk can finish first.
+    queues = {QUEUE[chunk.kind]}  # the place this chunk held, and those it unblocked
     for waiting in ExperimentChunk.objects.filter(
         experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
     ).exclude(kind=ChunkKind.TARGET):
-        lifecycle.chunk_move(waiting.pk, "unblock")
+        if lifecycle.chunk_move(waiting.pk, "unblock"):
+            queues.add(QUEUE[waiting.kind])
     experiment_finalize_if_done(
         experiment_id=chunk.experiment_id
     )  # or settles a cancel that was asked
-    return chunks_dispatch()
+    return chunks_dispatch(tuple(sorted(queues)))
 
 
 def chunk_failed(*, chunk_id: int, message: str) -> None:
@@ -178,16 +156,30 @@ def chunk_failed(*, chunk_id: int, message: str) -> None:
     experiment_fail(experiment_id=chunk.experiment_id, message=f"A chunk of work failed: {message}")
 
 
-def _chunk_items(chunk: ExperimentChunk):
-    return (
-        EvalSetItem.objects.of_version(chunk.experiment.evalset_version)
-        .filter(
-            position__gte=chunk.position_from,
-            position__lt=chunk.position_to,
+class ItemRow:
+    """What the chunk path reads of a row (values, not a model instance: a chunk builds
+    thousands of them and needs none of a model's machinery)."""
+
+    __slots__ = ("pk", "item_id", "position", "data", "tags")
+
+    def __init__(self, pk, item_id, position, data, tags) -> None:
+        self.pk, self.item_id, self.position, self.data, self.tags = (
+            pk,
+            item_id,
+            position,
+            data,
+            tags,
         )
+
+
+def _chunk_items(chunk: ExperimentChunk) -> list[ItemRow]:
+    rows = (
+        EvalSetItem.objects.of_version(chunk.experiment.evalset_version)
+        .filter(position__gte=chunk.position_from, position__lt=chunk.position_to)
         .order_by("position")
-        .only("id", "item_id", "position", "data", "tags")
+        .values_list("id", "item_id", "position", "data", "tags")
     )
+    return [ItemRow(*row) for row in rows]
 
 
 def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> None:
@@ -206,118 +198,34 @@ def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> Non
 # ----------------------------------------------------------------------------- evaluators
 
 
-def _run_evaluators(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
-    """Run each binding of the chunk's kind on the rows (and repetitions) that still lack a
-    usable result."""
-    experiment = chunk.experiment
-    for repeat in range(experiment.repetitions):
-        targets = target_outputs(
-            experiment=experiment, item_ids=[i.pk for i in items], repeat=repeat
-        )
-        for binding in _bindings(experiment, chunk.kind):
-            scored = [i for i in items if applies(binding.applies_to, data=i.data, tags=i.tags)]
-            todo = _missing_items(experiment, binding, scored, repeat)
-            if todo:
-                rows = _evaluate(experiment, binding, todo, targets, repeat, lease)
-                write = partial(results_upsert, rows=rows, prune_turns=binding.per_turn)
-                # progress counts rows scored, not turns: results_total is rows × bindings
-                _commit(chunk, lease, len(todo), write)
+def _evaluator_work(chunk: ExperimentChunk, lease: ChunkLease) -> EvaluatorWork:
+    """Each binding of the chunk's kind on the rows (and repetitions) still lacking a usable
+    result; a mini-batch's rows of every binding commit together."""
+
+    def commit(count: int, rows: list[tuple], pruned: list[tuple]) -> None:
+        _commit(chunk, lease, count, partial(_results_commit, rows, pruned))
+
+    return EvaluatorWork(chunk.experiment, chunk.kind, lease.stop, commit)
 
 
-def _evaluate(experiment, binding, items, targets, repeat, lease) -> list[Result]:
-    """Result rows of one binding on `items`: a row whose mapped target output is missing is
-    skipped with the target's own error (unknown), as is a per-turn row without an assistant
-    turn; the rest go through the runner (one case per row, or per assistant turn)."""
-    wanted = target_sources(binding.mapping)
-    unfed = [item for item in items if wanted and targets.missing(item.pk)]
-    fed = [item for item in items if item not in unfed]
-    cases, unscored = binding_cases(binding=binding, items=fed, outputs=targets.outputs)
-    unscored += [(item, targets.missing(item.pk)) for item in unfed]
-    version = binding.evaluator_version
-    outcomes = evaluator_run_batch(
-        workspace=experiment.workspace,
-        kind=version.kind,
-        config=version.config,
-        turns=[case.turn for case in cases],
-        policy=binding.policy,
-        score_meaning=version.score_meaning,
-        # a later repetition of the same input must sample the judge again, not the cache
-        version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
-        concurrency=experiment.concurrency,
-        cancel=lease.stop,
-    )
-    skipped = [
-        RunOutcome(status=ResultStatus.SKIPPED, error=cap_text(why, ERROR_BYTES))
-        for _item, why in unscored
-    ]
-    cases += [Case(item, {}) for item, _why in unscored]
-    return _result_rows(experiment, binding, cases, outcomes + skipped, repeat)
-
-
-def _bindings(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
-    """The bindings whose evaluator kind runs on `queue` (the chunk's kind)."""
-    bindings = experiment.bindings.select_related("evaluator_version")
-    return [b for b in bindings if kind_get(b.evaluator_version.kind).queue == queue]
-
-
-def _missing_items(experiment, binding, items: list[EvalSetItem], repeat: int) -> list:
-    """Rows without a result; in a retry round also rows with an error/timeout result (of any
-    of their turns: a row's turns are written together, so a row has all of them or none)."""
-    existing = Result.objects.filter(
-        experiment=experiment, binding=binding, repeat=repeat, item_id__in=[i.pk for i in items]
-    )
-    have = set(existing.values_list("item_id", flat=True))
-    if experiment.retry_round:
-        failed = existing.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
-        have -= set(failed.values_list("item_id", flat=True))
-    return [item for item in items if item.pk not in have]
-
-
-# What a Result keeps of a RunOutcome as it is.
-STORED_OUTCOME = (
-    "status score reason verdict error stdout latency_ms tokens_in tokens_out cost "
-    "rendered_request raw_answer cached"
-).split()
-
-
-def _result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) -> list[Result]:
-    return [
-        Result(
-            experiment=experiment,
-            binding=binding,
-            item_id=case.item.pk,
-            item_uid=case.item.item_id,
-            repeat=repeat,
-            turn=case.index,
-            position=case.item.position,
-            tags=case.item.tags or [],
-            **{name: getattr(o, name) for name in STORED_OUTCOME},  # capped by the runner
-            attempt=experiment.retry_round,
-        )
-        for case, o in zip(cases, outcomes, strict=True)
-    ]
+def _results_commit(rows: list[tuple], pruned: list[tuple]) -> None:
+    results_write(rows=rows)
+    if pruned:
+        stale_turns_delete(rows=pruned)
 
 
 def results_upsert(*, rows: list[Result], prune_turns: bool = False) -> None:
-    """Insert results, or update the row already there for (experiment, position, binding,
-    repeat, turn) — the position names the item in the pinned version: two runners that both
-    found a row missing still leave exactly one. `prune_turns` (per-turn bindings) also drops
-    turns the rows' items no longer have."""
-    Result.objects.bulk_create(
-        rows,
-        batch_size=1000,
-        update_conflicts=True,
-        unique_fields=["experiment", "position", "binding", "repeat", "turn"],
-        update_fields=RESULT_UPDATE_FIELDS,
-    )
-    if prune_turns:
-        stale_turns_delete(rows=rows)
+    """Insert results, or update the row already there for the results' unique key: two
+    runners that both found a row missing still leave exactly one. `prune_turns` (per-turn
+    bindings) also drops turns the rows' items no longer have."""
+    tuples = [tuple(getattr(row, name) for name in COLUMNS) for row in rows]
+    _results_commit(tuples, tuples if prune_turns else [])
 
 
 # ----------------------------------------------------------------------------- target
 
 
-def _run_target(chunk: ExperimentChunk, items: list[EvalSetItem], lease: ChunkLease) -> None:
+def _run_target(chunk: ExperimentChunk, lease: ChunkLease, items: list[ItemRow]) -> None:
     experiment = chunk.experiment
     spec = experiment.target_spec
     for repeat in range(experiment.repetitions):
@@ -372,13 +280,14 @@ def _target_upsert(rows: list[TargetResult]) -> None:
     )
 
 
+# kind → (chunk, lease) → the function each mini-batch of item rows is given to
 WORK = {
-    ChunkKind.TARGET: _run_target,
-    ChunkKind.CODE: _run_evaluators,
-    ChunkKind.LLM: _run_evaluators,
+    ChunkKind.TARGET: lambda chunk, lease: partial(_run_target, chunk, lease),
+    ChunkKind.CODE: _evaluator_work,
+    ChunkKind.LLM: _evaluator_work,
 }
 BATCH_ROWS = {
     ChunkKind.TARGET: TARGET_MINI_BATCH,
-    ChunkKind.CODE: MINI_BATCH,
+    ChunkKind.CODE: CODE_MINI_BATCH,
     ChunkKind.LLM: MINI_BATCH,
 }

@@ -17,7 +17,8 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus, PairwiseChunk
@@ -30,7 +31,6 @@ QUEUE = {
     PairwiseChunk.kind: "llm",  # a pairwise judge's calls are IO-bound, as every judge's are
 }
 KINDS_OF = {"llm": (ChunkKind.TARGET, ChunkKind.LLM), "code": (ChunkKind.CODE,)}
-CANDIDATES = 500
 DISPATCH_LOCK = 0x4153_5341  # a PostgreSQL advisory lock key ("ASSA")
 _EARLIEST = datetime.min.replace(tzinfo=timezone.get_fixed_timezone(0))
 
@@ -82,7 +82,7 @@ def _dispatch_queue(queue: str) -> list:
     free = settings.ASSAY_DISPATCH_AHEAD - queued
     if free <= 0:
         return []
-    picked = _round_robin(_waiting_by_workspace(tables), in_flight, free)
+    picked = _round_robin(_waiting_by_workspace(tables, free), in_flight, free)
     now = timezone.now()
     return [chunk for chunk, move in picked if move(chunk.pk, "queue", queued_at=now)]
 
@@ -103,16 +103,13 @@ def _in_flight(tables: list[_Table]) -> tuple[int, dict[int, int]]:
     return queued, counts
 
 
-def _waiting_by_workspace(tables: list[_Table]) -> dict[int, deque]:
-    """Each workspace's pending chunks, the run launched first first, as (chunk, move)."""
+def _waiting_by_workspace(tables: list[_Table], free: int) -> dict[int, deque]:
+    """Each workspace's first `free` pending chunks, the run launched first first, as
+    (chunk, move): no pick takes more than `free` from one workspace, so a dispatch reads a
+    few rows per workspace however many chunks the runs have."""
     waiting = []
     for order, table in enumerate(tables):
-        pending = (
-            table.live.filter(status=ChunkStatus.PENDING)
-            .select_related(table.run)
-            .order_by(f"{table.run}__queued_at", f"{table.run}_id", "index", "pk")[:CANDIDATES]
-        )
-        for chunk in pending:
+        for chunk in _first_pending(table, free):
             run = getattr(chunk, table.run)
             key = (run.queued_at or _EARLIEST, order, run.pk, chunk.index, str(chunk.kind))
             waiting.append((key, run.workspace_id, chunk, table.move))
@@ -120,6 +117,15 @@ def _waiting_by_workspace(tables: list[_Table]) -> dict[int, deque]:
     for _key, workspace_id, chunk, move in sorted(waiting, key=lambda entry: entry[0]):
         groups[workspace_id].append((chunk, move))
     return groups
+
+
+def _first_pending(table: _Table, free: int) -> QuerySet:
+    """A table's pending chunks ranked within their workspace (runs by launch, then index),
+    the first `free` of each."""
+    order = [F(f"{table.run}__queued_at").asc(), F(f"{table.run}_id").asc(), "index", "pk"]
+    rank = Window(RowNumber(), partition_by=[F(f"{table.run}__workspace_id")], order_by=order)
+    pending = table.live.filter(status=ChunkStatus.PENDING).annotate(rank=rank)
+    return pending.filter(rank__lte=free).select_related(table.run)
 
 
 def _round_robin(groups: dict[int, deque], in_flight: dict[int, int], free: int) -> list:

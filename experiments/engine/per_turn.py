@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q
-
 from assay.vocabulary import CONTENT_FIELD, ChatRole, ContentType
 from evalsets.models import EvalSetItem
 
 from ..mapping import TARGET_PREFIX, build_turn
-from ..models import EvaluatorBinding, Result
+from ..models import EvaluatorBinding
 
 MESSAGES = CONTENT_FIELD[ContentType.CONVERSATION]
 
@@ -93,22 +91,3 @@ def _with_source(source: str, data: dict, outputs: dict, value: dict) -> tuple[d
     if source.startswith(TARGET_PREFIX):
         return data, {**outputs, source.removeprefix(TARGET_PREFIX): value}
     return {**data, source.removeprefix("column:"): value}, outputs
-
-
-def stale_turns_delete(*, rows: list[Result]) -> int:
-    """Delete the turns an item no longer has: a row scored again (a retry round, after its
-    target answered anew) may have fewer assistant turns than before. Runs in the caller's
-    transaction, beside the upsert of `rows`, so the item's turns change at once."""
-    last: dict[tuple[int, int, int], int] = {}
-    for row in rows:
-        key = (row.binding_id, row.item_id, row.repeat)
-        last[key] = max(last.get(key, 0), row.turn)
-    if not last:
-        return 0
-    stale = Q()
-    for (binding_id, item_id, repeat), turn in last.items():
-        stale |= Q(binding_id=binding_id, item_id=item_id, repeat=repeat, turn__gt=turn)
-    deleted, _by_model = (
-        Result.objects.filter(experiment_id=rows[0].experiment_id).filter(stale).delete()
-    )
-    return deleted
