@@ -204,7 +204,7 @@ def report(size: int, elapsed: float, experiment, workers, server, total_bytes: 
         f"worker peak RSS per node {peaks} MB; web process peak {web_mb:.0f} MB; "
         f"{total_bytes / max(count, 1):.0f} bytes per result (table + indexes + TOAST)"
     )
-    print(_phases(experiment))
+    print(_phases(experiment, elapsed))
     if server is not None:
         print(
             f"judge: the experiment's concurrency {JUDGE_CONCURRENCY}, "
@@ -212,10 +212,10 @@ def report(size: int, elapsed: float, experiment, workers, server, total_bytes: 
         )
 
 
-def _phases(experiment) -> str:
+def _phases(experiment, elapsed: float) -> str:
     """Where the run's time went, from its own timestamps: the launch request (planning the
     chunks), the wait for the start task, the chunks (to the last result written) and the
-    finish (aggregates and the completed claim)."""
+    finish (the rest: counters, aggregates and the completed claim, which commit together)."""
     from django.db.models import Max
 
     from experiments.models import Result
@@ -223,10 +223,10 @@ def _phases(experiment) -> str:
     experiment.refresh_from_db()
     last = Result.objects.filter(experiment=experiment).aggregate(at=Max("updated_at"))["at"]
     marks = [experiment.created_at, experiment.queued_at, experiment.started_at, last]
-    marks.append(experiment.finished_at)
     if None in marks:
         return "phases: not all timestamps were set"
     spans = [(b - a).total_seconds() for a, b in zip(marks, marks[1:], strict=False)]
+    spans.append(elapsed - (last - experiment.created_at).total_seconds())
     names = ("launch request", "start", "chunks", "finish")
     return "phases: " + ", ".join(f"{n} {s:.2f} s" for n, s in zip(names, spans, strict=True))
 

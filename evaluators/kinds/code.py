@@ -170,18 +170,18 @@ class CodeKind(EvaluatorKindSpec):
     def run(self, batch):
         import sandbox
 
-        from ..runner import RunCancelled
+        # imported here, not per row: the runner imports the kinds (a module-level import
+        # would be circular), and an import statement per row cost more than the outcome itself
+        from ..runner import RunCancelled, RunOutcome
 
         try:
             outcomes = code_run_batch(config=batch.config, turns=batch.turns, cancel=batch.cancel)
         except sandbox.Cancelled:
             raise RunCancelled from None
-        return [_outcome(o) for o in outcomes]
+        return [_outcome(o, RunOutcome) for o in outcomes]
 
 
-def _outcome(o):
-    from ..runner import RunOutcome
-
+def _outcome(o, RunOutcome):  # noqa: N803 - the class, passed in (see `run`)
     return RunOutcome(
         status=SANDBOX_STATUS.get(o.status, "error"),
         score=o.score if o.ok else None,
