@@ -11,6 +11,11 @@ indexes and TOAST, divided by the rows).
                                against a local scripted server answering in 50 ms; prints the
                                experiment's configured concurrency and the most requests the
                                server saw in flight at once
+    BENCH_PROFILE=4            no workers: this process runs 4 chunks of the run itself under
+                               cProfile (as a worker does: claim, dispatch, work, complete)
+                               and prints rows/s, queries and where the time went;
+                               BENCH_FILL=900 first marks 900 chunks done with their results
+                               written by SQL, to see what grows with the run's size
 
 Prints figures; asserts nothing. Needs DATABASE_URL (PostgreSQL; a scratch database, BENCH_DB)
 and redis-server on the PATH (a private one: a shared Redis's other consumers take tasks).
@@ -32,6 +37,8 @@ SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "20000").split(",")]
 NODES = int(os.environ.get("BENCH_NODES", "1"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "2"))
 THREE = os.environ.get("BENCH_THREE") == "1"
+PROFILE = int(os.environ.get("BENCH_PROFILE", "0"))
+FILL = int(os.environ.get("BENCH_FILL", "0"))
 JUDGE_LATENCY_S = 0.05
 JUDGE_CONCURRENCY = 16
 
@@ -64,7 +71,7 @@ def _run_sizes() -> None:
     call_command("migrate", verbosity=0)
     print(f"PostgreSQL; {NODES} worker node(s) × {CONCURRENCY} processes")
     for size in SIZES:
-        run(size)
+        profile(size) if PROFILE else run(size)
 
 
 def run(size: int) -> None:
@@ -80,7 +87,7 @@ def run(size: int) -> None:
         for _ in range(NODES)
     ]
     try:
-        time.sleep(3)  # let the workers connect and fork their pools
+        _wait_ready(workers)  # timed from the launch: a worker's own start is not the run's
         before = _results_bytes()
         elapsed, experiment = launch(workspace, user, version, bindings)
         report(size, elapsed, experiment, workers, server, _results_bytes() - before)
@@ -89,6 +96,17 @@ def run(size: int) -> None:
             worker.stop()
         if server is not None:
             server.stop()
+
+
+def _wait_ready(workers, timeout_s: float = 120.0) -> None:
+    """Until every node says it is ready (its pool forked, its processes warmed up), and a
+    second more for the pool processes' warm-up to settle."""
+    deadline = time.monotonic() + timeout_s
+    while not all(" ready." in w.output() for w in workers):
+        if time.monotonic() > deadline:
+            raise SystemExit("the workers did not start")
+        time.sleep(0.2)
+    time.sleep(1)
 
 
 def build(size: int):
@@ -229,6 +247,118 @@ def _phases(experiment, elapsed: float) -> str:
     spans.append(elapsed - (last - experiment.created_at).total_seconds())
     names = ("launch request", "start", "chunks", "finish")
     return "phases: " + ", ".join(f"{n} {s:.2f} s" for n, s in zip(names, spans, strict=True))
+
+
+# ----------------------------------------------------------------------------- BENCH_PROFILE
+
+PROFILED = (
+    "experiments/engine/",
+    "experiments/tasks.py",
+    "evaluators/runner.py",
+    "evaluators/kinds/",
+    "sandbox/",
+)
+
+
+def profile(size: int) -> None:
+    """Run BENCH_PROFILE chunks in this process under cProfile (after BENCH_FILL done ones)."""
+    import cProfile
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from experiments import engine
+    from experiments.models import ExperimentChunk
+
+    workspace, user, version, bindings, _server = build(size)
+    experiment = _launched(workspace, user, version, bindings)
+    engine.experiment_begin(experiment_id=experiment.pk)
+    chunks = list(ExperimentChunk.objects.filter(experiment=experiment).order_by("index"))
+    _fill(experiment, chunks[:FILL])
+    todo, profiler = chunks[FILL : FILL + PROFILE], cProfile.Profile()
+    started = time.perf_counter()
+    with CaptureQueriesContext(connection) as queries:
+        for chunk in todo:
+            _profiled_chunk(engine, chunk.pk, profiler)
+    elapsed = time.perf_counter() - started
+    rows = sum(min(c.position_to, size) - c.position_from for c in todo)
+    print(
+        f"{len(todo)} chunks after {FILL} done: {rows:,} rows in {elapsed:.2f} s = "
+        f"{rows / elapsed:,.0f} rows/s in one process (profiled); "
+        f"{len(queries.captured_queries)} queries"
+    )
+    _print_profile(profiler, elapsed)
+
+
+def _launched(workspace, user, version, bindings):
+    """Created and launched through the services; no worker takes its start message."""
+    from experiments import services
+
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name=f"profile {version.item_count}",
+        evalset_version=version,
+        bindings=bindings,
+    )
+    return services.experiment_launch(experiment=experiment)
+
+
+def _profiled_chunk(engine, chunk_id: int, profiler) -> None:
+    """What the chunk task does, in this process: claim, dispatch, work, complete."""
+    profiler.enable()
+    chunk, token = engine.chunk_claim(chunk_id=chunk_id)
+    engine.chunks_dispatch(["code"])
+    outcome = engine.chunk_run(chunk=chunk, token=token)
+    engine.chunk_complete(chunk=chunk, token=token)
+    profiler.disable()
+    if outcome != "done":
+        raise SystemExit(f"chunk {chunk_id} ended {outcome}")
+
+
+def _print_profile(profiler, elapsed: float) -> None:
+    """Our functions by cumulative time (a function's callees included), largest first."""
+    import pstats
+
+    ours = []
+    for (file, _line, name), (_cc, calls, _tt, cumulative, _callers) in pstats.Stats(
+        profiler
+    ).stats.items():
+        where = next((p for p in PROFILED if p in file), None)
+        if where and cumulative >= 0.01 * elapsed:
+            ours.append((cumulative, calls, f"{Path(file).name}:{name}"))
+    for cumulative, calls, label in sorted(ours, reverse=True)[:30]:
+        print(f"  {label:52} {calls:7} calls {cumulative:7.3f} s {cumulative / elapsed:6.1%}")
+
+
+def _fill(experiment, chunks) -> None:
+    """The first chunks' results written by one INSERT … SELECT and those chunks marked done:
+    the state of a run that is most of the way through."""
+    from django.db import connection
+
+    from evalsets.models import EvalSetItem
+    from experiments.models import Experiment, ExperimentChunk, Result
+
+    if not chunks:
+        return
+    binding = experiment.bindings.order_by("pk").first()
+    sql = (
+        f"INSERT INTO {Result._meta.db_table} (experiment_id, binding_id, item_id, item_uid,"
+        " repeat, turn, position, tags, status, score, reason, verdict, error, stdout,"
+        " latency_ms, tokens_in, tokens_out, attempt, cached, human_verdict, correction_note,"
+        " created_at, updated_at) SELECT %s, %s, id, item_id, 0, 0, position, tags, 'success',"
+        " 1.0, 'contains', 'pass', '', '', 1.0, 0, 0, 0, false, '', '', now(), now()"
+        f" FROM {EvalSetItem._meta.db_table} WHERE evalset_id = %s AND version_id = %s"
+        " AND position < %s"
+    )
+    version = experiment.evalset_version
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, [experiment.pk, binding.pk, version.evalset_id, version.pk, chunks[-1].position_to]
+        )
+        cursor.execute(f"ANALYZE {Result._meta.db_table}")
+    ExperimentChunk.objects.filter(pk__in=[c.pk for c in chunks]).update(status="done")
+    Experiment.objects.filter(pk=experiment.pk).update(chunks_done=len(chunks))
 
 
 if __name__ == "__main__":

@@ -120,3 +120,16 @@ def _present(content: Any) -> bool:
         return False
     value = CONTENT_FIELD.get(content.get("content_type"))
     return value is not None and content.get(value) not in (None, "", [], {})
+
+
+def runtimes_warm_up() -> None:
+    """Start what a code batch would otherwise start on its first chunk (the sandbox's zygote:
+    a fresh interpreter that pre-imports both engines), so a worker process that just forked
+    scores its first rows at full speed. Safe to call again; a sandbox that cannot start is
+    reported by the batch that needs it, not here."""
+    import sandbox
+
+    try:
+        sandbox.host.MANAGER.get()
+    except sandbox.SandboxUnavailable:
+        pass

@@ -6,6 +6,9 @@ import logging
 
 from celery import Task, shared_task
 from celery.exceptions import WorkerLostError
+from celery.signals import worker_process_init
+
+from evaluators.runner import runtimes_warm_up
 
 from . import engine
 from .engine.dispatch import QUEUE, chunks_dispatch
@@ -26,6 +29,12 @@ def enqueue_chunks(chunks) -> None:
             task.apply_async(args=[chunk.pk], queue=QUEUE[chunk.kind])
         except Exception:  # noqa: BLE001 - the row is the truth; the reaper resends
             log.warning("could not send chunk %s; the reaper will resend it", chunk.pk)
+
+
+@worker_process_init.connect
+def _warm_up(**_kwargs) -> None:
+    """A pool process starts its sandbox before its first chunk (not during it)."""
+    runtimes_warm_up()
 
 
 class ChunkTask(Task):

@@ -157,3 +157,14 @@ def test_a_write_outside_a_transaction_still_lands(workspace, user):
     writes.results_write(rows=rows)
     writes.results_write(rows=rows)
     assert Result.objects.count() == 10
+
+
+def test_a_worker_process_starts_its_sandbox_before_its_first_chunk():
+    from celery.signals import worker_process_init
+
+    import experiments.tasks  # noqa: F401 - connects the handler
+    import sandbox
+
+    sandbox.host.MANAGER.shutdown()
+    worker_process_init.send(sender=None)  # what a freshly forked pool process receives
+    assert sandbox.host.MANAGER.zygote is not None and sandbox.host.MANAGER.zygote.alive()
