@@ -5,6 +5,7 @@ chunk whose task raised fails its run at once."""
 import pytest
 
 from experiments import services
+from experiments.engine.chunks import CODE_MINI_BATCH
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
 from tests.experiments.conftest import FAST_REAPER, wait_for
 from tests.support.factories import (
@@ -100,18 +101,24 @@ def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, wo
 
 
 def test_cancel_kills_a_running_code_batch(workspace, user, worker):
-    # 250 quick rows, then 250 rows of ~0.2 s: the second mini-batch works for ~50 s, so a
-    # check between mini-batches would see the cancel only after it.
+    # One chunk of two code mini-batches: quick rows, then rows of ~0.2 s each, so the second
+    # mini-batch works for minutes and a check between mini-batches would see the cancel only
+    # after it.
+    batch = CODE_MINI_BATCH
     rows = [
-        {"input": f"q{i}", "actual_output": "a", "reference_output": "fast" if i < 250 else "slow"}
-        for i in range(500)
+        {
+            "input": f"q{i}",
+            "actual_output": "a",
+            "reference_output": "fast" if i < batch else "slow",
+        }
+        for i in range(2 * batch)
     ]
     slow = make_code_version(workspace=workspace, user=user, name="Slow", source=SLOW_SECOND_HALF)
     version = make_evalset_version(workspace=workspace, user=user, rows=rows)
     process = worker(concurrency=1, **NO_REAPER)
-    experiment = launch(workspace, user, version, slow)
+    experiment = launch(workspace, user, version, slow, chunk_size=2 * batch)
     wait_for(
-        lambda: Result.objects.filter(experiment=experiment).count() == 250,
+        lambda: Result.objects.filter(experiment=experiment).count() == batch,
         60,
         "the first mini-batch",
         [process],
@@ -120,7 +127,7 @@ def test_cancel_kills_a_running_code_batch(workspace, user, worker):
     wait_for(
         lambda: status_of(experiment) == ExperimentStatus.CANCELLED, 15, "cancelled", [process]
     )
-    assert Result.objects.filter(experiment=experiment).count() == 250  # nothing half-written
+    assert Result.objects.filter(experiment=experiment).count() == batch  # nothing half-written
     # The one worker process is free again at once: its sandbox child was killed.
     quick = make_code_version(workspace=workspace, user=user, name="Quick")
     again = launch(workspace, user, version, quick, name="after")
