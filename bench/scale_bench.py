@@ -186,6 +186,9 @@ def launch(workspace, user, version, bindings):
     key = platform.token_issue(workspace=workspace, user=user, name="bench").key
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
+    from assay.tasks import ping
+
+    ping.delay("warm")  # and its broker connection: a web process has sent tasks before
     body = {
         "name": f"scale {version.item_count}",
         "evalset_version": str(version.public_id),
