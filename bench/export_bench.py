@@ -1,13 +1,20 @@
-"""Export benchmark: an experiment with BENCH_ROWS results (default 1,000,000; results written
-directly with bulk inserts, as bench/dashboard_bench.py does), then each export — results CSV,
-results JSONL, garak's report.jsonl and hitlog.jsonl — streamed through the Django test client
-(no network), with rows/s and the process's memory: RSS before the stream, the highest RSS
-sampled every 20 ms while it runs, and the peak (VmHWM) of the streaming process (a fresh
-process started after the build, so the figures are the export's alone).
+"""Export benchmark: an experiment with BENCH_ROWS results (default 1,000,000), then each export
+— results CSV, results JSONL, garak's report.jsonl and hitlog.jsonl — streamed through the
+Django test client (no network), with rows/s and the process's memory: RSS before the stream,
+the highest RSS sampled every 20 ms while it runs, and the peak (VmHWM) of the streaming
+process (a fresh process started after the build, so the figures are the export's alone).
+
+The run is the shape exports read: an evalset version of BENCH_ROWS rows, an external target
+whose stored output each row's turn takes (`target:actual_output`), and one code check mapped
+to it and to the row's reference; half the rows fail, so the hit log has BENCH_ROWS / 2 lines.
+Rows, target outputs and results are written by INSERT … SELECT over a recursive series (a
+million rows in seconds, no model instances), the rest through the services.
 
 Run as `python bench/export_bench.py` (DATABASE_URL's server with a scratch database
-`assay_bench`, or BENCH_DB's name; else a temporary SQLite file). Prints figures; asserts
-nothing. Targets (issue 19): under 150 MB RSS and over 50,000 rows/s.
+`assay_bench`, or BENCH_DB's name; else a temporary SQLite file). BENCH_REUSE=1 streams the
+run a previous build left in that PostgreSQL database (two trees measured on the same rows);
+BENCH_FORMATS picks formats (default csv,jsonl,report,hitlog). Prints figures and the load
+average; asserts nothing. Targets (issue 19): under 150 MB RSS and over 50,000 rows/s.
 """
 
 from __future__ import annotations
@@ -18,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -26,12 +32,15 @@ from bench.support import scratch_database  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 PAGE = os.sysconf("SC_PAGE_SIZE")
+MAPPING = {"actual_output": "target:actual_output", "reference_output": "column:reference_output"}
 
 
 def main() -> None:
     if os.environ.get("BENCH_STREAM_ONLY") == "1":
         return streams()
     os.environ["ASSAY_DATA_DIR"] = tempfile.mkdtemp(prefix="assay-bench-")
+    if os.environ.get("BENCH_REUSE") == "1":
+        return reuse()
     database = scratch_database()
     if database:
         os.environ["DATABASE_URL"] = database
@@ -47,9 +56,20 @@ def main() -> None:
     started = time.perf_counter()
     build()
     print(f"database: {'PostgreSQL' if database else 'SQLite'}; {ROWS:,} results")
-    print(f"built in {time.perf_counter() - started:.1f} s")
+    print(f"built in {time.perf_counter() - started:.1f} s", flush=True)
     # the streams run in a fresh process, so its memory is the export's, not the build's
     env = {**os.environ, "BENCH_STREAM_ONLY": "1"}
+    subprocess.run([sys.executable, __file__], env=env, check=True)
+
+
+def reuse() -> None:
+    """Stream the run already built in BENCH_DB (PostgreSQL only: a SQLite file is per run)."""
+    base, name = os.environ.get("DATABASE_URL", ""), os.environ.get("BENCH_DB", "assay_bench")
+    if not base.startswith("postgres"):
+        raise SystemExit("BENCH_REUSE needs DATABASE_URL on PostgreSQL")
+    database = base.rsplit("/", 1)[0] + f"/{name}"
+    print(f"database: PostgreSQL (reused {name}); {ROWS:,} results")
+    env = {**os.environ, "BENCH_STREAM_ONLY": "1", "DATABASE_URL": database}
     subprocess.run([sys.executable, __file__], env=env, check=True)
 
 
@@ -65,70 +85,174 @@ def streams() -> None:
     experiment = Experiment.objects.select_related("workspace", "created_by").get(name="bench")
     client = Client()
     client.force_login(experiment.created_by)
-    print(f"streaming process: RSS {rss_mb():.0f} MB after set-up")
+    print(f"streaming process: RSS {rss_mb():.0f} MB after set-up", flush=True)
     base = f"/w/{experiment.workspace.slug}/experiments/{experiment.public_id}/export/"
-    for fmt in ("csv", "jsonl", "report", "hitlog"):
+    for fmt in os.environ.get("BENCH_FORMATS", "csv,jsonl,report,hitlog").split(","):
         stream(client, base + f"{fmt}/", fmt)
     # VmHWM, not getrusage: Linux keeps ru_maxrss across exec, so it would be the builder's
     print(f"streaming process peak RSS (VmHWM, whole process): {peak_mb():.0f} MB")
 
 
-def build():
-    from assay import services as platform
-    from evalsets.models import EvalSetItem
-    from experiments import services
-    from experiments.models import Experiment, ExperimentStatus, Result
-    from experiments.results.aggregates import aggregates_refresh
-    from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+# ----------------------------------------------------------------------------- the build
 
-    user = platform.user_create(username="bench", password="bench-password-1")
-    workspace = platform.workspace_create(name="Bench", owner=user)
-    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(ROWS))
-    evaluator = make_code_version(workspace=workspace, user=user)
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name="bench",
-        evalset_version=version,
-        bindings=[{"evaluator_version": evaluator}],
-    )
+
+def build() -> None:
+    """The run: rows, the target's outputs and one code check's results, then its aggregates
+    (the report reads them) and its status, as a finished run has them."""
+    from evalsets.models import EvalSetItem
+    from experiments.models import Experiment, ExperimentStatus, Result, TargetResult
+    from experiments.results.aggregates import aggregates_refresh
+
+    experiment = _experiment()
+    version = experiment.evalset_version
+    _insert_select(TargetResult, _target_columns(experiment), _of_version(version))
     binding = experiment.bindings.get()
-    items = EvalSetItem.objects.filter(version=version).values_list(
-        "pk", "item_id", "position", "tags"
-    )
-    Result.objects.bulk_create(
-        (_result(experiment, binding, item) for item in items.iterator(5000)), batch_size=5000
-    )
+    _insert_select(Result, _result_columns(experiment, binding), _of_version(version))
     Experiment.objects.filter(pk=experiment.pk).update(
         status=ExperimentStatus.COMPLETED, results_total=ROWS, results_done=ROWS, items_total=ROWS
     )
     experiment.refresh_from_db()
     aggregates_refresh(experiment=experiment)
-    return experiment, user
+    _analyze(EvalSetItem, TargetResult, Result)  # the statistics autovacuum would gather
 
 
-def _result(experiment, binding, item: tuple):
-    """A code check's result with its turn (what the CSV's input column carries)."""
-    from experiments.models import Result
+def _analyze(*models) -> None:
+    from django.db import connection
 
-    pk, uid, pos, tags = item
-    output = "The capital is Paris" if pos % 2 == 0 else "The capital is Lyon"
-    fields = {"reference_output": {"content_type": "Text", "text": "Paris"}}
-    outputs = {"actual_output": {"content_type": "Text", "text": output}}
-    return Result(
-        experiment=experiment,
-        binding=binding,
-        item_id=pk,
-        item_uid=uid or uuid.uuid4(),
-        position=pos,
-        tags=tags,
-        status="success",
-        score=float(pos % 2 == 0),
-        verdict="pass" if pos % 2 == 0 else "fail",
-        reason="contains" if pos % 2 == 0 else "missing",
-        latency_ms=0.4,
-        input={"evaluate_dataset_fields": fields, "evaluate_target_output_fields": outputs},
+    with connection.cursor() as cursor:
+        for model in models:
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
+
+
+def _experiment():
+    """A draft run on a committed version of ROWS rows with an external target and a code
+    check reading the target's output."""
+    from assay import services as platform
+    from evalsets import services as evalsets
+    from experiments import services
+    from tests.support.factories import TEXT_COLUMNS, make_code_version
+
+    user = platform.user_create(username="bench", password="bench-password-1")
+    workspace = platform.workspace_create(name="Bench", owner=user)
+    evalset = evalsets.evalset_create(
+        workspace=workspace, user=user, name="QA", columns=TEXT_COLUMNS
     )
+    _insert_rows(evalset)  # the draft; the commit copies it with one INSERT … SELECT
+    version = evalsets.version_commit(evalset=evalset, user=user, version="1.0.0", inline=True)
+    evaluator = make_code_version(workspace=workspace, user=user)
+    return services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="bench",
+        evalset_version=version,
+        target={"kind": "external"},
+        bindings=[{"evaluator_version": evaluator, "mapping": MAPPING}],
+    )
+
+
+def _insert_rows(evalset) -> None:
+    """ROWS draft rows at positions 0 … ROWS-1: even rows pass, odd rows fail."""
+    from evalsets.models import EvalSetItem
+
+    cell = '\'{"content_type": "Text", "text": "%s\' || n || \'"}\''
+    data = (
+        "'{\"input\": ' || " + cell % "question " + " || ', \"actual_output\": ' || "
+        + cell % "answer " + " || ', \"reference_output\": {\"content_type\": \"Text\", "
+        "\"text\": \"Paris\"}}'"
+    )  # fmt: skip
+    tags = "CASE WHEN n %% 2 = 0 THEN '[\"even\"]' ELSE '[\"odd\"]' END"
+    columns = {
+        "evalset": str(evalset.pk),
+        "item_id": _vendor("uuid"),
+        "position": "n",
+        "data": _vendor("json") % data,
+        "tags": _vendor("json") % tags,
+    }
+    _insert_select(EvalSetItem, columns, _series(ROWS))
+
+
+def _target_columns(experiment) -> dict:
+    """The target's output for each row: 'The capital is Paris' on even rows, Lyon on odd."""
+    return {
+        "experiment": str(experiment.pk),
+        "item": "i.id",
+        "item_uid": "i.item_id",
+        "status": "'success'",
+        "output": "CASE WHEN i.position %% 2 = 0 THEN 'The capital is Paris' "
+        "ELSE 'The capital is Lyon' END",
+        "latency_ms": "12.5",
+        "created_at": "CURRENT_TIMESTAMP",
+    }
+
+
+def _result_columns(experiment, binding) -> dict:
+    """A code check's result on each row: passes where the target said Paris."""
+    even = "i.position %% 2 = 0"
+    return {
+        "experiment": str(experiment.pk),
+        "binding": str(binding.pk),
+        "item": "i.id",
+        "item_uid": "i.item_id",
+        "position": "i.position",
+        "tags": "i.tags",
+        "status": "'success'",
+        "score": f"CASE WHEN {even} THEN 1.0 ELSE 0.0 END",
+        "verdict": f"CASE WHEN {even} THEN 'pass' ELSE 'fail' END",
+        "reason": f"CASE WHEN {even} THEN 'contains' ELSE 'missing' END",
+        "latency_ms": "0.4",
+        "created_at": "CURRENT_TIMESTAMP",
+        "updated_at": "CURRENT_TIMESTAMP",
+    }
+
+
+def _of_version(version) -> str:
+    from evalsets.models import EvalSetItem
+
+    table = EvalSetItem._meta.db_table
+    return (
+        f"FROM {table} i WHERE i.evalset_id = {version.evalset_id} AND i.version_id = {version.pk}"
+    )
+
+
+def _series(count: int) -> str:
+    """FROM a series n = 0 … count-1 (a recursive CTE: PostgreSQL and SQLite both have it)."""
+    last = count - 1
+    return (
+        f"FROM (WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < {last})"
+        " SELECT n FROM s) AS series"
+    )
+
+
+def _vendor(what: str) -> str:
+    from django.db import connection
+
+    postgres = connection.vendor == "postgresql"
+    return {
+        "uuid": "gen_random_uuid()" if postgres else "lower(hex(randomblob(16)))",
+        "json": "CAST(%s AS jsonb)" if postgres else "%s",
+    }[what]
+
+
+def _insert_select(model, columns: dict[str, str], source: str) -> None:
+    """INSERT INTO model's table SELECT `columns` (field name → SQL) `source`; the fields not
+    named take their Python default, so the bench keeps up with new columns."""
+    from django.db import connection, transaction
+
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    names, values, params = [], [], []
+    for field in fields:
+        names.append(connection.ops.quote_name(field.column))
+        if field.name in columns:
+            values.append(columns[field.name])
+        else:
+            values.append("%s")
+            params.append(field.get_db_prep_save(field.get_default(), connection))
+    sql = f"INSERT INTO {model._meta.db_table} ({', '.join(names)}) "
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql + f"SELECT {', '.join(values)} {source}", params)
+
+
+# ----------------------------------------------------------------------------- the streams
 
 
 def peak_mb() -> float:
@@ -155,7 +279,7 @@ class Sampler(threading.Thread):
 
 
 def stream(client, url: str, fmt: str) -> None:
-    before = rss_mb()
+    before, load = rss_mb(), os.getloadavg()[0]
     sampler = Sampler()
     sampler.start()
     started = time.perf_counter()
@@ -171,7 +295,9 @@ def stream(client, url: str, fmt: str) -> None:
     print(
         f"{fmt:>6}: HTTP {response.status_code}, {lines:,} lines, {size / 2**20:.0f} MB in "
         f"{elapsed:.1f} s = {rows / elapsed:,.0f} rows/s; RSS {before:.0f} MB before, "
-        f"{sampler.peak:.0f} MB peak during (+{sampler.peak - before:.0f} MB)"
+        f"{sampler.peak:.0f} MB peak during (+{sampler.peak - before:.0f} MB); "
+        f"load {load:.2f} → {os.getloadavg()[0]:.2f}",
+        flush=True,
     )
 
 

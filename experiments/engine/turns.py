@@ -7,18 +7,27 @@ is stored once — the row in its immutable evalset version, the target's output
 (experiment, item, repetition) in `TargetResult`, the mapping on the binding — and building it
 is a pure function of them, so the rebuilt turn is the one the evaluator was given. A result
 skipped because it had nothing to score received no turn (`{}`).
+
+Pages rebuild a few results' turns from model instances (`result_turns`); a streamed export
+rebuilds every result's from the parts read beside it as JSON text (`TurnRebuilder`): each
+row's data parsed once by orjson, no model instance, no cap walk over strings already short.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+import re
+from collections import defaultdict, namedtuple
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from assay.safety.caps import cap_json
+import orjson
+
+from assay.safety.caps import DISPLAY_STRING_BYTES, cap_json
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
 
+from ..mapping import build_turn
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
 from .per_turn import binding_cases
 
@@ -159,3 +168,110 @@ def _turn(key: TurnKey, binding, items, outputs: TargetOutputs) -> dict:
         if case.index == key.turn:
             return cap_json(case.turn)  # capped for display, as the stored copy was
     return {}
+
+
+# ----------------------------------------------------------------------------- streamed rows
+
+
+# A row as `binding_cases` reads it: its pk and its data (no model instance per row).
+_Row = namedtuple("_Row", "pk data")
+# orjson reads an integer past 64 bits as a float, json as the integer: a text with a run of
+# 19 digits goes to json. Counting digits (bytes.translate) is cheap; the search is not.
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
+_DIGITS = b"0123456789"
+
+
+def json_loads(text: str):
+    """JSON text as Django's JSONField reads it (json.loads), through orjson where that gives
+    the same value: every text but one with a 19-digit run or one orjson refuses."""
+    data = text.encode("utf-8", "surrogatepass")
+    few_digits = len(data) - len(data.translate(None, _DIGITS)) < 19
+    if few_digits or _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass  # NaN, 1e400, lone surrogates: json reads them
+    return json.loads(text)
+
+
+def fits_caps(text: str | None) -> bool:
+    """Is every string inside this stored text (JSON or plain) within the display cap?
+    A JSON text is at least as long as each string in it, so a short text needs no walk."""
+    if text is None or len(text) * 4 <= DISPLAY_STRING_BYTES:
+        return True
+    return len(text.encode("utf-8", "surrogatepass")) <= DISPLAY_STRING_BYTES
+
+
+class TurnRebuilder:
+    """The turns of results streamed in (item, repetition) order, from the stored parts read
+    beside each result as text: the item's data and the target's output columns. Each item's
+    data and each target output is parsed once however many bindings and turns read it, and
+    strings already within the display cap are not walked again (`cap_json`)."""
+
+    def __init__(self, *, experiment: Experiment, bindings: dict[int, EvaluatorBinding]):
+        self.bindings = bindings
+        self.produces = experiment.target_spec.produces_output
+        self.ext_fits = {pk: fits_caps(json.dumps(b.ext or {})) for pk, b in bindings.items()}
+        self._data = self._outputs = self._cases = (None, None)
+
+    def turn(self, binding_id, item_id, repeat, turn, status, data, target) -> dict:
+        """The turn one result's evaluator received: `data` is the item's data as JSON text
+        (None: no such item), `target` the target's (status, output, trajectory,
+        conversation as JSON text), None without a stored output."""
+        if data is None or status == ResultStatus.SKIPPED:
+            return {}
+        parsed, data_fits = self._item(item_id, data)
+        outputs, outputs_fit = self._target(item_id, repeat, target)
+        binding = self.bindings[binding_id]
+        if binding.per_turn:
+            given = self._turns(binding, item_id, repeat, parsed, outputs).get(turn, {})
+        else:  # binding_cases' one case of a row, without its lists
+            given = _row_turn(binding, parsed, outputs) if turn == 0 else {}
+        if data_fits and outputs_fit and self.ext_fits[binding_id]:
+            return given
+        return cap_json(given)  # capped for display, as the stored copy was
+
+    def data(self, item_id: int, text: str) -> dict:
+        """The item's data, parsed from its JSON text (once for the rows of one item)."""
+        return self._item(item_id, text)[0]
+
+    def _item(self, item_id: int, text: str) -> tuple[dict, bool]:
+        """The item's parsed data and whether it is within the caps (the last item's, kept)."""
+        if self._data[0] != item_id:
+            self._data = (item_id, (json_loads(text), fits_caps(text)))
+        return self._data[1]
+
+    def _target(self, item_id: int, repeat: int, target) -> tuple[dict | None, bool]:
+        """The outputs an evaluator mapped to `target:` received: only a successful output of
+        a target that produces one (`target_outputs`)."""
+        key = (item_id, repeat)
+        if self._outputs[0] != key:
+            self._outputs = (key, self._parse_target(target))
+        return self._outputs[1]
+
+    def _parse_target(self, target) -> tuple[dict | None, bool]:
+        if not self.produces or target is None or target[0] != ResultStatus.SUCCESS:
+            return None, True
+        _status, output, trajectory, conversation = target
+        outputs = {
+            "actual_output": output,
+            "trajectory": trajectory,
+            "conversation": json_loads(conversation) if conversation is not None else None,
+        }
+        return outputs, fits_caps(output) and fits_caps(trajectory) and fits_caps(conversation)
+
+    def _turns(self, binding, item_id, repeat, data, outputs) -> dict[int, dict]:
+        """{turn index: turn} of a binding scored per turn on an item and repetition, built
+        once for all its turns (they come one after another)."""
+        key = (binding.pk, item_id, repeat)
+        if self._cases[0] != key:
+            row = _Row(item_id, data)
+            found = {item_id: outputs} if outputs is not None else {}
+            cases, _unscored = binding_cases(binding=binding, items=[row], outputs=found)
+            self._cases = (key, {case.index: case.turn for case in cases})
+        return self._cases[1]
+
+
+def _row_turn(binding: EvaluatorBinding, data: dict, outputs: dict | None) -> dict:
+    """The turn of a binding scored per row: what `binding_cases` builds for its one case."""
+    return build_turn(mapping=binding.mapping, data=data, target_outputs=outputs, ext=binding.ext)

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from typing import Any
 
-from assay.safety.csvcells import csv_safe_row
+import orjson
 
-from ..engine.turns import TurnKey, batched, keyed_turns
-from ..models import Experiment, Result
+from assay.safety.csvcells import FORMULA_STARTS, csv_safe
+
+from ..engine.turns import TurnRebuilder
+from ..models import Experiment
 from .garak import hitlog_jsonl, report_jsonl
+from .streaming import chunked, dumps, json_list, result_rows, target_parts, uuid_text
 
 CSV_FIELDS = [
     "item_id",
@@ -66,23 +70,23 @@ def export_filename(experiment: Experiment, fmt: str) -> str:
 ROWS_PER_CHUNK = 500
 
 
-# The columns an export writes, read as tuples: no model instances, no timestamps to convert.
+# The columns an export writes, read as tuples (JSON and UUIDs as text: no model instances,
+# no timestamps to convert); the parts of each result's turn follow them.
 FIELDS = (
-    "binding_id", "item_uid", "position", "repeat", "tags", "status", "verdict", "human_verdict",
+    "binding", "item_uid", "position", "repeat", "tags", "status", "verdict", "human_verdict",
     "human_score", "score", "reason", "error", "stdout", "latency_ms", "tokens_in", "tokens_out",
-    "cost", "correction_note", "item_id", "turn",
+    "cost", "correction_note", "item", "turn",
 )  # fmt: skip
+ORDER = ("position", "repeat", "binding", "turn")
+# The cells csv_safe looks at: the texts people and evaluators write (and tags, in _tags_cell).
+# The others are numbers, our own words (statuses, verdicts), a UUID or JSON text ("{…").
+TEXT_CELLS = ("reason", "error", "stdout", "correction_note")
 
 
-def _results(experiment: Experiment):
-    """The rows in order as tuples of FIELDS, streamed through a server-side cursor
-    (PostgreSQL) 2,000 at a time."""
-    return (
-        Result.objects.filter(experiment=experiment)
-        .order_by("position", "repeat", "binding_id", "turn")
-        .values_list(*FIELDS)
-        .iterator(chunk_size=2000)
-    )
+def _results(experiment: Experiment) -> Iterator[tuple]:
+    """The rows in order as tuples of FIELDS and the turn's parts, from one server-side
+    cursor (PostgreSQL) read FETCH_ROWS at a time."""
+    return result_rows(experiment=experiment, columns=FIELDS, order=ORDER)
 
 
 def _bindings(experiment: Experiment) -> dict:
@@ -91,28 +95,30 @@ def _bindings(experiment: Experiment) -> dict:
     return {b.pk: b for b in bindings}
 
 
-def _rows(experiment: Experiment) -> Iterator[dict]:
+def _rows(experiment: Experiment, tags: Callable[[str], Any]) -> Iterator[dict]:
+    """Each result as the export's row, with the turn its evaluator received; `tags` turns
+    the tags' JSON text into the row's value."""
     bindings = _bindings(experiment)
-    # a chunk's rows have their turns rebuilt together (a few queries a chunk)
-    for batch in batched(_results(experiment), ROWS_PER_CHUNK):
-        keys = [_turn_key(experiment, values) for values in batch]
-        turns = keyed_turns(keys=keys, experiment=experiment, bindings=bindings)
-        for values, key in zip(batch, keys, strict=True):
-            version = bindings[values[0]].evaluator_version
-            yield _row(values, (version.evaluator.name, version.version), turns[key])
+    evaluators = {pk: _evaluator(b) for pk, b in bindings.items()}
+    turns = TurnRebuilder(experiment=experiment, bindings=bindings)
+    for values in _results(experiment):
+        binding, status, item, turn = values[0], values[5], values[18], values[19]
+        parts = values[len(FIELDS) :]
+        given = turns.turn(binding, item, values[3], turn, status, parts[0], target_parts(parts))
+        yield _row(values, evaluators[binding], tags(values[4]), given)
 
 
-def _turn_key(experiment: Experiment, values: tuple) -> TurnKey:
-    binding, status, item, turn = values[0], values[5], values[18], values[19]
-    return TurnKey(experiment.pk, binding, item, values[3], turn, status)
+def _evaluator(binding) -> tuple[str, str]:
+    version = binding.evaluator_version
+    return version.evaluator.name, version.version
 
 
-def _row(values: tuple, evaluator: tuple[str, str], given: dict) -> dict:
-    (_binding, uid, position, repeat, tags, status, verdict, human, human_score, score, reason,
+def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict) -> dict:
+    (_binding, uid, position, repeat, _tags, status, verdict, human, human_score, score, reason,
      error, stdout, latency_ms, tokens_in, tokens_out, cost, note, _item,
-     turn) = values  # fmt: skip
+     turn) = values[: len(FIELDS)]  # fmt: skip
     return {
-        "item_id": str(uid),
+        "item_id": uuid_text(uid),
         "position": position,
         "repeat": repeat,
         "tags": tags,
@@ -136,35 +142,50 @@ def _row(values: tuple, evaluator: tuple[str, str], given: dict) -> dict:
     }
 
 
-def _chunked(lines: Iterator[str]) -> Iterator[str]:
-    """Lines joined into chunks of ROWS_PER_CHUNK (the first line on its own, at once)."""
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) >= ROWS_PER_CHUNK:
-            yield "".join(batch)
-            batch = []
-    if batch:
-        yield "".join(batch)
-
-
 def results_csv(experiment: Experiment) -> Iterator[str]:
-    """The header at once, then ROWS_PER_CHUNK rows a chunk: rows are written as lists into one
-    buffer that is drained per chunk (a DictWriter and a drain per row cost more than the row)."""
+    """The header at once, then ROWS_PER_CHUNK rows a chunk: each row is written as a list
+    into one buffer as soon as it is built, and the buffer drained per chunk (a DictWriter
+    and a drain per row cost more than the row)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_FIELDS)
     yield _drain(buffer)
-    count = 0
-    for row in _rows(experiment):
-        row["tags"] = ",".join(row["tags"] or [])
-        row["input"] = json.dumps(row["input"], ensure_ascii=False)
-        writer.writerow(csv_safe_row([row[field] for field in CSV_FIELDS]))
-        count += 1
+    for count, row in enumerate(_rows(experiment, _tags_cell), 1):
+        writer.writerow(_csv_cells(row))
         if count % ROWS_PER_CHUNK == 0:
             yield _drain(buffer)
-    if count % ROWS_PER_CHUNK:
+    if buffer.tell():
         yield _drain(buffer)
+
+
+@lru_cache(maxsize=4096)
+def _tags_cell(text: str) -> str:
+    """The tags as one cell, "a,b" (runs have few distinct tag lists: each is parsed once)."""
+    return csv_safe(",".join(json_list(text) or []))
+
+
+def _csv_cells(row: dict) -> list:
+    for field in TEXT_CELLS:
+        row[field] = _safe(row[field])
+    row["evaluator"], row["evaluator_version"] = _safe_evaluator(
+        row["evaluator"], row["evaluator_version"]
+    )
+    row["input"] = dumps(row["input"]).decode()
+    return [row[field] for field in CSV_FIELDS]
+
+
+# csv_safe changes only a cell starting with one of these (each formula start is one character)
+_RISKY_FIRST = frozenset(FORMULA_STARTS) | {"'"}
+
+
+def _safe(cell: str) -> str:
+    """csv_safe, called only for a cell it could change (most are empty or plain words)."""
+    return csv_safe(cell) if cell and cell[0] in _RISKY_FIRST else cell
+
+
+@lru_cache(maxsize=256)
+def _safe_evaluator(name: str, version: str) -> tuple[str, str]:
+    return csv_safe(name), csv_safe(version)
 
 
 def _drain(buffer: io.StringIO) -> str:
@@ -175,4 +196,7 @@ def _drain(buffer: io.StringIO) -> str:
 
 
 def results_jsonl(experiment: Experiment) -> Iterator[str]:
-    yield from _chunked(json.dumps(row, ensure_ascii=False) + "\n" for row in _rows(experiment))
+    """ROWS_PER_CHUNK lines a chunk, each row written by orjson; the tags go as the JSON text
+    the database holds (a Fragment), not parsed and written again."""
+    lines = (dumps(row) + b"\n" for row in _rows(experiment, orjson.Fragment))
+    return chunked(lines, ROWS_PER_CHUNK)

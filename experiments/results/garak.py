@@ -12,6 +12,7 @@ order (garak 0.17.1, the newest release: `hit_at_k` included); the keys we add f
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -21,8 +22,9 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from assay.vocabulary import Verdict
 from evaluators.turns import turn_output
 
-from ..engine.turns import TURN_FIELDS, batched, result_turns
+from ..engine.turns import TURN_FIELDS, TurnRebuilder, result_turns
 from ..models import Aggregate, EvaluatorBinding, Experiment, Result
+from .streaming import chunked, json_list, result_rows, target_parts, uuid_text
 
 # A CI narrower than this many percentage points says nothing and is not shown (garak's rule).
 CI_DISPLAY_MIN_WIDTH = 0.001
@@ -102,11 +104,11 @@ def _intents(experiment: Experiment, aggregate: Aggregate) -> dict:
     return {key: counts[key] for key in sorted(counts)}
 
 
-def per_row_counts(binding: EvaluatorBinding) -> list[tuple[int, int]]:
+def per_row_counts(binding: EvaluatorBinding) -> RowCounts:
     """(decided outputs, failing outputs) per attempt, in order: garak's per-attempt
     (scoreable, hits). An attempt is a row with its repetitions, or, in an imported garak scan
     (rows have an `attempt_id` column), the rows of one attempt."""
-    counts: dict = {}
+    counts = RowCounts()
     rows = (
         Result.objects.filter(binding=binding)
         .order_by("position", "repeat")
@@ -116,10 +118,42 @@ def per_row_counts(binding: EvaluatorBinding) -> list[tuple[int, int]]:
         "garak_attempt", "position", "verdict", "human_verdict"
     ).iterator(5000):
         final = human or verdict
-        row = counts.setdefault(attempt or position, [0, 0])
-        row[0] += final != Verdict.UNKNOWN
-        row[1] += final == Verdict.FAIL
-    return [(n, c) for n, c in counts.values()]
+        counts.add(attempt or position, final != Verdict.UNKNOWN, final == Verdict.FAIL)
+    return counts
+
+
+class RowCounts:
+    """(decided, failing) outputs per attempt in first-seen order, kept in two arrays of
+    machine integers: 16 bytes an attempt, where a dict of lists took about 150 (a million
+    rows' report peaked at 200 MB). A row's attempt is its position, and positions come in
+    order, so only attempts named by an `attempt_id` column (which may come back later) are
+    looked up."""
+
+    def __init__(self):
+        self.decided, self.failing = array("q"), array("q")
+        self._named: dict[str, int] = {}
+        self._last, self._slot = None, -1
+
+    def add(self, key: str | int, decided: bool, failing: bool) -> None:
+        if key != self._last:
+            self._last, self._slot = key, self._find(key)
+        self.decided[self._slot] += decided
+        self.failing[self._slot] += failing
+
+    def _find(self, key: str | int) -> int:
+        if isinstance(key, str) and key in self._named:
+            return self._named[key]
+        self.decided.append(0)
+        self.failing.append(0)
+        if isinstance(key, str):
+            self._named[key] = len(self.decided) - 1
+        return len(self.decided) - 1
+
+    def __iter__(self):
+        return zip(self.decided, self.failing, strict=True)
+
+    def __len__(self) -> int:
+        return len(self.decided)
 
 
 def hit_probability(n: int, c: int, k: int) -> float:
@@ -133,22 +167,26 @@ def hit_probability(n: int, c: int, k: int) -> float:
     return 1.0 - estimate
 
 
-def hit_at_k(counts: list[tuple[int, int]], ks) -> dict:
+def hit_at_k(counts, ks) -> dict:
     """garak's `hit_at_k`: {k: {"score", "prompts"}} averaged over rows with at least k
-    decided outputs, for each k asked and for the rows' own count ("n" when they differ)."""
-    counts = [(n, c) for n, c in counts if n >= 1]
+    decided outputs, for each k asked and for the rows' own count ("n" when they differ).
+    `counts` is read several times and never copied (a list, or a RowCounts)."""
     result: dict = {}
     for k in sorted({int(k) for k in ks if int(k) >= 1}):
-        eligible = [(n, c) for n, c in counts if n >= k]
-        if eligible:
-            total = sum(hit_probability(n, c, k) for n, c in eligible)
-            result[str(k)] = {"score": total / len(eligible), "prompts": len(eligible)}
-    sizes = {n for n, _c in counts}
+        if prompts := _eligible(counts, k):
+            total = sum(hit_probability(n, c, k) for n, c in counts if n >= k)
+            result[str(k)] = {"score": total / prompts, "prompts": prompts}
+    sizes = {n for n, _c in counts if n >= 1}
     own = str(next(iter(sizes))) if len(sizes) == 1 else "n"
-    if counts and own not in result:
-        total = sum(hit_probability(n, c, n) for n, c in counts)
-        result[own] = {"score": total / len(counts), "prompts": len(counts)}
+    if (prompts := _eligible(counts, 1)) and own not in result:
+        total = sum(hit_probability(n, c, n) for n, c in counts if n >= 1)
+        result[own] = {"score": total / prompts, "prompts": prompts}
     return result
+
+
+def _eligible(counts, k: int) -> int:
+    """The rows with at least k decided outputs."""
+    return sum(1 for n, _c in counts if n >= k)
 
 
 def _has_intent_column(experiment: Experiment) -> bool:
@@ -257,27 +295,47 @@ def _line(record: dict) -> str:
 
 def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
     """One line per failing (attempt, output) and detector, garak's fields in garak's order,
-    detectors by name, then rows in order; `null` where the row has nothing."""
+    detectors by name, then rows in order; `null` where the row has nothing. Lines leave
+    HITS_PER_CHUNK at a time."""
     context = _HitContext.of(experiment)
     for detection in detections(experiment, counts=False):
-        # only the failing rows, and only the fields a hit shows, on a server-side cursor
-        fail = Q(human_verdict=Verdict.FAIL) | Q(human_verdict="", verdict=Verdict.FAIL)
-        failing = (
-            Result.objects.filter(fail, binding=detection.binding)
-            .select_related("item")
-            .only(*HIT_FIELDS)
-            .order_by("position", "repeat")
-        )
-        for batch in batched(failing.iterator(2000), 2000):
-            turns = result_turns(results=batch)
-            for result in batch:
-                yield _line(context.hit(result, detection, turns[result.pk]))
+        hits = (_line(context.hit(row, detection)) for row in _failing(experiment, detection))
+        yield from chunked(hits, HITS_PER_CHUNK)
 
 
+HITS_PER_CHUNK = 500
+# The fields a hit shows, read as text beside the parts of its turn (streaming.TURN_PARTS).
 HIT_FIELDS = (
-    *TURN_FIELDS, "score", "human_score", "human_verdict", "verdict", "reason", "tags", "item_uid",
-    "position", "repeat", "item__data",
+    "binding", "item", "repeat", "turn", "status", "score", "human_score", "human_verdict",
+    "reason", "tags", "item_uid", "position",
 )  # fmt: skip
+
+
+@dataclass
+class _Hit:
+    """A failing result's fields, its item's data and the turn its detector received."""
+
+    values: tuple
+    data: dict
+    turn: dict
+
+
+def _failing(experiment: Experiment, detection: Detection) -> Iterator[_Hit]:
+    """The detector's failing results in row order, from one server-side cursor, with the
+    turns they received rebuilt from the parts read beside them."""
+    binding = detection.binding
+    turns = TurnRebuilder(experiment=experiment, bindings={binding.pk: binding})
+    rows = result_rows(
+        experiment=experiment,
+        columns=HIT_FIELDS,
+        order=("position", "repeat", "turn"),
+        binding_id=binding.pk,
+        failing=True,
+    )
+    for row in rows:
+        parts = row[len(HIT_FIELDS) :]
+        turn = turns.turn(*row[:5], parts[0], target_parts(parts))
+        yield _Hit(row, turns.data(row[1], parts[0]), turn)
 
 
 @dataclass
@@ -290,26 +348,27 @@ class _HitContext:
     def of(cls, experiment: Experiment) -> _HitContext:
         return cls(experiment, probe_name(experiment), generator_name(experiment))
 
-    def hit(self, result: Result, detection: Detection, turn: dict) -> dict:
-        ext = detection.binding.ext or {}
-        data = result.item.data or {}
+    def hit(self, hit: _Hit, detection: Detection) -> dict:
+        (_binding, _item, repeat, _turn, _status, score, human_score, human, reason, tags, uid,
+         position) = hit.values[: len(HIT_FIELDS)]  # fmt: skip
+        ext, data = detection.binding.ext or {}, hit.data or {}
         prompt = _cell_text(data, ext.get("prompt_column") or PROMPT) or _cell_text(data, "input")
         return {
             "goal": _cell_text(data, ext.get("goal_column") or GOAL),
             "prompt": _conversation(prompt) if prompt is not None else None,
-            "output": _message(_output(turn, data)),
+            "output": _message(_output(hit.turn, data)),
             "triggers": _triggers(_cell_text(data, ext.get("triggers_column") or TRIGGERS)),
-            "score": result.human_score if result.human_verdict else result.score,
+            "score": human_score if human else score,
             "run_id": str(self.experiment.public_id),
-            "attempt_id": _cell_text(data, ATTEMPT_ID) or str(result.item_uid),
-            "attempt_seq": _whole(_cell_text(data, ATTEMPT_SEQ), result.position),
-            "attempt_idx": _whole(_cell_text(data, ATTEMPT_IDX), result.repeat),
+            "attempt_id": _cell_text(data, ATTEMPT_ID) or uuid_text(uid),
+            "attempt_seq": _whole(_cell_text(data, ATTEMPT_SEQ), position),
+            "attempt_idx": _whole(_cell_text(data, ATTEMPT_IDX), repeat),
             "generator": self.generator,
             "probe": self.probe,
             "detector": detection.detector,
             "generations_per_prompt": self.experiment.repetitions,
-            "reason": result.reason,
-            "tags": result.tags,
+            "reason": reason,
+            "tags": json_list(tags),
         }
 
 

@@ -1,16 +1,20 @@
 """Exports stream: the first line leaves before the rows are all read, the queries stay a
-handful whatever the run's size, and the content is what the rows say."""
+handful whatever the run's size (one cursor reads the results with their turns' parts), the
+reader thread stops with the stream, and the content is what the rows say."""
 
 import csv
 import io
 import json
+import threading
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from assay.safety.csvcells import csv_safe
 from experiments import engine, services
-from experiments.results import exports
+from experiments.models import Result
+from experiments.results import exports, streaming
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = pytest.mark.django_db
@@ -60,10 +64,9 @@ def test_the_first_rows_leave_before_the_rest_is_read(finished, fmt, rows_read):
     selects = [
         q for q in queries.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")
     ]
-    # the bindings once, one cursor over the results, and for each chunk of rows the items and
-    # the target outputs its turns are rebuilt from: a few queries a chunk, none per row
-    chunks = -(-1200 // exports.ROWS_PER_CHUNK)
-    assert len(selects) <= 3 + 2 * chunks
+    # the bindings once and one cursor over the results, their items' data and the target's
+    # outputs: no query per chunk of rows, none per row
+    assert len(selects) <= 2, [q["sql"][:80] for q in selects]
 
 
 def test_the_stream_is_a_generator_that_reads_lazily(finished):
@@ -100,3 +103,31 @@ def test_the_hitlog_lists_only_the_failing_rows(finished):
     assert len(hits) == 600  # odd rows fail
     assert all(h["attempt_seq"] % 2 == 1 for h in hits)
     assert [h["attempt_seq"] for h in hits] == sorted(h["attempt_seq"] for h in hits)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "hitlog"])
+def test_small_fetches_give_the_same_export(finished, fmt, monkeypatch):
+    whole = "".join(exports.export_stream(finished, fmt))
+    monkeypatch.setattr(streaming, "FETCH_ROWS", 70)  # many batches through the reader thread
+    assert "".join(exports.export_stream(finished, fmt)) == whole
+
+
+def test_closing_the_stream_stops_its_reader(finished, monkeypatch):
+    monkeypatch.setattr(streaming, "FETCH_ROWS", 50)
+    before = threading.active_count()
+    stream = exports.export_stream(finished, "jsonl")
+    next(stream)
+    assert threading.active_count() == before + 1  # the reader, a batch ahead
+    stream.close()
+    assert threading.active_count() == before
+    # the connection is free again: a query after the closed stream runs as usual
+    assert len("".join(exports.export_stream(finished, "csv")).splitlines()) == 1201
+
+
+def test_csv_cells_are_made_safe_as_csv_safe_makes_them(finished):
+    texts = {"reason": "-1", "error": "@x", "stdout": "'=y", "correction_note": "=SUM(A1)"}
+    Result.objects.filter(experiment=finished, position=3).update(**texts, tags=["+tag", "b"])
+    table = list(csv.DictReader(io.StringIO("".join(exports.export_stream(finished, "csv")))))
+    row = next(r for r in table if r["position"] == "3")
+    assert {k: row[k] for k in texts} == {k: csv_safe(v) for k, v in texts.items()}
+    assert row["tags"] == "'+tag,b" and not table[2]["reason"].startswith("'")  # plain: as is
