@@ -95,9 +95,9 @@ def _bindings(experiment: Experiment) -> dict:
     return {b.pk: b for b in bindings}
 
 
-def _rows(experiment: Experiment, tags: Callable[[str], Any]) -> Iterator[dict]:
-    """Each result as the export's row, with the turn its evaluator received; `tags` turns
-    the tags' JSON text into the row's value."""
+def _rows(experiment: Experiment, tags: Callable[[str], Any]) -> Iterator[list]:
+    """Each result as the export's row (values in CSV_FIELDS order, the JSONL's keys too),
+    with the turn its evaluator received; `tags` turns the tags' JSON text into its value."""
     bindings = _bindings(experiment)
     evaluators = {pk: _evaluator(b) for pk, b in bindings.items()}
     turns = TurnRebuilder(experiment=experiment, bindings=bindings)
@@ -113,33 +113,22 @@ def _evaluator(binding) -> tuple[str, str]:
     return version.evaluator.name, version.version
 
 
-def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict) -> dict:
+def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict) -> list:
+    """The CSV_FIELDS of one result (a list: the CSV writes it as it is)."""
     (_binding, uid, position, repeat, _tags, status, verdict, human, human_score, score, reason,
      error, stdout, latency_ms, tokens_in, tokens_out, cost, note, _item,
      turn) = values[: len(FIELDS)]  # fmt: skip
-    return {
-        "item_id": uuid_text(uid),
-        "position": position,
-        "repeat": repeat,
-        "tags": tags,
-        "evaluator": evaluator[0],
-        "evaluator_version": evaluator[1],
-        "turn": turn,  # the assistant turn of a binding scored per turn, else 0
-        "status": status,
-        "verdict": human or verdict,  # Result.final_verdict
-        "evaluator_verdict": verdict,
-        "human_verdict": human or None,
-        "score": human_score if human and human_score is not None else score,
-        "reason": reason,
-        "error": error,
-        "stdout": stdout,
-        "latency_ms": round(latency_ms, 3),
-        "tokens_in": tokens_in,
-        "tokens_out": tokens_out,
-        "cost": cost,
-        "correction_note": note,
-        "input": given,
-    }
+    return [
+        uuid_text(uid), position, repeat, tags, evaluator[0], evaluator[1],
+        turn,  # the assistant turn of a binding scored per turn, else 0
+        status,
+        human or verdict,  # verdict: Result.final_verdict
+        verdict,  # evaluator_verdict
+        human or None,  # human_verdict
+        human_score if human and human_score is not None else score,
+        reason, error, stdout, round(latency_ms, 3), tokens_in, tokens_out, cost, note,
+        given,  # input
+    ]  # fmt: skip
 
 
 def results_csv(experiment: Experiment) -> Iterator[str]:
@@ -164,14 +153,18 @@ def _tags_cell(text: str) -> str:
     return csv_safe(",".join(json_list(text) or []))
 
 
-def _csv_cells(row: dict) -> list:
-    for field in TEXT_CELLS:
-        row[field] = _safe(row[field])
-    row["evaluator"], row["evaluator_version"] = _safe_evaluator(
-        row["evaluator"], row["evaluator_version"]
+def _csv_cells(row: list) -> list:
+    for at in _TEXT_AT:
+        row[at] = _safe(row[at])
+    row[_EVALUATOR_AT : _EVALUATOR_AT + 2] = _safe_evaluator(
+        *row[_EVALUATOR_AT : _EVALUATOR_AT + 2]
     )
-    row["input"] = dumps(row["input"]).decode()
-    return [row[field] for field in CSV_FIELDS]
+    row[_INPUT_AT] = dumps(row[_INPUT_AT]).decode()
+    return row
+
+
+_TEXT_AT = tuple(CSV_FIELDS.index(field) for field in TEXT_CELLS)
+_EVALUATOR_AT, _INPUT_AT = CSV_FIELDS.index("evaluator"), CSV_FIELDS.index("input")
 
 
 # csv_safe changes only a cell starting with one of these (each formula start is one character)
@@ -198,5 +191,6 @@ def _drain(buffer: io.StringIO) -> str:
 def results_jsonl(experiment: Experiment) -> Iterator[str]:
     """ROWS_PER_CHUNK lines a chunk, each row written by orjson; the tags go as the JSON text
     the database holds (a Fragment), not parsed and written again."""
-    lines = (dumps(row) + b"\n" for row in _rows(experiment, orjson.Fragment))
+    rows = _rows(experiment, orjson.Fragment)
+    lines = (dumps(dict(zip(CSV_FIELDS, row, strict=True))) + b"\n" for row in rows)
     return chunked(lines, ROWS_PER_CHUNK)
