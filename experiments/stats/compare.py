@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from assay.vocabulary import Verdict
 
@@ -86,6 +85,9 @@ def mcnemar_exact(b: int, c: int) -> float:
     test of min(b, c) in b + c trials with p = 0.5: ``min(1, 2 * P(X <= min(b, c)))``; 1.0 when
     there is no discordant pair.
     """
+    # scipy loads on first use: imported with the module it costs every process ~76 MB
+    from scipy import stats as scipy_stats
+
     if b < 0 or c < 0:
         raise ValueError("discordant counts must be non-negative")
     n = b + c
@@ -97,6 +99,9 @@ def mcnemar_exact(b: int, c: int) -> float:
 def mcnemar_worse(regressions: int, improvements: int) -> float:
     """Exact one-sided McNemar p-value that the candidate is worse: P(X ≥ regressions) for
     X ~ Binomial(regressions + improvements, 0.5); 1.0 when there is no discordant pair."""
+    # scipy loads on first use: imported with the module it costs every process ~76 MB
+    from scipy import stats as scipy_stats
+
     if regressions < 0 or improvements < 0:
         raise ValueError("discordant counts must be non-negative")
     n = regressions + improvements

@@ -8,9 +8,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit
 
 from ..bootstrap import check_confidence, check_iterations, percentile_bounds
 from ..compare import _json_id
@@ -96,6 +93,10 @@ def bradley_terry(
     item and an item has several — and refits each resample. Results do not depend on the order
     of the matches.
     """
+    # scipy loads on first use: imported with the module it costs every process ~76 MB
+    from scipy.sparse.csgraph import connected_components
+    from scipy.special import expit
+
     check_iterations(resamples)
     check_confidence(confidence)
     rows = list(matches)
@@ -207,6 +208,10 @@ def _bt_fit(wins: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
     trust-region Newton method (exact gradient and Hessian; the objective is strictly convex).
     The prior also pins the otherwise free shift: at the optimum Σθ = 0, because the
     likelihood's gradient always sums to zero."""
+    # scipy loads on first use: imported with the module it costs every process ~76 MB
+    from scipy import optimize
+    from scipy.special import expit
+
     games = wins + wins.T
     won = wins.sum(axis=1)
     precision = 1.0 / PRIOR_SD**2
