@@ -64,6 +64,10 @@ def satisfies(attack: dict, status: str) -> bool:
     return status == expected
 
 
+def _ending(status: str) -> str:
+    return "a resource limit" if status in RESOURCE_STATUSES else status
+
+
 def test_our_own_table_covers_every_kind_of_attack():
     assert len(OWN_ATTACKS) >= 40
     assert {a["expected"] for a in OWN_ATTACKS} >= {
@@ -95,10 +99,10 @@ def test_attack_is_contained(attack):
         assert outcome.score is None or 0.0 <= outcome.score <= 1.0
         assert not leaked(outcome), f"host environment leaked: {leaked(outcome)}"
         assert CANARY not in repr(outcome)
-    # Fresh state per turn: both turns of a batch end the same way.
-    assert [(o.status, o.score, o.reason) for o in outcomes] == [
-        (outcomes[0].status, outcomes[0].score, outcomes[0].reason)
-    ] * 2
+    # Fresh state per turn: both turns of a batch end the same way (a resource limit is one
+    # way: whether time or memory runs out first depends on the machine's load)
+    ends = [(_ending(o.status), o.score, o.reason) for o in outcomes]
+    assert ends == [ends[0]] * 2
     benign = sandbox.execute(
         attack["language"],
         BENIGN[attack["language"]] + (PY_WRAPPER if attack["language"] == "python" else JS_WRAPPER),
