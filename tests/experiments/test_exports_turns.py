@@ -21,16 +21,10 @@ from experiments.results import exports
 from experiments.results.garak import RowCounts, hit_at_k
 from experiments.results.streaming import dumps
 from tests.support.app_server import ScriptedApp
-from tests.support.factories import make_code_version
+from tests.support.factories import ECHO_TURN, make_code_version
 
 pytestmark = pytest.mark.django_db
 
-# The evaluator hands back, as its reason, the turn it was given.
-ECHO = """import json
-
-def exec_evaluation(turn):
-    return EvalOutput(score=1.0, reason=json.dumps(turn, sort_keys=True))
-"""
 COLUMNS = [
     {"name": name, "content_type": "Text", "required": False, "description": ""}
     for name in ("question", "reply", "reference_output", "context", "script", "long")
@@ -66,11 +60,11 @@ def app():
 
 def echo_version(workspace, user, name, variables=None):
     if variables is None:
-        return make_code_version(workspace=workspace, user=user, name=name, source=ECHO)
+        return make_code_version(workspace=workspace, user=user, name=name, source=ECHO_TURN)
     evaluator = evaluator_services.evaluator_create(
         workspace=workspace, user=user, name=name, kind="code", language="python"
     )
-    config = {**evaluator.draft_config, "input_variables": variables, "source": ECHO}
+    config = {**evaluator.draft_config, "input_variables": variables, "source": ECHO_TURN}
     evaluator_services.evaluator_update_draft(evaluator=evaluator, user=user, config=config)
     return evaluator_services.evaluator_submit_version(
         evaluator=evaluator, user=user, version="1.0.0"

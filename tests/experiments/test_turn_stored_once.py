@@ -13,16 +13,10 @@ from experiments.engine.turns import result_turn, result_turns
 from experiments.models import Result, TargetResult
 from experiments.results import exports
 from tests.support.app_server import ScriptedApp
-from tests.support.factories import make_code_version, make_evalset_version
+from tests.support.factories import ECHO_TURN, make_code_version, make_evalset_version
 
 pytestmark = pytest.mark.django_db
 
-# The evaluator hands back, as its reason, the turn it was given.
-ECHO = """import json
-
-def exec_evaluation(turn):
-    return EvalOutput(score=1.0, reason=json.dumps(turn, sort_keys=True))
-"""
 COLUMNS = [
     {"name": name, "content_type": "Text", "required": False, "description": ""}
     for name in ("question", "reply", "reference_output", "context")
@@ -42,8 +36,8 @@ def app():
 @pytest.fixture
 def finished(workspace, user, app):
     version = make_evalset_version(workspace=workspace, user=user, rows=ROWS, columns=COLUMNS)
-    echo = make_code_version(workspace=workspace, user=user, name="Echo", source=ECHO)
-    echo_too = make_code_version(workspace=workspace, user=user, name="Echo too", source=ECHO)
+    echo = make_code_version(workspace=workspace, user=user, name="Echo", source=ECHO_TURN)
+    echo_too = make_code_version(workspace=workspace, user=user, name="Echo too", source=ECHO_TURN)
     experiment = services.experiment_create(
         workspace=workspace,
         user=user,

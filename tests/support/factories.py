@@ -20,6 +20,13 @@ CONTAINS_REFERENCE = """def exec_evaluation(turn):
     return EvalOutput(score=1.0 if ok else 0.0, reason="contains" if ok else "missing")
 """
 
+# A code evaluator that hands back, as its reason, the turn it was given.
+ECHO_TURN = """import json
+
+def exec_evaluation(turn):
+    return EvalOutput(score=1.0, reason=json.dumps(turn, sort_keys=True))
+"""
+
 TEXT_COLUMNS = [
     {"name": "input", "content_type": "Text", "required": True, "description": ""},
     {"name": "actual_output", "content_type": "Text", "required": True, "description": ""},
