@@ -5,57 +5,188 @@ count in that outcome."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+
+import numpy as np
 from django.db.models import QuerySet
 
 from assay.vocabulary import CONTENT_FIELD, ContentType, ResultStatus, Verdict
 from evaluators.policies import Policy, verdict
 
-from ..stats.clustered import item_groups
-from ..stats.per_turn import item_outcomes, turn_summary
+from ..stats.columns import KeyCodes, RowColumns, columns_of, first_seen_index
+from ..stats.per_turn import item_outcomes, turn_summary, unit_outcomes
+from ..stats.summary import VERDICT_OF_CODE
+from ..stats.tags import tag_breakdown, tag_item_cells, tag_set
+from .aggregates.reads import corrected_q, final_code, final_score, row_chunks, tags_text
 
-TURN_FIELDS = (
-    "score human_score verdict human_verdict tags status item_id item_uid repeat turn "
-    "latency_ms tokens_in tokens_out cost"
-).split()
 RESAMPLING = ("iterations", "confidence", "min_sample", "seed")
 MESSAGES = CONTENT_FIELD[ContentType.CONVERSATION]
 
 
-def per_turn_rows(results: QuerySet, *, binding, settings: dict) -> tuple[list[dict], dict]:
-    """One row per (item, repetition) in the aggregates' row shape (its outcome by the
-    binding's aggregation, usage summed over its turns), and the turn-level summary."""
-    turns = _turns(results)
-    units = [(r["item_id"], r["repeat"]) for r in turns]
-    verdicts, scores = [r["verdict"] for r in turns], [r["score"] for r in turns]
-    outcomes = item_outcomes(
-        units, verdicts, scores, aggregate=binding.turn_aggregate, decide=_decider(binding)
-    )
-    grouped = item_groups(units, turns)
-    rows = [_unit_row(grouped[unit], outcome) for unit, outcome in outcomes.items()]
+@dataclass
+class Turns:
+    """A per-turn binding's turn results as columns in (item, repetition, turn) order, human
+    corrections applied; `units` numbers the (item, repetition) pairs and `starts` is each
+    one's first turn."""
+
+    items: np.ndarray
+    units: np.ndarray
+    starts: np.ndarray
+    turn: np.ndarray
+    codes: np.ndarray
+    scores: np.ndarray
+    statuses: np.ndarray  # codes of `status_names`
+    status_names: list[str]
+    tags: np.ndarray  # codes of `tag_sets`
+    tag_sets: list[tuple[str, ...]]
+    latencies: np.ndarray
+    tokens_in: np.ndarray
+    tokens_out: np.ndarray
+    costs: np.ndarray
+
+
+@dataclass
+class Units:
+    """One row per (item, repetition): its outcome by the binding's rule, its first turn's tags
+    and the status it counts under."""
+
+    codes: np.ndarray
+    scores: np.ndarray
+    statuses: np.ndarray  # codes of `Turns.status_names`, SUCCESS appended if missing
+    status_names: list[str]
+
+
+def per_turn_columns(
+    results: QuerySet, *, binding, settings: dict, clustered: bool
+) -> tuple[RowColumns, dict]:
+    """A per-turn binding's rows, one per (item, repetition) — its outcome by the binding's
+    aggregation, usage summed over its turns — as the aggregates' `RowColumns` (`clustered`:
+    with each row's item and the per-tag cells), and the turn-level summary."""
+    turns = read_turns(results)
+    units = turn_units(turns, binding)
+    columns = _unit_columns(turns, units, corrected=results.filter(corrected_q()).count())
+    if clustered:
+        _add_items(columns, turns, units)
     resampling = None if settings["method"] == "none" else {k: settings[k] for k in RESAMPLING}
     summary = turn_summary(
-        [r["item_id"] for r in turns],
-        [r["turn"] for r in turns],
-        verdicts,
-        scores,
-        resampling=resampling,
-        units=units,
+        turns.items, turns.turn, turns.codes, turns.scores, resampling=resampling, units=turns.units
     )
-    return rows, {**summary, "aggregate": binding.turn_aggregate}
+    return columns, {**summary, "aggregate": binding.turn_aggregate}
 
 
 def per_turn_outcomes(*, experiment, binding) -> list[tuple[str, str, float | None]]:
     """(item id, verdict, score) per (item, repetition) of a per-turn binding, for compare and
     the gate (which then collapse repetitions as for any binding)."""
     results = experiment.results.filter(binding=binding)
-    rows, _summary = per_turn_rows(results, binding=binding, settings={"method": "none"})
-    return [(str(row["item_uid"]), row["verdict"], row["score"]) for row in rows]
+    turns = read_turns(results)
+    units = turn_units(turns, binding)
+    uids = dict(results.order_by().values_list("item_id", "item_uid").distinct())
+    rows = zip(turns.items[turns.starts], units.codes, units.scores, strict=True)
+    return [(str(uids[i]), VERDICT_OF_CODE[c], _score(s)) for i, c, s in rows]
 
 
-def _turns(results: QuerySet) -> list[dict]:
-    """The turn rows in (item, repetition, turn) order, each with its human correction."""
-    ordered = results.order_by("item_id", "repeat", "turn").values(*TURN_FIELDS)
-    return [_corrected(row) for row in ordered.iterator(10000)]
+def _score(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def read_turns(results: QuerySet) -> Turns:
+    """The turn results as `Turns`: one query, read a chunk at a time into arrays."""
+    statuses, tags = KeyCodes(), KeyCodes()
+    columns = {
+        "items": ("item_id", np.int64),
+        "repeats": ("repeat", np.int64),
+        "turn": ("turn", np.int32),
+        "codes": (final_code(), np.int8),
+        "scores": (final_score(), np.float64),
+        "statuses": ("status", statuses),
+        "tags": (tags_text(), tags),
+        "latencies": ("latency_ms", np.float64),
+        "tokens_in": ("tokens_in", np.int64),
+        "tokens_out": ("tokens_out", np.int64),
+        "costs": ("cost", np.float64),
+    }
+    rows = results.order_by("item_id", "repeat", "turn").values_list(
+        *(field for field, _kind in columns.values())
+    )
+    arrays = columns_of(row_chunks(rows), [kind for _field, kind in columns.values()])
+    read = dict(zip(columns, arrays, strict=True))
+    items, repeats = read["items"], read.pop("repeats")
+    new_unit = np.ones(items.size, dtype=bool)
+    new_unit[1:] = (items[1:] != items[:-1]) | (repeats[1:] != repeats[:-1])
+    return Turns(
+        **read,
+        units=np.cumsum(new_unit) - 1,
+        starts=np.flatnonzero(new_unit),
+        status_names=statuses.keys,
+        tag_sets=[tag_set(json.loads(text)) for text in tags.keys],
+    )
+
+
+def turn_units(turns: Turns, binding) -> Units:
+    """Each (item, repetition)'s outcome by the binding's rule, and its status: a decided row
+    counts as a success, another keeps the status of its first turn that did not succeed."""
+    codes, scores, _count = unit_outcomes(
+        turns.units,
+        turns.starts.size,
+        turns.codes,
+        turns.scores,
+        aggregate=binding.turn_aggregate,
+        decide=_decider(binding),
+    )
+    names = list(turns.status_names)
+    if ResultStatus.SUCCESS not in names:
+        names.append(ResultStatus.SUCCESS)
+    success = names.index(ResultStatus.SUCCESS)
+    first_failed = _first_failed(turns, success)
+    statuses = np.where((codes != 2) | (first_failed < 0), success, first_failed)
+    return Units(codes=codes, scores=scores, statuses=statuses, status_names=names)
+
+
+def _first_failed(turns: Turns, success: int) -> np.ndarray:
+    """Each unit's status code of its first turn that did not succeed, -1 if none."""
+    failed = np.flatnonzero(turns.statuses != success)
+    none = np.iinfo(np.int64).max
+    first = np.full(turns.starts.size, none)
+    np.minimum.at(first, turns.units[failed], failed)
+    found = first != none
+    return np.where(found, turns.statuses[np.where(found, first, 0)], -1)
+
+
+def _unit_columns(turns: Turns, units: Units, *, corrected: int) -> RowColumns:
+    """The units as `RowColumns`: usage summed over each one's turns (bincount adds in turn
+    order, as a running sum would), a cost only where a turn had a price."""
+    count = turns.starts.size
+    priced = ~np.isnan(turns.costs)
+    has_price = np.bincount(turns.units[priced], minlength=count) > 0
+    costs = np.bincount(turns.units[priced], weights=turns.costs[priced], minlength=count)
+    unit_tags = turns.tags[turns.starts]
+    return RowColumns(
+        counts=np.bincount(units.codes, minlength=3),
+        statuses=_status_counts(units),
+        tags=tag_breakdown(unit_tags, turns.tag_sets, units.codes, np.ones(count, np.int64)),
+        tokens_in=int(turns.tokens_in.sum()),
+        tokens_out=int(turns.tokens_out.sum()),
+        corrected=corrected,
+        scores=units.scores,
+        latencies=np.bincount(turns.units, weights=turns.latencies, minlength=count),
+        costs=np.where(has_price, costs, np.nan),
+    )
+
+
+def _status_counts(units: Units) -> dict[str, int]:
+    index, codes = first_seen_index(units.statuses)
+    counts = np.bincount(index, minlength=len(codes))
+    return {units.status_names[c]: int(n) for c, n in zip(codes, counts, strict=True)}
+
+
+def _add_items(columns: RowColumns, turns: Turns, units: Units) -> None:
+    """With repetitions: each unit's item and verdict, and each tag's cells by item."""
+    items, _distinct = first_seen_index(turns.items[turns.starts])
+    columns.items, columns.codes = items.astype(np.int32), units.codes
+    columns.tag_cells = tag_item_cells(
+        items, turns.tags[turns.starts], turns.tag_sets, units.codes == 1, units.codes != 2
+    )
 
 
 def _corrected(row: dict) -> dict:
@@ -69,29 +200,6 @@ def _decider(binding):
     policy = Policy.from_dict(binding.policy)
     meaning = binding.evaluator_version.score_meaning
     return lambda score: verdict(score, policy, meaning)
-
-
-def _unit_row(turns: list[dict], outcome) -> dict:
-    """An (item, repetition) as one row: decided rows count as a success, the others keep the
-    status of their first turn that did not succeed."""
-    first = turns[0]
-    failed = [r["status"] for r in turns if r["status"] != ResultStatus.SUCCESS]
-    decided = outcome.verdict != Verdict.UNKNOWN
-    costs = [r["cost"] for r in turns if r["cost"] is not None]
-    return {
-        "item_id": first["item_id"],
-        "item_uid": first["item_uid"],
-        "tags": first["tags"],
-        "verdict": outcome.verdict,
-        "human_verdict": "",
-        "score": outcome.score,
-        "human_score": None,
-        "status": ResultStatus.SUCCESS if decided or not failed else failed[0],
-        "latency_ms": sum(r["latency_ms"] for r in turns),
-        "tokens_in": sum(r["tokens_in"] for r in turns),
-        "tokens_out": sum(r["tokens_out"] for r in turns),
-        "cost": sum(costs) if costs else None,
-    }
 
 
 def row_outcomes(binding, results: list) -> list[dict]:

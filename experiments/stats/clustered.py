@@ -14,6 +14,7 @@ share of items whose k repetitions were all decided and all passed.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -21,6 +22,8 @@ import numpy as np
 from assay.vocabulary import Verdict
 
 from .bootstrap import check_confidence, check_iterations, percentile_bounds, rogan_gladen
+from .columns import first_seen_index
+from .summary import verdict_codes
 
 CLUSTER_BOOTSTRAP_MAX_ITEMS = 2_000
 BLOCK_ELEMENTS = 1 << 22
@@ -149,28 +152,60 @@ def repetition_summary(
 ) -> dict:
     """Per-item numbers of a run with k repetitions: pass@k, pass^k, the mean over items of
     their pass share and of their mean score."""
-    by_item = item_groups(items, list(zip(verdicts, scores, strict=True)))
-    any_pass = all_pass = decided_items = complete_items = 0
-    shares, means = [], []
-    for rows in by_item.values():
-        decided = [v for v, _s in rows if v != Verdict.UNKNOWN]
-        if decided:
-            decided_items += 1
-            any_pass += Verdict.PASS in decided
-            shares.append(decided.count(Verdict.PASS) / len(decided))
-        if len(decided) == k == len(rows):
-            complete_items += 1
-            all_pass += all(v == Verdict.PASS for v in decided)
-        scored = [s for _v, s in rows if s is not None]
-        if scored:
-            means.append(sum(scored) / len(scored))
+    index, distinct = first_seen_index(items)
+    codes = verdict_codes(verdicts)
+    totals = item_totals(index, len(distinct), codes, np.asarray(scores, dtype=float))
+    return repetition_summary_of(totals, k=k)
+
+
+@dataclass(frozen=True)
+class ItemTotals:
+    """Rows counted per item (arrays in the items' first-seen order)."""
+
+    rows: np.ndarray
+    decided: np.ndarray  # pass or fail
+    passes: np.ndarray
+    fails: np.ndarray
+    sums: np.ndarray  # of the scores, added in row order
+    scored: np.ndarray  # rows with a score
+
+
+def item_totals(items: np.ndarray, count: int, codes: np.ndarray, scores: np.ndarray) -> ItemTotals:
+    """Per-item totals of rows given as each row's item index (`count` items), verdict code
+    (0 pass, 1 fail, 2 unknown) and score (NaN: none)."""
+    scored = ~np.isnan(scores)
+
+    def tally(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(items[mask], minlength=count)
+
+    return ItemTotals(
+        rows=np.bincount(items, minlength=count),
+        decided=tally(codes != 2),
+        passes=tally(codes == 0),
+        fails=tally(codes == 1),
+        # bincount adds each bin's weights in row order, as a running sum per item would
+        sums=np.bincount(items[scored], weights=scores[scored], minlength=count),
+        scored=tally(scored),
+    )
+
+
+def repetition_summary_of(totals: ItemTotals, *, k: int) -> dict:
+    """pass@k (items where a decided repetition passed), pass^k (items whose k repetitions
+    all passed), and the means over items of their pass share and of their mean score."""
+    decided = totals.decided > 0
+    complete = (totals.decided == k) & (totals.rows == k)
+    shares = totals.passes[decided] / totals.decided[decided]
+    scored = totals.scored > 0
+    means = totals.sums[scored] / totals.scored[scored]
+    any_pass = int((totals.passes[decided] > 0).sum())
+    all_pass = int((totals.passes[complete] == k).sum())
     return {
         "k": k,
-        "items": len(by_item),
-        "pass_at_k": any_pass / decided_items if decided_items else None,
-        "pass_at_k_items": decided_items,
-        "pass_all_k": all_pass / complete_items if complete_items else None,
-        "pass_all_k_items": complete_items,
-        "item_pass_share_mean": float(np.mean(shares)) if shares else None,
-        "item_mean_score": float(np.mean(means)) if means else None,
+        "items": int(totals.rows.size),
+        "pass_at_k": any_pass / int(decided.sum()) if decided.any() else None,
+        "pass_at_k_items": int(decided.sum()),
+        "pass_all_k": all_pass / int(complete.sum()) if complete.any() else None,
+        "pass_all_k_items": int(complete.sum()),
+        "item_pass_share_mean": float(np.mean(shares)) if shares.size else None,
+        "item_mean_score": float(np.mean(means)) if means.size else None,
     }

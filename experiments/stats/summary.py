@@ -14,9 +14,13 @@ import numpy as np
 
 from assay.vocabulary import VERDICTS, Verdict
 
+from .tags import tag_breakdown, tag_sets
+
 PASS, FAIL, UNKNOWN = Verdict.PASS.value, Verdict.FAIL.value, Verdict.UNKNOWN.value
 # Each verdict's count in a summary, under garak's names.
 COUNT_KEYS = {PASS: "passed", FAIL: "fails", UNKNOWN: "nones"}
+# The verdict of each code of `verdict_codes`.
+VERDICT_OF_CODE = (Verdict.PASS, Verdict.FAIL, Verdict.UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -77,16 +81,30 @@ def summarize(
     "unknown"; a score may be None/NaN; a row's tags is an iterable of strings (or None) and a
     row may carry several tags. Vectorised with numpy for 100,000+ rows.
     """
-    if bins < 1:
-        raise ValueError("bins must be at least 1")
-    codes = _verdict_codes(verdicts)
+    codes = verdict_codes(verdicts)
     values = np.asarray(scores, dtype=float).reshape(-1)  # None becomes NaN
     if values.size != codes.size:
         raise ValueError(f"{values.size} scores but {codes.size} verdicts")
+    breakdown = {}
+    if tags is not None:
+        if len(tags) != codes.size:
+            raise ValueError(f"{len(tags)} tag lists but {codes.size} verdicts")
+        set_index, sets = tag_sets(tags)
+        breakdown = tag_breakdown(set_index, sets, codes, np.ones(codes.size, dtype=np.int64))
     counts = np.bincount(codes, minlength=3)
+    return summary_of(counts=counts, scores=values, tags=breakdown, bins=bins)
+
+
+def summary_of(
+    *, counts: Sequence[int], scores: np.ndarray, tags: dict[str, dict[str, int]], bins: int = 10
+) -> Summary:
+    """The summary of rows already counted: `counts` per verdict (pass, fail, unknown), every
+    row's score in row order (NaN: none) and the per-tag counts (`tag_breakdown`)."""
+    if bins < 1:
+        raise ValueError("bins must be at least 1")
     passed, fails, nones = (int(c) for c in counts)
     evaluated = passed + fails
-    valid = values[~np.isnan(values)]
+    valid = scores[~np.isnan(scores)]
     hist_counts, edges = np.histogram(valid, bins=bins, range=(0.0, 1.0))
     return Summary(
         passed=passed,
@@ -100,12 +118,15 @@ def summarize(
         std=float(valid.std()) if valid.size else None,
         histogram_edges=[float(e) for e in edges],
         histogram_counts=[int(c) for c in hist_counts],
-        tags=_tag_breakdown(codes, tags) if tags is not None else {},
+        tags=tags,
     )
 
 
-def _verdict_codes(verdicts: Sequence[str]) -> np.ndarray:
-    """Map verdict strings to 0 (pass), 1 (fail), 2 (unknown); reject anything else."""
+def verdict_codes(verdicts: Sequence[str] | np.ndarray) -> np.ndarray:
+    """Verdicts as codes 0 (pass), 1 (fail), 2 (unknown); an integer array is taken as codes
+    already. Anything else is refused."""
+    if isinstance(verdicts, np.ndarray) and verdicts.dtype.kind in "iu":
+        return verdicts.astype(np.intp, copy=False)
     labels = np.asarray(verdicts, dtype=str).reshape(-1)
     codes = np.full(labels.size, -1, dtype=np.intp)
     for code, name in enumerate((PASS, FAIL, UNKNOWN)):
@@ -114,41 +135,3 @@ def _verdict_codes(verdicts: Sequence[str]) -> np.ndarray:
         bad = labels[codes < 0][0]
         raise ValueError(f"verdict must be one of {VERDICTS}, got {bad!r}")
     return codes
-
-
-def _tag_breakdown(
-    codes: np.ndarray, tags: Sequence[Iterable[str] | None]
-) -> dict[str, dict[str, int]]:
-    """Per-tag counts (garak's ``intents``), with a row counted once under each of its tags."""
-    if len(tags) != codes.size:
-        raise ValueError(f"{len(tags)} tag lists but {codes.size} verdicts")
-    rows, flat = _flatten_tags(tags)
-    if not flat:
-        return {}
-    names, tag_index = np.unique(np.asarray(flat, dtype=str), return_inverse=True)
-    # One bincount over (verdict, tag) cells gives the whole table at once: table[verdict, tag].
-    cells = codes[rows] * names.size + tag_index
-    table = np.bincount(cells, minlength=3 * names.size).reshape(3, names.size)
-    return {
-        str(name): _tag_counts(int(table[0, i]), int(table[1, i]), int(table[2, i]))
-        for i, name in enumerate(names)
-    }
-
-
-def _flatten_tags(tags: Sequence[Iterable[str] | None]) -> tuple[np.ndarray, list[str]]:
-    """Return (row index per pair, tag per pair); duplicate tags within a row count once."""
-    rows: list[int] = []
-    flat: list[str] = []
-    for row, row_tags in enumerate(tags):
-        if not row_tags:
-            continue
-        if isinstance(row_tags, str):  # a bare string is one tag, not a list of characters
-            row_tags = (row_tags,)
-        unique = dict.fromkeys(row_tags)
-        rows.extend([row] * len(unique))
-        flat.extend(unique)
-    return np.asarray(rows, dtype=np.intp), flat
-
-
-def _tag_counts(passed: int, fails: int, nones: int) -> dict[str, int]:
-    return {"passed": passed, "fails": fails, "total_evaluated": passed + fails, "nones": nones}

@@ -16,15 +16,29 @@ def usage_summary(
 ) -> dict:
     """p50 / p95 / max latency (ms, over rows that took time), token totals, and the total cost
     in USD over the rows that have a price (`priced_rows` of `rows`; None when none has)."""
-    timed = np.asarray([v for v in latencies_ms if v and v > 0], dtype=float)
-    priced = [c for c in costs if c is not None]
+    return usage_of(
+        latencies_ms=np.asarray(latencies_ms, dtype=float).reshape(-1),
+        tokens_in=int(sum(tokens_in)),
+        tokens_out=int(sum(tokens_out)),
+        costs=np.asarray(costs, dtype=float).reshape(-1),  # None becomes NaN
+    )
+
+
+def usage_of(
+    *, latencies_ms: np.ndarray, tokens_in: int, tokens_out: int, costs: np.ndarray
+) -> dict:
+    """`usage_summary` of rows given as arrays (a latency and a cost a row, NaN: no price)
+    and token totals counted already."""
+    timed = latencies_ms[latencies_ms > 0]  # NaN compares False: no latency
+    priced = costs[~np.isnan(costs)]
     return {
-        "rows": len(latencies_ms),
+        "rows": int(latencies_ms.size),
         "latency_ms": _percentiles(timed),
-        "tokens_in": int(sum(tokens_in)),
-        "tokens_out": int(sum(tokens_out)),
-        "cost": float(sum(priced)) if priced else None,
-        "priced_rows": len(priced),
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        # a running sum in row order (cumsum never regroups), as adding the rows one by one
+        "cost": float(np.cumsum(priced)[-1]) if priced.size else None,
+        "priced_rows": int(priced.size),
     }
 
 
