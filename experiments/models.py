@@ -387,6 +387,41 @@ class Aggregate(models.Model):
         return f"aggregate {self.binding_id}"
 
 
+class PairedComparison(models.Model):
+    """Numbers over two bindings' paired results, stored the first time they are read: a
+    compare page (or the trends' flips) at a million rows reads these instead of pairing
+    every result again.
+
+    Valid while `stamp` matches both bindings' aggregates (refreshed when a run finishes and
+    on every correction). For a comparison, `rows` holds the row diff's item ids, 16 bytes
+    each, in the order the page lists them (regressions, improvements, unknown flips,
+    unchanged, one-sided); `stats["spans"]` says where each list starts, so a page reads only
+    its own ids.
+    """
+
+    class Kind(models.TextChoices):
+        COMPARE = "compare", "paired statistics and the row diff"
+        FLIPS = "flips", "pass/fail flips by (item, repetition), for the trends"
+
+    baseline = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="+")
+    candidate = models.ForeignKey(EvaluatorBinding, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.COMPARE)
+    stamp = models.CharField(max_length=200)
+    stats = models.JSONField()
+    rows = models.BinaryField(default=bytes)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["baseline", "candidate", "kind"], name="unique_paired_numbers"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.baseline_id} → {self.candidate_id}"
+
+
 class JudgeCalibration(models.Model):
     """How well an evaluator version agrees with human verdicts, measured on a labelled run.
 

@@ -12,17 +12,22 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Case, F, FloatField, Q, TextField, When
+from django.db.models.functions import Cast
 from django.utils.translation import gettext
 
 from assay.models import Workspace
 from assay.safety.csvcells import csv_safe_row
+from evalsets.models import EvalSetItem
 from evaluators.turns import TARGET
 
 from ..engine.turns import result_turns
 from ..models import Aggregate, Experiment, Result
 from ..selectors import experiment_get
-from ..stats import compare_paired
 from ..stats.clustered import collapse_repetitions
+from .compare_store import FILTER_SEGMENTS, StoredPair, pair_stats
+from .grid import FINAL_VERDICT
 from .per_turn import per_turn_outcomes
 from .textdiff import marked_sides, text_diff
 
@@ -38,6 +43,7 @@ class EvaluatorComparison:
     stats: dict
     baseline_binding: int
     candidate_binding: int
+    pair: StoredPair | None = None
 
     @property
     def versions_differ(self) -> bool:
@@ -52,9 +58,16 @@ class CandidateComparison:
 
 
 def compare_experiments(
-    *, workspace: Workspace, baseline: Experiment, candidates: list[Experiment], seed: int = 0
+    *,
+    workspace: Workspace,
+    baseline: Experiment,
+    candidates: list[Experiment],
+    seed: int = 0,
+    with_ids: bool = True,
 ) -> list[CandidateComparison]:
-    """Paired statistics of every candidate against the baseline, evaluator by evaluator."""
+    """Paired statistics of every candidate against the baseline, evaluator by evaluator
+    (stored after the first read of finished runs); `with_ids` puts the flipped rows' item ids
+    in the statistics, as the API and the JSON export carry them (a page reads its own)."""
     check_comparable(workspace, baseline, candidates)
     base_bindings = bindings_by_evaluator(baseline)
     out = []
@@ -66,20 +79,10 @@ def compare_experiments(
             if cand is None:
                 result.unmatched.append(base.evaluator_version.evaluator.name)
                 continue
-            stats = compare_paired(
-                evaluator_side(baseline, base), evaluator_side(candidate, cand), seed=seed
+            pair = pair_stats(
+                baseline=baseline, base=base, candidate=candidate, cand=cand, seed=seed
             )
-            result.evaluators.append(
-                EvaluatorComparison(
-                    evaluator_id=evaluator_id,
-                    name=base.evaluator_version.evaluator.name,
-                    baseline_version=base.evaluator_version.version,
-                    candidate_version=cand.evaluator_version.version,
-                    stats=_with_counts(stats),
-                    baseline_binding=base.pk,
-                    candidate_binding=cand.pk,
-                )
-            )
+            result.evaluators.append(_evaluator(evaluator_id, base, cand, pair, with_ids))
         result.unmatched += [
             b.evaluator_version.evaluator.name
             for e, b in cand_bindings.items()
@@ -87,6 +90,21 @@ def compare_experiments(
         ]
         out.append(result)
     return out
+
+
+def _evaluator(evaluator_id: int, base, cand, pair: StoredPair, with_ids: bool):
+    stats = {**pair.stats, **(pair.lists() if with_ids else {})}
+    stats.pop("spans", None)
+    return EvaluatorComparison(
+        evaluator_id=evaluator_id,
+        name=base.evaluator_version.evaluator.name,
+        baseline_version=base.evaluator_version.version,
+        candidate_version=cand.evaluator_version.version,
+        stats=stats,
+        baseline_binding=base.pk,
+        candidate_binding=cand.pk,
+        pair=pair,
+    )
 
 
 # The rows a comparison lists by how their verdict moved (counted in the CSV and the summary).
@@ -98,13 +116,6 @@ CHANGE_LISTS = (
     "only_in_baseline",
     "only_in_candidate",
 )
-
-
-def _with_counts(stats) -> dict:
-    data = stats.to_dict()
-    data["counts"] = {key: len(data[key]) for key in CHANGE_LISTS}
-    data["counts"]["unknown_flips"] = data["counts"]["to_unknown"] + data["counts"]["from_unknown"]
-    return data
 
 
 def check_comparable(workspace, baseline, candidates) -> None:
@@ -139,16 +150,32 @@ def evaluator_side(experiment: Experiment, binding) -> dict:
     if binding.per_turn:  # its results are turns: the row's outcome is their aggregate
         outcomes = per_turn_outcomes(experiment=experiment, binding=binding)
     else:
-        rows = Result.objects.filter(experiment=experiment, binding=binding).values_list(
-            "item_uid", "verdict", "human_verdict", "score", "human_score"
-        )
-        outcomes = [
-            (str(uid), hv or v, hs if hv and hs is not None else s)
-            for uid, v, hv, s, hs in rows.iterator(5000)
-        ]
+        outcomes = _result_outcomes(experiment, binding)
     if experiment.repetitions == 1:
         return {uid: (verdict, score) for uid, verdict, score in outcomes}
     return collapse_repetitions(outcomes)
+
+
+# the corrected score: a human's, when they gave one with their verdict
+FINAL_SCORE = Case(
+    When(~Q(human_verdict="") & Q(human_score__isnull=False), then=F("human_score")),
+    default=F("score"),
+    output_field=FloatField(),
+)
+
+
+def _result_outcomes(experiment: Experiment, binding) -> list[tuple]:
+    """(item id, final verdict, final score) of each result in row order, the corrections
+    applied by the database; on PostgreSQL the id comes as text (a million UUID objects, made
+    and turned into text again, cost seconds)."""
+    rows = Result.objects.filter(experiment=experiment, binding=binding).annotate(
+        final_verdict=FINAL_VERDICT, final_score=FINAL_SCORE
+    )
+    if connection.vendor == "postgresql":
+        as_text = rows.annotate(uid=Cast("item_uid", TextField()))
+        return list(as_text.values_list("uid", "final_verdict", "final_score"))
+    found = rows.values_list("item_uid", "final_verdict", "final_score")
+    return [(str(uid), verdict, score) for uid, verdict, score in found]
 
 
 # ----------------------------------------------------------------------------- row diff
@@ -162,26 +189,35 @@ def diff_rows(
     flt: str = "all",
     tag: str = "",
 ) -> list[str]:
-    """Item ids to show, regressions first, then improvements, unknown flips, the rest."""
-    stats = comparison.stats
-    order = {
-        "regressions": stats["regressions"],
-        "improvements": stats["improvements"],
-        "unknown": stats["to_unknown"] + stats["from_unknown"],
-    }
-    one_sided = stats["only_in_baseline"] + stats["only_in_candidate"]
-    if flt in order:
-        ids = list(order[flt])
-    else:
-        changed = order["regressions"] + order["improvements"] + order["unknown"]
-        rest = _unchanged(baseline, comparison, changed + one_sided)
-        ids = changed if flt == "changed" else changed + rest + one_sided
+    """Item ids to show, regressions first, then improvements, unknown flips, the rest (every
+    id of the filter: a page reads only its own through `diff_slice`)."""
+    ids = [uid for uid, _kind in _filtered(comparison, flt)]
     if tag:
         tagged = _tagged(baseline, comparison.baseline_binding, tag) | _tagged(
             candidate, comparison.candidate_binding, tag
         )
         ids = [i for i in ids if i in tagged]
     return ids
+
+
+def _filtered(comparison: EvaluatorComparison, flt: str) -> list[tuple[str, str]]:
+    return comparison.pair.slice(*comparison.pair.span(_filter(flt)))
+
+
+def _filter(flt: str) -> str:
+    return flt if flt in FILTER_SEGMENTS else "all"
+
+
+def diff_count(comparison: EvaluatorComparison, flt: str) -> int:
+    """Rows the filter lists, from the stored lists' lengths."""
+    return comparison.pair.span(_filter(flt))[1]
+
+
+def diff_slice(comparison: EvaluatorComparison, flt: str, start: int, size: int) -> list:
+    """(item id, kind) of `size` rows of the filter from `start`, read alone."""
+    first, count = comparison.pair.span(_filter(flt))
+    start = min(max(0, start), count)
+    return comparison.pair.slice(first + start, min(size, count - start))
 
 
 def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
@@ -194,54 +230,41 @@ def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
     }
 
 
-def _unchanged(baseline, comparison, changed) -> list[str]:
-    rows = Result.objects.filter(experiment=baseline, binding_id=comparison.baseline_binding)
-    skip = set(changed)
-    return [
-        str(u)
-        for u in rows.order_by("position").values_list("item_uid", flat=True)
-        if str(u) not in skip
-    ]
-
-
-def diff_page(*, baseline: Experiment, candidate: Experiment, comparison, ids: list[str]) -> list:
-    """Side-by-side rows for a page of item ids, with the text differences marked."""
+def diff_page(
+    *, baseline: Experiment, candidate: Experiment, comparison, rows: list[tuple[str, str]]
+) -> list:
+    """Side-by-side rows for a page of (item id, kind), with the text differences marked."""
+    ids = [uid for uid, _kind in rows]
     base = _results_by_uid(baseline, comparison.baseline_binding, ids)
     cand = _results_by_uid(candidate, comparison.candidate_binding, ids)
-    stats = comparison.stats
-    kinds = {
-        **{i: "only in baseline" for i in stats["only_in_baseline"]},
-        **{i: "only in candidate" for i in stats["only_in_candidate"]},
-        **{i: "regression" for i in stats["regressions"]},
-        **{i: "improvement" for i in stats["improvements"]},
-        **{i: "unknown flip" for i in stats["to_unknown"] + stats["from_unknown"]},
-    }
     turns = result_turns(results=[*base.values(), *cand.values()])
-    rows = []
-    for uid in ids:
-        left, right = base.get(uid), cand.get(uid)
-        rows.append(
-            {
-                "item": uid,
-                # the item's row number in its evalset version (positions count from 0)
-                "number": (left or right).row_number if (left or right) else None,
-                "kind": kinds.get(uid, "unchanged"),
-                "baseline": left,
-                "candidate": right,
-                "output_diff": marked_diff(
-                    output_text(turns.get(left.pk) if left else None),
-                    output_text(turns.get(right.pk) if right else None),
-                ),
-                "reason_diff": marked_diff(
-                    left.reason if left else "", right.reason if right else ""
-                ),
-            }
-        )
-    return rows
+    return [_diff_row(uid, kind, base.get(uid), cand.get(uid), turns) for uid, kind in rows]
+
+
+def _diff_row(uid: str, kind: str, left, right, turns: dict) -> dict:
+    either = left or right
+    return {
+        "item": uid,
+        # the item's row number in its evalset version (positions count from 0)
+        "number": either.row_number if either else None,
+        "kind": kind,
+        "baseline": left,
+        "candidate": right,
+        "output_diff": marked_diff(
+            output_text(turns.get(left.pk) if left else None),
+            output_text(turns.get(right.pk) if right else None),
+        ),
+        "reason_diff": marked_diff(left.reason if left else "", right.reason if right else ""),
+    }
 
 
 def _results_by_uid(experiment, binding_id, ids) -> dict:
-    rows = Result.objects.filter(experiment=experiment, binding_id=binding_id, item_uid__in=ids)
+    """The results of these item ids, found by their rows' positions (the item id has no
+    index among a million results; the experiment's positions have)."""
+    items = EvalSetItem.objects.of_version(experiment.evalset_version).filter(item_id__in=ids)
+    rows = Result.objects.filter(
+        experiment=experiment, binding_id=binding_id, position__in=items.values("position")
+    )
     return {str(r.item_uid): r for r in rows}
 
 
@@ -263,38 +286,50 @@ def marked_diff(old: str, new: str) -> tuple[str, str]:
 # ----------------------------------------------------------------------------- pages and API
 
 
-def comparison_context(*, workspace, params: dict) -> dict:
-    """Everything the page, the API and the exports share."""
+def comparison_context(*, workspace, params: dict, with_ids: bool = False) -> dict:
+    """Everything the page, the API and the exports share (`with_ids`: the flipped rows' ids
+    in each evaluator's statistics, for the API and the JSON export)."""
     baseline = experiment_get(workspace=workspace, public_id=params["baseline"])
     candidates = [experiment_get(workspace=workspace, public_id=c) for c in params["candidates"]]
-    results = compare_experiments(workspace=workspace, baseline=baseline, candidates=candidates)
+    results = compare_experiments(
+        workspace=workspace, baseline=baseline, candidates=candidates, with_ids=with_ids
+    )
     focus_candidate = next(
         (r for r in results if str(r.experiment.public_id) == params["candidate"]), results[0]
     )
     evaluators = focus_candidate.evaluators
     # unless one is asked for, open on the evaluator with the most regressions
-    most = max(evaluators, key=lambda e: len(e.stats["regressions"]), default=None)
+    most = max(evaluators, key=lambda e: e.stats["counts"]["regressions"], default=None)
     focus = next((e for e in evaluators if str(e.evaluator_id) == params["evaluator"]), most)
-    ids = (
-        diff_rows(
-            baseline=baseline,
-            candidate=focus_candidate.experiment,
-            comparison=focus,
-            flt=params["filter"],
-            tag=params["tag"],
-        )
-        if focus
-        else []
-    )
     return {
         "baseline": baseline,
         "results": results,
         "focus_candidate": focus_candidate,
         "focus": focus,
-        "ids": ids,
+        **_diff_size(baseline, focus_candidate.experiment, focus, params),
         "params": params,
         "chart": _chart(baseline, candidates, results),
     }
+
+
+def _diff_size(baseline, candidate, focus, params: dict) -> dict:
+    """The row diff's count, from the stored lists; with a tag, the tagged ids themselves."""
+    if focus is None:
+        return {"diff_count": 0, "tagged": None}
+    if not params["tag"]:
+        return {"diff_count": diff_count(focus, params["filter"]), "tagged": None}
+    tagged = _tagged_ids(baseline, candidate, focus, params)
+    return {"diff_count": len(tagged), "tagged": tagged}
+
+
+def _tagged_ids(baseline, candidate, focus, params: dict) -> list[str]:
+    return diff_rows(
+        baseline=baseline,
+        candidate=candidate,
+        comparison=focus,
+        flt=params["filter"],
+        tag=params["tag"],
+    )
 
 
 def _chart(baseline, candidates, results) -> list[dict]:
@@ -323,15 +358,21 @@ def _chart(baseline, candidates, results) -> list[dict]:
 
 
 def paged_rows(*, context: dict, size: int, number) -> tuple:
-    """One page of the row diff for the focused candidate and evaluator."""
-    page = Paginator(context["ids"], size).get_page(number)
-    if context["focus"] is None:
+    """One page of the row diff for the focused candidate and evaluator: its ids read alone
+    from the stored lists (with a tag, out of the tagged ones)."""
+    page = Paginator(range(context["diff_count"]), size).get_page(number)
+    focus, params = context["focus"], context["params"]
+    if focus is None:
         return page, []
+    candidate = context["focus_candidate"].experiment
+    start = page.start_index() - 1 if context["diff_count"] else 0
+    if context["tagged"] is not None:
+        kinds = dict(_filtered(focus, params["filter"]))
+        entries = [(uid, kinds[uid]) for uid in context["tagged"][start : start + size]]
+    else:
+        entries = diff_slice(focus, params["filter"], start, size)
     rows = diff_page(
-        baseline=context["baseline"],
-        candidate=context["focus_candidate"].experiment,
-        comparison=context["focus"],
-        ids=list(page.object_list),
+        baseline=context["baseline"], candidate=candidate, comparison=focus, rows=entries
     )
     return page, rows
 
@@ -377,12 +418,12 @@ def comparison_csv(body: dict) -> str:
                         "pass_rate_delta_ci_high": ci[1],
                         "mcnemar_p": s["mcnemar_p"],
                         "mean_score_delta": s["mean_score_delta"],
-                        "regressions": len(s["regressions"]),
-                        "improvements": len(s["improvements"]),
-                        "to_unknown": len(s["to_unknown"]),
-                        "from_unknown": len(s["from_unknown"]),
-                        "only_in_baseline": len(s["only_in_baseline"]),
-                        "only_in_candidate": len(s["only_in_candidate"]),
+                        "regressions": s["counts"]["regressions"],
+                        "improvements": s["counts"]["improvements"],
+                        "to_unknown": s["counts"]["to_unknown"],
+                        "from_unknown": s["counts"]["from_unknown"],
+                        "only_in_baseline": s["counts"]["only_in_baseline"],
+                        "only_in_candidate": s["counts"]["only_in_candidate"],
                         "plain_words": s["plain_words"],
                     }
                 )

@@ -14,15 +14,15 @@ from django.core.exceptions import ValidationError
 from django.db.models import (
     Avg,
     Case,
-    Count,
+    Exists,
     F,
     IntegerField,
     Min,
+    OuterRef,
     Q,
     QuerySet,
     Value,
     When,
-    Window,
 )
 from django.db.models.functions import Coalesce, NullIf, Substr
 from django.http import Http404
@@ -35,6 +35,8 @@ from evalsets.models import EvalSetItem
 
 from ..engine.turns import result_turns
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
+from ..stats import COUNT_KEYS
+from .grid_pages import GridPage, Order, page_of
 from .per_turn import row_outcomes, scored_reply
 
 GRID_COLUMNS = 4  # dataset columns in the grid; the drawer shows every column
@@ -48,10 +50,18 @@ HEAVY = ("rendered_request", "raw_answer", "stdout", "reason")
 # ----------------------------------------------------------------------------- which rows
 
 
-def grid_item_ids(
+def grid_item_ids(**query) -> QuerySet:
+    """Item pks of the grid's rows in display order (`grid_query`'s arguments)."""
+    rows, _order = grid_query(**query)
+    return rows.values_list("grid_item", flat=True)
+
+
+def grid_query(
     *, experiment: Experiment, sort: str = "", item: str = "", q: str = "", **filters
-) -> QuerySet:
-    """Item pks of the grid's rows in display order, after the results table's filters.
+) -> tuple[QuerySet, Order]:
+    """The grid's rows in display order, as values: `grid_item` (the item's pk), `grid_pos`
+    (its position) and, when sorted, `grid_key`, ordered as the returned `Order` says (so a
+    page can start after a row's place instead of at an offset).
 
     `filters` are `results_list`'s (evaluator, verdict, status, tag, score_min, score_max):
     a row is shown when one of its results matches them all. `q` searches the row's cells and
@@ -60,23 +70,31 @@ def grid_item_ids(
     """
     from ..selectors import results_list
 
+    hits = text_hits(experiment=experiment, q=q) if q else None
     if _one_binding(experiment, filters) and not (sort or item):
-        # one evaluator's rows, one result each: walk its (experiment, binding, position) index
+        # one evaluator's rows, one result each: walk its (binding, position) index
         results = results_list(experiment=experiment, **filters)
         if q:
-            results = results.filter(_text_on_row(experiment, q))
-        return results.order_by("position", "pk").values_list("item_id", flat=True)
+            results = results.filter(_text_on_result(experiment, q, hits))
+        return _walk(results, "item_id"), Order()
     items = _version_items(experiment)
     filtered = bool(item or q or any(filters.values()))
     if item:
         items = items.filter(item_id=_item_uuid(item))
     if any(filters.values()):
-        # an uncorrelated IN: the planner hashes the matching results once (a semi-join)
+        # a semi-join: the planner walks the rows in order and probes, or hashes the matches
         matched = results_list(experiment=experiment, **filters).order_by()
-        items = items.filter(pk__in=matched.values("item_id"))
+        items = items.filter(position__in=matched.values("position"))
     if q:
-        items = items.filter(Q(search_text__icontains=q) | Q(pk__in=_text_hits(experiment, q)))
+        items = items.filter(_text_on_item(experiment, q, hits))
     return _sorted(experiment, items if filtered else None, sort)
+
+
+def _walk(rows: QuerySet, item: str) -> QuerySet:
+    """Rows in row order as the grid's values: by position alone, the order of the indexes
+    the walk reads (a version's positions are distinct; one row's turns share one)."""
+    named = rows.annotate(grid_item=F(item), grid_pos=F("position"))
+    return named.order_by("grid_pos").values("grid_item", "grid_pos")
 
 
 def _one_binding(experiment: Experiment, filters: dict) -> bool:
@@ -88,13 +106,57 @@ def _one_binding(experiment: Experiment, filters: dict) -> bool:
     return evaluator.isdigit() or experiment.bindings.count() == 1
 
 
-def _text_on_row(experiment: Experiment, q: str) -> Q:
-    """On a result: its own reason or error, its row's cells, or another result of its row
-    (only looked up when the run has other evaluators)."""
-    found = Q(reason__icontains=q) | Q(error__icontains=q) | Q(item__search_text__icontains=q)
+def _text_on_result(experiment: Experiment, q: str, hits: list[int] | None) -> Q:
+    """On a result: its row is one of the text's few `hits`; else (common text) its own
+    reason or error, its row's cells, or another result of its row (asked only when the run
+    has other evaluators), tested row by row as the walk goes."""
+    if hits is not None:
+        return Q(position__in=hits)
+    # EXISTS rather than a join: asked only of a result whose own texts do not hold `q`
+    cells = EvalSetItem.objects.filter(pk=OuterRef("item_id"), search_text__icontains=q)
+    found = _text(q) | Q(Exists(cells.order_by()))
     if experiment.bindings.count() > 1:
-        found |= Q(item_id__in=_text_hits(experiment, q))
+        found |= Exists(_results_with(experiment, q).filter(position=OuterRef("position")))
     return found
+
+
+def _text_on_item(experiment: Experiment, q: str, hits: list[int] | None) -> Q:
+    """On an item: one of the few `hits`, else its cells or one of its results' texts."""
+    if hits is not None:
+        return Q(position__in=hits)
+    others = _results_with(experiment, q).filter(position=OuterRef("position"))
+    return Q(search_text__icontains=q) | Exists(others)
+
+
+def _text(q: str) -> Q:
+    from ..selectors import result_text
+
+    return result_text(q)
+
+
+def _results_with(experiment: Experiment, q: str) -> QuerySet:
+    return Result.objects.filter(experiment=experiment).filter(_text(q)).order_by()
+
+
+TEXT_HITS_CAP = 5000  # rows the text may be on and still be looked up through its indexes
+
+
+def text_hits(*, experiment: Experiment, q: str) -> list[int] | None:
+    """Positions of the rows whose cells or results hold `q`, when each side holds it at most
+    TEXT_HITS_CAP times (found through the trigram indexes on PostgreSQL: a rare text costs
+    its matches, not a scan); None for common text, which a walk in row order meets at once."""
+    # in row order: the planner walks the rows' index for common text (stopping at the cap)
+    # and reads the trigram index then sorts the few for rare text; unordered, it may scan
+    # the table from its start, past every other experiment's rows
+    cells = _version_items(experiment).filter(search_text__icontains=q).order_by("position")
+    found = list(cells.values_list("position", flat=True)[: TEXT_HITS_CAP + 1])
+    if len(found) > TEXT_HITS_CAP:
+        return None
+    texts = _results_with(experiment, q).order_by("position").values_list("position", flat=True)
+    more = list(texts[: TEXT_HITS_CAP + 1])
+    if len(more) > TEXT_HITS_CAP:
+        return None
+    return sorted(set(found) | set(more))
 
 
 def _version_items(experiment: Experiment) -> QuerySet:
@@ -106,13 +168,6 @@ def _item_uuid(value: str):
     if uid is None:
         raise ValidationError({"item": _("Give an item id (a UUID).")})
     return uid
-
-
-def _text_hits(experiment: Experiment, q: str) -> QuerySet:
-    """Item pks of results whose reason or error holds `q` (one scan, hashed by the planner;
-    a correlated EXISTS under the OR would be probed once per row)."""
-    text = Q(reason__icontains=q) | Q(error__icontains=q)
-    return Result.objects.filter(experiment=experiment).filter(text).values("item_id")
 
 
 def _verdict_rank() -> Case:
@@ -127,34 +182,57 @@ def _verdict_rank() -> Case:
 
 # a human correction wins over the evaluator's verdict
 FINAL_VERDICT = Coalesce(NullIf("human_verdict", Value("")), "verdict")
+RANKS = {Verdict.FAIL: 0, Verdict.UNKNOWN: 1, Verdict.PASS: 2}
 
 
-def _sorted(experiment: Experiment, items: QuerySet | None, sort: str) -> QuerySet:
-    """Item pks in display order; `items` None means every row of the version."""
+def _sorted(experiment: Experiment, items: QuerySet | None, sort: str) -> tuple[QuerySet, Order]:
+    """The rows in display order; `items` None means every row of the version."""
     if not sort:
-        rows = items if items is not None else _version_items(experiment)
-        return rows.order_by("position", "pk").values_list("pk", flat=True)
+        return _walk(items if items is not None else _version_items(experiment), "pk"), Order()
     key, binding = _sort_parts(experiment, sort)
     results = Result.objects.filter(experiment=experiment, binding_id=binding)
     if items is not None:
-        results = results.filter(item_id__in=items.values("pk"))
+        results = results.filter(position__in=items.values("position"))
+    order = Order(sorted=True, descending=key == "-score")
     if experiment.repetitions == 1:  # one result per row: order the results themselves
-        return _ordered(results, key, "position").values_list("item_id", flat=True)
-    grouped = results.annotate(final=FINAL_VERDICT).values("item_id").annotate(p=Min("position"))
-    return _ordered(grouped, key, "p", grouped=True).values_list("item_id", flat=True)
+        if key == "verdict":
+            order = Order(sorted=True, ranks=_ranks(binding))
+        return _keyed(results, key, order), order
+    return _grouped(results, key, order), order
 
 
-def _ordered(results: QuerySet, key: str, position: str, grouped: bool = False) -> QuerySet:
-    """Fails first (worst repetition) or by (mean) score, ties in row order; grouped results
-    come annotated with `final` before their GROUP BY."""
+def _ranks(binding: int) -> tuple[int, ...]:
+    """The verdict ranks this binding has rows of (its stored counts; every rank without)."""
+    from ..models import Aggregate
+
+    summary = Aggregate.objects.filter(binding_id=binding).values_list("summary", flat=True)
+    found = summary.first()
+    if not found:
+        return tuple(sorted(RANKS.values()))
+    return tuple(sorted(RANKS[v] for v, k in COUNT_KEYS.items() if found.get(k, 1)))
+
+
+def _keyed(results: QuerySet, key: str, order: Order) -> QuerySet:
+    """One result per row, with its sort key: verdict rank (fails first) or score."""
     if key == "verdict":
-        if grouped:
-            return results.annotate(k=Min(_verdict_rank())).order_by(F("k").asc(), position)
-        ranked = results.annotate(final=FINAL_VERDICT, k=_verdict_rank())
-        return ranked.order_by(F("k").asc(), position)
-    k = Avg("score") if grouped else F("score")
-    order = F("k").desc(nulls_last=True) if key == "-score" else F("k").asc(nulls_last=True)
-    return results.annotate(k=k).order_by(order, position)
+        results = results.annotate(final=FINAL_VERDICT, grid_key=_verdict_rank())
+    else:
+        results = results.annotate(grid_key=F("score"))
+    named = results.annotate(grid_item=F("item_id"), grid_pos=F("position"))
+    return named.order_by(*_key_order(order)).values("grid_item", "grid_pos", "grid_key")
+
+
+def _grouped(results: QuerySet, key: str, order: Order) -> QuerySet:
+    """Several repetitions per row: the worst verdict rank or the mean score per row."""
+    per_row = results.annotate(final=FINAL_VERDICT).values(grid_item=F("item_id"))
+    k = Min(_verdict_rank()) if key == "verdict" else Avg("score")
+    grouped = per_row.annotate(grid_pos=Min("position"), grid_key=k)
+    return grouped.order_by(*_key_order(order))
+
+
+def _key_order(order: Order) -> list:
+    key = F("grid_key")
+    return [key.desc(nulls_last=True) if order.descending else key.asc(nulls_last=True), "grid_pos"]
 
 
 def _sort_parts(experiment: Experiment, sort: str) -> tuple[str, int]:
@@ -180,59 +258,19 @@ def sort_choices(bindings) -> list[tuple[str, str]]:
     return choices
 
 
-class CountedIds:
-    """The grid's ids for a Paginator that asks for the count first: the requested page and
-    the total come from one query (COUNT(*) OVER ()), not a count and then a slice."""
-
-    def __init__(self, ids: QuerySet, *, start: int, size: int, total: int | None = None):
-        self.ids, self.start, self.size, self.total = ids, start, size, total
-        self.rows: list | None = None
-
-    def count(self) -> int:
-        if self.total is None:
-            self._fetch()
-        return self.total
-
-    def _fetch(self) -> None:
-        window = self.ids.annotate(total=Window(Count("*")))
-        rows = list(
-            window[self.start : self.start + self.size].values_list("total", *_pk(self.ids))
-        )
-        self.rows = [r[1] for r in rows]
-        self.total = rows[0][0] if rows else self.ids.count()
-
-    def __getitem__(self, part: slice) -> list:
-        if self.rows is None or part.start != self.start:
-            return list(self.ids[part])
-        return self.rows[: part.stop - part.start]
-
-    def __len__(self) -> int:
-        return self.count()
-
-
-def _pk(ids: QuerySet) -> tuple[str]:
-    return (ids.query.values_select or ("pk",))[:1]
-
-
-def grid_page(*, ids: QuerySet, number, per_page: int, total: int | None = None):
-    """A Paginator page of item ids (`total` when it is known without counting)."""
-    from django.core.paginator import Paginator
-
-    page = _page_number(number)
-    counted = CountedIds(ids, start=(page - 1) * per_page, size=per_page, total=total)
-    return Paginator(counted, per_page).get_page(page)
+def grid_page(*, experiment: Experiment, filters: dict, size: int, **at) -> GridPage:
+    """One page of the grid for the results table's `filters` (and sort), at `at`: after or
+    before a cursor, or a page number."""
+    rows, order = grid_query(experiment=experiment, **filters)
+    unfiltered = grid_unfiltered(filters)
+    return page_of(
+        experiment=experiment, rows=rows, order=order, size=size, unfiltered=unfiltered, **at
+    )
 
 
 def grid_unfiltered(filters: dict) -> bool:
     """No filter and row order: every row of the version, whose count is stored."""
     return not any(filters.values())
-
-
-def _page_number(number) -> int:
-    try:
-        return max(1, int(number))
-    except (TypeError, ValueError):
-        return 1
 
 
 # ----------------------------------------------------------------------------- what rows show
@@ -302,7 +340,7 @@ def grid_rows(
         "id", "item_id", "position", "data", "tags"
     )
     by_pk = {item.pk: item for item in items}
-    results = _page_results(experiment, item_pks, heavy)
+    results = _page_results(experiment, [item.position for item in by_pk.values()], heavy)
     outputs = _page_outputs(experiment, item_pks)
     columns = [c["name"] for c in experiment.evalset_version.columns][:GRID_COLUMNS]
     return [
@@ -312,9 +350,11 @@ def grid_rows(
     ]
 
 
-def _page_results(experiment: Experiment, item_pks: list[int], heavy) -> dict[int, dict]:
+def _page_results(experiment: Experiment, positions: list[int], heavy) -> dict[int, dict]:
+    """The page's results by item and binding, read by position: the experiment's rows
+    in order are its unique index."""
     rows = (
-        Result.objects.filter(experiment=experiment, item_id__in=item_pks)
+        Result.objects.filter(experiment=experiment, position__in=positions)
         .defer(*heavy)
         .select_related("binding__evaluator_version__evaluator")
         .annotate(reason_head=Substr("reason", 1, REASON_HEAD + 1))
@@ -370,7 +410,8 @@ def drawer_results(*, experiment: Experiment, item: EvalSetItem, repeat: int) ->
     """Every evaluator of the experiment on one item and repetition, in binding order, with
     its whole result (or None when it has not scored the row); a binding scored per assistant
     turn has one entry per turn, the first carrying the row's aggregated outcome."""
-    results = Result.objects.filter(experiment=experiment, item=item, repeat=repeat)
+    # by position, which names the item in the experiment's unique index
+    results = Result.objects.filter(experiment=experiment, position=item.position, repeat=repeat)
     by_binding: dict[int, list[Result]] = {}
     for r in results.select_related("corrected_by").order_by("turn"):
         by_binding.setdefault(r.binding_id, []).append(r)

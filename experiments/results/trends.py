@@ -2,8 +2,9 @@
 each run stored and the regressions McNemar finds between an evaluator's consecutive runs.
 
 Reads are bounded by the window (at most `RUN_CAP` runs): one query for the runs, one for their
-bindings with the stored aggregates, and one per consecutive pair of an evaluator's points that
-pairs the two runs' rows by (item, repetition) inside the database and returns only counts.
+bindings with the stored aggregates, one for the stored flips of consecutive pairs, and, for a
+pair not counted since its aggregates were refreshed, one that pairs the two runs' rows by
+(item, repetition) inside the database and returns only counts (then stored).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from assay.models import Workspace
 from assay.vocabulary import Verdict
 from evalsets.models import EvalSet
 
-from ..models import EvaluatorBinding, Experiment, ExperimentStatus, Result
+from ..models import EvaluatorBinding, Experiment, ExperimentStatus, PairedComparison, Result
 from ..stats.compare import SIGNIFICANCE, mcnemar_worse
 from ..stats.interval_settings import pass_interval
+from .compare_store import pair_stamp
 from .trend_chart import chart_layout
 
 RUN_CAP = 20
@@ -121,6 +123,7 @@ def _point(binding: EvaluatorBinding, run: Experiment, index: int, current) -> d
         "ci": pass_interval(summary.get("fail_rate_ci")),
         "confidence": summary.get("confidence"),
         "n": summary.get("total_evaluated", 0),
+        "refreshed": aggregate.updated_at if aggregate is not None else None,
         "regression": False,
         "p": None,
         "p_shown": "",
@@ -132,15 +135,48 @@ def _point(binding: EvaluatorBinding, run: Experiment, index: int, current) -> d
 def _mark_regressions(points: list[dict]) -> None:
     """Test each point against the evaluator's previous point: a regression when the exact
     one-sided McNemar p (pass→fail against fail→pass flips) is below the threshold."""
-    for before, after in zip(points, points[1:], strict=False):
-        worse, better, paired = paired_flips(
-            earlier=before["binding_id"], later=after["binding_id"]
-        )
+    pairs = list(zip(points, points[1:], strict=False))
+    for (before, after), (worse, better, paired) in zip(pairs, _flips(pairs), strict=True):
         after["flips"] = {"worse": worse, "better": better, "paired": paired}
         after["p"] = mcnemar_worse(worse, better)
         after["p_shown"] = p_shown(after["p"])
         after["regression"] = after["p"] < SIGNIFICANCE
         after["previous"] = {"run_id": before["run_id"], "run_name": before["run_name"]}
+
+
+def _flips(pairs: list[tuple[dict, dict]]) -> list[tuple[int, int, int]]:
+    """Each consecutive pair's flips: stored while both aggregates are the ones they were
+    counted from (a pair of million-row runs is a join of two million rows), else counted
+    now and stored."""
+    stored = {
+        (row.baseline_id, row.candidate_id): row
+        for row in PairedComparison.objects.filter(
+            kind=FLIPS,
+            baseline_id__in=[before["binding_id"] for before, _after in pairs],
+            candidate_id__in=[after["binding_id"] for _before, after in pairs],
+        ).defer("rows")
+    }
+    return [_pair_flips(before, after, stored) for before, after in pairs]
+
+
+FLIPS = PairedComparison.Kind.FLIPS
+
+
+def _pair_flips(before: dict, after: dict, stored: dict) -> tuple[int, int, int]:
+    key = (before["binding_id"], after["binding_id"])
+    stamp = pair_stamp(before["refreshed"], after["refreshed"])
+    row = stored.get(key)
+    if stamp and row is not None and row.stamp == stamp:
+        return tuple(row.stats["flips"])
+    found = paired_flips(earlier=key[0], later=key[1])
+    if stamp:
+        PairedComparison.objects.update_or_create(
+            baseline_id=key[0],
+            candidate_id=key[1],
+            kind=FLIPS,
+            defaults={"stamp": stamp, "stats": {"flips": list(found)}},
+        )
+    return found
 
 
 def p_shown(p: float) -> str:

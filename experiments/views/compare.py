@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django.core.exceptions import ValidationError
+from django.db.models import F
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
@@ -48,11 +49,9 @@ def _params(params) -> dict:
 def compare(request):
     """The page: a picker without parameters; metrics, charts and the row diff with them."""
     params = _params(request.GET)
-    finished = Experiment.objects.filter(
-        workspace=request.workspace, status=ExperimentStatus.COMPLETED
-    )
+    finished = _picker_rows(request.workspace, params)
     context = {
-        "experiments": finished.select_related("evalset_version__evalset"),
+        "experiments": finished,
         "candidate_choices": _candidate_choices(finished, params["baseline"]),
         "params": params,
         "filters": FILTERS,
@@ -69,23 +68,42 @@ def compare(request):
     return render(request, "experiments/compare.html", context)
 
 
-def _candidate_choices(finished, baseline_id) -> list[dict]:
+# what the picker shows of each run, as plain values: a workspace may have a thousand runs
+PICKER_FIELDS = {
+    "evalset": "evalset_version__evalset__name",
+    "evalset_id": "evalset_version__evalset_id",
+    "version": "evalset_version__version",
+    "version_id": "evalset_version_id",
+}
+
+
+def _picker_rows(workspace, params: dict) -> list[dict]:
+    """The workspace's completed runs, newest first, read once for both of the picker's
+    lists, each marked when the query string chose it."""
+    finished = Experiment.objects.filter(workspace=workspace, status=ExperimentStatus.COMPLETED)
+    fields = {name: F(path) for name, path in PICKER_FIELDS.items()}
+    rows = list(finished.values("public_id", "name", **fields))
+    chosen = set(params["candidates"])
+    for row in rows:
+        row["id"] = str(row["public_id"])
+        row["selected"] = row["id"] == params["baseline"]
+        row["checked"] = row["id"] in chosen
+    return rows
+
+
+def _candidate_choices(finished: list[dict], baseline_id) -> list[dict]:
     """Runs that can pair with the baseline: on its evalset (each marked when on another
     version of it); every completed run while no baseline is chosen."""
     from assay.selectors import as_uuid
 
-    rows = finished.select_related("evalset_version__evalset")
-    baseline = rows.filter(public_id=as_uuid(baseline_id)).first() if baseline_id else None
-    if baseline is not None:
-        rows = rows.filter(evalset_version__evalset_id=baseline.evalset_version.evalset_id)
-        rows = rows.exclude(pk=baseline.pk)
+    wanted = as_uuid(baseline_id) if baseline_id else None
+    baseline = next((e for e in finished if wanted and e["public_id"] == wanted), None)
+    if baseline is None:
+        return [{"experiment": e, "other_version": False} for e in finished]
     return [
-        {
-            "experiment": e,
-            "other_version": baseline is not None
-            and e.evalset_version_id != baseline.evalset_version_id,
-        }
-        for e in rows
+        {"experiment": e, "other_version": e["version_id"] != baseline["version_id"]}
+        for e in finished
+        if e["evalset_id"] == baseline["evalset_id"] and e is not baseline
     ]
 
 
@@ -94,7 +112,7 @@ def compare_export(request):
     """The comparison as CSV (one row per candidate × evaluator) or JSON (everything)."""
     params = _params(request.GET)
     try:
-        context = comparison_context(workspace=request.workspace, params=params)
+        context = comparison_context(workspace=request.workspace, params=params, with_ids=True)
     except ValidationError as exc:
         return HttpResponse("; ".join(exc.messages), status=400, content_type="text/plain")
     body = comparison_json(context)
@@ -154,7 +172,7 @@ class CompareApi(WorkspaceMixin, APIView):
             raise ValidationError(
                 {"baseline": gettext("Give a baseline and at least one candidate.")}
             )
-        context = comparison_context(workspace=request.workspace, params=params)
+        context = comparison_context(workspace=request.workspace, params=params, with_ids=True)
         body = comparison_json(context)
         size = _page_size(request.query_params.get("page_size"))
         page, rows = paged_rows(context=context, size=size, number=params["page"])
@@ -162,7 +180,7 @@ class CompareApi(WorkspaceMixin, APIView):
             "candidate": str(context["focus_candidate"].experiment.public_id),
             "evaluator_id": context["focus"].evaluator_id if context["focus"] else None,
             "filter": params["filter"],
-            "count": len(context["ids"]),
+            "count": context["diff_count"],
             "page": page.number,
             "results": _api_rows(rows),
         }

@@ -19,14 +19,8 @@ from .. import selectors, services
 from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
 from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards, usage_overview
-from ..results.grid import (
-    GRID_COLUMNS,
-    grid_item_ids,
-    grid_page,
-    grid_rows,
-    grid_unfiltered,
-    sort_choices,
-)
+from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
+from ..results.grid_pages import GridPage
 from ..results.trends import evalset_trends
 from ..targets import TARGETS, target_get
 
@@ -394,17 +388,22 @@ def _bindings(experiment) -> list:
 def _results_context(request, experiment, bindings) -> dict:
     """The results grid: one row per item of the page, one column per evaluator."""
     filters = {name: request.GET.get(name, "").strip() for name in RESULT_FILTERS}
+    at = {name: request.GET.get(name, "").strip() for name in ("after", "before")}
     error = ""
     try:
-        ids = grid_item_ids(experiment=experiment, **filters)
-        total = experiment.evalset_version.item_count if grid_unfiltered(filters) else None
-        page = grid_page(ids=ids, number=request.GET.get("page"), per_page=GRID_PAGE, total=total)
+        page = grid_page(
+            experiment=experiment,
+            filters=filters,
+            size=GRID_PAGE,
+            number=request.GET.get("page"),
+            **at,
+        )
     except ValidationError as exc:
-        page = Paginator([], GRID_PAGE).get_page(1)
+        page = GridPage(item_pks=[])
         error = "; ".join(error_lines(exc))
-    rows = grid_rows(experiment=experiment, bindings=bindings, item_pks=list(page.object_list))
+    rows = grid_rows(experiment=experiment, bindings=bindings, item_pks=page.item_pks)
     return {
-        "page": page,
+        "grid_page": page,
         "grid": rows,
         "grid_columns": experiment.evalset_version.columns[:GRID_COLUMNS],
         "filters": filters,

@@ -203,5 +203,6 @@ def test_the_page_opens_on_the_evaluator_with_the_most_regressions(pair, workspa
         "page": 1,
     }
     context = comparison_context(workspace=workspace, params=params)
-    worst = max(context["focus_candidate"].evaluators, key=lambda e: len(e.stats["regressions"]))
-    assert context["focus"] is worst and len(worst.stats["regressions"]) > 0
+    evaluators = context["focus_candidate"].evaluators
+    worst = max(evaluators, key=lambda e: e.stats["counts"]["regressions"])
+    assert context["focus"] is worst and worst.stats["counts"]["regressions"] > 0

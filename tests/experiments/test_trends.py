@@ -109,6 +109,8 @@ def test_a_true_regression_is_marked_and_a_no_change_pair_is_not(history, worksp
 
 def test_a_human_correction_counts_as_the_rows_verdict(history, workspace, user):
     evalset, runs = history
+    before = by_name(evalset_trends(workspace=workspace, evalset=evalset))  # stores the flips
+    assert before["Contains"]["points"][2]["flips"]["worse"] == 30
     three = runs[2].bindings.get(evaluator_version__version="1.1.0")
     two = runs[1].bindings.get(evaluator_version__evaluator=three.evaluator_version.evaluator)
     regressed = Result.objects.filter(binding=three, verdict="fail").order_by("position")
@@ -118,15 +120,16 @@ def test_a_human_correction_counts_as_the_rows_verdict(history, workspace, user)
     lines = by_name(evalset_trends(workspace=workspace, evalset=evalset))
     worse = lines["Contains"]["points"][2]
     assert worse["pass_rate"] == 35 / 80  # the stored aggregate follows the corrections too
+    # the corrections refreshed the aggregate, so the stored flips were counted again
+    assert worse["flips"]["worse"] == 5
     assert worse["regression"] and worse["p"] == pytest.approx(0.5**5)
 
 
-def test_the_window_is_capped_and_costs_one_query_per_pair(
-    history, workspace, django_assert_num_queries
-):
+def test_the_window_is_capped_and_reads_stored_flips(history, workspace, django_assert_num_queries):
     evalset, runs = history
-    # the runs, their bindings with aggregates, then one per consecutive pair: 2 series × 2
-    with django_assert_num_queries(2 + 2 * 2):
+    evalset_trends(workspace=workspace, evalset=evalset, cap=3)  # pairs the runs, stores flips
+    # the runs, their bindings with aggregates, then the stored flips of each series: no pairing
+    with django_assert_num_queries(2 + 2):
         trends = evalset_trends(workspace=workspace, evalset=evalset, cap=3)
     assert [r["name"] for r in trends["runs"]] == ["two", "three", "four"]
     assert trends["runs"][-1]["name"] == "four"  # newest right
