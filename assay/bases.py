@@ -1,5 +1,5 @@
 """Abstract model bases shared by the apps: immutable rows (submitted versions), soft delete,
-and the library item (evaluators, evaluation sets)."""
+and the library item (evaluators, evaluation sets); and the migrations' PostgreSQL-only SQL."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, migrations, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -109,3 +109,15 @@ class LibraryItem(SoftDeleteModel):
 
         versions = list(self.versions.all())
         return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+
+
+class PostgreSQLOnly(migrations.RunSQL):
+    """RunSQL on PostgreSQL only (trigram indexes: SQLite has none, and gets nothing)."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, from_state, to_state)

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.support import scratch_database  # noqa: E402
+from bench.support import insert_columns, scratch_database  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "1"))
@@ -166,7 +166,7 @@ def _insert_items(version, *, start: int, stop: int) -> None:
             || CASE WHEN g.i %% 3 = 0 THEN '["hard"]'::jsonb ELSE '[]'::jsonb END""",
         "search_text": "'question ' || g.i",
     }
-    columns, values = _columns(EvalSetItem, given)
+    columns, values = insert_columns(EvalSetItem, given)
     params = {"evalset": version.evalset_id, "version": version.pk, "start": start, "stop": stop}
     with connection.cursor() as cursor:
         cursor.execute(ITEMS_SQL.format(columns=columns, values=values), params)
@@ -203,7 +203,7 @@ def _insert_results(experiment, version) -> None:
             (CASE WHEN ({verdict}) = 'pass' THEN 'fail' ELSE 'pass' END) ELSE '' END""",
         "human_score": f"CASE WHEN {corrected} THEN 1 - ({score}) END",
     }
-    columns, values = _columns(Result, given)
+    columns, values = insert_columns(Result, given)
     binding = experiment.bindings.get()
     params = {
         "experiment": experiment.pk,
@@ -214,34 +214,6 @@ def _insert_results(experiment, version) -> None:
     }
     with connection.cursor() as cursor:
         cursor.execute(RESULTS_SQL.format(columns=columns, values=values), params)
-
-
-def _columns(model, given: dict[str, str]) -> tuple[str, str]:
-    """Every column of `model` but the key: the given SQL expression, else the field's default
-    (so the bench runs on a tree whose model has a column more or less)."""
-    names, values = [], []
-    for field in model._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        names.append(field.column)
-        values.append(given.get(field.column) or _default(field))
-    return ", ".join(names), ", ".join(values)
-
-
-def _default(field) -> str:
-    from django.db import models
-
-    if isinstance(field, models.DateTimeField):
-        return "now()"
-    if field.null:
-        return "NULL"
-    if isinstance(field, models.JSONField):
-        return "'[]'::jsonb" if field.default is list else "'{}'::jsonb"
-    if isinstance(field, models.BooleanField):
-        return "false"
-    if isinstance(field, models.CharField | models.TextField):
-        return "''"
-    return "0"
 
 
 def _analyze() -> None:

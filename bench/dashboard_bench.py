@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.support import scratch_database  # noqa: E402
+from bench.support import insert_columns, scratch_database  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 EVALUATORS = int(os.environ.get("BENCH_EVALUATORS", "1"))
@@ -176,7 +176,7 @@ def _insert_items(version) -> None:
         "tags": "CASE WHEN g.i %% 2 = 0 THEN '[\"even\"]'::jsonb ELSE '[\"odd\"]'::jsonb END",
         "search_text": f"'question ' || g.i || chr(10) || {answer} || chr(10) || 'Paris'",
     }
-    columns, values = _columns(EvalSetItem, given)
+    columns, values = insert_columns(EvalSetItem, given)
     params = {"evalset": version.evalset_id, "version": version.pk, "start": 1, "stop": ROWS}
     with connection.cursor() as cursor:
         cursor.execute(ITEMS_SQL.format(columns=columns, values=values), params)
@@ -215,7 +215,7 @@ def _insert_results(binding, version, offset: int, candidate: bool) -> None:
         "error": f"CASE WHEN {error} THEN 'ZeroDivisionError: division by zero' ELSE '' END",
         "latency_ms": "1 + it.position %% 7",
     }
-    columns, values = _columns(Result, given)
+    columns, values = insert_columns(Result, given)
     params = {
         "experiment": binding.experiment_id,
         "binding": binding.pk,
@@ -225,34 +225,6 @@ def _insert_results(binding, version, offset: int, candidate: bool) -> None:
     }
     with connection.cursor() as cursor:
         cursor.execute(RESULTS_SQL.format(columns=columns, values=values), params)
-
-
-def _columns(model, given: dict[str, str]) -> tuple[str, str]:
-    """Every column of `model` but the key: the given SQL expression, else the field's default
-    (so the bench runs on a tree whose model has a column more or less)."""
-    names, values = [], []
-    for field in model._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        names.append(field.column)
-        values.append(given.get(field.column) or _default(field))
-    return ", ".join(names), ", ".join(values)
-
-
-def _default(field) -> str:
-    from django.db import models
-
-    if isinstance(field, models.DateTimeField):
-        return "now()"
-    if field.null:
-        return "NULL"
-    if isinstance(field, models.JSONField):
-        return "'[]'::jsonb" if field.default is list else "'{}'::jsonb"
-    if isinstance(field, models.BooleanField):
-        return "false"
-    if isinstance(field, models.CharField | models.TextField):
-        return "''"
-    return "0"
 
 
 def _list_experiments(workspace, user, check) -> None:

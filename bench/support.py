@@ -102,3 +102,32 @@ def launch_and_wait(client, body: dict, *, poll_s: float = 0.02):
         time.sleep(poll_s)
         experiment.refresh_from_db(fields=["status"])
     return time.perf_counter() - started, experiment
+
+
+def insert_columns(model, given: dict[str, str]) -> tuple[str, str]:
+    """(column list, SELECT list) of an INSERT … SELECT into `model`'s table: every column but
+    the key, the given SQL expression (by column), else the field's default as SQL (so a bench
+    runs on a tree whose model has a column more or less)."""
+    names, values = [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        names.append(field.column)
+        values.append(given.get(field.column) or _sql_default(field))
+    return ", ".join(names), ", ".join(values)
+
+
+def _sql_default(field) -> str:
+    from django.db import models
+
+    if isinstance(field, models.DateTimeField):
+        return "now()"
+    if field.null:
+        return "NULL"
+    if isinstance(field, models.JSONField):
+        return "'[]'::jsonb" if field.default is list else "'{}'::jsonb"
+    if isinstance(field, models.BooleanField):
+        return "false"
+    if isinstance(field, models.CharField | models.TextField):
+        return "''"
+    return "0"

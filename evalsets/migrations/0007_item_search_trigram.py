@@ -4,19 +4,9 @@ million-row version through it instead of reading every row. Other databases get
 
 from django.db import migrations
 
+from assay.bases import PostgreSQLOnly
+
 INDEX = "evalset_item_search_trgm"
-
-
-class PostgreSQLOnly(migrations.RunSQL):
-    """RunSQL on PostgreSQL only (SQLite has no trigram indexes)."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
 
 
 class Migration(migrations.Migration):

@@ -39,7 +39,7 @@ def binding_cases(
     for item in items:
         row_outputs = outputs.get(item.pk)
         if not binding.per_turn:
-            cases.append(Case(item, _turn(binding, item.data, row_outputs)))
+            cases.append(Case(item, row_turn(binding, item.data, row_outputs)))
             continue
         found, why = _turn_cases(binding, item, row_outputs)
         cases += found
@@ -48,7 +48,8 @@ def binding_cases(
     return cases, unscored
 
 
-def _turn(binding: EvaluatorBinding, data: dict, outputs: dict | None) -> dict:
+def row_turn(binding: EvaluatorBinding, data: dict, outputs: dict | None) -> dict:
+    """The turn a binding receives on a row's data and target outputs."""
     return build_turn(mapping=binding.mapping, data=data, target_outputs=outputs, ext=binding.ext)
 
 
@@ -65,7 +66,7 @@ def _turn_cases(binding, item, outputs) -> tuple[list[Case], str]:
     for index, end in enumerate(ends):
         cut = {**conversation, MESSAGES: messages[:end]}
         data, row_outputs = _with_source(source, item.data or {}, outputs or {}, cut)
-        cases.append(Case(item, _turn(binding, data, row_outputs), index))
+        cases.append(Case(item, row_turn(binding, data, row_outputs), index))
     return cases, ""
 
 

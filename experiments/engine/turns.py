@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict, namedtuple
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import orjson
@@ -27,9 +27,8 @@ from assay.safety.caps import DISPLAY_STRING_BYTES, cap_json
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
 
-from ..mapping import build_turn
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
-from .per_turn import binding_cases
+from .per_turn import binding_cases, row_turn
 
 
 @dataclass
@@ -100,40 +99,21 @@ def result_turns(*, results: Iterable[Result]) -> dict[int, dict]:
     results = list(results)
     cached = {r.item_id: r.item for r in results if Result.item.is_cached(r)}
     keys = [TurnKey.of(r) for r in results]
-    turns = keyed_turns(keys=keys, items=cached)
+    turns = _keyed_turns(keys, cached)
     return {r.pk: turns[key] for r, key in zip(results, keys, strict=True)}
 
 
-def keyed_turns(
-    *,
-    keys: Iterable[TurnKey],
-    items: dict | None = None,
-    experiment: Experiment | None = None,
-    bindings: dict | None = None,
-) -> dict[TurnKey, dict]:
-    """The turn of each key. A streaming reader passes what it has read already: `items` and
-    `bindings` by pk, and the `experiment` when every key is of that one run."""
+def _keyed_turns(keys: list[TurnKey], items: dict[int, EvalSetItem]) -> dict[TurnKey, dict]:
+    """The turn of each key; `items` are rows read already (by pk), the rest are read."""
     turns: dict[TurnKey, dict] = {}
     for (experiment_id, repeat), group in _by_run(keys).items():
-        run = experiment or Experiment.objects.get(pk=experiment_id)
-        rows = _items({k.item_id for k in group}, items or {})
-        outputs = target_outputs(experiment=run, item_ids=list(rows), repeat=repeat)
-        known = bindings or _bindings({k.binding_id for k in group})
+        experiment = Experiment.objects.get(pk=experiment_id)
+        rows = _items({k.item_id for k in group}, items)
+        outputs = target_outputs(experiment=experiment, item_ids=list(rows), repeat=repeat)
+        bindings = _bindings({k.binding_id for k in group})
         for key in group:
-            turns[key] = _turn(key, known[key.binding_id], rows, outputs)
+            turns[key] = _turn(key, bindings[key.binding_id], rows, outputs)
     return turns
-
-
-def batched(rows: Iterable, size: int) -> Iterator[list]:
-    """`rows` in lists of `size` (a streaming reader rebuilds each batch's turns at once)."""
-    batch = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def result_turn(*, result: Result) -> dict:
@@ -226,7 +206,7 @@ class TurnRebuilder:
         if binding.per_turn:
             given = self._turns(binding, item_id, repeat, parsed, outputs).get(turn, {})
         else:  # binding_cases' one case of a row, without its lists
-            given = _row_turn(binding, parsed, outputs) if turn == 0 else {}
+            given = row_turn(binding, parsed, outputs) if turn == 0 else {}
         if data_fits and outputs_fit and self.ext_fits[binding_id]:
             return given
         return cap_json(given)  # capped for display, as the stored copy was
@@ -270,8 +250,3 @@ class TurnRebuilder:
             cases, _unscored = binding_cases(binding=binding, items=[row], outputs=found)
             self._cases = (key, {case.index: case.turn for case in cases})
         return self._cases[1]
-
-
-def _row_turn(binding: EvaluatorBinding, data: dict, outputs: dict | None) -> dict:
-    """The turn of a binding scored per row: what `binding_cases` builds for its one case."""
-    return build_turn(mapping=binding.mapping, data=data, target_outputs=outputs, ext=binding.ext)

@@ -7,22 +7,12 @@ pages and the trends read instead of pairing a million results on each request."
 import django.db.models.deletion
 from django.db import migrations, models
 
+from assay.bases import PostgreSQLOnly
+
 INDEXES = {
     "result_reason_trgm": "reason",
     "result_error_trgm": "error",
 }
-
-
-class PostgreSQLOnly(migrations.RunSQL):
-    """RunSQL on PostgreSQL only (SQLite has no trigram indexes)."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
 
 
 class Migration(migrations.Migration):
