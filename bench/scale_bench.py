@@ -89,8 +89,10 @@ def run(size: int) -> None:
     try:
         _wait_ready(workers)  # timed from the launch: a worker's own start is not the run's
         before = _results_bytes()
+        web_before = _reset_peak_rss()
         elapsed, experiment = launch(workspace, user, version, bindings)
-        report(size, elapsed, experiment, workers, server, _results_bytes() - before)
+        web = (web_before, _peak_rss_mb())
+        report(size, elapsed, experiment, workers, server, _results_bytes() - before, web)
     finally:
         for worker in workers:
             worker.stop()
@@ -212,17 +214,34 @@ def _results_bytes() -> int:
         return cursor.fetchone()[0]
 
 
-def report(size: int, elapsed: float, experiment, workers, server, total_bytes: int) -> None:
+def _peak_rss_mb() -> float:
+    """This process's resident high-water mark (VmHWM) in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _reset_peak_rss() -> float:
+    """Reset the high-water mark to the current RSS (so the web peak covers the launch
+    request and the polling only, not building the evalset) and return it in MB."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return _peak_rss_mb()
+
+
+def report(
+    size: int, elapsed: float, experiment, workers, server, total_bytes: int, web: tuple
+) -> None:
     from experiments.models import Result
 
     count = Result.objects.filter(experiment=experiment).count()
     peaks = ", ".join(f"{peak_rss_mb(w.process.pid):.0f}" for w in workers)
-    web_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"{size:>9,} rows × {len(experiment.bindings.all())} evaluators: {experiment.status} in "
         f"{elapsed:7.2f} s = {size / elapsed:8,.0f} rows/s; results {count:,} "
         f"(exactly once: {count == size * experiment.bindings.count()}); "
-        f"worker peak RSS per node {peaks} MB; web process peak {web_mb:.0f} MB; "
+        f"worker peak RSS per node {peaks} MB; web process {web[0]:.0f} MB at launch, "
+        f"peak {web[1]:.0f} MB until completed; "
         f"{total_bytes / max(count, 1):.0f} bytes per result (table + indexes + TOAST)"
     )
     print(_phases(experiment, elapsed))
@@ -235,14 +254,12 @@ def report(size: int, elapsed: float, experiment, workers, server, total_bytes: 
 
 def _phases(experiment, elapsed: float) -> str:
     """Where the run's time went, from its own timestamps: the launch request (planning the
-    chunks), the wait for the start task, the chunks (to the last result written) and the
+    chunks), the wait for the start task, the chunks (to the last chunk finished) and the
     finish (the rest: counters, aggregates and the completed claim, which commit together)."""
     from django.db.models import Max
 
-    from experiments.models import Result
-
     experiment.refresh_from_db()
-    last = Result.objects.filter(experiment=experiment).aggregate(at=Max("updated_at"))["at"]
+    last = experiment.chunks.aggregate(at=Max("finished_at"))["at"]
     marks = [experiment.created_at, experiment.queued_at, experiment.started_at, last]
     if None in marks:
         return "phases: not all timestamps were set"
