@@ -9,7 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import CONTENT_TYPES, Verdict
 
-from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MESSAGES, MULTIPART, TEXT, content_cell
+from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
+from .items.conversation import MESSAGES
 from .items.rows import SPECIAL_TARGETS
 
 TYPE_CHOICES = [(t, t) for t in CONTENT_TYPES]

@@ -310,7 +310,7 @@ def import_limits() -> dict:
     """What a file may hold, to say before anyone uploads one."""
     from django.conf import settings
 
-    from ..items.content import TEXT_CELL_CAP
+    from ..items.cells import TEXT_CELL_CAP
     from .readers import MAX_FIELDS, MAX_HEADER_BYTES
 
     return {

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from assay.safety.csvcells import csv_restore
 
-from ..items.content import N_, TEXT_CELL_CAP, Problem
+from ..items.cells import N_, TEXT_CELL_CAP, Problem
 
 Record = tuple[int, dict | None, list[tuple[str, Problem]]]
 

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from ..items.content import N_, Nn_, Problem
+from ..items.cells import N_, Nn_, Problem
 from ..items.media import uri_checker
 from ..items.problems import stored_message, stored_problem
 from ..items.rows import RowBuilder, new_item_ids

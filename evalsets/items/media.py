@@ -18,7 +18,8 @@ from django.utils.translation import gettext_noop
 
 from assay.models import Workspace
 
-from .content import AUDIO, IMAGE, MEDIA_KEYS, MULTIPART, CellError, UriCheck
+from .cells import CellError, UriCheck
+from .content import AUDIO, IMAGE, MEDIA_KEYS, MULTIPART
 
 DEFAULT_MAX_MEDIA_BYTES = 25 * 1024 * 1024
 DEFAULT_MAX_IMPORT_BYTES = 512 * 1024 * 1024

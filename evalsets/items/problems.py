@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, ngettext
 
-from .content import Problem
+from .cells import Problem
 
 
 def problem_text(problem) -> str:

@@ -1,6 +1,6 @@
 """Turning one record (a CSV row, a JSONL object, an API item) into a checked item row.
 
-Pure Python, no Django: problems are `content.Problem`s (a message id marked with `N_` and its
+Pure Python, no Django: problems are `cells.Problem`s (a message id marked with `N_` and its
 parameters), translated where they are shown. A `RowBuilder` is set up once per import (or API
 call) with the set's columns and the field mapping; `build()` then runs per row with one
 converter per field.
@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from assay.vocabulary import VERDICTS as VERDICT_VALUES
 
-from .content import N_, TEXT, CellError, Problem, UriCheck, content_text, converter
+from .cells import N_, CellError, Problem, UriCheck
+from .content import TEXT, content_text, converter
 
 TAGS, VERDICT, LABEL, IGNORE = "@tags", "@human_verdict", "@label", ""
 SPECIAL_TARGETS = {TAGS: "tags", VERDICT: "human_verdict", LABEL: "label"}

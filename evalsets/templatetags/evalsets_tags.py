@@ -4,7 +4,8 @@ from django import template
 
 from assay.vocabulary import CHAT_ROLES, ChatRole
 
-from ..items.content import MEDIA_KEYS, MESSAGES
+from ..items.content import MEDIA_KEYS
+from ..items.conversation import MESSAGES
 from ..items.media import media_url
 
 register = template.Library()

@@ -14,7 +14,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType, Verdict
-from evalsets.items.content import CellError, conversation_content
+from evalsets.items.cells import CellError
+from evalsets.items.conversation import conversation_content
 from evalsets.items.problems import problem_text
 
 from .. import config as config_schema

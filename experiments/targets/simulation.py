@@ -30,7 +30,8 @@ from typing import Any
 from assay.safety.caps import cap_text
 from assay.selectors import provider_find
 from assay.vocabulary import CONTENT_FIELD, ChatRole, ContentType, ResultStatus
-from evalsets.items.content import CONVERSATION_CAP, TEXT_CELL_CAP
+from evalsets.items.cells import TEXT_CELL_CAP
+from evalsets.items.conversation import CONVERSATION_CAP
 from evaluators.config import PLACEHOLDER_RE
 from evaluators.llm.conversation import transcript
 

@@ -5,9 +5,8 @@ import uuid
 import pytest
 
 from evalsets.demo import png_bytes
+from evalsets.items.cells import TEXT_CELL_CAP, CellError
 from evalsets.items.content import (
-    TEXT_CELL_CAP,
-    CellError,
     content_cell,
     content_from_value,
     content_text,

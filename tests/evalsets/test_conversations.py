@@ -16,14 +16,13 @@ from django.urls import reverse
 from evalsets import selectors, services
 from evalsets.export import export_response
 from evalsets.importing import import_create
+from evalsets.items.cells import CellError
 from evalsets.items.content import (
-    CONVERSATION_CAP,
-    MAX_MESSAGES,
-    CellError,
     content_cell,
     content_from_value,
     content_text,
 )
+from evalsets.items.conversation import CONVERSATION_CAP, MAX_MESSAGES
 from evalsets.models import EvalSetItem
 from tests.evalsets.conftest import jsonl, run_now, upload
 

@@ -14,7 +14,8 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from evalsets.importing import import_create
-from evalsets.items.content import CellError, Problem, conversation_content
+from evalsets.items.cells import CellError, Problem
+from evalsets.items.conversation import conversation_content
 from evalsets.models import EvalSetImport, EvalSetItem
 from tests.evalsets.conftest import jsonl, run_now, upload
 

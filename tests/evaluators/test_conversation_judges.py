@@ -212,7 +212,7 @@ def test_the_debug_panel_samples_a_conversation_with_a_tool_exchange():
     sample = sample_turn({"input_variables": [variable("chat")]})
     messages = sample["evaluate_dataset_fields"]["chat"]["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
-    from evalsets.items.content import conversation_content
+    from evalsets.items.conversation import conversation_content
 
     assert conversation_content(messages)["messages"] == messages  # a valid conversation
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from assay import services as platform
 from evalsets import services as evalset_services
-from evalsets.items.content import conversation_content
+from evalsets.items.conversation import conversation_content
 from evaluators import services as evaluator_services
 from evaluators.llm.conversation import transcript
 from experiments import engine, services
