@@ -30,6 +30,15 @@ def score(value) -> str:
 
 
 @register.filter
+def grouped(value) -> str:
+    """A count with its thousands grouped (1,000,000): at a million rows bare digits are hard to
+    read. Anything that is not a whole number is shown as it is."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value
+    return f"{value:,}"
+
+
+@register.filter
 def pvalue(value) -> str:
     """A p-value: three decimals, and "< 0.001" below that (two decimals would print a
     significant 0.004 as 0.00)."""

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.template import Context, Template
 
-from assay.templatetags.assay_tags import percent, pvalue, score
+from assay.templatetags.assay_tags import grouped, percent, pvalue, score
 from experiments import engine, services
 from experiments.stats import bootstrap_ci
 from experiments.stats.clustered import clustered_rate_ci
@@ -167,3 +167,19 @@ def test_the_card_shows_scores_with_two_decimals(web, workspace, user):
     mean = re.search(r'Mean score</div>\s*<div class="metric">([^<]*)</div>', card).group(1)
     assert mean == "0.56"  # 30 ones over 54 scores
     assert re.search(r"σ 0\.\d\d<", card)
+
+
+def test_counts_group_their_thousands_and_leave_other_values_alone():
+    assert [grouped(v) for v in (0, 999, 1000, 1_000_000, -12345)] == [
+        "0",
+        "999",
+        "1,000",
+        "1,000,000",
+        "-12,345",
+    ]
+    assert grouped(12.5) == 12.5 and grouped("n/a") == "n/a" and grouped(True) is True
+    shown = Template(
+        "{% load assay_tags %}{% load i18n %}{% blocktranslate with done=d|grouped "
+        "total=t|grouped %}{{ done }} of {{ total }} results{% endblocktranslate %}"
+    ).render(Context({"d": 999_999, "t": 1_000_000}))
+    assert shown == "999,999 of 1,000,000 results"
