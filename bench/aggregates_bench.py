@@ -189,7 +189,6 @@ def _insert_results(experiment, version) -> None:
         "experiment_id": "%(experiment)s",
         "binding_id": "%(binding)s",
         "item_id": "it.id",
-        "item_uid": "it.item_id",
         "repeat": "it.rep",
         "position": "it.position",
         "tags": "it.tags",

@@ -205,7 +205,6 @@ def _insert_results(binding, version, offset: int, candidate: bool) -> None:
         "experiment_id": "%(experiment)s",
         "binding_id": "%(binding)s",
         "item_id": "it.id",
-        "item_uid": "it.item_id",
         "position": "it.position",
         "tags": "it.tags",
         "status": f"CASE WHEN {error} THEN 'error' ELSE 'success' END",
@@ -294,7 +293,7 @@ def pages(bench: dict) -> None:
     other = f"/w/{ws}/experiments/{bench['candidate'].public_id}/"  # its rows come second
     timed("grid of the other run: text, half the rows (q=missing)", client, other + "?q=missing")
     timed("grid of the other run: text in reasons, rare (q=hedged)", client, other + "?q=hedged")
-    item = baseline.results.filter(position=ROWS // 2).values_list("item_uid", flat=True)[0]
+    item = baseline.results.filter(position=ROWS // 2).values_list("item__item_id", flat=True)[0]
     timed("row drawer (every evaluator of one row)", client, f"{url}items/{item}/")
     compare(client, ws, baseline, bench["candidate"])
     timed(f"experiments list ({LIST + 2:,} experiments), page 1", client, f"/w/{ws}/experiments/")

@@ -192,7 +192,6 @@ def _result_columns(experiment, binding) -> dict:
         "experiment": str(experiment.pk),
         "binding": str(binding.pk),
         "item": "i.id",
-        "item_uid": "i.item_id",
         "position": "i.position",
         "tags": "i.tags",
         "status": "'success'",
@@ -200,8 +199,6 @@ def _result_columns(experiment, binding) -> dict:
         "verdict": f"CASE WHEN {even} THEN 'pass' ELSE 'fail' END",
         "reason": f"CASE WHEN {even} THEN 'contains' ELSE 'missing' END",
         "latency_ms": "0.4",
-        "created_at": "CURRENT_TIMESTAMP",
-        "updated_at": "CURRENT_TIMESTAMP",
     }
 
 

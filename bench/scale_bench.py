@@ -363,11 +363,11 @@ def _fill(experiment, chunks) -> None:
         return
     binding = experiment.bindings.order_by("pk").first()
     sql = (
-        f"INSERT INTO {Result._meta.db_table} (experiment_id, binding_id, item_id, item_uid,"
+        f"INSERT INTO {Result._meta.db_table} (experiment_id, binding_id, item_id,"
         " repeat, turn, position, tags, status, score, reason, verdict, error, stdout,"
-        " latency_ms, tokens_in, tokens_out, attempt, cached, human_verdict, correction_note,"
-        " created_at, updated_at) SELECT %s, %s, id, item_id, 0, 0, position, tags, 'success',"
-        " 1.0, 'contains', 'pass', '', '', 1.0, 0, 0, 0, false, '', '', now(), now()"
+        " latency_ms, tokens_in, tokens_out, attempt, cached, human_verdict, correction_note)"
+        " SELECT %s, %s, id, 0, 0, position, tags, 'success',"
+        " 1.0, 'contains', 'pass', '', '', 1.0, 0, 0, 0, false, '', ''"
         f" FROM {EvalSetItem._meta.db_table} WHERE evalset_id = %s AND version_id = %s"
         " AND position < %s"
     )

@@ -499,7 +499,7 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         rows = selectors.results_list(
             experiment=experiment, **{n: params.get(n, "") for n in RESULT_FILTERS}
         )
-        page = self.paginate_queryset(rows)
+        page = self.paginate_queryset(rows.annotate(item_uid=selectors.ITEM_UID))
         return self.get_paginated_response(s.ResultSerializer(page, many=True).data)
 
     @extend_schema(

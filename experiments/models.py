@@ -282,8 +282,18 @@ class Result(models.Model):
     binding = models.ForeignKey(
         EvaluatorBinding, on_delete=models.CASCADE, related_name="results", db_index=False
     )
-    item = models.ForeignKey(EvalSetItem, on_delete=models.CASCADE, related_name="+")
-    item_uid = models.UUIDField()
+    # An item of the experiment's evalset version: versions are immutable and never deleted
+    # (the experiment PROTECTs its version), so no item a result names can go. Without a
+    # database constraint and its index (23 bytes a result): with them, every deleted draft
+    # row would look through the results (a sequential scan each, there being no index).
+    # Its stable id (EvalSetItem.item_id) is read through it, not copied (16 bytes a result).
+    item = models.ForeignKey(
+        EvalSetItem,
+        on_delete=models.DO_NOTHING,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
     repeat = models.PositiveSmallIntegerField(default=0)
     turn = models.PositiveSmallIntegerField(
         default=0, help_text="The assistant turn scored, from 0 (0 for a binding scored per row)."
@@ -318,9 +328,8 @@ class Result(models.Model):
         related_name="+",
         db_index=False,
     )
+    # no created/updated times (16 bytes a result): nothing reads them; a correction has its own
     corrected_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         # An experiment pins one evalset version, whose rows have distinct positions, so the
@@ -345,7 +354,7 @@ class Result(models.Model):
         ordering = ["position", "binding_id"]
 
     def __str__(self) -> str:
-        return f"result {self.item_uid} · {self.binding_id}"
+        return f"result {self.item_id}@{self.position} · {self.binding_id}"
 
     @property
     def final_verdict(self) -> str:

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -312,6 +312,11 @@ def results_list(
     )
 
 
+# A result's item id, read through its item (results do not copy it): annotated where a
+# result is shown with it (the API), not on the grid's walks, which would join every row.
+ITEM_UID = F("item__item_id")
+
+
 def result_text(q: str) -> Q:
     """Results whose reason or error holds `q` (on PostgreSQL through the trigram indexes on
     UPPER(reason) and UPPER(error), when the planner expects few)."""
@@ -377,6 +382,7 @@ def result_get(*, experiment: Experiment, result_id) -> Result:
         raise Http404(gettext("No such result")) from None
     found = (
         Result.objects.filter(experiment=experiment, pk=pk)
+        .annotate(item_uid=ITEM_UID)
         .select_related("binding__evaluator_version__evaluator")
         .first()
     )

@@ -258,6 +258,7 @@ class ExperimentSerializer(ExperimentListSerializer):
 class ResultSerializer(serializers.ModelSerializer):
     """A result row for the table; the detail adds the exact input and raw answer."""
 
+    # read through the item (selectors.ITEM_UID annotates it): results do not copy it
     item_id = serializers.UUIDField(source="item_uid")
     binding = serializers.IntegerField(source="binding_id")
     evaluator = serializers.UUIDField(source="binding.evaluator_version.evaluator.public_id")
@@ -296,8 +297,6 @@ class ResultSerializer(serializers.ModelSerializer):
             "tokens_out",
             "attempt",
             "cached",
-            "created_at",
-            "updated_at",
         ]
         read_only_fields = fields
 

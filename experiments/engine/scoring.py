@@ -129,7 +129,7 @@ def result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) -
     for case, o in zip(cases, outcomes, strict=True):
         item = case.item
         rows.append(
-            (experiment.pk, binding.pk, item.pk, item.item_id, repeat, case.index)
+            (experiment.pk, binding.pk, item.pk, repeat, case.index)
             + (item.position, item.tags or [], o.status, o.score, o.reason, o.verdict, o.error)
             + (o.stdout, o.latency_ms, o.tokens_in, o.tokens_out, o.cost, o.rendered_request)
             + (o.raw_answer, experiment.retry_round, o.cached)

@@ -26,7 +26,6 @@ COLUMNS = (
     "experiment_id",
     "binding_id",
     "item_id",
-    "item_uid",
     "repeat",
     "turn",
     "position",
@@ -47,7 +46,12 @@ COLUMNS = (
     "cached",
 )
 # What an upsert of a row already there changes (the scoring, never the correction).
-UPDATED = COLUMNS[8:]
+UPDATED = COLUMNS[COLUMNS.index("status") :]
+# Where a row tuple holds what the writes look at.
+BINDING, ITEM, REPEAT, TURN = (
+    COLUMNS.index(c) for c in ("binding_id", "item_id", "repeat", "turn")
+)
+TAGS, REQUEST = COLUMNS.index("tags"), COLUMNS.index("rendered_request")
 JSON_COLUMNS = frozenset({"tags", "rendered_request"})
 STAGE = "assay_result_stage"
 # Raw connections that already have the staging table (it lives as long as the session).
@@ -80,8 +84,8 @@ def stale_turns_delete(*, rows: list[tuple]) -> int:
     transaction, beside the upsert of `rows`, so the item's turns change at once."""
     last: dict[tuple[int, int, int], int] = {}
     for row in rows:
-        key = (row[1], row[2], row[4])  # binding, item, repeat
-        last[key] = max(last.get(key, 0), row[5])
+        key = (row[BINDING], row[ITEM], row[REPEAT])
+        last[key] = max(last.get(key, 0), row[TURN])
     if not last:
         return 0
     stale = Q()
@@ -96,7 +100,7 @@ def stale_turns_delete(*, rows: list[tuple]) -> int:
 
 def _copy_upsert(rows: list[tuple]) -> None:
     table, columns = Result._meta.db_table, ", ".join(COLUMNS)
-    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in (*UPDATED, "updated_at"))
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in UPDATED)
     with connection.cursor() as cursor:
         _ensure_stage(cursor)
         with cursor.cursor.copy(f"COPY {STAGE} ({columns}) FROM STDIN") as copy:
@@ -106,8 +110,8 @@ def _copy_upsert(rows: list[tuple]) -> None:
         # one round trip: the move, then the staging table emptied for the next batch of this
         # transaction (it also empties at commit, and a rollback leaves nothing)
         cursor.execute(
-            f"INSERT INTO {table} ({columns}, human_verdict, correction_note, created_at,"
-            f" updated_at) SELECT {columns}, '', '', now(), now() FROM {STAGE}"
+            f"INSERT INTO {table} ({columns}, human_verdict, correction_note)"
+            f" SELECT {columns}, '', '' FROM {STAGE}"
             f" ON CONFLICT ({', '.join(unique_key())}) DO UPDATE SET {updates};"
             f" DELETE FROM {STAGE}"
         )
@@ -115,13 +119,13 @@ def _copy_upsert(rows: list[tuple]) -> None:
 
 def _copy_values(row: tuple) -> tuple:
     """JSON columns travel as JSON text (COPY would send a Python list as an array)."""
-    tags, request = row[7], row[18]
+    tags, request = row[TAGS], row[REQUEST]
     return (
-        *row[:7],
+        *row[:TAGS],
         json.dumps(tags or []),
-        *row[8:18],
+        *row[TAGS + 1 : REQUEST],
         None if request is None else json.dumps(request),
-        *row[19:],
+        *row[REQUEST + 1 :],
     )
 
 
@@ -148,5 +152,5 @@ def _bulk_upsert(rows: list[tuple]) -> None:
         batch_size=500,
         update_conflicts=True,
         unique_fields=[Result._meta.get_field(c).name for c in unique_key()],
-        update_fields=[c.removesuffix("_id") for c in UPDATED] + ["updated_at"],
+        update_fields=[c.removesuffix("_id") for c in UPDATED],
     )

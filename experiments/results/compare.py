@@ -172,9 +172,9 @@ def _result_outcomes(experiment: Experiment, binding) -> list[tuple]:
         final_verdict=FINAL_VERDICT, final_score=FINAL_SCORE
     )
     if connection.vendor == "postgresql":
-        as_text = rows.annotate(uid=Cast("item_uid", TextField()))
+        as_text = rows.annotate(uid=Cast("item__item_id", TextField()))
         return list(as_text.values_list("uid", "final_verdict", "final_score"))
-    found = rows.values_list("item_uid", "final_verdict", "final_score")
+    found = rows.values_list("item__item_id", "final_verdict", "final_score")
     return [(str(uid), verdict, score) for uid, verdict, score in found]
 
 
@@ -225,7 +225,7 @@ def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
     rows = Result.objects.filter(experiment=experiment, binding_id=binding_id)
     return {
         str(uid)
-        for uid, tags in rows.values_list("item_uid", "tags").iterator(5000)
+        for uid, tags in rows.values_list("item__item_id", "tags").iterator(5000)
         if tag in (tags or [])
     }
 
@@ -262,10 +262,9 @@ def _results_by_uid(experiment, binding_id, ids) -> dict:
     """The results of these item ids, found by their rows' positions (the item id has no
     index among a million results; the experiment's positions have)."""
     items = EvalSetItem.objects.of_version(experiment.evalset_version).filter(item_id__in=ids)
-    rows = Result.objects.filter(
-        experiment=experiment, binding_id=binding_id, position__in=items.values("position")
-    )
-    return {str(r.item_uid): r for r in rows}
+    uids = dict(items.values_list("position", "item_id"))
+    rows = Result.objects.filter(experiment=experiment, binding_id=binding_id, position__in=uids)
+    return {str(uids[r.position]): r for r in rows}
 
 
 def output_text(turn: dict | None) -> str:

@@ -62,8 +62,8 @@ class DetailSide:
         repetitions, a human correction winning; None when the run did not score it."""
         if not self.results:
             return None
-        rows = [(r.item_uid, r.final_verdict, r.score) for r in self.results]
-        return collapse_repetitions(rows)[self.results[0].item_uid][0]
+        rows = [(r.item_id, r.final_verdict, r.score) for r in self.results]  # one item
+        return collapse_repetitions(rows)[self.results[0].item_id][0]
 
     @property
     def row_number(self) -> int | None:

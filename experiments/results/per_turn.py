@@ -81,7 +81,7 @@ def per_turn_outcomes(*, experiment, binding) -> list[tuple[str, str, float | No
     results = experiment.results.filter(binding=binding)
     turns = read_turns(results)
     units = turn_units(turns, binding)
-    uids = dict(results.order_by().values_list("item_id", "item_uid").distinct())
+    uids = dict(results.order_by().values_list("item_id", "item__item_id").distinct())
     rows = zip(turns.items[turns.starts], units.codes, units.scores, strict=True)
     return [(str(uids[i]), VERDICT_OF_CODE[c], _score(s)) for i, c, s in rows]
 

@@ -39,9 +39,9 @@ def result_rows(
     binding_id: int | None = None,
     failing: bool = False,
 ) -> Iterator[tuple]:
-    """The experiment's results in `order` as tuples: `columns` (Result field names; JSON
-    and UUID fields as text), then the TURN_PARTS. `binding_id` keeps one binding's results,
-    `failing` those whose final verdict is a fail."""
+    """The experiment's results in `order` as tuples: `columns` (Result field names, or
+    ITEM_COLUMNS; JSON and UUID fields as text), then the TURN_PARTS. `binding_id` keeps one
+    binding's results, `failing` those whose final verdict is a fail."""
     sql, params = _query(experiment, columns, order, binding_id, failing)
     with _streaming(), connection.chunked_cursor() as cursor:  # server-side on PostgreSQL
         cursor.execute(sql, params)
@@ -134,7 +134,13 @@ def _turn_parts(experiment: Experiment) -> list[str]:
     return [data, *(f"t.{_column(TargetResult, n)}" for n in names), conversation]
 
 
+# Columns read from the result's item (joined anyway for its data), by the name rows use.
+ITEM_COLUMNS = {"item_uid": "item_id"}  # the item's stable id: not copied into results
+
+
 def _result_column(name: str) -> str:
+    if name in ITEM_COLUMNS:
+        return f"CAST(i.{_column(EvalSetItem, ITEM_COLUMNS[name])} AS TEXT)"
     field = Result._meta.get_field(name)
     if isinstance(field, JSONField | UUIDField):  # text: parsed once, by orjson
         return f"CAST(r.{_column(Result, name)} AS TEXT)"

@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from assay.models import Workspace
 from assay.vocabulary import Verdict
-from evalsets.models import EvalSet
+from evalsets.models import EvalSet, EvalSetItem
 
 from ..models import EvaluatorBinding, Experiment, ExperimentStatus, PairedComparison, Result
 from ..stats.compare import SIGNIFICANCE, mcnemar_worse
@@ -187,7 +187,8 @@ def p_shown(p: float) -> str:
 def paired_flips(*, earlier: int, later: int) -> tuple[int, int, int]:
     """(pass→fail, fail→pass, pairs) between two bindings' rows paired by (item, repetition).
 
-    One query, counted by the database: only item_uid, repeat and the two verdict columns are
+    One query, counted by the database: only the item's id (through the result's item: the
+    two runs may pin different versions of the set), repeat and the two verdict columns are
     read (a human correction wins over the evaluator's verdict), never whole rows.
     """
     with connection.cursor() as cursor:
@@ -201,14 +202,15 @@ def _flips_sql() -> str:
     # rather than FILTER so that SQLite (the embedded default) runs it as PostgreSQL does.
     quote = connection.ops.quote_name
     side = (
-        f"SELECT item_uid, {quote('repeat')} AS rep, "
-        "COALESCE(NULLIF(human_verdict, ''), verdict) AS v "
-        f"FROM {quote(Result._meta.db_table)} WHERE binding_id = %s"
+        f"SELECT i.item_id AS uid, r.{quote('repeat')} AS rep, "
+        "COALESCE(NULLIF(r.human_verdict, ''), r.verdict) AS v "
+        f"FROM {quote(Result._meta.db_table)} r "
+        f"JOIN {quote(EvalSetItem._meta.db_table)} i ON i.id = r.item_id WHERE r.binding_id = %s"
     )
     return (
         "SELECT SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), "
         "SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), COUNT(*) "
-        f"FROM ({side}) a JOIN ({side}) b ON a.item_uid = b.item_uid AND a.rep = b.rep"
+        f"FROM ({side}) a JOIN ({side}) b ON a.uid = b.uid AND a.rep = b.rep"
     )
 
 

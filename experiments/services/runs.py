@@ -433,7 +433,6 @@ def result_correct(
             "correction_note",
             "corrected_by",
             "corrected_at",
-            "updated_at",
         ]
     )
     aggregates_refresh(experiment=result.experiment, binding_ids=[result.binding_id])

@@ -104,7 +104,6 @@ def result(experiment, binding, item, **fields) -> Result:
         experiment=experiment,
         binding=binding,
         item=item,
-        item_uid=item.item_id,
         position=item.position,
         **fields,
     )

@@ -95,12 +95,14 @@ def test_a_chunk_run_twice_still_leaves_one_result_per_key(workspace, user):
     chunk = chunk_of(experiment, 0)
     claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
     assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
-    written = sorted(Result.objects.values_list("pk", "updated_at"))
+    # a marker a second write would overwrite (results keep no update time)
+    Result.objects.update(stdout="written once")
+    written = sorted(Result.objects.values_list("pk", "stdout"))
     ExperimentChunk.objects.filter(pk=chunk.pk).update(status=ChunkStatus.PENDING)
     claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
     with CaptureQueriesContext(connection) as queries:
         assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
-    assert sorted(Result.objects.values_list("pk", "updated_at")) == written
+    assert sorted(Result.objects.values_list("pk", "stdout")) == written
     assert not [q for q in queries.captured_queries if "INSERT" in q["sql"].upper()]
 
 
@@ -113,7 +115,8 @@ def test_writing_the_same_rows_twice_updates_them_and_keeps_corrections(workspac
         tuple(getattr(r, c) for c in writes.COLUMNS)
         for r in Result.objects.filter(experiment=experiment)
     ]
-    again = [row[:10] + ("written again",) + row[11:] for row in rows]
+    at = writes.COLUMNS.index("reason")
+    again = [row[:at] + ("written again",) + row[at + 1 :] for row in rows]
     with transaction.atomic():
         writes.results_write(rows=again)
         writes.results_write(rows=again)  # twice in one transaction: the stage is emptied

@@ -223,7 +223,7 @@ def test_the_compare_rows_open_the_detail(judged, web):
 
 def test_a_human_correction_is_shown_and_counts(judged, web, user):
     baseline, candidate, items, _ = judged
-    result = Result.objects.get(experiment=candidate, item_uid=items[0])
+    result = Result.objects.get(experiment=candidate, item__item_id=items[0])
     services.result_correct(result=result, user=user, verdict="pass", score=0.9, note="fine")
     page = web.get(detail_url(baseline, candidate, items[0])).content.decode()
     cand = section(page, 'data-side="candidate"')
@@ -351,7 +351,7 @@ def test_the_owner_cannot_reach_an_outsiders_run_either(judged, web, api, own_ru
 def test_results_list_filters_by_item(judged):
     baseline, _, items, _ = judged
     rows = results_list(experiment=baseline, item=items[1])
-    assert [str(r.item_uid) for r in rows] == [items[1]]
+    assert [str(r.item.item_id) for r in rows] == [items[1]]
     with pytest.raises(ValidationError) as caught:
         results_list(experiment=baseline, item="row-2")
     assert "item" in caught.value.message_dict

@@ -58,7 +58,7 @@ def test_a_correction_pairs_the_runs_again(pair, workspace, user):
     baseline, candidate = pair
     before = compared(workspace, baseline, candidate)
     uid = before.stats["regressions"][0]
-    result = Result.objects.get(experiment=candidate, item_uid=uid)
+    result = Result.objects.get(experiment=candidate, item__item_id=uid)
     services.result_correct(result=result, user=user, verdict="pass", note="it is right")
     after = compared(workspace, baseline, candidate)
     assert after.stats["counts"]["regressions"] == 14 and uid not in after.stats["regressions"]

@@ -69,13 +69,15 @@ def test_a_chunk_run_twice_writes_nothing_twice(setup):
     engine.experiment_begin(experiment_id=setup.pk)
     chunk = ExperimentChunk.objects.filter(experiment=setup).order_by("index").first()
     assert chunk_run(chunk.pk) == "done"
-    first = list(Result.objects.filter(experiment=setup).values_list("pk", "updated_at"))
+    # a marker a second write would overwrite (results keep no update time)
+    Result.objects.filter(experiment=setup).update(stdout="written once")
+    first = list(Result.objects.filter(experiment=setup).values_list("pk", "stdout"))
     # a redelivered message for the same chunk finds it done and does nothing
     assert chunk_run(chunk.pk) == "already done"
     # even a chunk forced back to pending only fills what is missing
     ExperimentChunk.objects.filter(pk=chunk.pk).update(status=ChunkStatus.PENDING)
     assert chunk_run(chunk.pk) == "done"
-    assert list(Result.objects.filter(experiment=setup).values_list("pk", "updated_at")) == first
+    assert list(Result.objects.filter(experiment=setup).values_list("pk", "stdout")) == first
     assert len(first) == 50
 
 
@@ -93,8 +95,10 @@ def test_cancel_stops_between_rows(setup):
 def test_retry_failed_reruns_only_error_rows(setup, celery_worker_inproc, user):
     services.experiment_launch(experiment=setup)
     wait_status(setup, {ExperimentStatus.COMPLETED})
+    # a marker a second write would overwrite (results keep no update time)
+    Result.objects.filter(experiment=setup, status="success").update(stdout="written once")
     good = dict(
-        Result.objects.filter(experiment=setup, status="success").values_list("pk", "updated_at")
+        Result.objects.filter(experiment=setup, status="success").values_list("pk", "stdout")
     )
     # the evaluator cannot change (versions are immutable), so the same rows fail again:
     # what matters is that only they are re-run and nothing else is touched
@@ -105,9 +109,7 @@ def test_retry_failed_reruns_only_error_rows(setup, celery_worker_inproc, user):
     retried = Result.objects.filter(experiment=done, status="error")
     assert retried.count() == 12 and set(retried.values_list("attempt", flat=True)) == {1}
     assert (
-        dict(
-            Result.objects.filter(experiment=done, status="success").values_list("pk", "updated_at")
-        )
+        dict(Result.objects.filter(experiment=done, status="success").values_list("pk", "stdout"))
         == good
     )
 

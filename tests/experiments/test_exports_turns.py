@@ -142,12 +142,12 @@ def stored(experiment) -> dict[tuple, tuple[Result, dict]]:
     """Every result with the turn the result pages rebuild for it (`result_turns`)."""
     results = list(
         Result.objects.filter(experiment=experiment).select_related(
-            "binding__evaluator_version__evaluator"
+            "binding__evaluator_version__evaluator", "item"
         )
     )
     turns = result_turns(results=results)
     return {
-        key(r.item_uid, r.binding.evaluator_version.evaluator.name, r.repeat, r.turn): (
+        key(r.item.item_id, r.binding.evaluator_version.evaluator.name, r.repeat, r.turn): (
             r,
             turns[r.pk],
         )
@@ -224,7 +224,7 @@ def test_each_hit_carries_the_output_its_detector_judged(finished):
             if r.position == hit["attempt_seq"] and r.repeat == hit["attempt_idx"]
         )
         assert hit["output"]["text"] == turn_output(turn) and hit["tags"] == result.tags
-        assert hit["attempt_id"] == str(result.item_uid) and hit["score"] == result.score
+        assert hit["attempt_id"] == str(result.item.item_id) and hit["score"] == result.score
 
 
 def test_json_is_read_and_written_as_json_does_where_orjson_differs():

@@ -219,13 +219,15 @@ def test_a_chunk_run_twice_writes_each_turn_once(workspace, user, version, score
     chunk = ExperimentChunk.objects.filter(experiment=experiment).get()
     claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
     assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
-    first = sorted(Result.objects.filter(experiment=experiment).values_list("pk", "updated_at"))
+    # a marker a second write would overwrite (results keep no update time)
+    Result.objects.filter(experiment=experiment).update(stdout="written once")
+    first = sorted(Result.objects.filter(experiment=experiment).values_list("pk", "stdout"))
     assert len(first) == 8
     # forced back to pending, the chunk finds every row scored and writes nothing
     ExperimentChunk.objects.filter(pk=chunk.pk).update(status=ChunkStatus.PENDING)
     claimed, token = engine.chunk_claim(chunk_id=chunk.pk)
     assert engine.chunk_run(chunk=claimed, token=token, keeper=False) == "done"
-    again = sorted(Result.objects.filter(experiment=experiment).values_list("pk", "updated_at"))
+    again = sorted(Result.objects.filter(experiment=experiment).values_list("pk", "stdout"))
     assert again == first
     # two runners that both found the rows missing still leave one row per turn
     rows = list(Result.objects.filter(experiment=experiment))

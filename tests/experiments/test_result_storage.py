@@ -1,0 +1,62 @@
+"""Results keep only what the pages need: the item's id is read through the item (not copied),
+and the item key has no database constraint or index. Deleting what results hang on still
+works: an experiment takes its results with it, and deleting draft rows of a set whose
+version has results never looks through the results."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from evalsets import services as evalset_services
+from evalsets.models import EvalSetItem
+from experiments.models import Experiment, Result
+from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/experiments/"
+
+
+@pytest.fixture
+def finished(workspace, user):
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(6))
+    check = make_code_version(workspace=workspace, user=user)
+    return run_inline(workspace=workspace, user=user, version=version, evaluator_version=check)
+
+
+def test_the_api_reads_each_results_item_id_through_its_item(api, finished):
+    items = EvalSetItem.objects.of_version(finished.evalset_version)
+    uids = [str(uid) for uid in items.order_by("position").values_list("item_id", flat=True)]
+    page = api.get(f"{URL}{finished.public_id}/results/").json()["results"]
+    assert [r["item_id"] for r in page] == uids
+    assert "created_at" not in page[0] and "updated_at" not in page[0]
+    result = Result.objects.get(experiment=finished, position=3)
+    detail = api.get(f"{URL}{finished.public_id}/results/{result.pk}/").json()
+    assert detail["item_id"] == uids[3] and detail["row_number"] == 4
+
+
+def test_deleting_an_experiment_removes_its_results(finished):
+    other = Experiment.objects.get(pk=finished.pk)
+    assert Result.objects.filter(experiment=other).count() == 6
+    other.delete()
+    assert not Result.objects.filter(experiment_id=finished.pk).exists()
+    # the rows stay: the version is immutable, and other experiments may pin it
+    assert EvalSetItem.objects.of_version(finished.evalset_version).count() == 6
+
+
+def test_deleting_draft_rows_never_reads_the_results(finished):
+    evalset = finished.evalset_version.evalset
+    draft = EvalSetItem.objects.filter(evalset=evalset, version__isnull=True)
+    uids = [str(uid) for uid in draft.values_list("item_id", flat=True)[:3]]
+    assert len(uids) == 3  # the draft keeps its rows' ids after the commit
+    with CaptureQueriesContext(connection) as queries:
+        evalset_services.items_bulk(evalset=evalset, delete=uids)
+    table = Result._meta.db_table
+    assert not [q for q in queries.captured_queries if table in q["sql"]]
+    assert draft.count() == 3 and Result.objects.filter(experiment=finished).count() == 6
+
+
+def test_results_have_no_item_constraint_or_index():
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, Result._meta.db_table)
+    on_item = [c for c in constraints.values() if c["columns"] == ["item_id"]]
+    assert on_item == []
