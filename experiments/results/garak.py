@@ -15,6 +15,7 @@ import json
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 
 from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
@@ -286,8 +287,14 @@ def report_jsonl(experiment: Experiment) -> Iterator[str]:
     yield _line(probe_summary(experiment, found))
 
 
+# json.dumps(record, ensure_ascii=False) builds an encoder per call: one, built once, writes
+# the same bytes (check_circular only guards against a record holding itself)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+_text = encode_basestring  # the encoder's own writer of a string (ensure_ascii=False)
+
+
 def _line(record: dict) -> str:
-    return json.dumps(record, ensure_ascii=False) + "\n"
+    return _ENCODER.encode(record) + "\n"
 
 
 # ----------------------------------------------------------------------------- the hit log
@@ -299,7 +306,8 @@ def hitlog_jsonl(experiment: Experiment) -> Iterator[str]:
     HITS_PER_CHUNK at a time."""
     context = _HitContext.of(experiment)
     for detection in detections(experiment, counts=False):
-        hits = (_line(context.hit(row, detection)) for row in _failing(experiment, detection))
+        hit = context.for_detection(detection)
+        hits = map(hit, _failing(experiment, detection))
         yield from chunked(hits, HITS_PER_CHUNK)
 
 
@@ -348,28 +356,42 @@ class _HitContext:
     def of(cls, experiment: Experiment) -> _HitContext:
         return cls(experiment, probe_name(experiment), generator_name(experiment))
 
-    def hit(self, hit: _Hit, detection: Detection) -> dict:
-        (_binding, _item, repeat, _turn, _status, score, human_score, human, reason, tags, uid,
-         position) = hit.values[: len(HIT_FIELDS)]  # fmt: skip
-        ext, data = detection.binding.ext or {}, hit.data or {}
-        prompt = _cell_text(data, ext.get("prompt_column") or PROMPT) or _cell_text(data, "input")
-        return {
-            "goal": _cell_text(data, ext.get("goal_column") or GOAL),
-            "prompt": _conversation(prompt) if prompt is not None else None,
-            "output": _message(_output(hit.turn, data)),
-            "triggers": _triggers(_cell_text(data, ext.get("triggers_column") or TRIGGERS)),
-            "score": human_score if human else score,
-            "run_id": str(self.experiment.public_id),
-            "attempt_id": _cell_text(data, ATTEMPT_ID) or uuid_text(uid),
-            "attempt_seq": _whole(_cell_text(data, ATTEMPT_SEQ), position),
-            "attempt_idx": _whole(_cell_text(data, ATTEMPT_IDX), repeat),
-            "generator": self.generator,
-            "probe": self.probe,
-            "detector": detection.detector,
-            "generations_per_prompt": self.experiment.repetitions,
-            "reason": reason,
-            "tags": json_list(tags),
-        }
+    def for_detection(self, detection: Detection):
+        """hit → its line for one detector, garak's fields in garak's order, written as
+        `_line` writes the record (json.dumps, ensure_ascii=False) but piece by piece: what
+        every hit of the detector shares (its columns, the run's names) is looked up and
+        written once, each string by the encoder's own function (`_text`)."""
+        ext = detection.binding.ext or {}
+        prompt_column = ext.get("prompt_column") or PROMPT
+        goal_column = ext.get("goal_column") or GOAL
+        triggers_column = ext.get("triggers_column") or TRIGGERS
+        shared = (
+            (f', "run_id": {_value(str(self.experiment.public_id))}, "attempt_id": '),
+            (
+                f', "generator": {_value(self.generator)}, "probe": {_value(self.probe)}, '
+                f'"detector": {_value(detection.detector)}, '
+                f'"generations_per_prompt": {_value(self.experiment.repetitions)}, "reason": '
+            ),
+        )
+
+        def line(hit: _Hit) -> str:
+            (_binding, _item, repeat, _turn, _status, score, human_score, human, reason, tags,
+             uid, position) = hit.values[: len(HIT_FIELDS)]  # fmt: skip
+            data = hit.data or {}
+            prompt = _cell_text(data, prompt_column) or _cell_text(data, "input")
+            return "".join((
+                '{"goal": ', _value(_cell_text(data, goal_column)),
+                ', "prompt": ', "null" if prompt is None else _conversation_json(prompt),
+                ', "output": ', _message_json(_output(hit.turn, data)),
+                ', "triggers": ', _value(_triggers(_cell_text(data, triggers_column))),
+                ', "score": ', _value(human_score if human else score),
+                shared[0], _value(_cell_text(data, ATTEMPT_ID) or uuid_text(uid)),
+                ', "attempt_seq": ', _value(_whole(_cell_text(data, ATTEMPT_SEQ), position)),
+                ', "attempt_idx": ', _value(_whole(_cell_text(data, ATTEMPT_IDX), repeat)),
+                shared[1], _value(reason), ', "tags": ', _value(json_list(tags)), "}\n",
+            ))  # fmt: skip
+
+        return line
 
 
 def _output(turn: dict, data: dict) -> str | None:
@@ -387,22 +409,32 @@ def _whole(text: str | None, default: int) -> int:
     return int(text) if text and text.isdigit() else default
 
 
-def _message(text: str | None) -> dict | None:
-    """garak's Message as its dataclass serialises (`asdict`)."""
-    if text is None:
-        return None
-    return {
-        "text": text,
-        "lang": None,
-        "data_path": None,
-        "data_type": None,
-        "data_checksum": None,
-        "notes": {},
-    }
+def _value(value) -> str:
+    """`value` as _ENCODER writes it: strings by the encoder's own string function, ints and
+    finite floats by their repr (as the encoder does), the rest (NaN, lists, a cell's odd
+    value) by the encoder itself."""
+    kind = type(value)
+    if kind is str:
+        return _text(value)
+    if value is None:
+        return "null"
+    if kind is int or (kind is float and value - value == 0.0):  # NaN and ±inf are not 0
+        return repr(value)
+    return _ENCODER.encode(value)
 
 
-def _conversation(text: str) -> dict:
-    return {"turns": [{"role": "user", "content": _message(text)}], "notes": {}}
+_MESSAGE_END = ', "lang": null, "data_path": null, "data_type": null, "data_checksum": null'
+
+
+def _message_json(text) -> str:
+    """garak's Message of `text` as its dataclass serialises (`asdict`), in JSON."""
+    return "null" if text is None else f'{{"text": {_value(text)}{_MESSAGE_END}, "notes": {{}}}}'
+
+
+def _conversation_json(text) -> str:
+    """garak's Conversation of one user turn of `text`, in JSON."""
+    content = _message_json(text)
+    return f'{{"turns": [{{"role": "user", "content": {content}}}], "notes": {{}}}}'
 
 
 def _triggers(text: str | None):
