@@ -3,7 +3,8 @@
 Runs an experiment of BENCH_ROWS rows (default 20,000) × one Python code check with a short
 reason (the sandbox, in this process) behind a target-less evalset, then — after VACUUM
 ANALYZE, as autovacuum would leave it — prints the results table's heap, TOAST and each
-index divided by the results, and the average width of a stored result row.
+index divided by the results, and the average width of a stored result row; then the GIN
+(trigram) indexes once rebuilt, as a larger table amortises their pending lists.
 
     BENCH_ROWS=20000    rows (and results)
     BENCH_DB=name       the scratch database's name (default assay_bench)
@@ -90,6 +91,25 @@ def report(experiment) -> None:
     for name, size in parts:
         print(f"  {name:<48} {size / count:7.1f} bytes per result")
     print(f"  average stored row width (pg_column_size)        {width:7.1f} bytes")
+    _gin_rebuilt(table, count)
+
+
+def _gin_rebuilt(table: str, count: int) -> None:
+    """The GIN (trigram) indexes rebuilt: what they come to once a table is large enough that
+    the pages of their pending lists (gin_pending_list_limit) no longer count."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid "
+            "JOIN pg_am a ON a.oid = c.relam WHERE x.indrelid = %s::regclass AND a.amname = 'gin'",
+            [table],
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f"REINDEX INDEX {name}")
+            cursor.execute("SELECT pg_relation_size(%s)", [name])
+            size = cursor.fetchone()[0]
+            print(f"  {name + ' rebuilt':<48} {size / count:7.1f} bytes per result")
 
 
 def _parts(cursor, table: str) -> list[tuple[str, int]]:
