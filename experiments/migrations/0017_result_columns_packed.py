@@ -37,6 +37,8 @@ def results_pack(apps, schema_editor):
     schema_editor.execute(f"ALTER TABLE {packed} RENAME TO {table}")
     _rename_generated(schema_editor, table, packed)
     _constraints_and_indexes(schema_editor, Result, fields)
+    # a new table has no statistics until autovacuum comes by: the pages' plans need them
+    schema_editor.execute(f"ANALYZE {table}")
 
 
 def _copy(schema_editor, Result, fields, packed: str) -> None:
