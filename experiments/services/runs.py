@@ -223,9 +223,7 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
 
 def _plan_chunks(experiment: Experiment) -> None:
     """Split the version's items by position into chunks, one row per (range, kind of work)."""
-    positions = EvalSetItem.objects.filter(version=experiment.evalset_version)
-    ordered = list(positions.order_by("position").values_list("position", flat=True))
-    bounds, count = ordered[:: experiment.chunk_size], len(ordered)
+    bounds, count = chunk_bounds(version=experiment.evalset_version, size=experiment.chunk_size)
     kinds = _chunk_kinds(experiment)
     # with a target, a range's evaluator chunks wait for its target chunk, which unblocks them;
     # a target whose outputs are pushed by a client waits for them (no worker computes them)
@@ -250,6 +248,25 @@ def _plan_chunks(experiment: Experiment) -> None:
     experiment.items_total = count
     experiment.results_total = _results_expected(experiment, count)
     experiment.chunks_total = len(chunks)
+
+
+def chunk_bounds(*, version: EvalSetVersion, size: int) -> tuple[list[int], int]:
+    """The first position of each chunk of `size` rows, and the row count.
+
+    A committed version's positions are 0…n-1 (renumbered at commit) and its row count is
+    stored, so two index probes (the lowest and highest position) are enough: no request reads
+    a million positions. Only a version whose positions have gaps (rows written by hand) is
+    read position by position, so its chunks still hold `size` rows each.
+    """
+    rows = EvalSetItem.objects.filter(evalset_id=version.evalset_id, version=version)
+    ends = rows.order_by("position").values_list("position", flat=True)
+    low, high = ends.first(), ends.reverse().first()
+    if low is None:
+        return [], 0
+    if high - low + 1 == version.item_count:
+        return list(range(low, high + 1, size)), version.item_count
+    ordered = list(ends)
+    return ordered[::size], len(ordered)
 
 
 def _results_expected(experiment: Experiment, rows: int) -> int:
