@@ -32,7 +32,15 @@ def experiment_finalize_if_done(*, experiment_id: int) -> bool:
         )
         if claimed:
             _settle(experiment_id)
+            _prepare_pages(experiment_id)
     return claimed or experiment_settle_cancel(experiment_id=experiment_id)
+
+
+def _prepare_pages(experiment_id: int) -> None:
+    # after the commit, outside the claim's transaction: a million-row pairing takes seconds
+    from ..results.compare_prepare import run_pages_prepare_on_commit
+
+    run_pages_prepare_on_commit(experiment_id=experiment_id)
 
 
 def _cancel_asked(experiment_id: int) -> bool:
