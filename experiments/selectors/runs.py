@@ -1,0 +1,215 @@
+"""Reads of experiments: the list, one run, its progress and counts, and the list's scores
+and filters."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from assay.models import Workspace
+from assay.selectors import as_uuid, by_public_id, public_or_404
+from assay.vocabulary import ResultStatus, Verdict
+from evalsets.models import EvalSet
+from evaluators.models import Evaluator
+
+from ..models import ACTIVE_STATUSES, EvaluatorBinding, Experiment, ExperimentStatus, Result
+from ..stats import COUNT_KEYS
+from .resolving import _named_ref
+
+
+def experiment_list(
+    *, workspace: Workspace, status: str = "", evalset: str = "", evaluator: str = ""
+) -> QuerySet:
+    """Experiments of the workspace, newest first; `evalset` is an evalset or version public id,
+    or a live evalset's "name" (any version) or "name@version".
+
+    A status or id that cannot match anything is a ValidationError naming the filter.
+    """
+    qs = Experiment.objects.filter(workspace=workspace)
+    if status:
+        if status not in ExperimentStatus.values:
+            raise ValidationError({"status": f"Unknown status {status!r}."})
+        qs = qs.filter(status=status)
+    if evalset:
+        qs = qs.filter(_evalset_filter(workspace, evalset))
+    if evaluator:
+        uid = as_uuid(evaluator)
+        if uid is None:
+            raise ValidationError({"evaluator": gettext("Give an evaluator id.")})
+        qs = qs.filter(bindings__evaluator_version__evaluator__public_id=uid).distinct()
+    qs = qs.select_related("evalset_version__evalset", "created_by")
+    return qs.annotate(binding_count=Count("bindings")).order_by("-created_at", "-pk")
+
+
+def _evalset_filter(workspace: Workspace, ref: str) -> Q:
+    named = _named_ref(ref)
+    if named is None:
+        uid = as_uuid(ref)
+        return Q(evalset_version__public_id=uid) | Q(evalset_version__evalset__public_id=uid)
+    name, version = named
+    if not EvalSet.objects.filter(workspace=workspace, name=name, deleted_at__isnull=True).exists():
+        raise ValidationError(
+            {"evalset": gettext("No evaluation set is named %(name)r.") % {"name": name}}
+        )
+    live = Q(evalset_version__evalset__name=name, evalset_version__evalset__deleted_at__isnull=True)
+    return live & Q(evalset_version__version=version) if version else live
+
+
+def experiment_get(*, workspace: Workspace, public_id) -> Experiment:
+    """One experiment of the workspace, or 404 (also for malformed ids and other workspaces)."""
+    qs = Experiment.objects.filter(workspace=workspace).select_related(
+        "evalset_version__evalset", "created_by", "cloned_from"
+    )
+    return public_or_404(qs, public_id, "experiment")
+
+
+def experiment_find(*, workspace: Workspace, public_id) -> Experiment | None:
+    """One experiment of the workspace by public id, or None."""
+    return by_public_id(Experiment.objects.filter(workspace=workspace), public_id)
+
+
+def baseline_latest(*, workspace: Workspace, candidate: Experiment) -> Experiment | None:
+    """The newest completed run marked as a baseline on the candidate's evalset."""
+    return (
+        Experiment.objects.filter(
+            workspace=workspace,
+            is_baseline=True,
+            status=ExperimentStatus.COMPLETED,
+            evalset_version__evalset_id=candidate.evalset_version.evalset_id,
+        )
+        .exclude(pk=candidate.pk)
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
+def any_active(experiments) -> bool:
+    return any(e.status in ACTIVE_STATUSES for e in experiments)
+
+
+def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
+    """Counters, percent, elapsed time, throughput (results/s and rows/s) and the ETA.
+
+    Throughput is measured from `started_at`; the ETA exists only while the run is active
+    and something has been done (before that there is nothing honest to extrapolate).
+    """
+    now = now or timezone.now()
+    done, total = experiment.results_done, experiment.results_total
+    elapsed = _elapsed(experiment, now)
+    results_per_s = done / elapsed if elapsed and done else None
+    bindings = (
+        max(1, experiment.results_total // experiment.items_total)
+        if (experiment.items_total)
+        else 1
+    )
+    eta = None
+    if experiment.is_active and results_per_s and total > done:
+        eta = math.ceil((total - done) / results_per_s)
+    return {
+        "results_done": done,
+        "results_total": total,
+        "items_total": experiment.items_total,
+        "chunks_done": experiment.chunks_done,
+        "chunks_total": experiment.chunks_total,
+        "percent": round(100 * experiment.progress, 1),
+        "elapsed_s": round(elapsed, 3) if elapsed is not None else None,
+        "results_per_s": round(results_per_s, 2) if results_per_s else None,
+        "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
+        "eta_s": eta,
+    }
+
+
+def _elapsed(experiment: Experiment, now: datetime) -> float | None:
+    if experiment.started_at is None:
+        return None
+    end = experiment.finished_at or now
+    return max(0.0, (end - experiment.started_at).total_seconds())
+
+
+def result_counts(*, experiment: Experiment) -> dict:
+    """Results by status and by final verdict (a human correction wins)."""
+    statuses = {s: 0 for s in ResultStatus.values}
+    verdicts = {v: 0 for v in Verdict.values}
+    if not experiment.is_active and _aggregated(experiment):
+        return _counts_from_aggregates(experiment, statuses, verdicts)
+    rows = (
+        Result.objects.filter(experiment=experiment)
+        .values_list("status", "verdict", "human_verdict")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for status, verdict, human, n in rows:
+        statuses[status] = statuses.get(status, 0) + n
+        final = human or verdict
+        verdicts[final] = verdicts.get(final, 0) + n
+    return {"statuses": statuses, "verdicts": verdicts}
+
+
+def _aggregated(experiment: Experiment) -> bool:
+    """Finished runs have one stored aggregate per binding: read those, not every result."""
+    return experiment.aggregates.count() == experiment.bindings.count() > 0
+
+
+def _counts_from_aggregates(experiment: Experiment, statuses: dict, verdicts: dict) -> dict:
+    for summary in experiment.aggregates.values_list("summary", flat=True):
+        for status, n in (summary.get("statuses") or {}).items():
+            statuses[status] = statuses.get(status, 0) + n
+        for verdict, key in COUNT_KEYS.items():
+            verdicts[verdict] += summary[key]
+    return {"statuses": statuses, "verdicts": verdicts}
+
+
+def failed_count(*, experiment: Experiment) -> int:
+    """Rows a retry would re-run (error or timeout); a finished run reads its aggregates."""
+    retryable = [ResultStatus.ERROR, ResultStatus.TIMEOUT]
+    if not experiment.is_active and _aggregated(experiment):
+        statuses = result_counts(experiment=experiment)["statuses"]
+        return sum(statuses.get(s, 0) for s in retryable)
+    return experiment.results.filter(status__in=retryable).count()
+
+
+def bindings_with_summaries(*, experiment: Experiment) -> list[EvaluatorBinding]:
+    """Bindings in order, each with `summary` (the stored aggregate, or None yet)."""
+    bindings = list(experiment.bindings.select_related("evaluator_version__evaluator", "aggregate"))
+    for binding in bindings:
+        aggregate = getattr(binding, "aggregate", None)
+        binding.summary = aggregate.summary if aggregate is not None else None
+    return bindings
+
+
+def experiment_list_scores(*, experiments) -> dict[int, list[dict]]:
+    """experiment pk → each evaluator's pass rate and interval, for the list (one query)."""
+    from ..models import Aggregate
+    from ..stats.interval_settings import pass_interval
+
+    scores: dict[int, list[dict]] = {}
+    found = Aggregate.objects.filter(experiment__in=list(experiments)).select_related(
+        "binding__evaluator_version__evaluator"
+    )
+    for aggregate in found.order_by("binding__position"):
+        fail_ci = aggregate.summary.get("fail_rate_ci")
+        scores.setdefault(aggregate.experiment_id, []).append(
+            {
+                "name": aggregate.binding.evaluator_version.evaluator.name,
+                "pass_rate": aggregate.summary.get("pass_rate"),
+                "pass_ci": pass_interval(fail_ci),
+            }
+        )
+    return scores
+
+
+def experiment_filter_choices(*, workspace: Workspace) -> dict:
+    """The list page's filter choices: live evalsets, and evaluators bound in some run."""
+    evalsets = EvalSet.objects.filter(workspace=workspace, deleted_at__isnull=True)
+    evaluators = Evaluator.objects.filter(
+        workspace=workspace, versions__bindings__isnull=False
+    ).distinct()
+    return {
+        "evalsets": list(evalsets.order_by("name").values_list("public_id", "name")),
+        "evaluators": list(evaluators.order_by("name").values_list("public_id", "name")),
+    }
