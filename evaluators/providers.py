@@ -39,6 +39,7 @@ def judge_run_batch(*, batch) -> list:
             version_key=batch.version_key,
             media_resolver=storage_media_resolver(batch.workspace),
             cancel=batch.cancel,
+            run_limit=run_limit(batch.run_key),
         )
     except BatchCancelled:
         raise RunCancelled from None
@@ -67,6 +68,14 @@ def llm_backends():
     from .llm import make_cache, make_limiter
 
     return shared_backend(make_limiter), shared_backend(make_cache)
+
+
+def run_limit(key: str | None):
+    """The run-wide slots of `key` (None: no run): in Redis when REDIS_URL is set, shared by
+    every worker, else in this process."""
+    from .llm.slots import RunLimit
+
+    return RunLimit(key, settings.REDIS_URL or None) if key else None
 
 
 def judge_provider(workspace: Workspace, config: dict) -> ModelProvider | None:

@@ -66,16 +66,18 @@ def evaluator_run_batch(
     version_key: str | None = None,
     concurrency: int = 16,
     cancel: threading.Event | None = None,
+    run_key: str | None = None,
 ) -> list[RunOutcome]:
     """Run `config` on every turn; a missing required variable skips that turn (unknown).
 
     Setting `cancel` stops the batch within a fraction of a second (the sandbox child is
-    killed, calls in flight are dropped) and raises `RunCancelled`.
+    killed, calls in flight are dropped) and raises `RunCancelled`. With a `run_key`, every
+    batch of that key (in any worker) shares the `concurrency` slots.
     """
     skipped = {i: _missing(config, turn) for i, turn in enumerate(turns)}
     runnable = [i for i, problem in skipped.items() if not problem]
     todo = [turns[i] for i in runnable]
-    batch = Batch(workspace, config, todo, version_key, concurrency, cancel)
+    batch = Batch(workspace, config, todo, version_key, concurrency, cancel, run_key)
     ran = kind_get(kind).run(batch) if todo else []
     results = dict(zip(runnable, ran, strict=True))
     outcomes = [

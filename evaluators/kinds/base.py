@@ -22,6 +22,9 @@ class Batch:
     version_key: str | None = None  # a submitted version's key (answers cached); None: a draft
     concurrency: int = 16
     cancel: threading.Event | None = None
+    # whose calls share the `concurrency` across workers ("experiment:<id>:judge"); None: this
+    # batch alone
+    run_key: str | None = None
 
 
 class EvaluatorKindSpec:

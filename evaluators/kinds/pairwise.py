@@ -98,6 +98,7 @@ def pairwise_run_batch(*, batch) -> list:
         judge_provider,
         llm_backends,
         provider_settings,
+        run_limit,
         storage_media_resolver,
     )
     from ..runner import RunCancelled, RunOutcome
@@ -118,6 +119,7 @@ def pairwise_run_batch(*, batch) -> list:
             version_key=batch.version_key,
             media_resolver=storage_media_resolver(batch.workspace),
             cancel=batch.cancel,
+            run_limit=run_limit(batch.run_key),
         )
     except BatchCancelled:
         raise RunCancelled from None

@@ -17,6 +17,7 @@ from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
 from .request import build_request
+from .slots import RunLimit
 
 
 @dataclass
@@ -59,6 +60,7 @@ def run_completion_batch(
     cache: ResponseCache | None = None,
     cache_namespace: str | None = None,
     cancel: threading.Event | None = None,
+    run_limit: RunLimit | None = None,
 ) -> list[CallResult]:
     """Send ready chat completion bodies (a prompt target's); one CallResult per body, in order.
 
@@ -67,7 +69,7 @@ def run_completion_batch(
     coroutine = _completions(
         requests,
         settings,
-        concurrency,
+        (concurrency, run_limit),
         limiter,
         cache if cache_namespace else None,
         cache_namespace,
@@ -76,9 +78,10 @@ def run_completion_batch(
     return run_blocking(coroutine)
 
 
-async def _completions(requests, settings, concurrency, limiter, cache, namespace, cancel):
+async def _completions(requests, settings, slots, limiter, cache, namespace, cancel):
     limiter = _default_limiter(limiter, settings)
-    pool = ClientPool(settings, concurrency)
+    concurrency, run_limit = slots
+    pool = ClientPool(settings, concurrency, run_limit=run_limit)
 
     async def one(request: Mapping[str, Any]) -> CallResult:
         key = cache_key(namespace, request, settings.limiter_key) if cache else None
@@ -110,16 +113,18 @@ async def arun_llm_batch(
     version_key: str | None = None,
     media_resolver: MediaResolver | None = None,
     cancel: threading.Event | None = None,
+    run_limit: RunLimit | None = None,
 ) -> list[LlmOutcome]:
     """Judge ``turns`` with the evaluator ``config``: at most ``concurrency`` calls in flight,
-    clients per batch.
+    clients per batch; with a ``run_limit``, at most ``concurrency`` for the whole run across
+    every worker.
 
     The cache is used only with a ``version_key`` (drafts change without a new key). Setting
     ``cancel`` stops the batch within ~0.1 s: requests in flight are dropped and
     ``BatchCancelled`` is raised.
     """
     limiter = _default_limiter(limiter, settings)
-    pool = ClientPool(settings, concurrency)
+    pool = ClientPool(settings, concurrency, run_limit=run_limit)
     job = _Job(config, settings, pool, limiter, cache if version_key else None, version_key)
     try:
         return await gather_cancellable([job.run(t, media_resolver) for t in turns], cancel)

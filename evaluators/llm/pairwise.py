@@ -24,6 +24,7 @@ from .pool import ClientPool
 from .ratelimit import RateLimiter
 from .render import MediaResolver, RenderError
 from .request import build_request
+from .slots import RunLimit
 
 ORDERS = ("A, B", "B, A")  # which output the judge saw first, in each call
 # A pair whose orders ended differently ends as the worst of them.
@@ -95,10 +96,12 @@ async def arun_pairwise_batch(
     version_key: str | None = None,
     media_resolver: MediaResolver | None = None,
     cancel: threading.Event | None = None,
+    run_limit: RunLimit | None = None,
 ) -> list[PairJudgement]:
     """Judge every turn in both orders; one PairJudgement per turn, in order. Setting
-    ``cancel`` drops the calls in flight and raises ``BatchCancelled``, as for score judges."""
-    pool = ClientPool(settings, concurrency)
+    ``cancel`` drops the calls in flight and raises ``BatchCancelled``, as for score judges;
+    a ``run_limit`` bounds the run's calls in flight across every worker."""
+    pool = ClientPool(settings, concurrency, run_limit=run_limit)
     asker = _Asker(config, settings, pool, _default_limiter(limiter, settings), cache, version_key)
     calls = [asker.ask(turn, order, media_resolver) for turn in turns for order in ORDERS]
     try:

@@ -282,6 +282,7 @@ def judge_pairs(*, run: PairwiseRun, turns: list[dict], repeat: int, cancel) -> 
         version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
         concurrency=run.concurrency,
         cancel=cancel,
+        run_key=f"pairwise:{run.public_id}:judge",
     )
 
 

@@ -92,6 +92,7 @@ class EvaluatorWork:
             version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
             concurrency=self.experiment.concurrency,
             cancel=self.cancel,
+            run_key=f"experiment:{self.experiment.public_id}:judge",
         )
 
 

@@ -63,7 +63,12 @@ class HttpTarget(TargetSpec):
 
     def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
         calls = HttpCall.for_items(experiment=experiment, items=items)
-        answers = run_calls(experiment=experiment, calls=calls, cancel=cancel)
+        answers = run_calls(
+            experiment=experiment,
+            calls=calls,
+            cancel=cancel,
+            run_key=f"experiment:{experiment.public_id}:target",
+        )
         return [row_fields(experiment.target_config, call, answer) for call, answer in answers]
 
     def summary(self, config: dict) -> str:

@@ -1,5 +1,6 @@
-"""Sending HTTP-target requests: one per row, `concurrency` in flight, through the shared retry
-loop, rate limiter and outbound policy. Secrets are filled in here and nowhere else; what is
+"""Sending HTTP-target requests: one per row, `concurrency` in flight (for the whole run, across
+every worker, when given the run's key), through the shared retry loop, rate limiter and
+outbound policy. Secrets are filled in here and nowhere else; what is
 stored and shown (`HttpCall.shown`) names them instead."""
 
 from __future__ import annotations
@@ -152,36 +153,56 @@ def media_link(workspace):
 # ----------------------------------------------------------------------------- sending
 
 
-def run_calls(*, experiment, calls: list[HttpCall], cancel: threading.Event | None) -> list:
+def run_calls(
+    *,
+    experiment,
+    calls: list[HttpCall],
+    cancel: threading.Event | None,
+    run_key: str | None = None,
+) -> list:
     """[(call, Answer)] in order; blocking (for the chunk runner and the test request).
-    A cancel drops the calls in flight and raises RunCancelled, as evaluator batches do."""
+    A cancel drops the calls in flight and raises RunCancelled, as evaluator batches do.
+    Calls of one `run_key` (the run's target) share `concurrency` across every worker."""
     call_settings = CallSettings.for_experiment(experiment)
+    sending = _send_all(calls, call_settings, (experiment.concurrency, run_key), cancel)
     try:
-        return run_blocking(_send_all(calls, call_settings, experiment.concurrency, cancel))
+        return run_blocking(sending)
     except BatchCancelled:
         raise RunCancelled from None
 
 
-async def _send_all(calls, call_settings, concurrency, cancel) -> list:
+async def _send_all(calls, call_settings, slots, cancel) -> list:
     import asyncio
 
-    from evaluators.providers import llm_backends
+    from evaluators.llm.slots import run_slots_open
+    from evaluators.providers import llm_backends, run_limit
 
     limiter, _cache = llm_backends()
+    concurrency, run_key = slots
     size = max(1, concurrency)
+    shared = run_slots_open(run_limit(run_key), size) if run_key else None
     limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
     policy = outbound_policy(settings.ASSAY_OUTBOUND_ALLOW)
     transport = async_transport(policy, limits=limits, ssl_context=ssl_context())
-    slots = asyncio.Semaphore(size)
+    local = asyncio.Semaphore(size)
     async with httpx2.AsyncClient(transport=transport, follow_redirects=False) as client:
 
         async def one(call: HttpCall):
             if call.problem:
                 return call, _answer()
-            async with slots:
-                return call, await _send(client, call, call_settings, limiter)
+            async with local:
+                token = await shared.acquire() if shared else None
+                try:
+                    return call, await _send(client, call, call_settings, limiter)
+                finally:
+                    if token is not None:
+                        await shared.release(token)
 
-        return await gather_cancellable([one(c) for c in calls], cancel)
+        try:
+            return await gather_cancellable([one(c) for c in calls], cancel)
+        finally:
+            if shared is not None:
+                await shared.close()
 
 
 class _BadStatus(Exception):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from assay.selectors import provider_find
 from assay.vocabulary import ContentType, ResultStatus
 from evaluators.config import PLACEHOLDER_RE
-from evaluators.providers import llm_backends, provider_cost, provider_settings
+from evaluators.providers import llm_backends, provider_cost, provider_settings, run_limit
 
 from .base import TargetSpec
 
@@ -58,6 +58,7 @@ class PromptTarget(TargetSpec):
             concurrency=experiment.concurrency,
             cache_namespace=f"prompt-target:{experiment.public_id}:{repeat}",
             cancel=cancel,
+            run_key=f"experiment:{experiment.public_id}:target",
         )
 
     def summary(self, config: dict) -> str:
@@ -156,6 +157,7 @@ def prompt_rows(
     concurrency: int,
     cache_namespace: str,
     cancel,
+    run_key: str | None = None,
 ) -> list[dict]:
     """TargetResult fields per row: the config's messages filled from the row's data, then its
     chat history when given (a simulated user's conversation so far), answered by the model."""
@@ -174,14 +176,22 @@ def prompt_rows(
         concurrency=concurrency,
         cache_namespace=cache_namespace,
         cancel=cancel,
+        run_key=run_key,
     )
 
 
 def completion_rows(
-    *, provider, requests: list[dict], concurrency: int, cache_namespace: str, cancel
+    *,
+    provider,
+    requests: list[dict],
+    concurrency: int,
+    cache_namespace: str,
+    cancel,
+    run_key: str | None = None,
 ) -> list[dict]:
     """TargetResult fields for ready chat bodies sent to `provider` through the judges' call
-    path (pool, rate limit, retries, response cache); a cancel raises RunCancelled."""
+    path (pool, rate limit, retries, response cache); a cancel raises RunCancelled. Calls of
+    one `run_key` share `concurrency` across every worker."""
     from evaluators.llm import BatchCancelled, run_completion_batch
     from evaluators.runner import RunCancelled
 
@@ -195,6 +205,7 @@ def completion_rows(
             cache=cache,
             cache_namespace=cache_namespace,
             cancel=cancel,
+            run_limit=run_limit(run_key),
         )
     except BatchCancelled:
         raise RunCancelled from None

@@ -226,6 +226,7 @@ class Simulation:
             concurrency=self.experiment.concurrency,
             cache_namespace=SIMULATOR_CACHE,
             cancel=cancel,
+            run_key=f"experiment:{self.experiment.public_id}:simulator",
         )
         for dialogue, fields in zip(asked, rows, strict=True):
             dialogue.simulated(fields, stop)
@@ -323,7 +324,12 @@ class HttpApp(_App):
 
     def answer(self, dialogues: list[Dialogue], cancel) -> list[dict]:
         calls = HttpCall.for_items(experiment=self.run, items=[_TurnRow.of(d) for d in dialogues])
-        answers = run_calls(experiment=self.run, calls=calls, cancel=cancel)
+        answers = run_calls(
+            experiment=self.run,
+            calls=calls,
+            cancel=cancel,
+            run_key=f"experiment:{self.run.public_id}:target",
+        )
         return [http_row_fields(self.run.target_config, call, answer) for call, answer in answers]
 
 
@@ -340,6 +346,7 @@ class PromptApp(_App):
             # like the prompt target: per run and repetition (a re-run asks the app again)
             cache_namespace=f"simulated-user-app:{self.run.public_id}:{self.repeat}",
             cancel=cancel,
+            run_key=f"experiment:{self.run.public_id}:target",
         )
 
 
