@@ -130,7 +130,7 @@ def run_batch(request: dict[str, Any], out_fd: int) -> int:
     for turn in request["turns"]:
         budget.extend()
         record = run_turn(runner, turn)
-        framing.write_frame(out_fd, {"r": [record]})
+        framing.write_all(out_fd, framing.encode_result(record))
         if record[0] == "memory":  # the heap may be fragmented: continue in a new child
             framing.write_frame(out_fd, {"end": "recycle"})
             return 0

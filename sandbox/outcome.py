@@ -89,7 +89,7 @@ def outcome_from_record(record: Any) -> Outcome:
     if not isinstance(record, list) or len(record) != 6:
         return Outcome("error", error="sandbox sent a malformed result")
     status, score, reason, stdout, error, duration = record
-    if status not in STATUSES or not all(isinstance(t, str) for t in (stdout, error)):
+    if status not in STATUSES or not (isinstance(stdout, str) and isinstance(error, str)):
         return Outcome("error", error="sandbox sent a malformed result")
     if not isinstance(duration, int | float) or isinstance(duration, bool):
         duration = 0.0

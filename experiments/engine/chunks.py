@@ -10,8 +10,9 @@ from __future__ import annotations
 import uuid
 from functools import partial
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import F, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
@@ -25,6 +26,7 @@ from .dispatch import QUEUE, chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
 from .scoring import EvaluatorWork
+from .turns import json_loads
 from .writes import COLUMNS, results_write, stale_turns_delete
 
 MINI_BATCH = 250  # rows between progress bumps and writes of an LLM judge's chunk
@@ -173,19 +175,25 @@ class ItemRow:
 
 
 def _chunk_items(chunk: ExperimentChunk) -> list[ItemRow]:
+    # data and tags come as their JSON text and are parsed here (by orjson, several times
+    # faster than the JSONField's json.loads; the item read is a tenth of a code chunk's time)
     rows = (
         EvalSetItem.objects.of_version(chunk.experiment.evalset_version)
         .filter(position__gte=chunk.position_from, position__lt=chunk.position_to)
         .order_by("position")
-        .values_list("id", "item_id", "position", "data", "tags")
+        .annotate(data_text=Cast("data", TextField()), tags_text=Cast("tags", TextField()))
+        .values_list("id", "item_id", "position", "data_text", "tags_text")
     )
-    return [ItemRow(*row) for row in rows]
+    return [
+        ItemRow(pk, uid, at, json_loads(data), json_loads(tags)) for pk, uid, at, data, tags in rows
+    ]
 
 
 def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> None:
     """Rows, lease check and progress bump in one transaction: a runner that lost its lease,
     or a run that was cancelled meanwhile, writes nothing (the rows roll back)."""
     with transaction.atomic():
+        _flush_later()
         write()
         if not lifecycle.lease_renew(chunk.pk, lease.token):
             lease.reason = "lost"
@@ -193,6 +201,17 @@ def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> Non
         if not lifecycle.experiment_progress(chunk.experiment_id, count):
             lease.reason = "cancelled"
             raise ChunkStopped("the experiment is no longer running")
+
+
+def _flush_later() -> None:
+    """PostgreSQL: this transaction's commit does not wait for its WAL (a mini-batch's rows
+    and index entries) to reach the disk, so the runner goes on scoring meanwhile. Safe as the
+    work is idempotent: a crash loses at most the last such commits whole (rows, lease renewal
+    and progress together, in WAL order) and the chunk runs them again; the chunk's `done`
+    commits synchronously, which flushes every commit before it."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
 # ----------------------------------------------------------------------------- evaluators
