@@ -248,8 +248,22 @@ def report(
     if server is not None:
         print(
             f"judge: the experiment's concurrency {JUDGE_CONCURRENCY}, "
-            f"most requests in flight at once {server.state.max_in_flight}"
+            f"most requests in flight at once {server.state.max_in_flight}; "
+            f"{_in_flight_profile(server.state.time_at)}"
         )
+
+
+def _in_flight_profile(time_at: dict[int, float]) -> str:
+    """Mean in flight from the judge's first request to its last answer, and the share of that
+    time spent at the limit, above it and idle."""
+    total = sum(time_at.values()) or 1.0
+    mean = sum(level * spent for level, spent in time_at.items()) / total
+    at = sum(s for level, s in time_at.items() if level == JUDGE_CONCURRENCY) / total
+    above = sum(s for level, s in time_at.items() if level > JUDGE_CONCURRENCY) / total
+    return (
+        f"mean in flight {mean:.1f} over {total:.1f} s; at {JUDGE_CONCURRENCY}: {at:.0%}, "
+        f"above: {above:.0%}, none: {time_at.get(0, 0.0) / total:.0%}"
+    )
 
 
 def _phases(experiment, elapsed: float) -> str:

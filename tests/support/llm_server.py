@@ -95,6 +95,20 @@ class _State:
     record: bool = True
     in_flight: int = 0
     max_in_flight: int = 0
+    # seconds spent at each number of chat requests in flight (0 only between the first
+    # request and the last answer), for benchmarks that check a provider is kept busy
+    time_at: dict[int, float] = field(default_factory=dict)
+    changed_at: float | None = None
+
+    def in_flight_changed(self, by: int) -> None:
+        """Account the time at the old level, then move to the new one (lock held)."""
+        now = time.monotonic()
+        if self.changed_at is not None:
+            spent = now - self.changed_at
+            self.time_at[self.in_flight] = self.time_at.get(self.in_flight, 0.0) + spent
+        self.changed_at = now
+        self.in_flight += by
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -127,15 +141,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body, script)
         state = self.server.state
         with state.lock:
-            state.in_flight += 1
-            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            state.in_flight_changed(1)
         try:
             if state.latency_s:
                 time.sleep(state.latency_s)
             _act(self, script, body)
         finally:
             with state.lock:
-                state.in_flight -= 1
+                state.in_flight_changed(-1)
 
     def _read_json(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -389,6 +402,8 @@ class ScriptedLlmServer(BackgroundServer):
             self.state.queue.clear()
             self.state.sequence_steps.clear()
             self.state.max_in_flight = 0
+            self.state.time_at.clear()
+            self.state.changed_at = None
 
 
 def main() -> None:
