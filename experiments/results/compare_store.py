@@ -1,9 +1,10 @@
 """Paired statistics stored per pair of bindings, so a compare page does not pair a million
 results on every request.
 
-The first read of a pair of finished runs pairs their results (`compare_paired`, as before)
-and stores the numbers and the row diff's item ids; later reads take them while both runs'
-aggregates are unchanged (a correction or a retry refreshes an aggregate, and so the stamp).
+The first read of a pair of finished runs pairs their results (`compare_paired`, or with
+the same numbers by PostgreSQL: compare_sql) and stores the numbers and the row diff's item
+ids; later reads take them while both runs' aggregates are unchanged (a correction or a
+retry refreshes an aggregate, and so the stamp).
 A page of the diff reads only its own ids out of the stored bytes. Runs still working are
 paired on every read and nothing is stored.
 """
@@ -108,14 +109,12 @@ def pair_stats(
 ) -> StoredPair:
     """The stored statistics of `base` against `cand` when they are current, else paired now
     (and stored when both runs are finished)."""
-    from .compare import evaluator_side
-
     stamp = _stamp(baseline, base, candidate, cand, seed)
     found = _current(base, cand, stamp) if stamp else None
     if found is not None:
         return StoredPair(stats=found.stats, row=found)
-    left, right = evaluator_side(baseline, base), evaluator_side(candidate, cand)
-    stats, ids = packed(compare_paired(left, right, seed=seed).to_dict(), left, right)
+    sides = {"baseline": baseline, "base": base, "candidate": candidate, "cand": cand}
+    stats, ids = _paired(**sides, seed=seed)
     if not stamp:
         return StoredPair(stats=stats, ids=ids)
     row, _created = PairedComparison.objects.update_or_create(
@@ -128,6 +127,20 @@ def pair_stats(
 
 
 COMPARE = PairedComparison.Kind.COMPARE
+
+
+def _paired(*, baseline, base, candidate, cand, seed: int) -> tuple[dict, bytes]:
+    """The pair's statistics and ids: paired by PostgreSQL when each side has one result an
+    item (compare_sql, the same numbers), else by `compare_paired` over both sides' rows."""
+    from .compare import evaluator_side
+    from .compare_sql import database_pairs, paired_in_database
+
+    if database_pairs(baseline, base, candidate, cand):
+        return paired_in_database(
+            baseline=baseline, base=base, candidate=candidate, cand=cand, seed=seed
+        )
+    left, right = evaluator_side(baseline, base), evaluator_side(candidate, cand)
+    return packed(compare_paired(left, right, seed=seed).to_dict(), left, right)
 
 
 def _current(base, cand, stamp: str) -> PairedComparison | None:
