@@ -10,6 +10,9 @@ something the next ones read).
     BENCH_TIMES=5        timed requests per page
     BENCH_EXPLAIN=1      also print EXPLAIN ANALYZE of the grid's and compare's queries
     BENCH_REUSE=1        time the pages of BENCH_DB as an earlier run left it (no rebuild)
+    BENCH_PREPARE=1      forget the stored pairs, then time what the finishing path stores
+                         (the candidate's trend flips and default comparison) before the pages;
+                         without it the first views below count them themselves
 
 Rows are written by INSERT … SELECT generate_series (PostgreSQL), so a million items and two
 million results take about a minute; the results follow a fixed pattern (even rows pass, odd
@@ -41,6 +44,7 @@ LIST = int(os.environ.get("BENCH_LIST", "1000"))
 TIMES = int(os.environ.get("BENCH_TIMES", "5"))
 EXPLAIN = os.environ.get("BENCH_EXPLAIN") == "1"
 REUSE = os.environ.get("BENCH_REUSE") == "1"
+PREPARE = os.environ.get("BENCH_PREPARE") == "1"
 
 ITEMS_SQL = """
 INSERT INTO evalsets_evalsetitem ({columns})
@@ -74,6 +78,9 @@ def main() -> None:
     print(f"PostgreSQL; {ROWS:,} rows × {EVALUATORS} evaluators = {ROWS * EVALUATORS:,} results")
     print(f"per experiment; two such experiments and {LIST:,} small ones in the workspace")
     print(f"built in {time.perf_counter() - started:.0f} s; load {_load()}")
+    launch(bench)
+    if PREPARE:
+        prepare(bench)
     pages(bench)
     sizes()
     print(f"load {_load()}")
@@ -127,6 +134,8 @@ def built() -> dict:
 
 
 def _experiment(workspace, user, version, checks, name: str, *, candidate: bool):
+    from django.utils import timezone
+
     from experiments import services
     from experiments.models import Experiment, ExperimentStatus
 
@@ -144,7 +153,11 @@ def _experiment(workspace, user, version, checks, name: str, *, candidate: bool)
         print(f"  {name} results {offset}: {time.perf_counter() - started:.1f} s", flush=True)
     total = ROWS * EVALUATORS
     Experiment.objects.filter(pk=experiment.pk).update(
-        status=ExperimentStatus.COMPLETED, results_total=total, results_done=total, items_total=ROWS
+        status=ExperimentStatus.COMPLETED,
+        results_total=total,
+        results_done=total,
+        items_total=ROWS,
+        finished_at=timezone.now(),  # the candidate finishes after the baseline
     )
     experiment.refresh_from_db()
     return experiment
@@ -276,6 +289,46 @@ def _load() -> str:
 
 
 # ----------------------------------------------------------------------------- timing
+
+
+def launch(bench: dict) -> None:
+    """The launch request's work (planning a chunk per 1,000 rows) on a draft of the bench's
+    version, timed and then rolled back (no run starts)."""
+    from django.db import transaction
+
+    from experiments import services
+
+    baseline = bench["baseline"]
+    times = []
+    for _ in range(TIMES):
+        with transaction.atomic():
+            draft = services.experiment_create(
+                workspace=bench["workspace"],
+                user=bench["user"],
+                name="bench launch",
+                evalset_version=baseline.evalset_version,
+                bindings=[
+                    {"evaluator_version": b.evaluator_version} for b in baseline.bindings.all()
+                ],
+            )
+            started = time.perf_counter()
+            services.experiment_launch(experiment=draft)
+            times.append((time.perf_counter() - started) * 1000)
+            transaction.set_rollback(True)
+    label = "launch (plan the chunks), rolled back"
+    print(f"{label:<62} median {statistics.median(times):8.1f} ms   min {min(times):8.1f} ms")
+
+
+def prepare(bench: dict) -> None:
+    """What the candidate's completion stores for its first pages, timed from nothing stored."""
+    from experiments.models import PairedComparison
+    from experiments.results.compare_prepare import run_pages_prepare
+
+    PairedComparison.objects.all().delete()
+    started = time.perf_counter()
+    run_pages_prepare(experiment_id=bench["candidate"].pk)
+    elapsed = time.perf_counter() - started
+    print(f"finishing path: trend flips + default comparison stored in {elapsed:.1f} s")
 
 
 def pages(bench: dict) -> None:
