@@ -192,20 +192,32 @@ def paired_flips(*, earlier: int, later: int) -> tuple[int, int, int]:
     read (a human correction wins over the evaluator's verdict), never whole rows.
     """
     with connection.cursor() as cursor:
-        cursor.execute(_flips_sql(), [PASS, FAIL, FAIL, PASS, earlier, later])
+        cursor.execute(
+            _flips_sql(_one_version(earlier, later)), [PASS, FAIL, FAIL, PASS, earlier, later]
+        )
         worse, better, paired = cursor.fetchone()
     return int(worse or 0), int(better or 0), int(paired or 0)
 
 
-def _flips_sql() -> str:
+def _one_version(earlier: int, later: int) -> bool:
+    """Whether both bindings' runs pin one version (then an item is the same row on both)."""
+    runs = EvaluatorBinding.objects.filter(pk__in=[earlier, later])
+    return runs.values("experiment__evalset_version_id").distinct().count() == 1
+
+
+def _flips_sql(one_version: bool = False) -> str:
     # Plain SQL because the ORM cannot join a table to itself on non-key columns; CASE sums
     # rather than FILTER so that SQLite (the embedded default) runs it as PostgreSQL does.
+    # Two runs of one version pair by the item's row id, without joining a million items
+    # twice for their stable ids.
     quote = connection.ops.quote_name
+    uid, items = "r.item_id", ""
+    if not one_version:
+        uid, items = "i.item_id", f"JOIN {quote(EvalSetItem._meta.db_table)} i ON i.id = r.item_id "
     side = (
-        f"SELECT i.item_id AS uid, r.{quote('repeat')} AS rep, "
+        f"SELECT {uid} AS uid, r.{quote('repeat')} AS rep, "
         "COALESCE(NULLIF(r.human_verdict, ''), r.verdict) AS v "
-        f"FROM {quote(Result._meta.db_table)} r "
-        f"JOIN {quote(EvalSetItem._meta.db_table)} i ON i.id = r.item_id WHERE r.binding_id = %s"
+        f"FROM {quote(Result._meta.db_table)} r {items}WHERE r.binding_id = %s"
     )
     return (
         "SELECT SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), "

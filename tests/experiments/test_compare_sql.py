@@ -11,6 +11,7 @@ from experiments.results.aggregates import aggregates_refresh
 from experiments.results.compare import bindings_by_evaluator, evaluator_side
 from experiments.results.compare_sql import database_pairs, paired_in_database
 from experiments.results.compare_store import SEGMENTS, packed, pair_stats
+from experiments.results.trends import FAIL, PASS, _flips_sql, paired_flips
 from experiments.stats import compare_paired
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
@@ -121,3 +122,15 @@ def test_the_stored_figures_are_the_hand_counts(runs):
         Result.objects.filter(experiment=base).values_list("position", "item__item_id")
     )
     assert regressions == [str(by_position[p]) for p in (0, 1, 2, 3)]
+
+
+def test_the_trends_flips_of_one_version_pair_by_row_as_by_item_id(runs):
+    base, cand = runs
+    b, c = sides(base, cand)
+    assert paired_flips(earlier=b.pk, later=c.pk) == (4, 2, 38)  # by hand, as above
+    counted = []
+    for one_version in (True, False):
+        with connection.cursor() as cursor:
+            cursor.execute(_flips_sql(one_version), [PASS, FAIL, FAIL, PASS, b.pk, c.pk])
+            counted.append(tuple(int(n) for n in cursor.fetchone()))
+    assert counted == [(4, 2, 38), (4, 2, 38)]
