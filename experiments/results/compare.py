@@ -228,6 +228,11 @@ def diff_slice(comparison: EvaluatorComparison, flt: str, start: int, size: int)
 def _tagged(experiment: Experiment, binding_id: int, tag: str) -> set[str]:
     # JSON containment differs between SQLite and PostgreSQL; tags are short lists
     rows = Result.objects.filter(experiment=experiment, binding_id=binding_id)
+    if connection.vendor == "postgresql":
+        # the tagged rows' ids only, found by jsonb containment and sent as text: at 10⁶ rows
+        # parsing every row's tags into Python lists was most of a tag filter's time
+        found = rows.filter(tags__contains=[tag]).annotate(uid=Cast("item__item_id", TextField()))
+        return set(found.values_list("uid", flat=True).iterator(5000))
     return {
         str(uid)
         for uid, tags in rows.values_list("item__item_id", "tags").iterator(5000)
