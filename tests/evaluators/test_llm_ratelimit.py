@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,6 +12,7 @@ import pytest
 from evaluators.llm import LocalRateLimiter, make_limiter, run_llm_batch
 from tests.support import llm_fixtures
 from tests.support.llm_fixtures import provider_settings
+from tests.support.processes import python_scripts
 
 llm_server_factory = llm_fixtures.llm_server_factory
 llm_server = llm_fixtures.llm_server
@@ -127,22 +125,13 @@ print(sum(o.status == "success" for o in outcomes))
 def test_shared_rate_limit_holds_across_two_worker_processes(llm_server, llm_redis_url) -> None:
     key, count = f"shared-{uuid.uuid4()}", 15
     start_at = time.time() + 3.0  # both workers import first, then start together
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", WORKER, llm_server.base_url, llm_redis_url, key, tag]
-            + [str(start_at), str(count)],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    argvs = [
+        [llm_server.base_url, llm_redis_url, key, tag, str(start_at), str(count)]
         for tag in ("alpha", "beta")
     ]
-    results = [worker.communicate(timeout=60) for worker in workers]
-    assert [worker.returncode for worker in workers] == [0, 0], results
-    assert [out.strip() for out, _ in results] == [str(count), str(count)]
+    results = python_scripts(WORKER, argvs, timeout=60)
+    assert [code for code, _, _ in results] == [0, 0], results
+    assert [out.strip() for _, out, _ in results] == [str(count), str(count)]
 
     requests = llm_server.chat_requests()
     times = [r.received_at for r in requests]

@@ -23,6 +23,7 @@ from experiments.targets.http_call import HttpCall, run_calls
 from tests.support import llm_fixtures
 from tests.support.app_server import ScriptedApp
 from tests.support.llm_fixtures import provider_settings
+from tests.support.processes import python_scripts
 
 llm_server_factory = llm_fixtures.llm_server_factory
 llm_server = llm_fixtures.llm_server
@@ -73,21 +74,10 @@ def test_two_worker_processes_share_the_runs_slots_and_fill_them(
 ) -> None:
     server = llm_server_factory(latency_s=0.1)
     key, count = f"experiment:{uuid.uuid4()}:judge", 60
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", WORKER, server.base_url, llm_redis_url, key, tag, str(count)],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for tag in ("alpha", "beta")
-    ]
-    results = [worker.communicate(timeout=120) for worker in workers]
-    assert [worker.returncode for worker in workers] == [0, 0], results
-    assert [out.strip() for out, _ in results] == [str(count), str(count)]
+    argvs = [[server.base_url, llm_redis_url, key, tag, str(count)] for tag in ("alpha", "beta")]
+    results = python_scripts(WORKER, argvs, timeout=120)
+    assert [code for code, _, _ in results] == [0, 0], results
+    assert [out.strip() for _, out, _ in results] == [str(count), str(count)]
     # each process alone may have 6 in flight; the run together has 6, and uses all of them
     assert server.max_in_flight == 6
     assert held(llm_redis_url, key) == 0

@@ -19,6 +19,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def python_scripts(script: str, argvs: list[list[str]], timeout: float) -> list[tuple]:
+    """Run `script` (python -c) once per argv, all at once, from the repository; wait for every
+    one and return (returncode, stdout, stderr) each."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, *argv],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for argv in argvs
+    ]
+    finished = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        finished.append((proc.returncode, out, err))
+    return finished
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
