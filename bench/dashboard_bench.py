@@ -36,7 +36,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.support import insert_columns, scratch_database  # noqa: E402
+from bench.support import (  # noqa: E402
+    insert_columns,
+    own_peak_rss_mb,
+    reset_peak_rss,
+    scratch_database,
+)
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 EVALUATORS = int(os.environ.get("BENCH_EVALUATORS", "1"))
@@ -325,10 +330,14 @@ def prepare(bench: dict) -> None:
     from experiments.results.compare_prepare import run_pages_prepare
 
     PairedComparison.objects.all().delete()
+    before = reset_peak_rss()
     started = time.perf_counter()
     run_pages_prepare(experiment_id=bench["candidate"].pk)
     elapsed = time.perf_counter() - started
-    print(f"finishing path: trend flips + default comparison stored in {elapsed:.1f} s")
+    print(
+        f"finishing path: trend flips + default comparison stored in {elapsed:.1f} s; "
+        f"RSS {before:.0f} MB before, peak {own_peak_rss_mb():.0f} MB"
+    )
 
 
 def pages(bench: dict) -> None:

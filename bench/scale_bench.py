@@ -24,14 +24,19 @@ and redis-server on the PATH (a private one: a shared Redis's other consumers ta
 from __future__ import annotations
 
 import os
-import resource
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.support import launch_and_wait, peak_rss_mb, scratch_database  # noqa: E402
+from bench.support import (  # noqa: E402
+    launch_and_wait,
+    own_peak_rss_mb,
+    peak_rss_mb,
+    reset_peak_rss,
+    scratch_database,
+)
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "20000").split(",")]
 NODES = int(os.environ.get("BENCH_NODES", "1"))
@@ -89,9 +94,9 @@ def run(size: int) -> None:
     try:
         _wait_ready(workers)  # timed from the launch: a worker's own start is not the run's
         before = _results_bytes()
-        web_before = _reset_peak_rss()
+        web_before = reset_peak_rss()
         elapsed, experiment = launch(workspace, user, version, bindings)
-        web = (web_before, _peak_rss_mb())
+        web = (web_before, own_peak_rss_mb())
         report(size, elapsed, experiment, workers, server, _results_bytes() - before, web)
     finally:
         for worker in workers:
@@ -212,21 +217,6 @@ def _results_bytes() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_total_relation_size(%s)", [Result._meta.db_table])
         return cursor.fetchone()[0]
-
-
-def _peak_rss_mb() -> float:
-    """This process's resident high-water mark (VmHWM) in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _reset_peak_rss() -> float:
-    """Reset the high-water mark to the current RSS (so the web peak covers the launch
-    request and the polling only, not building the evalset) and return it in MB."""
-    Path("/proc/self/clear_refs").write_text("5")
-    return _peak_rss_mb()
 
 
 def report(

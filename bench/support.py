@@ -81,6 +81,21 @@ def peak_rss_mb(pid: int) -> float:
     return peak / 1024
 
 
+def own_peak_rss_mb() -> float:
+    """This process's resident high-water mark (VmHWM) in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def reset_peak_rss() -> float:
+    """Reset this process's high-water mark to its current RSS (so a peak read later covers
+    only what ran since) and return that RSS in MB."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return own_peak_rss_mb()
+
+
 def children(pid: int) -> list[int]:
     try:
         return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
