@@ -266,6 +266,27 @@ class TargetResult(models.Model):
         return f"target {self.item_uid}"
 
 
+def results_of_bindings_delete(collector, field, sub_objs, using) -> None:
+    """`on_delete` of a result's binding: the deleted bindings' results go, found by
+    (experiment, binding) so that the unique key serves the delete (no index leads with the
+    binding). A binding deleted with its experiment adds nothing: the experiment's own cascade
+    takes its results. Never evaluates `sub_objs` (results by binding alone: a full scan)."""
+    deleting = [e.pk for e in collector.data.get(Experiment, ())]
+    pks = [b.pk for b in collector.data.get(field.related_model, ())]
+    bindings = field.related_model.objects.using(using).filter(pk__in=pks)
+    by_experiment: dict[int, list[int]] = {}
+    for experiment, binding in bindings.exclude(experiment__in=deleting).values_list(
+        "experiment_id", "pk"
+    ):
+        by_experiment.setdefault(experiment, []).append(binding)
+    for experiment, ids in by_experiment.items():
+        results = field.model._base_manager.using(using)
+        collector.fast_deletes.append(results.filter(experiment_id=experiment, binding__in=ids))
+
+
+results_of_bindings_delete.lazy_sub_objs = True  # Django then passes sub_objs unevaluated
+
+
 class Result(models.Model):
     """One (experiment, item, evaluator version, repetition, turn): written once by an
     idempotent upsert.
@@ -278,9 +299,17 @@ class Result(models.Model):
     experiment = models.ForeignKey(
         Experiment, on_delete=models.CASCADE, related_name="results", db_index=False
     )
-    # indexed by (binding, position) below, which also serves the foreign key
+    # No index of its own (32 bytes a result): a binding's results are read with its
+    # experiment's, through the unique key (the experiment leads, the binding is filtered in
+    # the index). No database constraint either: its check on deleting a binding would look
+    # for the binding's results by the binding alone, a full scan; bindings go only with
+    # their experiment, whose cascade takes the results, or through the handler above.
     binding = models.ForeignKey(
-        EvaluatorBinding, on_delete=models.CASCADE, related_name="results", db_index=False
+        EvaluatorBinding,
+        on_delete=results_of_bindings_delete,
+        related_name="results",
+        db_constraint=False,
+        db_index=False,
     )
     # An item of the experiment's evalset version: versions are immutable and never deleted
     # (the experiment PROTECTs its version), so no item a result names can go. Without a
@@ -341,8 +370,6 @@ class Result(models.Model):
             )
         ]
         indexes = [
-            # a binding belongs to one experiment: its rows in order need no experiment column
-            models.Index(fields=["binding", "position"], name="result_binding_position"),
             models.Index(fields=["experiment", "binding", "verdict"]),
             models.Index(fields=["experiment", "status"]),
             models.Index(

@@ -111,7 +111,7 @@ def per_row_counts(binding: EvaluatorBinding) -> RowCounts:
     (rows have an `attempt_id` column), the rows of one attempt."""
     counts = RowCounts()
     rows = (
-        Result.objects.filter(binding=binding)
+        Result.objects.filter(experiment_id=binding.experiment_id, binding=binding)
         .order_by("position", "repeat")
         .annotate(garak_attempt=KeyTextTransform("text", KeyTransform(ATTEMPT_ID, "item__data")))
     )
@@ -196,7 +196,7 @@ def _has_intent_column(experiment: Experiment) -> bool:
 
 def _intent_column_counts(binding: EvaluatorBinding) -> dict:
     rows = (
-        Result.objects.filter(binding=binding)
+        Result.objects.filter(experiment_id=binding.experiment_id, binding=binding)
         .annotate(intent=KeyTextTransform("text", KeyTransform(INTENT_COLUMN, "item__data")))
         .values_list("intent", "verdict", "human_verdict")
     )
@@ -462,7 +462,8 @@ def generator_name(experiment: Experiment) -> str | None:
 def hit_outputs(binding: EvaluatorBinding) -> list[str]:
     """The failing outputs of a detector, in row order (the console's verbose listing)."""
     fail = Q(human_verdict=Verdict.FAIL) | Q(human_verdict="", verdict=Verdict.FAIL)
-    rows = Result.objects.filter(fail, binding=binding).order_by("position", "repeat")
+    rows = Result.objects.filter(fail, experiment_id=binding.experiment_id, binding=binding)
+    rows = rows.order_by("position", "repeat")
     failing = list(rows.only(*TURN_FIELDS, "verdict", "human_verdict"))
     turns = result_turns(results=failing)
     return [text for r in failing if (text := turn_output(turns[r.pk])) is not None]

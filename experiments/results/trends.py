@@ -191,18 +191,22 @@ def paired_flips(*, earlier: int, later: int) -> tuple[int, int, int]:
     two runs may pin different versions of the set), repeat and the two verdict columns are
     read (a human correction wins over the evaluator's verdict), never whole rows.
     """
+    runs = _runs(earlier, later)
+    one_version = runs[earlier][1] == runs[later][1]
+    sides = [runs[earlier][0], earlier, runs[later][0], later]
     with connection.cursor() as cursor:
-        cursor.execute(
-            _flips_sql(_one_version(earlier, later)), [PASS, FAIL, FAIL, PASS, earlier, later]
-        )
+        cursor.execute(_flips_sql(one_version), [PASS, FAIL, FAIL, PASS, *sides])
         worse, better, paired = cursor.fetchone()
     return int(worse or 0), int(better or 0), int(paired or 0)
 
 
-def _one_version(earlier: int, later: int) -> bool:
-    """Whether both bindings' runs pin one version (then an item is the same row on both)."""
-    runs = EvaluatorBinding.objects.filter(pk__in=[earlier, later])
-    return runs.values("experiment__evalset_version_id").distinct().count() == 1
+def _runs(earlier: int, later: int) -> dict[int, tuple[int, int]]:
+    """Each binding's (experiment, evalset version): its results are read by experiment and
+    binding (the unique key; no index leads with the binding), and two runs of one version
+    pair an item as the same row."""
+    bindings = EvaluatorBinding.objects.filter(pk__in=[earlier, later])
+    rows = bindings.values_list("pk", "experiment_id", "experiment__evalset_version_id")
+    return {pk: (experiment, version) for pk, experiment, version in rows}
 
 
 def _flips_sql(one_version: bool = False) -> str:
@@ -217,7 +221,8 @@ def _flips_sql(one_version: bool = False) -> str:
     side = (
         f"SELECT {uid} AS uid, r.{quote('repeat')} AS rep, "
         "COALESCE(NULLIF(r.human_verdict, ''), r.verdict) AS v "
-        f"FROM {quote(Result._meta.db_table)} r {items}WHERE r.binding_id = %s"
+        f"FROM {quote(Result._meta.db_table)} r {items}"
+        "WHERE r.experiment_id = %s AND r.binding_id = %s"
     )
     return (
         "SELECT SUM(CASE WHEN a.v = %s AND b.v = %s THEN 1 ELSE 0 END), "

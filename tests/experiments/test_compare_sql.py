@@ -131,6 +131,7 @@ def test_the_trends_flips_of_one_version_pair_by_row_as_by_item_id(runs):
     counted = []
     for one_version in (True, False):
         with connection.cursor() as cursor:
-            cursor.execute(_flips_sql(one_version), [PASS, FAIL, FAIL, PASS, b.pk, c.pk])
+            params = [PASS, FAIL, FAIL, PASS, base.pk, b.pk, cand.pk, c.pk]
+            cursor.execute(_flips_sql(one_version), params)
             counted.append(tuple(int(n) for n in cursor.fetchone()))
     assert counted == [(4, 2, 38), (4, 2, 38)]
