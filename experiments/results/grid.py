@@ -72,7 +72,8 @@ def grid_query(
 
     hits = text_hits(experiment=experiment, q=q) if q else None
     if _one_binding(experiment, filters) and not (sort or item):
-        # one evaluator's rows, one result each: walk its (binding, position) index
+        # one evaluator's rows, one result each: walk the unique key in row order (the
+        # experiment leads, the binding is filtered in the index; k bindings: k entries a row)
         results = results_list(experiment=experiment, **filters)
         if q:
             results = results.filter(_text_on_result(experiment, q, hits))
