@@ -1,6 +1,7 @@
 """Django's makemessages, also extracting the aliases our modules import gettext under
 (`gettext as _t`, `gettext_lazy as _lazy`), and `N_`, the no-op marker of the modules without
-Django (`evalsets/items/`: cells, content, conversation, rows), so every marked string reaches the catalogue."""
+Django (`evalsets/items/`: cells, content, conversation, rows), so every marked string reaches
+the catalogue."""
 
 from django.core.management.commands import makemessages
 
