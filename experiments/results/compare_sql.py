@@ -63,19 +63,26 @@ def paired_in_database(
         left, left_params = _side(baseline, base)
         right, right_params = _side(candidate, cand)
         sql, params = _pairing_sql(left, right), []
-    rows = _copied(sql, [*codes, *left_params, *right_params, *params])
-    rows = rows[np.argsort(rows["kind"], kind="stable")]  # each kind keeps its own order
-    kind = rows["kind"]
-    paired = rows[kind == 0]
-    pairs = _Pairs(
-        paired["uid"],
-        paired["ac"].astype(np.int8),
-        paired["bc"].astype(np.int8),
-        paired["as"].astype(np.float64),
-        paired["bs"].astype(np.float64),
+    # the statement's rows (64 MB as records at a million) are freed before the statistics
+    pairs, only_base, only_cand = _split(
+        _copied(sql, [*codes, *left_params, *right_params, *params])
     )
-    only_base, only_cand = rows["uid"][kind == 1].tobytes(), rows["uid"][kind == 2].tobytes()
     return _stats(pairs, only_base, only_cand, seed)
+
+
+def _split(rows: np.ndarray) -> tuple[_Pairs, bytes, bytes]:
+    """The paired rows' fields, and the ids of either side's rows without a pair. Each kind's
+    rows stay in the statement's order: a mask keeps it, with no sorted copy of every row."""
+    kind = rows["kind"]
+    paired = kind == 0
+    pairs = _Pairs(
+        rows["uid"][paired],
+        rows["ac"][paired].astype(np.int8),
+        rows["bc"][paired].astype(np.int8),
+        rows["as"][paired].astype(np.float64),
+        rows["bs"][paired].astype(np.float64),
+    )
+    return pairs, rows["uid"][kind == 1].tobytes(), rows["uid"][kind == 2].tobytes()
 
 
 def _stats(pairs, only_base: bytes, only_cand: bytes, seed: int) -> tuple[dict, bytes]:
@@ -174,9 +181,11 @@ def _copied(sql: str, params: list) -> np.ndarray:
         raw = cursor.cursor
         # COPY takes no bound parameters: the values are quoted into it by the driver
         query = ClientCursor(raw.connection).mogrify(sql, params)
+        data = bytearray()  # grown in place: no list of blocks joined into a second copy
         with raw.copy(f"COPY ({query}) TO STDOUT (FORMAT binary)") as copy:
-            data = b"".join(bytes(block) for block in copy)
-    body = data[HEADER:-2]  # the trailer is a field count of -1
+            for block in copy:
+                data += block
+    body = memoryview(data)[HEADER:-2]  # the trailer is a field count of -1
     return np.frombuffer(body, dtype=ROW)
 
 
