@@ -11,6 +11,10 @@ indexes and TOAST, divided by the rows).
                                against a local scripted server answering in 50 ms; prints the
                                experiment's configured concurrency and the most requests the
                                server saw in flight at once
+    BENCH_RUNS=2               launch that many runs one after the other on the same version:
+                               from the second on, a completion also stores the first views'
+                               numbers (trends' flips, the comparison with the run before) in
+                               the worker; waits for them and prints the worker peak after
     BENCH_PROFILE=4            no workers: this process runs 4 chunks of the run itself under
                                cProfile (as a worker does: claim, dispatch, work, complete)
                                and prints rows/s, queries and where the time went;
@@ -44,6 +48,7 @@ CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "2"))
 THREE = os.environ.get("BENCH_THREE") == "1"
 PROFILE = int(os.environ.get("BENCH_PROFILE", "0"))
 FILL = int(os.environ.get("BENCH_FILL", "0"))
+RUNS = int(os.environ.get("BENCH_RUNS", "1"))
 JUDGE_LATENCY_S = 0.05
 JUDGE_CONCURRENCY = 16
 
@@ -93,11 +98,14 @@ def run(size: int) -> None:
     ]
     try:
         _wait_ready(workers)  # timed from the launch: a worker's own start is not the run's
-        before = _results_bytes()
-        web_before = reset_peak_rss()
-        elapsed, experiment = launch(workspace, user, version, bindings)
-        web = (web_before, own_peak_rss_mb())
-        report(size, elapsed, experiment, workers, server, _results_bytes() - before, web)
+        for number in range(RUNS):
+            before = _results_bytes()
+            web_before = reset_peak_rss()
+            elapsed, experiment = launch(workspace, user, version, bindings, number)
+            web = (web_before, own_peak_rss_mb())
+            report(size, elapsed, experiment, workers, server, _results_bytes() - before, web)
+            if number:
+                _await_prepared(experiment, workers)
     finally:
         for worker in workers:
             worker.stop()
@@ -183,7 +191,27 @@ def _judge(workspace, user):
     return server, make_llm_version(workspace=workspace, user=user, provider=provider)
 
 
-def launch(workspace, user, version, bindings):
+def _await_prepared(experiment, workers, timeout_s: float = 300.0) -> None:
+    """Until the completion has stored the comparison with the run before (after its commit,
+    in the worker), then the workers' peaks again."""
+    from experiments.models import PairedComparison
+
+    started = time.perf_counter()
+    bindings = list(experiment.bindings.values_list("pk", flat=True))
+    stored = PairedComparison.objects.filter(
+        candidate_id__in=bindings, kind=PairedComparison.Kind.COMPARE
+    )
+    while not stored.exists():
+        if time.perf_counter() - started > timeout_s:
+            print("the first views' numbers were not stored")
+            return
+        time.sleep(0.1)
+    peaks = ", ".join(f"{peak_rss_mb(w.process.pid):.0f}" for w in workers)
+    waited = time.perf_counter() - started
+    print(f"first views' numbers stored {waited:.1f} s after completed; worker peaks {peaks} MB")
+
+
+def launch(workspace, user, version, bindings, number: int = 0):
     """Launch through the API with a token of the workspace; wait until it ends."""
     from rest_framework.test import APIClient
 
@@ -197,7 +225,7 @@ def launch(workspace, user, version, bindings):
 
     ping.delay("warm")  # and its broker connection: a web process has sent tasks before
     body = {
-        "name": f"scale {version.item_count}",
+        "name": f"scale {version.item_count} #{number + 1}",
         "evalset_version": str(version.public_id),
         "bindings": [
             {**b, "evaluator_version": str(b["evaluator_version"].public_id)} for b in bindings

@@ -19,6 +19,7 @@ from evalsets.models import EvalSet, EvalSetItem
 from ..models import EvaluatorBinding, Experiment, ExperimentStatus, PairedComparison, Result
 from ..stats.compare import SIGNIFICANCE, mcnemar_worse
 from ..stats.interval_settings import pass_interval
+from .compare_sql import pairing_cursor
 from .compare_store import pair_stamp
 from .trend_chart import chart_layout
 
@@ -194,7 +195,7 @@ def paired_flips(*, earlier: int, later: int) -> tuple[int, int, int]:
     runs = _runs(earlier, later)
     one_version = runs[earlier][1] == runs[later][1]
     sides = [runs[earlier][0], earlier, runs[later][0], later]
-    with connection.cursor() as cursor:
+    with pairing_cursor() as cursor:
         cursor.execute(_flips_sql(one_version), [PASS, FAIL, FAIL, PASS, *sides])
         worse, better, paired = cursor.fetchone()
     return int(worse or 0), int(better or 0), int(paired or 0)
