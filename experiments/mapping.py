@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from assay.vocabulary import ContentType
-from evaluators.turns import OUTPUT_NAMES, turn_build
+from evaluators.turns import DATASET, OUTPUT_NAMES, TARGET
 
 TARGET_PREFIX = "target:"
 TARGET_OUTPUT = "target:actual_output"
@@ -139,19 +139,46 @@ def _target_problems(name, variable, output: str, target_outputs) -> list[str]:
 def build_turn(*, mapping: dict, data: dict, target_outputs: dict | None, ext: dict) -> dict:
     """The Coze Loop turn for one row (`evaluators.turns`): mapped columns and the target's
     outputs; a variable whose source is missing on the row is left out."""
-    contents, from_target = {}, []
+    return plan_turn(turn_plan(mapping=mapping, ext=ext), data=data, target_outputs=target_outputs)
+
+
+class TurnPlan:
+    """A mapping read once for many rows: each variable's source, as (variable, from the
+    target, the column or output name, goes with the outputs), and the binding's ext."""
+
+    __slots__ = ("steps", "ext")
+
+    def __init__(self, steps: tuple, ext: dict) -> None:
+        self.steps, self.ext = steps, ext
+
+
+def turn_plan(*, mapping: dict, ext: dict | None) -> TurnPlan:
+    """What `build_turn` decides per variable, decided once (a chunk builds a turn a row)."""
+    steps = []
     for variable, source in mapping.items():
         if source.startswith(TARGET_PREFIX):
-            value = (target_outputs or {}).get(source.removeprefix(TARGET_PREFIX))
+            steps.append((variable, True, source.removeprefix(TARGET_PREFIX), True))
+        else:  # turn_build: output-like names go with the outputs wherever they come from
+            steps.append(
+                (variable, False, source.removeprefix("column:"), variable in OUTPUT_NAMES)
+            )
+    return TurnPlan(tuple(steps), dict(ext or {}))
+
+
+def plan_turn(plan: TurnPlan, *, data: dict, target_outputs: dict | None) -> dict:
+    """The turn for one row by a plan: exactly `turn_build`'s, variables in mapping order."""
+    dataset, outputs, produced = {}, {}, target_outputs or {}
+    for variable, from_target, name, with_outputs in plan.steps:
+        if from_target:
+            value = produced.get(name)
             if value is None:
                 continue
             # a content object (a conversation) as it is; text outputs become Text contents
             text = {"content_type": ContentType.TEXT, "text": value}
-            contents[variable] = value if isinstance(value, dict) else text
-            from_target.append(variable)
-        elif (content := data.get(source.removeprefix("column:"))) is not None:
-            contents[variable] = content
-    return turn_build(contents, from_target=from_target, ext=ext)
+            outputs[variable] = value if isinstance(value, dict) else text
+        elif (content := data.get(name)) is not None:
+            (outputs if with_outputs else dataset)[variable] = content
+    return {DATASET: dataset, TARGET: outputs, "ext": dict(plan.ext)}
 
 
 # ----------------------------------------------------------------------------- row filters

@@ -184,9 +184,20 @@ def _chunk_items(chunk: ExperimentChunk) -> list[ItemRow]:
         .annotate(data_text=Cast("data", TextField()), tags_text=Cast("tags", TextField()))
         .values_list("id", "item_id", "position", "data_text", "tags_text")
     )
+    tag_lists: dict[str, list] = {}  # one list per distinct tags text: parsed once, and the
+    # writes encode each distinct list once (`writes._copy_rows`)
     return [
-        ItemRow(pk, uid, at, json_loads(data), json_loads(tags)) for pk, uid, at, data, tags in rows
+        ItemRow(pk, uid, at, json_loads(data), _tags(tag_lists, tags))
+        for pk, uid, at, data, tags in rows
     ]
+
+
+def _tags(tag_lists: dict[str, list], text: str | None) -> list | None:
+    if text is None:
+        return None
+    if (tags := tag_lists.get(text)) is None:
+        tags = tag_lists[text] = json_loads(text)
+    return tags
 
 
 def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> None:

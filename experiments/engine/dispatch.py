@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -22,7 +21,7 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus, PairwiseChunk
-from . import lifecycle
+from . import dispatch_sql, lifecycle
 
 QUEUE = {
     ChunkKind.TARGET: "llm",
@@ -32,7 +31,7 @@ QUEUE = {
 }
 KINDS_OF = {"llm": (ChunkKind.TARGET, ChunkKind.LLM), "code": (ChunkKind.CODE,)}
 DISPATCH_LOCK = 0x4153_5341  # a PostgreSQL advisory lock key ("ASSA")
-_EARLIEST = datetime.min.replace(tzinfo=timezone.get_fixed_timezone(0))
+_EARLIEST = dispatch_sql.EARLIEST
 
 
 @dataclass(frozen=True)
@@ -77,6 +76,23 @@ def _tables(queue: str) -> list[_Table]:
 
 
 def _dispatch_queue(queue: str) -> list:
+    if connection.vendor == "postgresql":
+        return _dispatch_queue_sql(queue)
+    return _dispatch_queue_orm(queue)
+
+
+def _dispatch_queue_sql(queue: str) -> list:
+    """The ORM path's picks in fixed statements (`dispatch_sql`): two or three a queue."""
+    pairwise = queue == QUEUE[PairwiseChunk.kind]
+    queued, in_flight, pending = dispatch_sql.queue_read(KINDS_OF[queue], pairwise=pairwise)
+    free = settings.ASSAY_DISPATCH_AHEAD - queued
+    if free <= 0:
+        return []
+    picked = _round_robin(dispatch_sql.groups_of(pending, free), in_flight, free)
+    return dispatch_sql.picks_move(picked) if picked else []
+
+
+def _dispatch_queue_orm(queue: str) -> list:
     tables = _tables(queue)
     queued, in_flight = _in_flight(tables)
     free = settings.ASSAY_DISPATCH_AHEAD - queued

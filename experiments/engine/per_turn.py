@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from assay.vocabulary import CONTENT_FIELD, ChatRole, ContentType
 from evalsets.models import EvalSetItem
 
-from ..mapping import TARGET_PREFIX, build_turn
+from ..mapping import TARGET_PREFIX, TurnPlan, plan_turn, turn_plan
 from ..models import EvaluatorBinding
 
 MESSAGES = CONTENT_FIELD[ContentType.CONVERSATION]
@@ -36,24 +36,29 @@ def binding_cases(
     """The cases to run for `binding` on `items` (target outputs by item pk), and the items
     with nothing to score and why (their result is skipped, unknown)."""
     cases, unscored = [], []
+    plan = turn_plan(mapping=binding.mapping, ext=binding.ext)  # the mapping read once
     for item in items:
         row_outputs = outputs.get(item.pk)
         if not binding.per_turn:
-            cases.append(Case(item, row_turn(binding, item.data, row_outputs)))
+            cases.append(Case(item, plan_turn(plan, data=item.data, target_outputs=row_outputs)))
             continue
-        found, why = _turn_cases(binding, item, row_outputs)
+        found, why = _turn_cases(binding, item, row_outputs, plan)
         cases += found
         if why:
             unscored.append((item, why))
     return cases, unscored
 
 
-def row_turn(binding: EvaluatorBinding, data: dict, outputs: dict | None) -> dict:
-    """The turn a binding receives on a row's data and target outputs."""
-    return build_turn(mapping=binding.mapping, data=data, target_outputs=outputs, ext=binding.ext)
+def row_turn(
+    binding: EvaluatorBinding, data: dict, outputs: dict | None, plan: TurnPlan | None = None
+) -> dict:
+    """The turn a binding receives on a row's data and target outputs (`plan`: its mapping's,
+    when the caller builds many)."""
+    plan = plan or turn_plan(mapping=binding.mapping, ext=binding.ext)
+    return plan_turn(plan, data=data, target_outputs=outputs)
 
 
-def _turn_cases(binding, item, outputs) -> tuple[list[Case], str]:
+def _turn_cases(binding, item, outputs, plan: TurnPlan) -> tuple[list[Case], str]:
     source = binding.turn_source
     conversation = _source_value(source, item.data or {}, outputs or {})
     messages = conversation.get(MESSAGES) if isinstance(conversation, dict) else None
@@ -66,7 +71,7 @@ def _turn_cases(binding, item, outputs) -> tuple[list[Case], str]:
     for index, end in enumerate(ends):
         cut = {**conversation, MESSAGES: messages[:end]}
         data, row_outputs = _with_source(source, item.data or {}, outputs or {}, cut)
-        cases.append(Case(item, row_turn(binding, data, row_outputs), index))
+        cases.append(Case(item, row_turn(binding, data, row_outputs, plan), index))
     return cases, ""
 
 

@@ -131,8 +131,13 @@ def result_rows(experiment, binding, cases: list[Case], outcomes, repeat: int) -
         item = case.item
         rows.append(
             (experiment.pk, binding.pk, item.pk, repeat, case.index)
-            + (item.position, item.tags or [], o.status, o.score, o.reason, o.verdict, o.error)
+            + (item.position, _tags(item), o.status, o.score, o.reason, o.verdict, o.error)
             + (o.stdout, o.latency_ms, o.tokens_in, o.tokens_out, o.cost, o.rendered_request)
             + (o.raw_answer, experiment.retry_round, o.cached)
         )
     return rows
+
+
+def _tags(item) -> list:
+    """The item's own tag list (shared by a chunk's items of equal tags: encoded once)."""
+    return item.tags if item.tags is not None else []

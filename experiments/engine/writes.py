@@ -104,8 +104,8 @@ def _copy_upsert(rows: list[tuple]) -> None:
     with connection.cursor() as cursor:
         _ensure_stage(cursor)
         with cursor.cursor.copy(f"COPY {STAGE} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(_copy_values(row))
+            for values in _copy_rows(rows):
+                copy.write_row(values)
         # the staging table empties at commit; a rolled-back batch leaves nothing either
         # one round trip: the move, then the staging table emptied for the next batch of this
         # transaction (it also empties at commit, and a rollback leaves nothing)
@@ -117,16 +117,22 @@ def _copy_upsert(rows: list[tuple]) -> None:
         )
 
 
-def _copy_values(row: tuple) -> tuple:
-    """JSON columns travel as JSON text (COPY would send a Python list as an array)."""
-    tags, request = row[TAGS], row[REQUEST]
-    return (
-        *row[:TAGS],
-        json.dumps(tags or []),
-        *row[TAGS + 1 : REQUEST],
-        None if request is None else json.dumps(request),
-        *row[REQUEST + 1 :],
-    )
+def _copy_rows(rows: list[tuple]):
+    """The rows as COPY takes them: JSON columns as JSON text (COPY would send a Python list
+    as an array). A chunk's rows share their item's tag list (one per distinct tags), so each
+    distinct list is encoded once; `rows` keeps every list alive, so no id is reused meanwhile."""
+    encoded: dict[int, str] = {}
+    for row in rows:
+        tags, request = row[TAGS], row[REQUEST]
+        if (text := encoded.get(id(tags))) is None:
+            text = encoded[id(tags)] = json.dumps(tags or [])
+        yield (
+            *row[:TAGS],
+            text,
+            *row[TAGS + 1 : REQUEST],
+            None if request is None else json.dumps(request),
+            *row[REQUEST + 1 :],
+        )
 
 
 def _ensure_stage(cursor) -> None:
