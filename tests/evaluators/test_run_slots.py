@@ -30,11 +30,7 @@ llm_server = llm_fixtures.llm_server
 llm_redis_url = llm_fixtures.llm_redis_url
 
 REPO = Path(__file__).resolve().parents[2]
-CONFIG: dict[str, Any] = {
-    "input_variables": [{"name": "x", "content_type": "Text", "required": True, "description": ""}],
-    "messages": [{"role": "user", "content": "Rate {{x}}"}],
-    "model": {"provider_id": None, "model": "judge-model", "temperature": 0.0, "max_tokens": 50},
-}
+CONFIG = llm_fixtures.RATE_CONFIG
 
 
 def turns(count: int, tag: str) -> list[dict[str, Any]]:

@@ -16,6 +16,12 @@ from evaluators.llm import ProviderSettings
 from .llm_server import ScriptedLlmServer
 
 TEST_API_KEY = "sk-test-assay-0123456789"
+# a one-variable judge ("Rate {{x}}") for the tests of the call path's limits
+RATE_CONFIG: dict = {
+    "input_variables": [{"name": "x", "content_type": "Text", "required": True, "description": ""}],
+    "messages": [{"role": "user", "content": "Rate {{x}}"}],
+    "model": {"provider_id": None, "model": "judge-model", "temperature": 0.0, "max_tokens": 50},
+}
 
 
 @pytest.fixture
