@@ -3,10 +3,12 @@ ids `compare_paired` gives from the rows read into Python, bit for bit: with unk
 verdicts, missing scores, corrections, rows on one side only and runs of two versions. On
 every database the stored comparison matches counts made by hand."""
 
+import numpy as np
 import pytest
 from django.db import connection
 
 from experiments.models import Result
+from experiments.results import compare_sql
 from experiments.results.aggregates import aggregates_refresh
 from experiments.results.compare import bindings_by_evaluator, evaluator_side
 from experiments.results.compare_sql import (
@@ -170,3 +172,32 @@ def test_pairing_takes_no_nested_loop_while_the_statistics_say_the_table_is_empt
         plans.append("\n".join(row[0] for row in cursor.fetchall()))
     assert all("Join" in plan and "Nested Loop" not in plan for plan in plans), plans
     assert paired_flips(earlier=b.pk, later=c.pk) == (4, 2, 38)
+
+
+@pytest.mark.parametrize("piece_bytes", [1, 63, 64, 1 << 20])
+def test_the_copy_reader_rebuilds_every_row_whatever_the_blocks(monkeypatch, piece_bytes):
+    # COPY's blocks end anywhere, also inside a record or the header: the columns are the rows
+    n = 500
+    records = np.zeros(n, dtype=compare_sql.ROW)
+    records["fields"] = 6
+    for name, size in (("kind", 2), ("uid", 16), ("ac", 2), ("bc", 2), ("as", 8), ("bs", 8)):
+        records[f"{name}_size"] = size
+    records["kind"], records["bc"] = np.arange(n) % 3, np.arange(n) % 2
+    records["as"], records["bs"] = np.arange(n) / 7, -1.5
+    records["uid"] = np.frombuffer(np.arange(2 * n, dtype=">i8").tobytes(), dtype="V16")
+    data = b"PGCOPY\n\xff\r\n\0" + bytes(8) + records.tobytes() + b"\xff\xff"
+    monkeypatch.setattr(compare_sql, "PIECE_BYTES", piece_bytes)
+    reader = compare_sql._ColumnReader()
+    for start in range(0, len(data), 37):
+        reader.feed(data[start : start + 37])
+    columns = reader.columns()
+    for name in ("kind", "ac", "bc", "as", "bs"):
+        assert columns[name].tolist() == records[name].tolist()
+    assert columns["uid"].tobytes() == records["uid"].tobytes()
+    empty = compare_sql._ColumnReader()
+    empty.feed(data[:19] + b"\xff\xff")
+    assert all(column.size == 0 for column in empty.columns().values())
+    cut = compare_sql._ColumnReader()
+    cut.feed(data[:100])
+    with pytest.raises(ValueError, match="middle of a row"):
+        cut.columns()
