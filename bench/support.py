@@ -70,23 +70,23 @@ def platform_with_worker(*, concurrency: int):
 
 def peak_rss_mb(pid: int) -> float:
     """The largest peak resident set (VmHWM) among a process and its children."""
-    peak = 0
-    for candidate in [pid, *children(pid)]:
-        try:
-            for line in Path(f"/proc/{candidate}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
-        except OSError:
-            continue
-    return peak / 1024
+    return max(_hwm_kb(candidate) for candidate in [pid, *children(pid)]) / 1024
 
 
 def own_peak_rss_mb() -> float:
-    """This process's resident high-water mark (VmHWM) in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    """This process's resident high-water mark (VmHWM) in MB (without its children)."""
+    return _hwm_kb("self") / 1024
+
+
+def _hwm_kb(pid) -> int:
+    """A process's VmHWM in kB; 0 for a process that has gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def reset_peak_rss() -> float:
