@@ -10,7 +10,8 @@ The policy is a comma-separated list:
 
 - `*` — anything (the development default);
 - `public` — public addresses only (the production default); loopback, private, link-local,
-  shared, multicast and reserved ranges are refused;
+  shared, multicast and reserved ranges are refused, and so are the IPv6 forms that embed an
+  IPv4 address (NAT64, 6to4, IPv4-compatible and -mapped);
 - CIDR ranges or single addresses (`10.1.0.0/16`, `127.0.0.1`) and host names
   (`llm.internal`) allowed in addition.
 """
@@ -52,11 +53,34 @@ class OutboundPolicy:
         """Whether a connection to `address` may be made."""
         if self.anything or any(address in network for network in self.networks):
             return True
-        mapped = getattr(address, "ipv4_mapped", None)
-        return self.public and (mapped or address).is_global
+        return self.public and is_public(address)
 
     def allows_host(self, host: str) -> bool:
         return self.anything or host.lower().rstrip(".") in self.hosts
+
+
+# IPv6 forms that carry an IPv4 address for a gateway or the host's stack to reach (NAT64 and
+# its local-use prefix, 6to4, IPv4-compatible, IPv4-mapped, IPv4-translated): Python calls
+# most of them global, but they lead to whatever IPv4 host they embed (64:ff9b::a9fe:a9fe is
+# 169.254.169.254 behind a NAT64 gateway). Refused outright, whatever they embed.
+EMBEDS_IPV4 = tuple(
+    ipaddress.ip_network(prefix)
+    for prefix in (
+        "64:ff9b::/96",
+        "64:ff9b:1::/48",
+        "2002::/16",
+        "::/96",
+        "::ffff:0:0/96",
+        "::ffff:0:0:0/96",
+    )
+)
+
+
+def is_public(address: Address) -> bool:
+    """Whether `address` is a public unicast destination (multicast never is one)."""
+    if address.is_multicast or any(address in network for network in EMBEDS_IPV4):
+        return False
+    return address.is_global
 
 
 @lru_cache(maxsize=16)
