@@ -90,6 +90,12 @@ VARIABLES: list[tuple[str, str, str]] = [
     ),
     ("ASSAY_EVALSET_MAX_MEDIA_BYTES", "`26214400` (25 MB)", "Largest uploaded media file."),
     (
+        "ASSAY_EVALSET_MAX_ROWS_FILE_BYTES",
+        "`67108864` (64 MB)",
+        "Largest rows file of `assay run --rows` (imported and committed inside the request; "
+        "it also holds at most `ASSAY_COMMIT_INLINE_ROWS` rows).",
+    ),
+    (
         "ASSAY_REQUIRE_NETNS",
         "`0` (`1` in production)",
         "Refuse to run code evaluators when the sandbox cannot enter its own network namespace.",

@@ -30,7 +30,7 @@ from assay.api.base import (
 from . import selectors, services
 from . import serializers as s
 from .export import errors_csv, export_response
-from .importing import import_create
+from .importing import evalset_version_from_rows, import_create
 from .items.media import media_store, with_urls
 from .models import EvalSet
 
@@ -83,6 +83,20 @@ from .models import EvalSet
             "Downloads the draft (default) or `version` as `format=jsonl` (default) or `csv`, "
             "streamed, one row per item with its item_id. A file exported this way imports "
             "back as new rows. 400 for another format; 404 for a version the set does not have."
+        ),
+    ),
+    from_rows=extend_schema(
+        summary=_("Get or commit a version from a rows file"),
+        description=_(
+            "Uploads a CSV or JSONL `file` of rows (multipart) for the set `name` (default: the "
+            "file's name without its extension). The rows are hashed (keys sorted, empty cells "
+            "and item_id left out): a version of that set made from the same rows is returned "
+            "as it is (200, `created` false). Otherwise the set is created when no live set "
+            "has the name, the rows replace its draft (fields without a column become new "
+            "columns) and are committed as the next patch version, 1.0.0 first (201, `created` "
+            "true). Editors only. 400 names the problem and saves nothing: a file that is not "
+            "CSV or JSONL, unreadable lines, no rows or no fields, more rows or bytes than a "
+            "rows file may hold, or a draft with uncommitted changes."
         ),
     ),
     media=extend_schema(
@@ -156,6 +170,30 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         return export_response(
             evalset=evalset, version=version, items=items, file_format=file_format
         )
+
+    @extend_schema(
+        request={"multipart/form-data": s.RowsUploadSerializer},
+        responses={200: s.RowsVersionSerializer, 201: s.RowsVersionSerializer},
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="from-rows",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def from_rows(self, request):
+        if request.workspace is None:
+            raise Http404
+        body = validated(s.RowsUploadSerializer, request)
+        version, created = evalset_version_from_rows(
+            workspace=request.workspace,
+            user=request.user,
+            upload=body["file"],
+            name=body.get("name", ""),
+            file_format=body.get("format"),
+        )
+        data = s.RowsVersionSerializer(version, context={"created": created}).data
+        return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     @extend_schema(
         request={"multipart/form-data": s.MediaUploadSerializer},

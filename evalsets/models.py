@@ -82,6 +82,9 @@ class EvalSetVersion(ImmutableModel):
     copy_row = models.BigIntegerField(null=True, blank=True)
     commit_claimed_at = models.DateTimeField(null=True, blank=True)
     committed_at = models.DateTimeField(null=True, blank=True)
+    # sha256 of the rows of a version made from a rows file (`evalset_version_from_rows`), so
+    # the same rows find this version again; "" for versions committed from an edited draft.
+    content_hash = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         constraints = [

@@ -145,8 +145,35 @@ class VersionSerializer(serializers.ModelSerializer):
             "status",
             "rows_copied",
             "committed_at",
+            "content_hash",
         ]
         read_only_fields = fields
+
+
+class RowsUploadSerializer(StrictSerializer):
+    file = serializers.FileField(help_text="A CSV or JSONL file of rows.")
+    name = serializers.CharField(
+        max_length=120,
+        required=False,
+        allow_blank=True,
+        help_text="The set's name (default: the file's name without its extension).",
+    )
+    format = serializers.ChoiceField(choices=ImportFormat.values, required=False)
+
+
+class RowsVersionSerializer(VersionSerializer):
+    """The version a rows file made or found, with its set's name and whether it is new."""
+
+    evalset_name = serializers.CharField(source="evalset.name", read_only=True)
+    created = serializers.SerializerMethodField()
+
+    class Meta(VersionSerializer.Meta):
+        fields = [*VersionSerializer.Meta.fields, "evalset_name", "created"]
+        read_only_fields = fields
+
+    def get_created(self, obj) -> bool:
+        """True when this call committed the version; false when the same rows had made it."""
+        return bool(self.context.get("created"))
 
 
 class VersionCommitSerializer(StrictSerializer):

@@ -309,6 +309,28 @@ def test_an_outsiders_judge_never_uses_another_workspaces_provider(
         "evaluate_target_output_fields": {"output": {"content_type": "Text", "text": "a"}},
     }
     response = outsider_api.post(f"{E}{judge.public_id}/debug", {"turns": [turn]}, format="json")
+
+
+def test_a_rows_file_never_finds_or_changes_another_workspaces_set(
+    outsider_api, workspace, user, settings, tmp_path
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from evalsets.importing import evalset_version_from_rows
+    from evalsets.models import EvalSetVersion
+
+    settings.MEDIA_ROOT = tmp_path
+    rows = b"input\nq\n"
+    acme, _created = evalset_version_from_rows(
+        workspace=workspace, user=user, upload=SimpleUploadedFile("qa.csv", rows)
+    )
+    sent = {"file": SimpleUploadedFile("qa.csv", rows), "name": "qa"}
+    response = outsider_api.post(S + "from-rows/", sent, format="multipart")
+    assert response.status_code == 201, response.content[:300]  # a set of their own
+    made = response.json()
+    assert made["evalset"] != str(acme.evalset.public_id) and made["id"] != str(acme.public_id)
+    assert EvalSetVersion.objects.get(public_id=made["id"]).evalset.workspace.slug == "other"
+    assert acme.evalset.versions.count() == 1
     assert response.status_code == 200, response.content[:300]
     outcome = response.json()["results"][0]
     assert outcome["status"] == "error" and "no model provider" in outcome["error"]

@@ -9,9 +9,11 @@ from .jobs import (
     mapping_choices,
     proposed_mapping,
 )
+from .rows import evalset_version_from_rows
 from .run import import_claim, import_run
 
 __all__ = [
+    "evalset_version_from_rows",
     "import_claim",
     "import_configure",
     "import_create",

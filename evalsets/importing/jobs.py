@@ -175,12 +175,13 @@ def guess_content_type(job: EvalSetImport, field: str) -> str:
     return TEXT
 
 
-def proposed_mapping(job: EvalSetImport) -> tuple[dict, list[dict]]:
-    """The mapping the wizard starts from; a set without columns gets one per file field."""
+def proposed_mapping(job: EvalSetImport, *, add_columns: bool = False) -> tuple[dict, list[dict]]:
+    """The mapping the wizard starts from; a set without columns gets one per file field, and
+    with `add_columns` every field without a same-named column becomes a new column."""
     evalset = job.evalset
     mapping = default_mapping(job.fields, evalset.column_names)
     new_columns = []
-    if not evalset.columns:
+    if add_columns or not evalset.columns:
         for field in job.fields:
             if field not in mapping and column_name_problem(field) is None:
                 mapping[field] = field

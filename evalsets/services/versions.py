@@ -23,12 +23,14 @@ def version_commit(
     version: str,
     note: str = "",
     inline: bool | None = None,
+    content_hash: str = "",
 ) -> EvalSetVersion:
     """Freeze the draft as `version` (SemVer, greater than the latest): columns and rows.
 
     Up to `ASSAY_COMMIT_INLINE_ROWS` rows (or with `inline=True`, for callers that pin the
     version at once) the rows are copied here; a larger draft returns the version
-    `committing` and a background job copies them (`evalsets.committing`).
+    `committing` and a background job copies them (`evalsets.committing`). `content_hash`
+    marks a version made from a rows file (`evalset_version_from_rows` finds it by that).
     """
     ensure_live(evalset)
     try:
@@ -41,7 +43,9 @@ def version_commit(
         commit_quiet_check(evalset=locked)
         count = EvalSetItem.objects.filter(draft_filter(), evalset=locked).count()
         background = not inline and count > commit_inline_rows()
-        created = _version_create(locked, user, version, note, count, background=background)
+        created = _version_create(
+            locked, user, version, note, count, background=background, content_hash=content_hash
+        )
         if background:
             commit_enqueue(version=created)
         else:
@@ -51,7 +55,9 @@ def version_commit(
     return created
 
 
-def _version_create(evalset, user, version: str, note: str, count: int, *, background: bool):
+def _version_create(
+    evalset, user, version: str, note: str, count: int, *, background: bool, content_hash: str
+):
     return EvalSetVersion.objects.create(
         evalset=evalset,
         version=version,
@@ -62,6 +68,7 @@ def _version_create(evalset, user, version: str, note: str, count: int, *, backg
         status=VersionStatus.COMMITTING if background else VersionStatus.READY,
         rows_copied=0 if background else count,
         committed_at=None if background else timezone.now(),
+        content_hash=content_hash,
     )
 
 
