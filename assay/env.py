@@ -120,6 +120,13 @@ VARIABLES: list[tuple[str, str, str]] = [
         "resolved address of every connection.",
     ),
     (
+        "ASSAY_TARGET_MAX_BYTES",
+        "`4194304` (4 MiB)",
+        "Largest answer an HTTP target's endpoint may send for one row; it is read streamed "
+        "and a longer one is a row error (\"the answer is larger than N bytes\"), never held "
+        "whole. Stored outputs are capped at 256 KB after parsing.",
+    ),
+    (
         "ASSAY_HSTS_SECONDS",
         "`31536000` in production, `0` in development",
         "Strict-Transport-Security max-age sent with HTTPS responses.",

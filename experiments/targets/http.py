@@ -8,7 +8,9 @@ empty: the whole body as text) and optionally `trajectory`, `tokens_in`, `tokens
 Calls share the judges' retry loop (`evaluators.llm.attempts`: 429/5xx/timeouts retried with
 backoff and Retry-After, one deadline), rate limiter (Redis when present) and outbound policy
 (every connection's address is checked against ASSAY_OUTBOUND_ALLOW). A bad answer is a row
-`error` that keeps the raw body (capped).
+`error` that keeps the raw body (capped). Every request carries `User-Agent` and the row's
+`Idempotency-Key` (`http_call`); a config may not set the key itself. Secret values the endpoint
+echoes back are scrubbed from everything stored of the row: output, trajectory, body, error.
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ from django.conf import settings
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from assay.safety.caps import ANSWER_BYTES, cap_text
+from assay.safety.caps import ANSWER_BYTES, UsageOutOfBounds, cap_text, usage_bounded
 from assay.safety.outbound import outbound_policy, url_problem
 from assay.safety.redact import scrub
 from assay.vocabulary import ResultStatus
 
 from .base import TargetSpec
-from .http_call import Answer, HttpCall, run_calls
+from .http_call import IDEMPOTENCY_HEADER, Answer, HttpCall, run_calls
 from .templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_problems
 
 METHODS = ("POST", "GET", "PUT", "PATCH")
@@ -62,7 +64,7 @@ class HttpTarget(TargetSpec):
         return config
 
     def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
-        calls = HttpCall.for_items(experiment=experiment, items=items)
+        calls = HttpCall.for_items(experiment=experiment, items=items, repeat=repeat)
         answers = run_calls(
             experiment=experiment,
             calls=calls,
@@ -98,10 +100,15 @@ class HttpTarget(TargetSpec):
 
 
 def row_fields(config: dict, call: HttpCall, answer: Answer) -> dict:
-    """TargetResult fields for one call: the extracted outputs, or an error with the body."""
+    """TargetResult fields for one call: the extracted outputs, or an error with the body;
+    every text the endpoint wrote is scrubbed of the secrets sent to it."""
+    return _scrubbed(_row_fields(config, call, answer), call.secret_values)
+
+
+def _row_fields(config: dict, call: HttpCall, answer: Answer) -> dict:
     fields = {
         "rendered_request": call.shown,
-        "raw_response": _raw(answer.body, call.secret_values),
+        "raw_response": None if answer.body is None else cap_text(answer.body, ANSWER_BYTES),
         "latency_ms": answer.latency_ms,
         "tokens_in": 0,
         "tokens_out": 0,
@@ -118,13 +125,21 @@ def row_fields(config: dict, call: HttpCall, answer: Answer) -> dict:
     return {**fields, **extracted, "status": ResultStatus.SUCCESS, "error": ""}
 
 
-def _raw(body: str | None, secrets: list[str]) -> str | None:
-    if body is None:
-        return None
-    text = cap_text(body, ANSWER_BYTES)
-    for value in secrets:
-        text = scrub(text, value)
-    return text
+SCRUBBED = ("output", "trajectory", "raw_response", "error")
+
+
+def _scrubbed(fields: dict, secrets: list[str]) -> dict:
+    """The row's texts without the secrets: as sent, and as JSON writes them (an echo inside
+    a JSON string escapes quotes and backslashes)."""
+    forms = {form for value in secrets if value for form in (value, json.dumps(value)[1:-1])}
+    for key in SCRUBBED:
+        text = fields.get(key)
+        if not text or not forms:
+            continue
+        for form in forms:
+            text = scrub(text, form)
+        fields[key] = text
+    return fields
 
 
 class ExtractError(Exception):
@@ -170,19 +185,19 @@ def _as_text(value: Any) -> str:
 
 
 def _count(key: str, value: Any) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ExtractError(f"{key}: {value!r} is not a token count")
-    return int(value)
+    return 0 if value is None else _bounded(key, value)
 
 
 def _cost(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ExtractError(f"cost: {value!r} is not an amount")
-    return float(value)
+    return None if value is None else _bounded("cost", value)
+
+
+def _bounded(key: str, value: Any) -> int | float:
+    """The same bounds as pushed numbers (finite, ≥ 0, below `caps.USAGE_MAXIMA`)."""
+    try:
+        return usage_bounded(key, value)
+    except UsageOutOfBounds as exc:
+        raise ExtractError(str(exc)) from None
 
 
 # ----------------------------------------------------------------------------- validation
@@ -228,6 +243,14 @@ def _check_headers(workspace, headers, columns, errors) -> None:
     for name, value in headers.items():
         if not HEADER_NAME.match(str(name)):
             problems.append(gettext("%(name)r is not a header name.") % {"name": name})
+        if str(name).lower() == IDEMPOTENCY_HEADER.lower():
+            problems.append(
+                gettext(
+                    "Assay sends %(name)s itself, one key per row and repetition; "
+                    "remove this header."
+                )
+                % {"name": IDEMPOTENCY_HEADER}
+            )
         if not isinstance(value, str) or len(value) > MAX_HEADER_VALUE:
             problems.append(gettext("%(name)s: give a text value (at most 8 KB).") % {"name": name})
             continue

@@ -1,19 +1,26 @@
 """Sending HTTP-target requests: one per row, `concurrency` in flight (for the whole run, across
 every worker, when given the run's key), through the shared retry loop, rate limiter and
 outbound policy. Secrets are filled in here and nowhere else; what is
-stored and shown (`HttpCall.shown`) names them instead."""
+stored and shown (`HttpCall.shown`) names them instead.
+
+Every request says who sends it (`User-Agent: assay/<version>`, unless the config sets its own)
+and carries an `Idempotency-Key` named by the run, the row and the repetition (and a simulated
+user's turn): the same on every attempt and every retry round of that row, different for any
+other, so an endpoint with side effects can recognise a request it has already acted on. The
+answer is read streamed and never past `ASSAY_TARGET_MAX_BYTES`."""
 
 from __future__ import annotations
 
 import threading
+import uuid
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
 from django.conf import settings
 
-from assay.safety.caps import ANSWER_BYTES
 from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
 from evaluators.llm.attempts import (
     BatchCancelled,
@@ -34,8 +41,41 @@ FINAL_MESSAGES = {
     "connection": "connection failed after {n} attempts: {detail}",
     "rejected": "the endpoint refused the request: {detail}",
     "refused": "{detail}",
+    "too_large": "{detail}",
     "unexpected": "the request failed: {detail}",
 }
+
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+# The keys are name-based UUIDs (version 5) in Assay's own namespace: stable, and no row's id
+# can be read back out of one.
+KEY_NAMESPACE = uuid.UUID("5d0c6f1e-3a51-4f0e-9a43-7a55a7e1d0b2")
+
+
+def _user_agent() -> str:
+    try:
+        return f"assay/{version('assay')}"
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "assay/0+unknown"
+
+
+USER_AGENT = _user_agent()
+
+
+def idempotency_key(*, run_id, item_id, repeat: int, turn: int | None = None) -> str:
+    """The row's key: equal for every send of (run, item, repetition[, turn]), else different."""
+    name = f"{run_id}/{item_id}/{repeat}" + ("" if turn is None else f"/{turn}")
+    return str(uuid.uuid5(KEY_NAMESPACE, name))
+
+
+def assay_headers(headers: dict[str, str], key: str) -> dict[str, str]:
+    """The config's headers with ours: User-Agent unless the config names one (its own wins),
+    and the Idempotency-Key always (a config cannot set it: saving refuses the header, and
+    one stored before that is replaced here)."""
+    names = {name.lower() for name in headers}
+    ours = {} if "user-agent" in names else {"User-Agent": USER_AGENT}
+    kept = {k: v for k, v in headers.items() if k.lower() != IDEMPOTENCY_HEADER.lower()}
+    return {**ours, **kept, IDEMPOTENCY_HEADER: key}
 
 
 @dataclass
@@ -89,29 +129,40 @@ class HttpCall:
     secret_values: list[str] = field(default_factory=list)
 
     @classmethod
-    def for_items(cls, *, experiment, items) -> list[HttpCall]:
-        """One call per item; the secrets and the media resolver are looked up once."""
+    def for_items(cls, *, experiment, items, repeat: int = 0) -> list[HttpCall]:
+        """One call per item (of repetition `repeat`); the secrets and the media resolver are
+        looked up once."""
         secrets = experiment_secrets(experiment)
         media = media_link(experiment.workspace)
         sent_as = {n: f"[secret {n}]" for n in secrets}
-        return [cls.for_item(experiment, item, media, secrets, sent_as) for item in items]
+        return [cls.for_item(experiment, item, (media, secrets, sent_as), repeat) for item in items]
 
     @classmethod
-    def for_item(cls, experiment, item, media, secrets: dict, sent_as: dict) -> HttpCall:
+    def for_item(cls, experiment, item, looked_up: tuple, repeat: int) -> HttpCall:
+        media, secrets, sent_as = looked_up
         config = experiment.target_config
         sent = Renderer(item, media, secrets)
         named = Renderer(item, media, sent_as)
         call = cls(method=config.get("method", "POST"), secret_values=list(secrets.values()))
+        key = idempotency_key(
+            run_id=experiment.public_id,
+            item_id=item.item_id,
+            repeat=repeat,
+            turn=getattr(item, "turn", None),  # a simulated user's row at one turn
+        )
         try:
             call.url = sent.url(config["url"])
             call.headers = {k: sent.text(v) for k, v in (config.get("headers") or {}).items()}
             call.body = sent.json(config.get("body"))
         except RowError as exc:
             call.problem = f"the request could not be built: {exc}"
+        call.headers = assay_headers(call.headers, key)
         call.shown = {
             "method": call.method,
             "url": call.url,
-            "headers": {k: named.text(v) for k, v in (config.get("headers") or {}).items()},
+            "headers": assay_headers(
+                {k: named.text(v) for k, v in (config.get("headers") or {}).items()}, key
+            ),
             "body": call.body,
         }
         return call
@@ -211,18 +262,28 @@ class _BadStatus(Exception):
         self.response, self.body = response, body
 
 
+class _TooLarge(Exception):
+    """The answer is longer than ASSAY_TARGET_MAX_BYTES (never retried: it will not shrink)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"the answer is larger than {limit:,} bytes (ASSAY_TARGET_MAX_BYTES)")
+
+
 async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
     last: dict[str, Any] = {}
+    limit = int(settings.ASSAY_TARGET_MAX_BYTES)
 
     async def send(timeout_s: float):
         request = {"json": call.body} if call.body is not None else {}
-        response = await client.request(
+        async with client.stream(
             call.method, call.url, headers=call.headers, timeout=timeout_s, **request
-        )
-        body = _text(response)
+        ) as response:
+            body, whole = await _read(response, limit)
         last["status"], last["body"] = response.status_code, body
         if response.status_code >= 400:
             raise _BadStatus(response, body)
+        if not whole:
+            raise _TooLarge(limit)
         return response.status_code, body
 
     done = await call_with_retries(call_settings, send, classify, limiter=limiter)
@@ -241,8 +302,23 @@ async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
     )
 
 
-def _text(response: httpx2.Response) -> str:
-    return response.content[: ANSWER_BYTES + 1024].decode("utf-8", errors="replace")
+async def _read(response: httpx2.Response, limit: int) -> tuple[str, bool]:
+    """The body as text, read streamed up to `limit` bytes (decoded, so a compressed answer
+    counts as it unpacks), and whether that was all of it. Past the limit the rest is never
+    read: the connection is closed instead of drained."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit and response.status_code < 400:
+        return "", False
+    data = bytearray()
+    async for piece in response.aiter_bytes():
+        data += piece
+        if len(data) > limit:
+            return _decoded(data[:limit]), False
+    return _decoded(data), True
+
+
+def _decoded(data: bytes | bytearray) -> str:
+    return bytes(data).decode("utf-8", errors="replace")
 
 
 def _answer(**fields) -> Answer:
@@ -254,6 +330,8 @@ def classify(exc: BaseException) -> Failure:
     refused = refused_in(exc)
     if refused is not None:
         return Failure("refused", short(str(refused)), False)
+    if isinstance(exc, _TooLarge):
+        return Failure("too_large", str(exc), False)
     if isinstance(exc, _BadStatus):
         return status_failure(exc.response.status_code, exc.response.headers, exc.body)
     if isinstance(exc, httpx2.TimeoutException):

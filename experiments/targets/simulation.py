@@ -284,6 +284,7 @@ class _TurnRow:
 
     item_id: Any
     data: dict
+    turn: int = 0  # names the request's Idempotency-Key with the row and repetition
 
     @classmethod
     def of(cls, dialogue: Dialogue) -> _TurnRow:
@@ -292,7 +293,8 @@ class _TurnRow:
             CONVERSATION_COLUMN: dialogue.conversation(),
             MESSAGE_COLUMN: {"content_type": ContentType.TEXT, "text": latest},
         }
-        return cls(item_id=dialogue.item.item_id, data={**(dialogue.item.data or {}), **turn})
+        data = {**(dialogue.item.data or {}), **turn}
+        return cls(item_id=dialogue.item.item_id, data=data, turn=dialogue.turn)
 
 
 @dataclass
@@ -323,7 +325,8 @@ class HttpApp(_App):
     """The team's endpoint, called by the HTTP target's code (retries, secrets, outbound)."""
 
     def answer(self, dialogues: list[Dialogue], cancel) -> list[dict]:
-        calls = HttpCall.for_items(experiment=self.run, items=[_TurnRow.of(d) for d in dialogues])
+        rows = [_TurnRow.of(d) for d in dialogues]
+        calls = HttpCall.for_items(experiment=self.run, items=rows, repeat=self.repeat)
         answers = run_calls(
             experiment=self.run,
             calls=calls,

@@ -9,7 +9,12 @@ then repeats its last step):
 - `429[:seconds]` — rate limited with a Retry-After; `500`, `503`, `400`;
 - `hang:<seconds>` — answer after that long (client timeouts);
 - `bad_json` — a 200 whose body is not JSON; `no_answer` — JSON without `answer`;
-- `text` — a plain-text 200 body; `echo_auth` — a 400 that repeats the Authorization header.
+- `text` — a plain-text 200 body; `echo_auth` — a 400 that repeats the Authorization header;
+- `echo_headers` — a 200 whose answer and trace repeat every request header;
+  `echo_headers_500` / `echo_headers_text` — a 500 / a non-JSON 200 that repeat them;
+- `big:<bytes>` — a valid JSON 200 whose answer is that many `a`s (with Content-Length);
+  `stream:<bytes>` — the same body sent chunked (no length), 64 KB a piece; `sent` records
+  the bytes of each such body actually written before the client hung up.
 
 `GET` answers like `ok` with the query string as the question (`GET /_stats` gives `calls` and
 `max_in_flight`, for a benchmark running the app in its own process). Every request is recorded
@@ -48,6 +53,7 @@ class _State:
     requests: list[Seen] = field(default_factory=list)
     steps: dict[str, int] = field(default_factory=dict)
     calls: int = 0
+    sent: list[int] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -128,8 +134,42 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, {"error": f"bad token {self.headers.get('Authorization')}"})
         elif name == "text":
             self._raw(200, (body.get("reply") or "plain text answer").encode(), "text/plain")
+        elif name.startswith("echo_headers"):
+            self._echo_headers(name)
+        elif name == "big":
+            self._send(200, {**ok_answer(body), "answer": "a" * int(arg)})
+        elif name == "stream":
+            self._stream(json.dumps({**ok_answer(body), "answer": "a" * int(arg)}).encode())
         else:
             self._send(200, ok_answer(body))
+
+    def _echo_headers(self, name: str) -> None:
+        seen = dict(self.headers)
+        if name == "echo_headers_500":
+            self._send(500, {"error": f"cannot serve {json.dumps(seen)}"})
+        elif name == "echo_headers_text":
+            self._raw(200, f"<html>you sent {seen}</html>".encode(), "text/html")
+        else:
+            self._send(200, {"answer": f"you sent {json.dumps(seen)}", "trace": {"headers": seen}})
+
+    def _stream(self, data: bytes) -> None:
+        """Chunked transfer encoding, 64 KB a chunk, counting what the client took."""
+        written = 0
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for start in range(0, len(data), 64 * 1024):
+                piece = data[start : start + 64 * 1024]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                written += len(piece)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        finally:
+            with self.server.state.lock:
+                self.server.state.sent.append(written)
 
     def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
         self._raw(status, json.dumps(payload).encode(), "application/json", headers)
@@ -187,6 +227,11 @@ class ScriptedApp(BackgroundServer):
     def max_in_flight(self) -> int:
         with self.state.lock:
             return self.state.max_in_flight
+
+    @property
+    def sent(self) -> list[int]:
+        with self.state.lock:
+            return list(self.state.sent)
 
     @property
     def requests(self) -> list[Seen]:
