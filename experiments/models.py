@@ -253,6 +253,8 @@ class TargetResult(models.Model):
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     cost = models.FloatField(null=True, blank=True)
+    # The run's retry round that wrote it: a result scored from an older one is re-scored.
+    retry_round = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
