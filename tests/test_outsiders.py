@@ -2,85 +2,28 @@
 workspace's URLs with Acme's ids, not with their own token, and not with Acme's ids inside the
 bodies they send. One case per URL, so one failure never hides another."""
 
-from dataclasses import dataclass
-
 import pytest
-from django.core.files.base import ContentFile
 from django.urls import reverse
 
-from assay import services as platform
 from assay.models import Workspace
-from evalsets import services as evalset_services
-from evalsets.importing import import_create
 from evaluators import services as evaluator_services
-from evaluators.models import EvaluatorTestCase
 from experiments.models import Result
+from tests.support.acme import Acme, acme_build
 from tests.support.factories import (
     make_code_version,
     make_evalset_version,
     make_llm_evaluator,
-    make_provider,
     qa_rows,
     run_inline,
 )
 
 pytestmark = pytest.mark.django_db
 
-KEY = "sk-acme-only-0123456789abcdef"
-
-
-@dataclass
-class Acme:
-    evaluator: str
-    version: str
-    case: str
-    evalset: str
-    item: str
-    job: str
-    experiment: str
-    result: int
-    provider: str
-    token: str
-    member: int
-    set_version: str
-    secret: str
-
 
 @pytest.fixture
-def acme(workspace, user, settings, tmp_path, llm_server):
+def acme(workspace, user, settings, tmp_path, llm_server) -> Acme:
     settings.MEDIA_ROOT = tmp_path
-    provider = make_provider(workspace=workspace, server=llm_server, api_key=KEY)
-    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2))
-    code = make_code_version(workspace=workspace, user=user)
-    case = EvaluatorTestCase.objects.create(
-        evaluator=code.evaluator, name="c", turn={}, expected_verdict="pass"
-    )
-    experiment = run_inline(workspace=workspace, user=user, version=version, evaluator_version=code)
-    evalset = version.evalset
-    cell = {"content_type": "Text", "text": "x"}
-    item = evalset_services.item_create(
-        evalset=evalset, data={"input": cell, "actual_output": cell, "reference_output": cell}
-    )
-    job = import_create(
-        evalset=evalset, user=user, start=False, upload=ContentFile(b"input\nq\n", name="r.csv")
-    )
-    token = platform.token_issue(workspace=workspace, user=user, name="acme").token
-    secret = platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=KEY)
-    return Acme(
-        evaluator=str(code.evaluator.public_id),
-        version=code.version,
-        case=str(case.public_id),
-        evalset=str(evalset.public_id),
-        item=str(item.item_id),
-        job=str(job.public_id),
-        experiment=str(experiment.public_id),
-        result=Result.objects.first().pk,
-        provider=str(provider.public_id),
-        token=str(token.public_id),
-        member=workspace.memberships.first().pk,
-        set_version=str(version.public_id),
-        secret=str(secret.public_id),
-    )
+    return acme_build(workspace=workspace, user=user, server=llm_server)
 
 
 PAGES = [
@@ -309,28 +252,6 @@ def test_an_outsiders_judge_never_uses_another_workspaces_provider(
         "evaluate_target_output_fields": {"output": {"content_type": "Text", "text": "a"}},
     }
     response = outsider_api.post(f"{E}{judge.public_id}/debug", {"turns": [turn]}, format="json")
-
-
-def test_a_rows_file_never_finds_or_changes_another_workspaces_set(
-    outsider_api, workspace, user, settings, tmp_path
-):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    from evalsets.importing import evalset_version_from_rows
-    from evalsets.models import EvalSetVersion
-
-    settings.MEDIA_ROOT = tmp_path
-    rows = b"input\nq\n"
-    acme, _created = evalset_version_from_rows(
-        workspace=workspace, user=user, upload=SimpleUploadedFile("qa.csv", rows)
-    )
-    sent = {"file": SimpleUploadedFile("qa.csv", rows), "name": "qa"}
-    response = outsider_api.post(S + "from-rows/", sent, format="multipart")
-    assert response.status_code == 201, response.content[:300]  # a set of their own
-    made = response.json()
-    assert made["evalset"] != str(acme.evalset.public_id) and made["id"] != str(acme.public_id)
-    assert EvalSetVersion.objects.get(public_id=made["id"]).evalset.workspace.slug == "other"
-    assert acme.evalset.versions.count() == 1
     assert response.status_code == 200, response.content[:300]
     outcome = response.json()["results"][0]
     assert outcome["status"] == "error" and "no model provider" in outcome["error"]
@@ -388,3 +309,25 @@ def test_a_simulated_user_never_runs_on_another_workspaces_provider(
     fields = error_fields(outsider_api.post(X + "target-test/", tried, format="json"))
     assert {"target.provider_id", "target.app.provider_id"} <= fields
     assert llm_server.chat_requests() == []
+
+
+def test_a_rows_file_never_finds_or_changes_another_workspaces_set(
+    outsider_api, workspace, user, settings, tmp_path
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from evalsets.importing import evalset_version_from_rows
+    from evalsets.models import EvalSetVersion
+
+    settings.MEDIA_ROOT = tmp_path
+    rows = b"input\nq\n"
+    acme, _created = evalset_version_from_rows(
+        workspace=workspace, user=user, upload=SimpleUploadedFile("qa.csv", rows)
+    )
+    sent = {"file": SimpleUploadedFile("qa.csv", rows), "name": "qa"}
+    response = outsider_api.post(S + "from-rows/", sent, format="multipart")
+    assert response.status_code == 201, response.content[:300]  # a set of their own
+    made = response.json()
+    assert made["evalset"] != str(acme.evalset.public_id) and made["id"] != str(acme.public_id)
+    assert EvalSetVersion.objects.get(public_id=made["id"]).evalset.workspace.slug == "other"
+    assert acme.evalset.versions.count() == 1

@@ -1,0 +1,411 @@
+"""Every write route of every app, page and API, sent by each role of Acme and by an outsider.
+
+The routes come from Django's URL resolver, so a new one is covered without editing this file
+(a new URL kwarg fails until `ids_for` can fill it):
+
+- every role below the one a route needs gets 403 (pages: `workspace_view`'s PermissionDenied;
+  API: `permission_denied`), a viewer through a session and through a token;
+- the lowest role it allows reaches it: anything but 401/403/404 and no 5xx (the empty body
+  this test sends may be refused with a 400);
+- an outsider (a member of their own workspace only) gets 404, through Acme's URLs and through
+  their own workspace's URLs with Acme's ids (the API: with their own token).
+
+A route's write methods: for DRF, its viewset's actions (or its view's handlers) that
+`http_method_names` allows; a function view gets POST, PUT, PATCH and DELETE, since
+`workspace_view` treats every method but GET and HEAD as a write. A method the allowed role gets
+405 for is one the route does not serve; the others may get 405 for it too.
+
+Routes outside a workspace are listed in OPEN with the reason they need no role. Acme's ids in
+request bodies are tests/test_outsiders.py's (`test_foreign_ids_*`), per body.
+
+The world is built once for the module inside a transaction rolled back at its end; each test
+runs in a savepoint of it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import pytest
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.test import Client, override_settings
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
+
+from assay import services as platform
+from assay.models import Membership
+from evalsets.demo import png_bytes
+from evalsets.items.media import media_store
+from experiments import engine
+from experiments.models import PairwiseResult
+from experiments.pairwise.services import pairwise_run_create
+from tests.support.acme import Acme, acme_build
+from tests.support.factories import make_code_version
+from tests.support.llm_server import ScriptedLlmServer
+from tests.support.pairwise import make_pairwise_version, pushed_run, qa_version
+
+pytestmark = pytest.mark.django_db
+
+WRITES = ("post", "put", "patch", "delete")
+VIEWER, EDITOR, OWNER = Membership.Role.VIEWER, Membership.Role.EDITOR, Membership.Role.OWNER
+BELOW = {VIEWER: (), EDITOR: (VIEWER,), OWNER: (VIEWER, EDITOR)}
+
+# Routes outside any workspace (by pattern; admin/ by prefix): nothing in them is a member's.
+OPEN = {
+    "": "the start page: sends a signed-in user to their workspace",
+    "healthz": "the health check: reads nothing of a workspace",
+    "i18n/setlang/": "the language switch: the session's own setting",
+    "accounts/login/": "signing in",
+    "accounts/logout/": "signing out",
+    "workspaces/new/": "anyone signed in may create a workspace, and owns it",
+    "api/v1/workspaces/": "anyone signed in may create a workspace (POST), and owns it",
+    "admin/": "Django's admin: staff only, by its own permissions",
+}
+# Routes that need more than an editor, or less, by URL name.
+NEEDS = {
+    **dict.fromkeys(
+        [
+            "settings_members",
+            "settings_member_change",
+            "settings_secrets",
+            "settings_secret_delete",
+            "settings_provider_new",
+            "settings_provider",
+            "settings_provider_test",
+            "settings_provider_delete",
+            "member-list",
+            "member-detail",
+            "secret-list",
+            "secret-detail",
+            "provider-list",
+            "provider-detail",
+            "provider-test-connection",
+            "workspace-detail",
+        ],
+        OWNER,  # owners manage members, secrets (values) and providers (where keys are sent)
+    ),
+    **dict.fromkeys(
+        ["settings_tokens", "settings_token_revoke", "token-list", "token-revoke"],
+        VIEWER,  # every member issues and revokes their own tokens (a token has their role)
+    ),
+}
+# API routes that refuse every API token (403) before looking anything up, by URL name.
+TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
+_KWARG = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    pattern: str
+    method: str
+
+    @property
+    def kwargs(self) -> list[str]:
+        return _KWARG.findall(self.pattern)
+
+    @property
+    def api(self) -> bool:
+        return self.pattern.startswith("api/")
+
+    @property
+    def needs(self) -> str:
+        return NEEDS.get(self.name, EDITOR)
+
+    def __str__(self) -> str:
+        return f"{self.method.upper()} {self.pattern}"
+
+
+def _walk(patterns, prefix: str = "", namespace: str = ""):
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from _walk(entry.url_patterns, prefix + str(entry.pattern), inner)
+        elif isinstance(entry, URLPattern):
+            name = f"{namespace}{entry.name}" if entry.name else ""
+            yield prefix + str(entry.pattern), name, entry.callback
+
+
+def _methods(callback) -> tuple[str, ...]:
+    view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+    if view is None:
+        return WRITES
+    actions = getattr(callback, "actions", None)
+    served = actions if actions is not None else [m for m in WRITES if hasattr(view, m)]
+    return tuple(m for m in WRITES if m in served and m in view.http_method_names)
+
+
+def _open(pattern: str) -> bool:
+    return pattern in OPEN or pattern.startswith("admin/")
+
+
+def write_routes() -> tuple[list[Route], list[str]]:
+    """(the workspace's write routes, the patterns of open ones that take writes)."""
+    found = list(_walk(get_resolver().url_patterns))
+    slashed = {(p, id(cb)) for p, _n, cb in found}
+    routes, opened = [], []
+    for pattern, name, callback in found:
+        if (pattern + "/", id(callback)) in slashed:
+            continue  # the API router's twin without the trailing slash: the same view
+        methods = _methods(callback)
+        if methods and _open(pattern):
+            opened.append(pattern)
+        elif methods:
+            routes.extend(Route(name or pattern, pattern, m) for m in methods)
+    return routes, opened
+
+
+ROUTES, OPENED = write_routes()
+
+
+# ----------------------------------------------------------------------------- the world
+
+
+@dataclass
+class World:
+    acme: Acme
+    run_item: str
+    pairwise: str
+    pair: int
+    media: str
+    viewer_token_id: str
+    sessions: dict[str, str]  # role / "outsider" → session cookie
+    tokens: dict[str, str]  # "viewer" / "outsider" → API key
+
+
+# What a URL kwarg names. `id` and `result_id` depend on the route: the longest prefix of its
+# name in ID_OF / RESULT_OF decides.
+KWARGS = {
+    "evaluator_id": "acme.evaluator",
+    "evalset_id": "acme.evalset",
+    "case_id": "acme.case",
+    "item_id": "run_item",
+    "item": "run_item",
+    "candidate": "acme.experiment",
+    "job_id": "acme.job",
+    "version_id": "acme.set_version",
+    "member_id": "acme.member",
+    "provider_id": "acme.provider",
+    "secret_id": "acme.secret",
+    "token_id": "viewer_token_id",
+    "path": "media",
+    "fmt": "csv",
+    "slug": "acme",
+}
+ID_OF = {
+    "evaluators:": "acme.evaluator",
+    "evalsets:": "acme.evalset",
+    "experiments:": "acme.experiment",
+    "compare:": "acme.experiment",
+    "api-compare-item": "acme.experiment",
+    "pairwise:": "pairwise",
+    "evaluator-test-case-": "acme.case",
+    "evaluator-": "acme.evaluator",
+    "evalset-import-": "acme.job",
+    "evalset-": "acme.evalset",
+    "experiment-": "acme.experiment",
+    "pairwise-run-": "pairwise",
+    "provider-": "acme.provider",
+    "secret-": "acme.secret",
+    "member-": "acme.member",
+    "token-": "viewer_token_id",
+}
+# Routes that read ids from the query string as well, by URL name.
+QUERY = {
+    "evaluators:debug_rows": {"evalset": "acme.evalset"},
+    "compare:export": {"baseline": "acme.experiment", "candidates": "acme.experiment"},
+}
+RESULT_OF = {"experiments:": "acme.result", "experiment-": "acme.result", "pairwise": "pair"}
+
+
+def _value(world: World, spec: str):
+    if spec in ("csv", "acme"):
+        return spec
+    value = world
+    for part in spec.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def ids_for(route: Route, world: World, ws: str) -> dict:
+    """The route's URL kwargs filled with Acme's objects; a kwarg the world cannot fill fails
+    the test, so a new one makes this file name it."""
+    filled = {}
+    for kwarg in route.kwargs:
+        table = {"id": ID_OF, "result_id": RESULT_OF}.get(kwarg)
+        if kwarg == "ws":
+            filled[kwarg] = ws
+        elif table is not None:
+            prefixes = [p for p in table if route.name.startswith(p)]
+            if not prefixes:
+                pytest.fail(f"{route} ({route.name}): nothing in the world for <{kwarg}>")
+            filled[kwarg] = _value(world, table[max(prefixes, key=len)])
+        elif kwarg in KWARGS:
+            filled[kwarg] = _value(world, KWARGS[kwarg])
+        else:
+            pytest.fail(f"{route} ({route.name}): nothing in the world for <{kwarg}>")
+    return filled
+
+
+def url_of(route: Route, world: World, ws: str = "acme") -> str:
+    url = "/" + route.pattern
+    for kwarg, value in ids_for(route, world, ws).items():
+        url = re.sub(rf"<(?:\w+:)?{kwarg}>", str(value), url)
+    query = {key: _value(world, spec) for key, spec in QUERY.get(route.name, {}).items()}
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def _pairwise(*, workspace, user, provider, code) -> tuple[str, int]:
+    """A finished pairwise run of two pushed runs, judged on the scripted server."""
+    version = qa_version(workspace=workspace, user=user, n=2)
+    runs = [
+        pushed_run(
+            workspace=workspace,
+            user=user,
+            version=version,
+            evaluator_version=code,
+            name=f"app {label}",
+            answer=lambda item, label=label: f"{label} answer {item.position}",
+        )
+        for label in "XY"
+    ]
+    judge = make_pairwise_version(workspace=workspace, user=user, provider=provider)
+    run = pairwise_run_create(
+        workspace=workspace,
+        user=user,
+        name="pairwise",
+        experiments=runs,
+        evaluator_version=judge,
+        chunk_size=10,
+    )
+    engine.pairwise_run_inline(run_id=run.pk)
+    return str(run.public_id), PairwiseResult.objects.filter(run=run).first().pk
+
+
+def _sign_in(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def build_world(server) -> World:
+    from assay.models import ModelProvider
+
+    owner = platform.user_create(username="alice", password="pw-alice-123456")
+    workspace = platform.workspace_create(name="Acme", slug="acme", owner=owner)
+    acme = acme_build(workspace=workspace, user=owner, server=server)
+    accounts = {OWNER: owner}
+    for role, name in ((EDITOR, "eddie"), (VIEWER, "vic")):
+        accounts[role] = platform.user_create(username=name, password=f"pw-{name}-123456")
+        platform.membership_add(workspace=workspace, username=name, role=role)
+    outsider = platform.user_create(username="mallory", password="pw-mallory-123456")
+    other = platform.workspace_create(name="Other", slug="other", owner=outsider)
+    experiment = workspace.experiments.get(public_id=acme.experiment)
+    provider = ModelProvider.objects.get(public_id=acme.provider)
+    code = make_code_version(workspace=workspace, user=owner, name="Scorer")
+    pairwise, pair = _pairwise(workspace=workspace, user=owner, provider=provider, code=code)
+    image = ContentFile(png_bytes(1, 1, lambda x, y: (0, 0, 0)), name="a.png")
+    media = media_store(workspace=workspace, upload=image)["image"]["uri"]
+    viewer_token = platform.token_issue(workspace=workspace, user=accounts[VIEWER], name="v")
+    outsider_token = platform.token_issue(workspace=other, user=outsider, name="o")
+    sessions = {role: _sign_in(account) for role, account in accounts.items()}
+    return World(
+        acme=acme,
+        run_item=str(experiment.evalset_version.items.order_by("position").first().item_id),
+        pairwise=pairwise,
+        pair=pair,
+        media=media,
+        viewer_token_id=str(viewer_token.token.public_id),
+        sessions={**sessions, "outsider": _sign_in(outsider)},
+        tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
+    )
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):
+    media_root = tmp_path_factory.mktemp("media")
+    with ScriptedLlmServer() as server, override_settings(MEDIA_ROOT=media_root):
+        with django_db_blocker.unblock(), transaction.atomic():
+            yield build_world(server)
+            transaction.set_rollback(True)
+
+
+# ----------------------------------------------------------------------------- requests
+
+
+def send(route: Route, world: World, *, who: str, ws: str = "acme", token: bool = False):
+    """`who` sends the route's method with an empty body: signed in (the API: in workspace
+    `ws`, as the pages' scripts do) or, with `token`, with their API token."""
+    url = url_of(route, world, ws)
+    if route.api:
+        client = APIClient()
+        if token:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {world.tokens[who]}")
+        else:
+            client.cookies["sessionid"] = world.sessions[who]
+            client.credentials(HTTP_X_ASSAY_WORKSPACE=ws)
+        return getattr(client, route.method)(url, {}, format="json")
+    client = Client()
+    client.cookies["sessionid"] = world.sessions[who]
+    return getattr(client, route.method)(url, {} if route.method == "post" else "")
+
+
+def _code(response) -> str:
+    try:
+        return response.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
+def refused(response, route: Route, status: int, served: bool) -> str:
+    """'' when `response` is the refusal expected (`status`; 405 also when the method is not
+    served), else what went wrong."""
+    if response.status_code == 405 and not served:
+        return ""
+    if response.status_code != status:
+        return f"{response.status_code}, not {status}"
+    wanted = {403: "permission_denied", 404: "not_found"}[status]
+    if route.api and _code(response) != wanted:
+        return f"error code {_code(response)!r}, not {wanted!r}"
+    return ""
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=str)
+def test_each_role_gets_what_the_route_allows(world, route):
+    attempts = [("outsider, Acme's URL", {"who": "outsider"}, 404)]
+    if set(route.kwargs) - {"ws"} or route.name in QUERY:
+        own = "outsider, own workspace with Acme's ids"
+        attempts.append((own, {"who": "outsider", "ws": "other"}, 404))
+        if route.api:  # and with their own token, which acts in their workspace
+            token = TOKEN_REFUSED.get(route.name, 404)
+            attempts.append((own + " (token)", {"who": "outsider", "token": True}, token))
+    for role in BELOW[route.needs]:
+        attempts.append((role, {"who": role}, 403))
+        if role == VIEWER and route.api:
+            attempts.append(("viewer's token", {"who": VIEWER, "token": True}, 403))
+    answers = [(label, send(route, world, **how), status) for label, how, status in attempts]
+    allowed = send(route, world, who=route.needs)  # last: its write may change the world
+    served = allowed.status_code != 405
+    problems = [
+        f"{label}: {problem}"
+        for label, response, status in answers
+        if (problem := refused(response, route, status, served))
+    ]
+    if allowed.status_code in (401, 403, 404) or allowed.status_code >= 500:
+        problems.append(f"{route.needs}: {allowed.status_code} {allowed.content[:200]!r}")
+    assert not problems, f"{route} ({route.name}): " + "; ".join(problems)
+
+
+def test_open_routes_are_the_listed_ones():
+    """Every OPEN entry still names a route that takes writes (a stale one hides nothing)."""
+    assert ROUTES, "no write routes found"
+    for prefix in OPEN:
+        assert any(p == prefix or p.startswith(prefix) for p in OPENED), prefix
+    assert all(p in OPEN or p.startswith("admin/") for p in OPENED)
+
+
+def test_every_route_name_in_needs_exists():
+    names = {r.name for r in ROUTES}
+    assert set(NEEDS) <= names, set(NEEDS) - names
