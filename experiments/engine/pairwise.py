@@ -42,6 +42,7 @@ from ..models import (
 from . import lifecycle
 from .chunks import ChunkStopped
 from .dispatch import chunks_dispatch
+from .isolation import PAIRWISE, run_isolated
 from .leases import ChunkLease
 
 MINI_BATCH = 100  # pairs between cancel checks, progress bumps and writes (two calls each)
@@ -414,19 +415,12 @@ def _next_inline_chunk(run_id: int) -> PairwiseChunk | None:
 def pairwise_reap(*, now, stale, reaped) -> None:
     """The reaper's pass over pairwise runs (`reaper.Reaped` collects what to send and start):
     revive chunks whose lease expired (their worker died), resend lost messages, restart lost
-    starts and finish runs whose last step was interrupted."""
+    starts and finish runs whose last step was interrupted; each run's step isolated (a run
+    whose step raises is logged and failed, the pass goes on)."""
     expired = PairwiseChunk.objects.filter(status=ChunkStatus.RUNNING, lease_expires_at__lt=now)
     for chunk in expired:
         reaped.touched.add(chunk.run_id)
-        if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
-            lifecycle.pairwise_chunk_move(chunk.pk, "fail", error="its worker died repeatedly")
-            pairwise_fail(
-                run_id=chunk.run_id,
-                message="A chunk failed repeatedly (its worker "
-                "died or it hung); the judged pairs are kept.",
-            )
-        else:
-            lifecycle.pairwise_chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
+        run_isolated(PAIRWISE, chunk.run_id, _revive, chunk=chunk, now=now)
     lost = PairwiseChunk.objects.filter(
         status=ChunkStatus.QUEUED, queued_at__lt=stale, run__status=ExperimentStatus.RUNNING
     )
@@ -439,7 +433,19 @@ def pairwise_reap(*, now, stale, reaped) -> None:
     _restart_lost_starts(now, stale, reaped)
     running = PairwiseRun.objects.filter(status=ExperimentStatus.RUNNING)
     for run_id in running.values_list("pk", flat=True):
-        pairwise_finalize_if_done(run_id=run_id)
+        run_isolated(PAIRWISE, run_id, pairwise_finalize_if_done, run_id=run_id)
+
+
+def _revive(*, chunk: PairwiseChunk, now) -> None:
+    if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
+        lifecycle.pairwise_chunk_move(chunk.pk, "fail", error="its worker died repeatedly")
+        pairwise_fail(
+            run_id=chunk.run_id,
+            message="A chunk failed repeatedly (its worker "
+            "died or it hung); the judged pairs are kept.",
+        )
+    else:
+        lifecycle.pairwise_chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
 
 
 def _restart_lost_starts(now, stale, reaped) -> None:

@@ -14,6 +14,7 @@ from ..models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus
 from . import lifecycle
 from .dispatch import chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done
+from .isolation import EXPERIMENT, pass_isolated, run_isolated
 from .pairwise import pairwise_reap
 
 
@@ -31,7 +32,8 @@ class Reaped:
 def experiments_reap() -> Reaped:
     """Revive chunks whose lease expired (their worker died), resend chunk messages and
     start messages that were lost (a broker restarted without persistence), finish runs whose
-    last step was interrupted, and dispatch what can run."""
+    last step was interrupted, and dispatch what can run. Each run's step is isolated
+    (`isolation.run_isolated`): a run whose step raises is logged and failed, the pass goes on."""
     now, reaped = timezone.now(), Reaped()
     stale = now - timedelta(seconds=settings.ASSAY_EXPERIMENT_STALE_S)
     _revive_expired(now, reaped)
@@ -40,9 +42,11 @@ def experiments_reap() -> Reaped:
     for experiment_id in Experiment.objects.filter(status=ExperimentStatus.RUNNING).values_list(
         "pk", flat=True
     ):
-        experiment_finalize_if_done(experiment_id=experiment_id)
+        run_isolated(
+            EXPERIMENT, experiment_id, experiment_finalize_if_done, experiment_id=experiment_id
+        )
     pairwise_reap(now=now, stale=stale, reaped=reaped)
-    reaped.send += chunks_dispatch()
+    reaped.send += pass_isolated("dispatch", chunks_dispatch)
     return reaped
 
 
@@ -50,15 +54,19 @@ def _revive_expired(now, reaped: Reaped) -> None:
     expired = ExperimentChunk.objects.filter(status=ChunkStatus.RUNNING, lease_expires_at__lt=now)
     for chunk in expired:
         reaped.touched.add(chunk.experiment_id)
-        if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
-            lifecycle.chunk_move(chunk.pk, "fail", error="its worker died or it hung repeatedly")
-            experiment_fail(
-                experiment_id=chunk.experiment_id,
-                message="A chunk failed repeatedly (its worker died or it hung); the finished "
-                "rows are kept.",
-            )
-            continue
-        lifecycle.chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
+        run_isolated(EXPERIMENT, chunk.experiment_id, _revive, chunk=chunk, now=now)
+
+
+def _revive(*, chunk: ExperimentChunk, now) -> None:
+    if chunk.attempts >= settings.ASSAY_CHUNK_MAX_ATTEMPTS:
+        lifecycle.chunk_move(chunk.pk, "fail", error="its worker died or it hung repeatedly")
+        experiment_fail(
+            experiment_id=chunk.experiment_id,
+            message="A chunk failed repeatedly (its worker died or it hung); the finished "
+            "rows are kept.",
+        )
+        return
+    lifecycle.chunk_move(chunk.pk, "revive", where=Q(lease_expires_at__lt=now))
 
 
 def _resend_lost(now, stale, reaped: Reaped) -> None:

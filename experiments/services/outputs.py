@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from assay.safety.caps import USAGE_MAXIMA, WHOLE_USAGE, UsageOutOfBounds, usage_bounded
 from assay.selectors import as_uuid
 from assay.vocabulary import ContentType, ResultStatus
 from evalsets.models import EvalSetItem
@@ -224,12 +225,9 @@ def _fields(entry: dict) -> tuple[str, dict]:
     text = _text(output)
     if text is None and not error:
         return _("Give actual_output as text or a Text content object (or an error)."), {}
-    for key in ("latency_ms", "cost"):
-        if entry.get(key) is not None and not (_number(entry[key]) and entry[key] >= 0):
-            return _("%(key)s must be a number ≥ 0.") % {"key": key}, {}
-    for key in ("tokens_in", "tokens_out"):
-        if entry.get(key) is not None and not (_whole(entry[key]) and entry[key] >= 0):
-            return _("%(key)s must be a whole number ≥ 0.") % {"key": key}, {}
+    usage, problem = _usage(entry)
+    if problem:
+        return problem, {}
     failed = text is None
     trajectory = entry.get("trajectory")
     return "", {
@@ -237,11 +235,29 @@ def _fields(entry: dict) -> tuple[str, dict]:
         "output": text or "",
         "error": (error or "") if failed else "",
         "trajectory": _trajectory(trajectory),
-        "latency_ms": float(entry.get("latency_ms") or 0),
-        "tokens_in": entry.get("tokens_in") or 0,
-        "tokens_out": entry.get("tokens_out") or 0,
-        "cost": entry.get("cost"),
+        "latency_ms": usage.get("latency_ms", 0.0),
+        "tokens_in": usage.get("tokens_in", 0),
+        "tokens_out": usage.get("tokens_out", 0),
+        "cost": usage.get("cost"),
     }
+
+
+def _usage(entry: dict) -> tuple[dict, str]:
+    """The entry's usage numbers within their bounds (`caps.USAGE_MAXIMA`), or the problem."""
+    usage = {}
+    for key in USAGE_MAXIMA:
+        if entry.get(key) is None:
+            continue
+        try:
+            usage[key] = usage_bounded(key, entry[key])
+        except UsageOutOfBounds:
+            message = (
+                _("%(key)s must be a whole number from 0 to %(max)s.")
+                if key in WHOLE_USAGE
+                else _("%(key)s must be a number from 0 to %(max)s.")
+            )
+            return {}, message % {"key": key, "max": f"{USAGE_MAXIMA[key]:,}"}
+    return usage, ""
 
 
 def _text(output) -> str | None:
@@ -257,10 +273,6 @@ def _trajectory(value) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _whole(value) -> bool:

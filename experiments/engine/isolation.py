@@ -1,0 +1,58 @@
+"""One run's fault stays that run's: a periodic pass (the reaper's revive, resend, restart and
+finish steps, its dispatch, the pairwise pass) does each run's step on its own, so a run whose
+stored rows make a step raise is logged and failed, and every other workspace's runs are still
+revived, sent and finished in the same pass. Before, one run whose numbers could not be summed
+(a pushed cost of 1e308 totalled Infinity, which PostgreSQL's jsonb refuses) made the whole
+pass raise on every beat, and a dead worker's chunk of another workspace stayed stuck."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from assay.safety.caps import MESSAGE_BYTES, cap_text
+
+from . import lifecycle
+
+log = logging.getLogger(__name__)
+
+EXPERIMENT, PAIRWISE = "experiment", "pairwise run"
+FAULT_MESSAGE = (
+    "The run could not be finished: {error}. It was marked failed so that other runs go on; "
+    "its finished rows are kept."
+)
+
+
+def run_isolated(kind: str, run_id: int, step: Callable[..., Any], **kwargs) -> Any:
+    """`step(**kwargs)` in its own savepoint; when it raises, the exception is logged with the
+    run and the run is failed (without settling its numbers: that may be what raised). Returns
+    the step's value, or None after a fault."""
+    try:
+        with transaction.atomic():
+            return step(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - any fault of one run; the pass goes on
+        log.exception("periodic pass: %s %s raised in %s", kind, run_id, step.__name__)
+        run_fail_unsettled(kind=kind, run_id=run_id, error=f"{type(exc).__name__}: {exc}")
+        return None
+
+
+def run_fail_unsettled(*, kind: str, run_id: int, error: str) -> bool:
+    """→ failed with `error` in its message, from queued or running (a finished run keeps its
+    status); its counters and statistics are left as they were."""
+    move = lifecycle.experiment_move if kind == EXPERIMENT else lifecycle.pairwise_move
+    message = cap_text(FAULT_MESSAGE.format(error=cap_text(error, 1000)), MESSAGE_BYTES)
+    return move(run_id, "fail", finished_at=timezone.now(), error_message=message)
+
+
+def pass_isolated(what: str, step: Callable[[], list]) -> list:
+    """A step of a pass that belongs to no one run (dispatch): logged and skipped for this
+    pass when it raises, so what the pass already collected is still sent."""
+    try:
+        return step()
+    except Exception:  # noqa: BLE001 - the next pass tries again
+        log.exception("periodic pass: %s raised; the next pass tries again", what)
+        return []
