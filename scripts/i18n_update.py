@@ -92,14 +92,16 @@ def write_dictionary(lang: str, translations: dict) -> None:
     )
 
 
-def extract(lang: str) -> None:
+def extract(lang: str, root: Path = ROOT) -> None:
+    """makemessages for every domain into `root`/locale (`root`: the tree, or a copy of it, as
+    tests/test_i18n.py extracts without touching the catalogues)."""
     if not shutil.which("xgettext"):
         sys.exit("xgettext is missing: install gettext (Debian: apt-get install gettext)")
     ignore = [arg for path in IGNORE for arg in ("-i", path)]
     for domain in DOMAINS:
         command = [sys.executable, "manage.py", "makemessages", "-l", lang, "-d", domain]
         command += ["--no-obsolete", "--add-location", "file", *ignore]
-        subprocess.run(command, cwd=ROOT, check=True, env={**os.environ, "PYTHONWARNINGS": ""})
+        subprocess.run(command, cwd=root, check=True, env={**os.environ, "PYTHONWARNINGS": ""})
 
 
 def translated(entry: polib.POEntry) -> bool:

@@ -18,7 +18,7 @@ from django.utils import translation
 
 from assay.models import UserPreference
 from assay.templatetags.assay_tags import percent, score
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, require_service
 from tests.support.factories import make_code_version, make_evalset_version, run_inline
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +90,67 @@ def test_msgfmt_check_passes():
             ["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
+
+
+# ---- what the code marks ------------------------------------------------------------------
+
+
+def _tree_copy(into: Path) -> Path:
+    """The files makemessages reads (and the settings it imports), without the catalogues: the
+    places scripts/i18n_update.py ignores, git's and the runtime's files stay behind."""
+    skipped = {*i18n_update.IGNORE, "var"}
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        where = Path(folder).relative_to(ROOT)
+        return [
+            n
+            for n in names
+            if n.startswith(".") or n == "__pycache__" or (where / n).as_posix() in skipped
+        ]
+
+    return Path(shutil.copytree(ROOT, into / "tree", ignore=ignore))
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory) -> dict[str, polib.POFile]:
+    """Every marked string by domain, extracted as `make i18n` does (scripts/i18n_update.py:
+    Django's makemessages, xgettext underneath) from a copy of the tree, so the repository's
+    catalogues stay as they are."""
+    require_service("xgettext", bool(shutil.which("xgettext")), "apt-get install gettext")
+    copy = _tree_copy(tmp_path_factory.mktemp("i18n"))
+    i18n_update.extract("zh_Hans", root=copy)
+    out = copy / "locale" / "zh_Hans" / "LC_MESSAGES"
+    return {path.stem: polib.pofile(str(out / path.name)) for path in CATALOGUES}
+
+
+def not_in_catalogue(marked: polib.POFile, catalogue: Path) -> list[str]:
+    """The marked msgids the catalogue has no translation of: missing, empty or fuzzy."""
+    done = {
+        (e.msgctxt, e.msgid)
+        for e in polib.pofile(str(catalogue))
+        if not e.obsolete and "fuzzy" not in e.flags and i18n_update.translated(e)
+    }
+    return [e.msgid for e in marked if (e.msgctxt, e.msgid) not in done]
+
+
+def test_every_marked_string_is_in_the_catalogue(extracted):
+    """A string marked for translation but missing from the catalogue shows in English in the
+    Chinese interface, and none of the catalogue's own checks notices."""
+    assert len(extracted["django"]) > 1000 and len(extracted["djangojs"]) > 10
+    missing = {path.name: not_in_catalogue(extracted[path.stem], path) for path in CATALOGUES}
+    missing = {name: left for name, left in missing.items() if left}
+    assert not missing, f"not translated (run scripts/i18n_update.py): {missing}"
+
+
+def test_a_deleted_or_fuzzy_entry_is_named(extracted, tmp_path):
+    po = polib.pofile(str(LC / "django.po"))
+    deleted = po.find("%(n)s unknown not counted")
+    po.remove(deleted)
+    guessed = po.find("Decided rows: pass and fail, unknown not counted")
+    guessed.flags.append("fuzzy")
+    po.save(str(tmp_path / "django.po"))
+    left = not_in_catalogue(extracted["django"], tmp_path / "django.po")
+    assert {deleted.msgid, guessed.msgid} <= set(left)
 
 
 def test_numbers_keep_ascii_digits_and_a_decimal_point_in_chinese():
