@@ -14,6 +14,7 @@ from evaluators.policies import describe_policy
 from . import selectors
 from .engine.turns import result_turn
 from .models import EvaluatorBinding, Experiment, GarakReference, Result
+from .results import gate
 
 
 class ExperimentCreateSerializer(StrictSerializer):
@@ -84,9 +85,10 @@ class GateQuerySerializer(StrictSerializer):
 
     baseline = serializers.CharField(max_length=64)
     candidate = serializers.UUIDField()
-    alpha = serializers.FloatField(required=False, default=0.05)
-    max_drop = serializers.FloatField(required=False, default=0.0)
-    max_unknown_rate = serializers.FloatField(required=False, allow_null=True, default=None)
+    alpha = serializers.FloatField(required=False, default=gate.DEFAULT_ALPHA)
+    max_drop = serializers.FloatField(required=False, default=gate.DEFAULT_MAX_DROP)
+    max_unknown_rate = serializers.FloatField(required=False, default=gate.DEFAULT_MAX_UNKNOWN_RATE)
+    min_decided = serializers.IntegerField(required=False, default=gate.DEFAULT_MIN_DECIDED)
     # read by the API's workspace selection (session callers), like on every other endpoint
     workspace = serializers.CharField(required=False, write_only=True)
 

@@ -3,8 +3,11 @@
 An evaluator fails the gate when its pass rate dropped significantly — the exact one-sided
 McNemar test on the paired rows is below `alpha` AND the paired bootstrap interval of the
 difference (at 1 − 2·alpha, i.e. a one-sided 1 − alpha bound) lies entirely below −max_drop —
-or when the candidate's unknown rate exceeds `max_unknown_rate`. Noise (a few flips either
-way) passes; a real regression fails with the numbers that show it.
+when its unknown rate rose significantly (the same exact test on decided→unknown against
+unknown→decided flips), when the candidate's unknown rate exceeds `max_unknown_rate`, or when
+fewer than `min_decided` rows were decided on both sides. So a run that decided nothing never
+passes; noise (a few flips either way) passes; a real regression fails with the numbers that
+show it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ from .compare import bindings_by_evaluator, check_comparable, evaluator_side
 
 FINISHED = (ExperimentStatus.COMPLETED,)
 
+# The defaults of the API and of `assay gate`; the gate's text states the ones it used.
+DEFAULT_ALPHA = 0.05
+DEFAULT_MAX_DROP = 0.0
+# a run more than half unknown has measured too little to vouch for anything
+DEFAULT_MAX_UNKNOWN_RATE = 0.5
+# the smallest sample the project draws an interval from (the interval settings' min_sample)
+DEFAULT_MIN_DECIDED = 30
+MINUS = "\u2212"  # the one minus sign of every printed number (never a hyphen)
+
 
 @dataclass
 class GateEvaluator:
@@ -40,6 +52,10 @@ class GateEvaluator:
     pass_rate_delta_ci: list[float] | None
     p_worse: float
     unknown_rate: float | None
+    unknown_rate_baseline: float | None
+    to_unknown: int
+    from_unknown: int
+    p_more_unknown: float
     failed: bool
     reasons: list[str] = field(default_factory=list)
 
@@ -51,9 +67,11 @@ class GateResult:
     candidate: dict
     alpha: float
     max_drop: float
-    max_unknown_rate: float | None
+    max_unknown_rate: float
+    min_decided: int
     evaluators: list[GateEvaluator]
     not_compared: list[str]
+    reasons: list[str] = field(default_factory=list)  # the gate's own, beyond its evaluators'
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -61,17 +79,57 @@ class GateResult:
         return data
 
 
+@dataclass(frozen=True)
+class _Options:
+    alpha: float
+    max_drop: float
+    max_unknown_rate: float
+    min_decided: int
+    seed: int
+
+
 def gate_check(
     *,
     baseline: Experiment,
     candidate: Experiment,
-    alpha: float = 0.05,
-    max_drop: float = 0.0,
-    max_unknown_rate: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    max_drop: float = DEFAULT_MAX_DROP,
+    max_unknown_rate: float = DEFAULT_MAX_UNKNOWN_RATE,
+    min_decided: int = DEFAULT_MIN_DECIDED,
     seed: int = 0,
 ) -> GateResult:
-    """The gate's decision for `candidate` against `baseline`, evaluator by evaluator."""
-    _check_options(alpha, max_drop, max_unknown_rate)
+    """The gate's decision for `candidate` against `baseline`, evaluator by evaluator; it
+    fails when any evaluator fails or when no evaluator ran in both runs."""
+    options = _Options(alpha, max_drop, max_unknown_rate, min_decided, seed)
+    _check_options(options)
+    _check_runs(baseline, candidate)
+    base_bindings, cand_bindings = bindings_by_evaluator(baseline), bindings_by_evaluator(candidate)
+    shared = [e for e in base_bindings if e in cand_bindings]
+    rows = [
+        _evaluator(baseline, base_bindings[e], candidate, cand_bindings[e], options) for e in shared
+    ]
+    missing = [
+        b.evaluator_version.evaluator.name
+        for bindings in (base_bindings, cand_bindings)
+        for e, b in bindings.items()
+        if e not in shared
+    ]
+    reasons = [] if rows else [_("no evaluator ran in both runs, so nothing was compared")]
+    return GateResult(
+        passed=not reasons and not any(r.failed for r in rows),
+        baseline=_run(baseline),
+        candidate=_run(candidate),
+        alpha=alpha,
+        max_drop=max_drop,
+        max_unknown_rate=max_unknown_rate,
+        min_decided=min_decided,
+        evaluators=rows,
+        not_compared=missing,
+        reasons=reasons,
+    )
+
+
+def _check_runs(baseline: Experiment, candidate: Experiment) -> None:
     check_comparable(baseline.workspace, baseline, [candidate])
     for side, run in (("baseline", baseline), ("candidate", candidate)):
         if run.status not in FINISHED:
@@ -81,87 +139,104 @@ def gate_check(
                     % {"name": run.name, "status": run.status}
                 }
             )
-    base_bindings, cand_bindings = bindings_by_evaluator(baseline), bindings_by_evaluator(candidate)
-    rows, missing = [], []
-    for evaluator_id, base in base_bindings.items():
-        cand = cand_bindings.get(evaluator_id)
-        if cand is None:
-            missing.append(base.evaluator_version.evaluator.name)
-            continue
-        rows.append(
-            _evaluator(baseline, base, candidate, cand, alpha, max_drop, max_unknown_rate, seed)
-        )
-    missing += [
-        b.evaluator_version.evaluator.name
-        for e, b in cand_bindings.items()
-        if e not in base_bindings
-    ]
-    return GateResult(
-        passed=not any(r.failed for r in rows),
-        baseline=_run(baseline),
-        candidate=_run(candidate),
-        alpha=alpha,
-        max_drop=max_drop,
-        max_unknown_rate=max_unknown_rate,
-        evaluators=rows,
-        not_compared=missing,
-    )
 
 
-def _evaluator(baseline, base, candidate, cand, alpha, max_drop, max_unknown, seed):
+def _evaluator(baseline, base, candidate, cand, options: _Options) -> GateEvaluator:
     stats = compare_paired(
         evaluator_side(baseline, base),
         evaluator_side(candidate, cand),
-        confidence=1 - 2 * alpha,
-        seed=seed,
+        confidence=1 - 2 * options.alpha,
+        seed=options.seed,
     )
-    regressions, improvements = len(stats.regressions), len(stats.improvements)
-    p_worse = mcnemar_worse(regressions, improvements)
-    unknown_rate = _unknown_rate(candidate, cand)
-    reasons = []
     ci = stats.pass_rate_delta_ci
-    if p_worse < alpha and ci is not None and ci[1] < -max_drop:
-        reasons.append(
-            f"pass rate dropped {_points(-stats.pass_rate_delta)} (p = {p_worse:.3g}; the "
-            f"difference is at most {_signed(ci[1])}, below −{_points(max_drop)})"
-        )
-    if max_unknown is not None and unknown_rate is not None and unknown_rate > max_unknown:
-        reasons.append(f"unknown rate {_rate(unknown_rate)} above {_rate(max_unknown)}")
-    return GateEvaluator(
+    row = GateEvaluator(
         evaluator=base.evaluator_version.evaluator.name,
         baseline_version=base.evaluator_version.version,
         candidate_version=cand.evaluator_version.version,
         n_paired=stats.n_paired,
         n_decided=stats.n_decided,
-        regressions=regressions,
-        improvements=improvements,
+        regressions=len(stats.regressions),
+        improvements=len(stats.improvements),
         pass_rate_baseline=stats.pass_rate_baseline,
         pass_rate_candidate=stats.pass_rate_candidate,
         pass_rate_delta=stats.pass_rate_delta,
         pass_rate_delta_ci=list(ci) if ci is not None else None,
-        p_worse=p_worse,
-        unknown_rate=unknown_rate,
-        failed=bool(reasons),
-        reasons=reasons,
+        p_worse=mcnemar_worse(len(stats.regressions), len(stats.improvements)),
+        unknown_rate=_unknown_rate(candidate, cand),
+        unknown_rate_baseline=_unknown_rate(baseline, base),
+        to_unknown=len(stats.to_unknown),
+        from_unknown=len(stats.from_unknown),
+        p_more_unknown=mcnemar_worse(len(stats.to_unknown), len(stats.from_unknown)),
+        failed=False,
     )
+    row.reasons = _reasons(row, options)
+    row.failed = bool(row.reasons)
+    return row
+
+
+def _reasons(row: GateEvaluator, options: _Options) -> list[str]:
+    """Why an evaluator fails the gate, one sentence per test it fails (none: it passes)."""
+    reasons = []
+    ci = row.pass_rate_delta_ci
+    if row.p_worse < options.alpha and ci is not None and ci[1] < -options.max_drop:
+        reasons.append(_dropped(row, options))
+    if row.p_more_unknown < options.alpha:
+        reasons.append(_more_unknown(row))
+    if row.unknown_rate is not None and row.unknown_rate > options.max_unknown_rate:
+        reasons.append(
+            _("unknown rate %(rate)s above %(limit)s")
+            % {"rate": _rate(row.unknown_rate), "limit": _rate(options.max_unknown_rate)}
+        )
+    if row.n_decided < options.min_decided:
+        reasons.append(
+            _("only %(n)d rows decided on both sides, fewer than %(min)d")
+            % {"n": row.n_decided, "min": options.min_decided}
+        )
+    return reasons
+
+
+def _dropped(row: GateEvaluator, options: _Options) -> str:
+    return _(
+        "pass rate dropped %(drop)s (%(p)s; the difference is at most %(bound)s, below %(limit)s)"
+    ) % {
+        "drop": _points(-row.pass_rate_delta),
+        "p": _p(row.p_worse),
+        "bound": _signed(row.pass_rate_delta_ci[1]),
+        "limit": _signed(-options.max_drop),
+    }
+
+
+def _more_unknown(row: GateEvaluator) -> str:
+    return _(
+        "unknown rate rose from %(base)s to %(cand)s (%(to)d rows became unknown, %(back)d "
+        "became decided; %(p)s)"
+    ) % {
+        "base": _rate(row.unknown_rate_baseline),
+        "cand": _rate(row.unknown_rate),
+        "to": row.to_unknown,
+        "back": row.from_unknown,
+        "p": _p(row.p_more_unknown),
+    }
 
 
 def _unknown_rate(experiment: Experiment, binding) -> float | None:
-    """The share of the candidate's rows whose final verdict (a correction wins) is unknown."""
+    """The share of the run's rows whose final verdict (a correction wins) is unknown."""
     rows = Result.objects.filter(experiment=experiment, binding=binding)
     unknown = Q(human_verdict=Verdict.UNKNOWN) | Q(human_verdict="", verdict=Verdict.UNKNOWN)
     counts = rows.aggregate(total=Count("id"), unknown=Count("id", filter=unknown))
     return counts["unknown"] / counts["total"] if counts["total"] else None
 
 
-def _check_options(alpha, max_drop, max_unknown_rate) -> None:
+def _check_options(options: _Options) -> None:
     errors = {}
-    if not 0 < alpha < 0.5:
+    if not 0 < options.alpha < 0.5:
         errors["alpha"] = [_("alpha is a significance level between 0 and 0.5 (e.g. 0.05).")]
-    if not 0 <= max_drop < 1:
+    if not 0 <= options.max_drop < 1:
         errors["max_drop"] = [_("max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points).")]
-    if max_unknown_rate is not None and not 0 <= max_unknown_rate <= 1:
+    if not 0 <= options.max_unknown_rate <= 1:
         errors["max_unknown_rate"] = [_("max_unknown_rate is a share in [0, 1].")]
+    if options.min_decided < 0:
+        errors["min_decided"] = [_("min_decided is a number of rows, 0 or more.")]
     if errors:
         raise ValidationError(errors)
 
@@ -170,43 +245,85 @@ def _run(experiment: Experiment) -> dict:
     return {"id": str(experiment.public_id), "name": experiment.name}
 
 
-def _points(value: float) -> str:
-    return f"{100 * value:.1f} pts"
-
-
 def gate_markdown(result: GateResult) -> str:
     """The gate as a Markdown summary (what the CLI writes to $GITHUB_STEP_SUMMARY)."""
-    head = "✅ Assay gate passed" if result.passed else "❌ Assay gate failed"
+    head = _("✅ Assay gate passed") if result.passed else _("❌ Assay gate failed")
     lines = [
         f"### {head}",
         "",
-        f"Candidate **{_md(result.candidate['name'])}** against baseline "
-        f"**{_md(result.baseline['name'])}** (alpha {result.alpha:g}, "
-        f"max drop {100 * result.max_drop:g} pts).",
+        _("Candidate **%(candidate)s** against baseline **%(baseline)s** (%(limits)s).")
+        % {
+            "candidate": _md(result.candidate["name"]),
+            "baseline": _md(result.baseline["name"]),
+            "limits": gate_limits(result),
+        },
         "",
-        "| evaluator | baseline | candidate | Δ pass rate | CI | p (worse) | unknown | result |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| evaluator | decided | baseline | candidate | Δ pass rate | CI | p (worse) "
+        "| unknown | p (more unknown) | result |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *(_markdown_row(row) for row in result.evaluators),
     ]
-    for row in result.evaluators:
-        ci = row.pass_rate_delta_ci
-        lines.append(
-            f"| {_md(row.evaluator)} | {_rate(row.pass_rate_baseline)} | "
-            f"{_rate(row.pass_rate_candidate)} | {_signed(row.pass_rate_delta)} | "
-            f"{'—' if ci is None else f'[{_signed(ci[0])}, {_signed(ci[1])}]'} | "
-            f"{row.p_worse:.3g} | {_rate(row.unknown_rate)} | "
-            f"{'fail: ' + _md('; '.join(row.reasons)) if row.failed else 'pass'} |"
-        )
+    lines += [f"**{_md(reason)}**" for reason in result.reasons]
     if result.not_compared:
-        lines += ["", f"Not compared (on one side only): {_md(', '.join(result.not_compared))}."]
+        names = _md(", ".join(result.not_compared))
+        lines += ["", _("Not compared (on one side only): %(names)s.") % {"names": names}]
     return "\n".join(lines) + "\n"
+
+
+def gate_limits(result: GateResult) -> str:
+    """The options the gate decided with, as its text states them."""
+    return _(
+        "alpha %(alpha)s, max drop %(drop)s pts, max unknown rate %(unknown)s, "
+        "min decided %(decided)d rows"
+    ) % {
+        "alpha": f"{result.alpha:g}",
+        "drop": f"{100 * result.max_drop:g}",
+        "unknown": _rate(result.max_unknown_rate),
+        "decided": result.min_decided,
+    }
+
+
+def _markdown_row(row: GateEvaluator) -> str:
+    ci = row.pass_rate_delta_ci
+    cells = [
+        _md(row.evaluator),
+        str(row.n_decided),
+        _rate(row.pass_rate_baseline),
+        _rate(row.pass_rate_candidate),
+        _signed(row.pass_rate_delta),
+        "—" if ci is None else f"[{_signed(ci[0])}, {_signed(ci[1])}]",
+        _p(row.p_worse, bare=True),
+        f"{_rate(row.unknown_rate_baseline)} → {_rate(row.unknown_rate)}",
+        _p(row.p_more_unknown, bare=True),
+        "fail: " + _md("; ".join(row.reasons)) if row.failed else "pass",
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _rate(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def _points(value: float) -> str:
+    return f"{100 * value:.1f} pts"
+
+
 def _signed(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:+.1f} pts"
+    """A difference in signed points with U+2212 for minus; what rounds to zero has no sign."""
+    if value is None:
+        return "—"
+    shown = f"{abs(100 * value):.1f}"
+    if shown == "0.0":
+        return "0.0 pts"
+    return f"{'+' if value > 0 else MINUS}{shown} pts"
+
+
+def _p(value: float, *, bare: bool = False) -> str:
+    """A p-value as "p = 0.0193", or "p < 0.001" (no exponent, whose minus would be a hyphen)."""
+    text = "< 0.001" if value < 0.001 else f"{value:.3g}"
+    if bare:
+        return text
+    return f"p {text}" if value < 0.001 else f"p = {text}"
 
 
 def _md(text: str) -> str:

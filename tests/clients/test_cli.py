@@ -146,7 +146,7 @@ def test_a_ci_job_pushes_runs_exports_marks_and_gates(project, assay_env, contai
     assert annotation.startswith("::error title=Assay gate%3A Contains::pass rate dropped 66.7 pts")
     written = summary.read_text()
     assert written.index("✅ Assay gate passed") < written.index("❌ Assay gate failed")
-    assert "| Contains | 100.0% | 33.3% | -66.7 pts |" in written
+    assert "| Contains | 30 | 100.0% | 33.3% | \u221266.7 pts |" in written
 
     # the gate's JSON is the API's answer
     gated = assay("gate", "--baseline", baseline["id"], "--candidate", worse_id, "--json")

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from .client import Client  # noqa: E402
 from .errors import AssayError, AssayTimeout  # noqa: E402
+from .gate import GateResult  # noqa: E402
 from .results import EvaluatorResult, ExperimentResult  # noqa: E402
 
 __all__ = [
@@ -20,5 +21,6 @@ __all__ = [
     "Client",
     "EvaluatorResult",
     "ExperimentResult",
+    "GateResult",
     "__version__",
 ]

@@ -24,13 +24,17 @@ from .config import save_config
 from .display import (
     console,
     experiments_table,
-    gate_heading,
-    gate_reasons,
-    gate_table,
     github_errors,
     run_table,
 )
 from .errors import AssayError, AssayTimeout
+from .gate import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_DROP,
+    DEFAULT_MAX_UNKNOWN_RATE,
+    DEFAULT_MIN_DECIDED,
+    GateResult,
+)
 
 EXIT_FAILED = 1
 EXIT_ERROR = 2
@@ -369,22 +373,37 @@ def baseline(experiment_id: str, unset: bool) -> None:
 @click.option("--candidate", required=True, metavar="ID", help="The run to judge.")
 @click.option(
     "--alpha",
-    default=0.05,
+    default=DEFAULT_ALPHA,
     show_default=True,
     type=float,
-    help="Significance level of the one-sided test.",
+    help="Significance level of the one-sided tests (pass rate down, unknown rate up).",
 )
 @click.option(
     "--max-drop",
-    default=0.0,
+    default=DEFAULT_MAX_DROP,
     show_default=True,
     type=float,
     help="Pass-rate drop tolerated, as a share (0.02 = 2 points).",
 )
 @click.option(
     "--max-unknown-rate",
+    default=DEFAULT_MAX_UNKNOWN_RATE,
+    show_default=True,
     type=float,
-    help="Fail when more of the candidate's rows than this share are unknown.",
+    help="Fail when more of the candidate's rows than this share are unknown (1 = no cap).",
+)
+@click.option(
+    "--min-decided",
+    default=DEFAULT_MIN_DECIDED,
+    show_default=True,
+    type=int,
+    help="Fail an evaluator with fewer rows decided (pass or fail) on both sides.",
+)
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write the decision as JUnit XML to this file (one test case per evaluator).",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the API's answer as JSON instead of a table."
@@ -394,10 +413,14 @@ def gate(
     candidate: str,
     alpha: float,
     max_drop: float,
-    max_unknown_rate: float | None,
+    max_unknown_rate: float,
+    min_decided: int,
+    junit_path: Path | None,
     as_json: bool,
 ) -> None:
-    """Does the candidate regress against the baseline? Exits 1 when it does.
+    """Does the candidate regress against the baseline? Exits 1 when it does, when its unknown
+    rate rose significantly or passed --max-unknown-rate, or when fewer than --min-decided
+    rows were decided.
 
     Writes the Markdown summary to $GITHUB_STEP_SUMMARY when that is set, and prints a
     GitHub `::error` annotation for each failing evaluator (on stderr with --json)."""
@@ -408,23 +431,24 @@ def gate(
             alpha=alpha,
             max_drop=max_drop,
             max_unknown_rate=max_unknown_rate,
+            min_decided=min_decided,
         )
+    _gate_reports(decision, junit_path)
+    if as_json:
+        click.echo(json.dumps(decision.to_dict(), indent=2))
+    else:
+        click.echo(decision.format(width=console().width), nl=False)
+    for line in github_errors(decision.raw):
+        click.echo(line, err=as_json)  # stdout stays pure JSON with --json
+    if not decision.passed:
+        sys.exit(EXIT_FAILED)
+
+
+def _gate_reports(decision: GateResult, junit_path: Path | None) -> None:
+    """The files a CI system reads: the step summary (GitHub) and JUnit XML (the others)."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(decision["markdown"] + "\n")
-    if as_json:
-        click.echo(json.dumps(decision, indent=2))
-    else:
-        out = console()
-        out.print(Text(gate_heading(decision)))
-        out.print(gate_table(decision))
-        for line in gate_reasons(decision):
-            out.print(Text(line))
-        if decision.get("not_compared"):
-            names = ", ".join(decision["not_compared"])
-            out.print(Text(f"Not compared (on one side only): {names}"))
-    for line in github_errors(decision):
-        click.echo(line, err=as_json)  # stdout stays pure JSON with --json
-    if not decision["passed"]:
-        sys.exit(EXIT_FAILED)
+            handle.write(decision.markdown + "\n")
+    if junit_path is not None:
+        junit_path.write_text(decision.to_junit(), encoding="utf-8")

@@ -16,6 +16,13 @@ from . import __version__
 from .config import resolve_credentials
 from .errors import AssayError, AssayTimeout
 from .evalset_files import SEMVER, file_format, import_mapping, next_version
+from .gate import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_DROP,
+    DEFAULT_MAX_UNKNOWN_RATE,
+    DEFAULT_MIN_DECIDED,
+    GateResult,
+)
 from .results import FINISHED, ExperimentResult
 
 PAGE_SIZE = 200
@@ -263,22 +270,25 @@ class Client:
         baseline: str,
         candidate: str,
         *,
-        alpha: float = 0.05,
-        max_drop: float = 0.0,
-        max_unknown_rate: float | None = None,
-    ) -> dict:
+        alpha: float = DEFAULT_ALPHA,
+        max_drop: float = DEFAULT_MAX_DROP,
+        max_unknown_rate: float = DEFAULT_MAX_UNKNOWN_RATE,
+        min_decided: int = DEFAULT_MIN_DECIDED,
+    ) -> GateResult:
         """Does `candidate` regress against `baseline` (an id, or "latest": the newest
-        completed baseline on the candidate's evalset)? `passed`, one row per evaluator and
-        a Markdown summary."""
+        completed baseline on the candidate's evalset)? It fails on a significant drop of the
+        pass rate, a significant rise of the unknown rate, an unknown rate above
+        `max_unknown_rate`, or fewer than `min_decided` rows decided. `result.passed`, one
+        row per evaluator, `result.format()` (the printable summary) and `to_junit()`."""
         params: dict[str, Any] = {
             "baseline": baseline,
             "candidate": candidate,
             "alpha": alpha,
             "max_drop": max_drop,
+            "max_unknown_rate": max_unknown_rate,
+            "min_decided": min_decided,
         }
-        if max_unknown_rate is not None:
-            params["max_unknown_rate"] = max_unknown_rate
-        return self.request("GET", "experiments/gate/", params=params)
+        return GateResult.from_api(self.request("GET", "experiments/gate/", params=params))
 
     def mark_baseline(self, experiment_id: str, is_baseline: bool = True) -> dict:
         """Mark (or unmark) a completed run as a baseline for the gate."""
