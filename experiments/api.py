@@ -194,10 +194,15 @@ def _baseline(workspace, ref: str, candidate):
         summary=_("Import a garak scan"),
         description=_(
             "Uploads a garak report.jsonl (multipart `file`, at most 64 MB). For each probe "
-            "it commits a new version of the probe's evalset, makes an evaluator per detector "
-            "and launches an experiment that scores garak's own detector results (202, the "
-            "list of experiments). 400 when the file is too large, has a line that is not a "
-            "JSON object, or holds no scored attempts."
+            "it commits a new version of the probe's evalset (rows keyed by their prompt, so "
+            "scans pair by prompt), makes an evaluator per detector and launches an experiment "
+            "that scores garak's own detector results (202, the list of experiments). The "
+            "threshold and confidence level are garak's, read from its eval entries; "
+            "`threshold` (optional) must reproduce garak's counts. A run imported before "
+            "answers 200 with its experiments and makes nothing. 400 names the problem: a file "
+            "too large, a line that is not JSON or not a garak attempt, no scored attempts, "
+            "counts no threshold reproduces, or a report cut before its `completion` entry "
+            "(`partial=true` imports what it holds, marked partial)."
         ),
     ),
     target_test=extend_schema(
@@ -432,8 +437,8 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         return Response(s.GarakReferenceSerializer(made).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        request={"multipart/form-data": s.GarakImportSerializer},
-        responses={202: s.ExperimentSerializer(many=True)},
+        request={"multipart/form-data": s.GarakScanImportSerializer},
+        responses={202: s.ExperimentSerializer(many=True), 200: s.ExperimentSerializer(many=True)},
     )
     @action(
         detail=False,
@@ -444,11 +449,18 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     def import_garak(self, request):
         """Import a garak scan (its report.jsonl): per probe, a new version of the probe's
         evalset, an evaluator per detector and a launched experiment scoring garak's scores."""
-        body = validated(s.GarakImportSerializer, request)
+        body = validated(s.GarakScanImportSerializer, request)
         data = services.garak_upload_bytes(upload=body["file"])
-        made = services.garak_scan_import(workspace=request.workspace, user=request.user, data=data)
+        made = services.garak_scan_import(
+            workspace=request.workspace,
+            user=request.user,
+            data=data,
+            threshold=body.get("threshold"),
+            partial=body["partial"],
+        )
         return Response(
-            s.ExperimentSerializer(made, many=True).data, status=status.HTTP_202_ACCEPTED
+            s.ExperimentSerializer(made, many=True).data,
+            status=status.HTTP_200_OK if made.already else status.HTTP_202_ACCEPTED,
         )
 
     @extend_schema(request=s.TargetTestSerializer, responses=OpenApiTypes.OBJECT)

@@ -115,6 +115,23 @@ class GarakImportSerializer(StrictSerializer):
     file = serializers.FileField()
 
 
+class GarakScanImportSerializer(GarakImportSerializer):
+    """A garak report.jsonl (multipart `file`), with the run's threshold when it is known and
+    whether a report cut short may be imported as partial."""
+
+    threshold = serializers.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="garak's --eval_threshold for the run; unset: read from the report's counts",
+    )
+    partial = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="import a report without its closing completion entry (what it holds)",
+    )
+
+
 class TargetTestSerializer(StrictSerializer):
     """A target to try on one row: the experiment body's evalset version and target."""
 

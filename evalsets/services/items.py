@@ -29,8 +29,10 @@ def items_bulk(
 ) -> dict:
     """Create, update and delete draft items in one all-or-nothing call.
 
-    Each created item is {data: {column: value}, tags, human_verdict, label}; each update names
-    its `item_id` and gives the fields to change (data replaces the row's data). Returns
+    Each created item is {data: {column: value}, tags, human_verdict, label}, and may name its
+    own `item_id` (a UUID no draft row has: a row that comes back keeps its id, as garak
+    imports key rows by content); each update names its `item_id` and gives the fields to
+    change (data replaces the row's data). Returns
     {"created": [items], "updated": [items], "deleted": count}.
     """
     ensure_live(evalset)
@@ -42,15 +44,17 @@ def items_bulk(
     builder = _item_builder(evalset)
     errors: dict[str, list[str]] = {}
     new_rows = [_checked_row(builder, p, f"create[{i}]", errors) for i, p in enumerate(create)]
+    given = _given_ids(create, errors)
     with transaction.atomic():
         draft_edit_check(evalset=evalset)
         targets = _draft_items_by_id(evalset, [u.get("item_id") for u in update] + delete, errors)
+        _check_free(evalset, given, errors)
         changed = [
             _updated(builder, targets, p, f"update[{i}]", errors) for i, p in enumerate(update)
         ]
         if errors:
             raise ValidationError(errors)
-        created = _insert(evalset, new_rows)
+        created = _insert(evalset, new_rows, given)
         EvalSetItem.objects.bulk_update(
             changed, ["data", "tags", "human_verdict", "label", "search_text"]
         )
@@ -142,9 +146,35 @@ def _updated(builder: RowBuilder, targets: dict, payload, where: str, errors: di
     return item
 
 
-def _insert(evalset: EvalSet, rows: list) -> list[EvalSetItem]:
+def _given_ids(create: list, errors: dict) -> list:
+    """The item ids created rows name (None where a row names none)."""
+    given = []
+    for i, payload in enumerate(create):
+        value = payload.get("item_id") if isinstance(payload, dict) else None
+        if value is not None and as_uuid(value) is None:
+            errors[f"create[{i}].item_id"] = [_("An item id is a UUID.")]
+        given.append(as_uuid(value) if value is not None else None)
+    if len({g for g in given if g}) < sum(1 for g in given if g):
+        errors["item_id"] = [_("Two new items name the same item id.")]
+    return given
+
+
+def _check_free(evalset: EvalSet, given: list, errors: dict) -> None:
+    wanted = [g for g in given if g]
+    for start in range(0, len(wanted), 500):
+        taken = evalset.items.filter(draft_filter(), item_id__in=wanted[start : start + 500])
+        if first := taken.values_list("item_id", flat=True).first():
+            errors["item_id"] = [
+                _("A draft item already has the id %(item_id)s.") % {"item_id": first}
+            ]
+            return
+
+
+def _insert(evalset: EvalSet, rows: list, given: list | None = None) -> list[EvalSetItem]:
     if not rows:
         return []
+    fresh = iter(new_item_ids(len(rows)))
+    ids = [g or next(fresh) for g in given or [None] * len(rows)]
     start = next_position(evalset)
     items = [
         EvalSetItem(
@@ -157,7 +187,7 @@ def _insert(evalset: EvalSet, rows: list) -> list[EvalSetItem]:
             label=row.label,
             search_text=row.search_text,
         )
-        for offset, (row, item_id) in enumerate(zip(rows, new_item_ids(len(rows)), strict=True))
+        for offset, (row, item_id) in enumerate(zip(rows, ids, strict=True))
     ]
     return EvalSetItem.objects.bulk_create(items, batch_size=1000)
 

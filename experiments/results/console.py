@@ -176,16 +176,20 @@ def _plain(line: str) -> str:
     return line
 
 
-def garak_rows(experiment, *, hits: bool = False) -> list[GarakRow]:
+def garak_rows(experiment, *, hits: bool = False, history: bool = False) -> list[GarakRow]:
     """The experiment's detectors as garak's console rows: counts, the attack success rate's
-    interval in percent, the Z rating against earlier runs when there are enough."""
+    interval in percent, and a Z rating where garak prints one: from a garak calibration
+    uploaded to the workspace that names the probe/detector. `history` also rates against
+    the evaluator's earlier runs (ours, not garak's), when there are enough."""
     from .garak import detections, hit_outputs, probe_name
     from .standing import relative_standing
 
     rows = []
     for d in detections(experiment):
         ci = d.summary.get("fail_rate_ci")
-        standing = relative_standing(binding=d.binding, pass_rate=d.summary.get("pass_rate"))
+        standing = relative_standing(
+            binding=d.binding, pass_rate=d.summary.get("pass_rate"), history=history
+        )
         rows.append(
             GarakRow(
                 probe=probe_name(experiment),

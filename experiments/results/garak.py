@@ -37,6 +37,8 @@ INTENT_COLUMN = "intent"
 ATTEMPT_ID, ATTEMPT_SEQ, ATTEMPT_IDX = "attempt_id", "attempt_seq", "attempt_idx"
 HIT_AT_K = (1,)  # garak's reporting.hit_at_k default; each row's own count is added
 GOAL, PROMPT, TRIGGERS = "goal", "prompt", "triggers"
+# an imported scan's prompt (conversation) and output (message) objects as garak wrote them
+GARAK_PROMPT, GARAK_OUTPUT = "garak_prompt", "garak_output"
 
 
 def defcon(z: float) -> int:
@@ -280,11 +282,93 @@ def _inference_counts(experiment: Experiment) -> tuple[int, int]:
 
 
 def report_jsonl(experiment: Experiment) -> Iterator[str]:
-    """garak's report.jsonl for a run: one `eval` entry per detector, then the summary."""
+    """garak's report.jsonl for a run: the `start_run setup` and `init` entries garak's
+    report_digest reads, one `eval` entry per detector, the summary, then `completion`."""
     found = detections(experiment)
+    run = RunFacts.of(experiment, found)
+    yield _line(run.setup_entry())
+    yield _line(run.init_entry())
     for detection in found:
         yield _line(eval_record(experiment, detection))
     yield _line(probe_summary(experiment, found))
+    yield _line(run.completion_entry())
+
+
+GARAK_VERSION = "0.17.1"  # the garak release whose formats these are
+
+
+@dataclass
+class RunFacts:
+    """What garak's report says of the run as a whole: an imported scan's own facts (kept on
+    its bindings' `ext`), else the experiment's: its id, target, repetitions, interval."""
+
+    experiment: Experiment
+    run_id: str
+    generator: str | None
+    generations: int
+    garak_version: str
+    interval: dict
+
+    @classmethod
+    def of(cls, experiment: Experiment, found: list[Detection] | None = None) -> RunFacts:
+        ext = _garak_ext(experiment, found)
+        settings = next((d.summary.get("interval_settings") for d in found or []), None) or {}
+        generations = ext.get("garak_generations", "")
+        return cls(
+            experiment,
+            ext.get("garak_run_id") or str(experiment.public_id),
+            ext["garak_generator"] if "garak_generator" in ext else generator_name(experiment),
+            int(generations) if generations.isdigit() else experiment.repetitions,
+            ext.get("garak_version") or GARAK_VERSION,
+            settings,
+        )
+
+    def _times(self) -> tuple[str | None, str | None]:
+        e = self.experiment
+        start = e.started_at or e.created_at
+        return (start.isoformat() if start else None), (
+            e.finished_at.isoformat() if e.finished_at else None
+        )
+
+    def setup_entry(self) -> dict:
+        """garak's keys that say how the run was made (its setup writer keeps only ints,
+        strings, booleans, lists and dicts: the threshold and confidence level are floats and
+        are left out, as garak leaves them out)."""
+        target_type, _space, target_name = (self.generator or "").partition(" ")
+        probe = probe_name(self.experiment)
+        return {
+            "entry_type": "start_run setup",
+            "_config.version": self.garak_version,
+            "transient.starttime_iso": self._times()[0],
+            "transient.active_probes": [f"probes.{probe}"],
+            "transient.run_id": self.run_id,
+            "run.seed": self.interval.get("seed"),
+            "run.generations": self.generations,
+            "plugins.target_type": target_type or None,
+            "plugins.target_name": target_name or None,
+            "reporting.taxonomy": None,
+            "reporting.confidence_interval_method": self.interval.get("method", "bootstrap"),
+            "reporting.bootstrap_num_iterations": self.interval.get("iterations"),
+            "reporting.bootstrap_min_sample_size": self.interval.get("min_sample"),
+            "reporting.hit_at_k": list(HIT_AT_K),
+        }
+
+    def init_entry(self) -> dict:
+        return {
+            "entry_type": "init",
+            "garak_version": self.garak_version,
+            "start_time": self._times()[0],
+            "run": self.run_id,
+        }
+
+    def completion_entry(self) -> dict:
+        return {"entry_type": "completion", "end_time": self._times()[1], "run": self.run_id}
+
+
+def _garak_ext(experiment: Experiment, found: list[Detection] | None) -> dict:
+    """The garak facts an import kept on the run's bindings (the same on each), else {}."""
+    bindings = [d.binding for d in found] if found else list(experiment.bindings.all()[:1])
+    return next(((b.ext or {}) for b in bindings if (b.ext or {}).get("garak_run_id")), {})
 
 
 # json.dumps(record, ensure_ascii=False) builds an encoder per call: one, built once, writes
@@ -352,9 +436,12 @@ class _HitContext:
     probe: str
     generator: str | None
 
+    run: RunFacts | None = None
+
     @classmethod
     def of(cls, experiment: Experiment) -> _HitContext:
-        return cls(experiment, probe_name(experiment), generator_name(experiment))
+        run = RunFacts.of(experiment)
+        return cls(experiment, probe_name(experiment), run.generator, run)
 
     def for_detection(self, detection: Detection):
         """hit → its line for one detector, garak's fields in garak's order, written as
@@ -366,11 +453,11 @@ class _HitContext:
         goal_column = ext.get("goal_column") or GOAL
         triggers_column = ext.get("triggers_column") or TRIGGERS
         shared = (
-            (f', "run_id": {_value(str(self.experiment.public_id))}, "attempt_id": '),
+            (f', "run_id": {_value(self.run.run_id)}, "attempt_id": '),
             (
                 f', "generator": {_value(self.generator)}, "probe": {_value(self.probe)}, '
                 f'"detector": {_value(detection.detector)}, '
-                f'"generations_per_prompt": {_value(self.experiment.repetitions)}, "reason": '
+                f'"generations_per_prompt": {_value(self.run.generations)}, "reason": '
             ),
         )
 
@@ -381,8 +468,9 @@ class _HitContext:
             prompt = _cell_text(data, prompt_column) or _cell_text(data, "input")
             return "".join((
                 '{"goal": ', _value(_cell_text(data, goal_column)),
-                ', "prompt": ', "null" if prompt is None else _conversation_json(prompt),
-                ', "output": ', _message_json(_output(hit.turn, data)),
+                ', "prompt": ', _as_written(data, GARAK_PROMPT) or _conversation_json(prompt),
+                ', "output": ', _as_written(data, GARAK_OUTPUT)
+                or _message_json(_output(hit.turn, data)),
                 ', "triggers": ', _value(_triggers(_cell_text(data, triggers_column))),
                 ', "score": ', _value(human_score if human else score),
                 shared[0], _value(_cell_text(data, ATTEMPT_ID) or uuid_text(uid)),
@@ -433,8 +521,22 @@ def _message_json(text) -> str:
 
 def _conversation_json(text) -> str:
     """garak's Conversation of one user turn of `text`, in JSON."""
+    if text is None:
+        return "null"
     content = _message_json(text)
     return f'{{"turns": [{{"role": "user", "content": {content}}}], "notes": {{}}}}'
+
+
+def _as_written(data: dict, column: str) -> str | None:
+    """An imported scan's garak object (prompt or output) as garak wrote it, re-encoded as
+    `_line` writes (json.dumps, ensure_ascii=False); None when the row has none."""
+    text = _cell_text(data, column)
+    if not text:
+        return None
+    try:
+        return _ENCODER.encode(json.loads(text))
+    except ValueError:
+        return None
 
 
 def _triggers(text: str | None):

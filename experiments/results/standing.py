@@ -18,12 +18,17 @@ def band(z: float) -> str:
     return LEVELS[defcon(z) - 1]
 
 
-def relative_standing(*, binding: EvaluatorBinding, pass_rate: float | None) -> dict:
+def relative_standing(
+    *, binding: EvaluatorBinding, pass_rate: float | None, history: bool = True
+) -> dict:
     """{"z", "level", "n"} or {"level": None, "text": "not enough history", "n"}: against the
-    workspace's garak calibration when it has this probe/detector, else the run's history."""
+    workspace's garak calibration when it has this probe/detector, else (unless `history` is
+    False, as garak's console has no history) the run's history."""
     calibrated = _garak_rating(binding, pass_rate)
     if calibrated is not None:
         return calibrated
+    if not history:
+        return {"level": None, "text": "no garak calibration", "n": 0}
     history = _history(binding)
     if pass_rate is None or len(history) < MIN_HISTORY:
         return {"level": None, "text": "not enough history", "n": len(history)}

@@ -2,20 +2,29 @@
 version with one row per (attempt, output), one evaluator per detector that reads the score
 garak recorded, and an experiment whose verdicts are re-derived with the run's threshold.
 
-A row keeps the attempt's prompt, goal, triggers, intent and the output, its attempt id, seq
-and output index, and one `score_<detector>` column per detector that scored the attempt
-("none" where garak recorded no score). Each detector's binding applies only to the rows
-whose attempt it scored (garak's per-detector attempt subsets), reads that column, and
-judges it as garak's ThresholdEvaluator does (a hit when score ≥ threshold). The dashboard,
-intervals, per-intent table, compare, exports and console then work on the scan; two scans
-of the same probes compare paired (rows match by attempt seq and output index).
+garak does not write its threshold or confidence level into the report's setup entry, so
+both come from its eval entries (garak_report.py): the level from `confidence`, the
+threshold from the counts, held against the scores the attempts recorded; a threshold given
+with the import must reproduce those counts too. A row keeps the attempt's prompt, goal,
+triggers, intent and the output, its attempt id, seq and output index, garak's prompt and
+output objects as written, and one `score_<detector>` column per detector that scored the
+attempt ("none" where garak recorded no score). Each detector's binding applies only to the
+rows whose attempt it scored (garak's per-detector attempt subsets), reads that column, and
+judges it as garak's ThresholdEvaluator does (a hit when score ≥ threshold).
+
+A row's item id is derived from its content (probe, prompt, output index), so two scans of
+a probe pair only rows whose prompts are equal, whatever order a seed gave them. The run's
+garak facts (run id, generator, generations, version, threshold) are kept on each binding's
+`ext` for the hit log, and a run imported again is recognised by its run id.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+import uuid
+from collections import Counter
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -32,10 +41,18 @@ from evalsets.services import (
 from evaluators.models import Evaluator
 from evaluators.services import evaluator_create, evaluator_submit_version
 
-from ..models import Experiment
+from ..models import EvaluatorBinding, Experiment
+from .garak_report import (
+    Report,
+    Scan,
+    cut_text,
+    garak_counts_check,
+    garak_report_parse,
+    prompt_text,
+    threshold_choose,
+)
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
-EVALUATED = 2  # garak's attempt status once detectors have scored it
 READ_SCORE = '''def exec_evaluation(turn):
     """The score garak's detector recorded for this output (1 = hit); none: no score."""
     value = turn["evaluate_dataset_fields"]["score"]["text"].strip()
@@ -45,22 +62,19 @@ READ_SCORE = '''def exec_evaluation(turn):
 '''
 TEXT_COLUMNS = ("prompt", "actual_output", "goal", "triggers", "intent")
 ATTEMPT_COLUMNS = ("attempt_id", "attempt_seq", "attempt_idx")
+# garak's prompt (a conversation) and output (a message) as it wrote them, for the hit log
+GARAK_COLUMNS = ("garak_prompt", "garak_output")
+ITEM_NAMESPACE = uuid.UUID("6f1d3c8e-4b7a-5e2f-9a10-7c3b2d1e0f4a")  # item ids of garak rows
 
 
-@dataclass
-class Scan:
-    """One probe of a garak run, read from its report."""
+class GarakImported(list):
+    """The experiments of an import; `already` when the run had been imported before (the
+    earlier experiments, nothing made), `notes` what the import says about the report."""
 
-    run_id: str
-    probe: str
-    threshold: float
-    generator: str
-    interval: dict = field(default_factory=dict)
-    attempts: list[dict] = field(default_factory=list)
-
-    @property
-    def detectors(self) -> list[str]:
-        return sorted({d for a in self.attempts for d in a.get("detector_results") or {}})
+    def __init__(self, experiments, *, already: bool = False, notes: list[str] | None = None):
+        super().__init__(experiments)
+        self.already = already
+        self.notes = notes or []
 
 
 def garak_upload_bytes(*, upload, limit: int = MAX_REPORT_BYTES) -> bytes:
@@ -72,8 +86,8 @@ def garak_upload_bytes(*, upload, limit: int = MAX_REPORT_BYTES) -> bytes:
     return upload.read()
 
 
-def garak_report_read(*, data: bytes) -> list[Scan]:
-    """The scans (one per probe) of a garak report; a ValidationError names what is wrong."""
+def garak_report_read(*, data: bytes) -> Report:
+    """The report, read and checked line by line; a ValidationError names what is wrong."""
     if len(data) > MAX_REPORT_BYTES:
         raise ValidationError(
             {
@@ -81,51 +95,116 @@ def garak_report_read(*, data: bytes) -> list[Scan]:
                 % {"max_report_bytes": MAX_REPORT_BYTES // 2**20}
             }
         )
-    setup, scans = {}, {}
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        entry = _entry(line, number)
-        kind = entry.get("entry_type")
-        if kind == "start_run setup":
-            setup = entry
-        elif kind == "attempt" and entry.get("status") == EVALUATED:
-            _scan_for(scans, setup, entry["probe_classname"]).attempts.append(entry)
-    if not scans:
-        raise ValidationError({"file": _("No scored attempts: is this a garak report.jsonl?")})
-    return list(scans.values())
+    return garak_report_parse(data=data)
 
 
-def _entry(line: str, number: int) -> dict:
-    try:
-        entry = json.loads(line) if line.strip() else {}
-    except ValueError:
-        raise ValidationError({"file": f"Line {number} is not JSON."}) from None
-    if not isinstance(entry, dict):
-        raise ValidationError(
-            {"file": _("Line %(number)s is not a JSON object.") % {"number": number}}
-        )
-    return entry
+def garak_scan_import(
+    *, workspace, user, data: bytes, threshold: float | None = None, partial: bool = False
+) -> GarakImported:
+    """Import a garak report: per probe, an evalset version, one evaluator per detector and a
+    launched experiment (the workers score it; every row's score is garak's). The threshold
+    and confidence level are garak's own, read from its eval entries (`threshold`, when given,
+    must reproduce them); a report cut short is refused unless `partial`. A run imported
+    before returns its experiments, marked `already`."""
+    report = garak_report_read(data=data)
+    bounds = garak_counts_check(report=report, partial=partial)
+    chosen = threshold_choose(bounds=bounds, given=_given(threshold, report))
+    earlier = _earlier_import(workspace, report)
+    if earlier:
+        return GarakImported(earlier, already=True)
+    notes = _notes(report, bounds, chosen)
+    facts = _facts(report, chosen)
+    made = []
+    with transaction.atomic():
+        for scan in report.scans.values():
+            made.append(_experiment(workspace, user, report, scan, facts, notes))
+    return GarakImported(made, notes=notes)
 
 
-def _scan_for(scans: dict, setup: dict, probe: str) -> Scan:
-    if probe not in scans:
-        target = f"{setup.get('plugins.target_type')} {setup.get('plugins.target_name')}"
-        scans[probe] = Scan(
-            run_id=str(setup.get("transient.run_id") or "unknown"),
-            probe=probe,
-            threshold=float(setup.get("run.eval_threshold", 0.5)),
-            generator=target,
-            interval=_garak_interval(setup),
-        )
-    return scans[probe]
+def _experiment(workspace, user, report: Report, scan: Scan, facts: dict, notes: list[str]):
+    from .runs import experiment_create
+
+    version = _evalset_version(workspace, user, report, scan)
+    suffix = " " + _("(partial)") if not report.completed else ""
+    return experiment_create(
+        workspace=workspace,
+        user=user,
+        name=f"{scan.probe} · garak {report.run_id[:8]}{suffix}"[:160],
+        probe_name=scan.probe,
+        description=" ".join(
+            [f"Imported from garak run {report.run_id} ({report.generator}).", *notes]
+        ),
+        evalset_version=version,
+        bindings=[_binding(workspace, user, facts, d) for d in scan.detectors],
+        interval=_garak_interval(report),
+        launch=True,
+    )
 
 
-def _garak_interval(setup: dict) -> dict:
+def _given(threshold: float | None, report: Report) -> float | None:
+    """The threshold asked for, else the setup's (garak writes it only when it is whole)."""
+    written = report.setup.get("run.eval_threshold")
+    if threshold is None and isinstance(written, int | float) and not isinstance(written, bool):
+        return float(written)
+    return threshold
+
+
+def _facts(report: Report, threshold: float) -> dict:
+    """What the hit log and a second import need to know of the run (strings: `ext`)."""
+    facts = {
+        "garak_run_id": report.run_id,
+        "garak_generator": report.generator,
+        "garak_version": report.garak_version,
+        "garak_threshold": repr(threshold),
+        "garak_partial": "" if report.completed else "true",
+        "garak_attempts": str(sum(len(s.attempts) for s in report.scans.values())),
+    }
+    if report.generations is not None:
+        facts["garak_generations"] = str(report.generations)
+    return facts
+
+
+def _notes(report: Report, bounds, threshold: float) -> list[str]:
+    notes = [
+        _("Threshold %(threshold)s: any value in %(bounds)s gives garak's eval counts.")
+        % {"threshold": threshold, "bounds": bounds.text()}
+    ]
+    if not bounds.checked:
+        notes[0] = _(
+            "Threshold %(threshold)s, not checked: the report has no eval entries to check it "
+            "against."
+        ) % {"threshold": threshold}
+    if not report.completed:
+        notes.append(cut_text(report))
+    return notes
+
+
+def _earlier_import(workspace, report: Report) -> list[Experiment]:
+    """The experiments an earlier import of this run (the same attempts) made, if every probe
+    of it has one; a partial import does not stand for the whole run."""
+    if not report.run_id:
+        return []
+    bindings = EvaluatorBinding.objects.filter(
+        experiment__workspace=workspace,
+        ext__garak_run_id=report.run_id,
+        ext__garak_attempts=_facts(report, 0.5)["garak_attempts"],
+        ext__garak_partial="" if report.completed else "true",
+    ).select_related("experiment")
+    found = {b.experiment.probe_name: b.experiment for b in bindings}
+    if set(found) != set(report.scans):
+        return []
+    return [found[probe] for probe in report.scans]
+
+
+def _garak_interval(report: Report) -> dict:
     """The run's own interval settings, replayed with garak's resampling and seed so the
-    imported run's bounds are garak's, bit for bit."""
+    imported run's bounds are garak's, bit for bit. The level comes from the eval entries:
+    garak does not write it into the setup entry."""
+    setup = report.setup
     reported = {
         "method": setup.get("reporting.confidence_interval_method"),
         "iterations": setup.get("reporting.bootstrap_num_iterations"),
-        "confidence": setup.get("reporting.bootstrap_confidence_level"),
+        "confidence": report.confidence or setup.get("reporting.bootstrap_confidence_level"),
         "min_sample": setup.get("reporting.bootstrap_min_sample_size"),
         "seed": setup.get("run.seed"),
     }
@@ -135,47 +214,20 @@ def _garak_interval(setup: dict) -> dict:
     return {**interval, "exact_garak": True}
 
 
-def garak_scan_import(*, workspace, user, data: bytes) -> list[Experiment]:
-    """Import a garak report: per probe, an evalset version, one evaluator per detector and a
-    launched experiment (the workers score it; every row's score is garak's)."""
-    from .runs import experiment_create
-
-    scans = garak_report_read(data=data)
-    made = []
-    with transaction.atomic():
-        for scan in scans:
-            version = _evalset_version(workspace, user, scan)
-            made.append(
-                experiment_create(
-                    workspace=workspace,
-                    user=user,
-                    name=f"{scan.probe} · garak {scan.run_id[:8]}",
-                    probe_name=scan.probe,
-                    description=f"Imported from garak run {scan.run_id} ({scan.generator}).",
-                    evalset_version=version,
-                    bindings=[_binding(workspace, user, scan, d) for d in scan.detectors],
-                    interval=scan.interval,
-                    launch=True,
-                )
-            )
-    return made
-
-
 def score_column(detector: str) -> str:
     return "score_" + re.sub(r"[^A-Za-z0-9_]", "_", detector)[:56]
 
 
-def _evalset_version(workspace, user, scan: Scan):
-    """A new version of the probe's evalset ("garak <probe>"): a row keeps its item id from
-    scan to scan (matched by attempt seq and output index), so scans compare paired."""
+def _evalset_version(workspace, user, report: Report, scan: Scan):
+    """A new version of the probe's evalset ("garak <probe>") holding exactly this scan's
+    rows. A row's item id is its content's (probe, prompt, output index), so scans pair by
+    prompt: a row already in the draft is updated, the others are created with their id."""
     evalset = _probe_evalset(workspace, user, scan)
-    rows = [row for attempt in scan.attempts for row in _rows(attempt, scan)]
-    known = _draft_rows(evalset)
-    update, create = [], []
-    for row in rows:
-        item_id = known.pop(_key(row["data"]), None)
-        (update if item_id else create).append({**row, "item_id": item_id} if item_id else row)
-    delete = list(known.values())
+    rows = _scan_rows(scan)
+    known = _draft_ids(evalset)
+    update = [row for row in rows if row["item_id"] in known]
+    create = [row for row in rows if row["item_id"] not in known]
+    delete = list(known - {row["item_id"] for row in rows})
     for start in range(0, max(len(update), len(create), len(delete)), MAX_BULK):
         window = slice(start, start + MAX_BULK)
         items_bulk(
@@ -185,7 +237,7 @@ def _evalset_version(workspace, user, scan: Scan):
         evalset=evalset,
         user=user,
         version=next_version(evalset),
-        note=f"garak run {scan.run_id}",
+        note=f"garak run {report.run_id}",
         inline=True,  # the scan's experiment pins it at once
     )
 
@@ -193,7 +245,12 @@ def _evalset_version(workspace, user, scan: Scan):
 def _probe_evalset(workspace, user, scan: Scan):
     from evalsets.models import EvalSet
 
-    wanted = [*TEXT_COLUMNS, *ATTEMPT_COLUMNS, *(score_column(d) for d in scan.detectors)]
+    wanted = [
+        *TEXT_COLUMNS,
+        *ATTEMPT_COLUMNS,
+        *GARAK_COLUMNS,
+        *(score_column(d) for d in scan.detectors),
+    ]
     name = f"garak {scan.probe}"
     evalset = EvalSet.objects.filter(
         workspace=workspace, name=name, deleted_at__isnull=True
@@ -220,66 +277,92 @@ def _column(name: str) -> dict:
     return {"name": name, "content_type": "Text", "required": False, "description": ""}
 
 
-def _draft_rows(evalset) -> dict:
-    """(attempt seq, output index) → item id of the draft's rows."""
+def _draft_ids(evalset) -> set[str]:
     from evalsets.models import draft_filter
 
-    rows = evalset.items.filter(draft_filter()).values_list("item_id", "data")
-    return {_key(data): str(item_id) for item_id, data in rows}
+    return {str(i) for i in evalset.items.filter(draft_filter()).values_list("item_id", flat=True)}
 
 
-def _key(data: dict) -> tuple:
-    def text(name):
-        cell = data.get(name)
-        return cell.get("text") if isinstance(cell, dict) else cell
+def _scan_rows(scan: Scan) -> list[dict]:
+    """Every output of every attempt as a row; a prompt the scan asks more than once counts
+    its occurrences, so each of its rows keeps an id of its own."""
+    seen: Counter = Counter()
+    rows = []
+    for attempt in scan.attempts:
+        key = _prompt_key(attempt.get("prompt"))
+        seen[key] += 1
+        rows += _rows(attempt, scan.probe, f"{key}\x00{seen[key]}")
+    return rows
 
-    return text("attempt_seq"), text("attempt_idx")
+
+def _prompt_key(prompt) -> str:
+    """The prompt's content: each turn's role and text (not garak's per-run notes)."""
+    turns = (prompt or {}).get("turns") or []
+    parts = [
+        [t.get("role"), (t.get("content") or {}).get("text")]
+        for t in turns
+        if isinstance(t, dict) and isinstance(t.get("content") or {}, dict)
+    ]
+    return json.dumps(parts, ensure_ascii=False)
 
 
-def _rows(attempt: dict, scan: Scan) -> list[dict]:
+def _item_id(probe: str, key: str, index: int) -> str:
+    digest = hashlib.sha256(f"{probe}\x00{key}\x00{index}".encode()).hexdigest()
+    return str(uuid.uuid5(ITEM_NAMESPACE, digest))
+
+
+def _rows(attempt: dict, probe: str, key: str) -> list[dict]:
     """One row per output of the attempt."""
-    results = attempt.get("detector_results") or {}
+    results = attempt["detector_results"]
     rows = []
     for index, output in enumerate(attempt.get("outputs") or []):
+        text = output.get("text") if isinstance(output, dict) else None
         cells = {
-            "prompt": _prompt_text(attempt.get("prompt")),
-            "actual_output": (output or {}).get("text") if isinstance(output, dict) else None,
+            "prompt": prompt_text(attempt.get("prompt")),
+            "actual_output": text,
             "goal": attempt.get("goal"),
             "triggers": _triggers(attempt),
             "intent": attempt.get("intent"),
             "attempt_id": attempt.get("uuid"),
-            "attempt_seq": str(attempt.get("seq", "")),
+            "attempt_seq": str(attempt["seq"]),
             "attempt_idx": str(index),
+            "garak_prompt": None if attempt["as_text"] else _json(attempt.get("prompt")),
+            "garak_output": None if attempt["as_text"] else _json(output),
         }
         for detector, scores in results.items():
             score = scores[index] if index < len(scores) else None
             cells[score_column(detector)] = "none" if score is None else repr(float(score))
-        data = {k: v for k, v in cells.items() if v not in (None, "")}
-        if cells["actual_output"] == "":  # an empty answer is an answer: keep it, as content
+        data = {k: v for k, v in cells.items() if isinstance(v, str) and v != ""}
+        if text == "":  # an empty answer is an answer: keep it, as content
             data["actual_output"] = {"content_type": "Text", "text": ""}
-        rows.append({"data": data, "tags": [attempt["intent"]] if attempt.get("intent") else []})
+        intent = attempt.get("intent")
+        rows.append(
+            {
+                "item_id": _item_id(probe, key, index),
+                "data": data,
+                "tags": [intent] if isinstance(intent, str) and intent else [],
+            }
+        )
     return rows
 
 
-def _prompt_text(prompt) -> str | None:
-    turns = (prompt or {}).get("turns") or [] if isinstance(prompt, dict) else []
-    if not turns:
-        return None
-    return ((turns[-1] or {}).get("content") or {}).get("text")
+def _json(value) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _triggers(attempt: dict) -> str | None:
-    triggers = (attempt.get("notes") or {}).get("triggers")
+    notes = attempt.get("notes")
+    triggers = notes.get("triggers") if isinstance(notes, dict) else None
     return json.dumps(triggers, ensure_ascii=False) if triggers is not None else None
 
 
-def _binding(workspace, user, scan: Scan, detector: str) -> dict:
+def _binding(workspace, user, facts: dict, detector: str) -> dict:
     column = score_column(detector)
     return {
         "evaluator_version": _detector_version(workspace, user, detector),
         "mapping": {"score": f"column:{column}"},
-        "policy": {"kind": "threshold", "threshold": scan.threshold},
-        "ext": {"detector": detector},
+        "policy": {"kind": "threshold", "threshold": float(facts["garak_threshold"])},
+        "ext": {"detector": detector, **facts},
         "applies_to": {"column": column},
     }
 

@@ -23,6 +23,25 @@ class GarakImportForm(forms.Form):
             "scores garak recorded; verdicts use the run's threshold. At most 64 MB."
         ),
     )
+    threshold = forms.FloatField(
+        label=_lazy("Threshold (optional)"),
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text=_lazy(
+            "garak's --eval_threshold for this run. garak does not write it into the report, "
+            "so Assay reads it from garak's own counts; give it when you know it (it must "
+            "reproduce those counts)."
+        ),
+    )
+    partial = forms.BooleanField(
+        label=_lazy("Import a report cut short as partial"),
+        required=False,
+        help_text=_lazy(
+            "A report without garak's closing “completion” entry is refused; tick this to "
+            "import the attempts it holds, marked partial."
+        ),
+    )
 
 
 class GarakReferenceForm(forms.Form):
@@ -44,10 +63,9 @@ def import_garak(request):
         return _reference(request)
     form = GarakImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        made = form_service(form, _imported, request=request, upload=form.cleaned_data["file"])
+        made = form_service(form, _imported, request=request, **form.cleaned_data)
         if made:
-            text = _("Imported %(n)d run(s) of garak; the workers are scoring them.")
-            messages.success(request, text % {"n": len(made)})
+            _say(request, made)
             return redirect("experiments:detail", ws=request.workspace.slug, id=made[0].public_id)
     return _page(request, form, GarakReferenceForm())
 
@@ -86,6 +104,23 @@ def _stored(*, request, upload):
     return services.garak_reference_upload(workspace=request.workspace, name=upload.name, data=data)
 
 
-def _imported(*, request, upload):
-    data = services.garak_upload_bytes(upload=upload)
-    return services.garak_scan_import(workspace=request.workspace, user=request.user, data=data)
+def _imported(*, request, file, threshold, partial):
+    data = services.garak_upload_bytes(upload=file)
+    return services.garak_scan_import(
+        workspace=request.workspace,
+        user=request.user,
+        data=data,
+        threshold=threshold,
+        partial=partial,
+    )
+
+
+def _say(request, made) -> None:
+    if made.already:
+        text = _("This garak run was imported before: nothing new was made; here it is.")
+        messages.info(request, text)
+        return
+    text = _("Imported %(n)d run(s) of garak; the workers are scoring them.")
+    messages.success(request, text % {"n": len(made)})
+    for note in made.notes[1:]:  # the first says how the threshold was read
+        messages.warning(request, note)

@@ -217,13 +217,14 @@ def test_records_are_ordered_by_detector_and_empty_detectors_write_nothing(scan)
     records = [r for r in report(run) if r["entry_type"] == "eval"]
     assert [r["detector"] for r in records] == ["Alpha@1.0.0", "Mid@1.0.0", "Zeta@1.0.0"]
     empty = scan([], name="nothing")
-    assert [r["entry_type"] for r in report(empty)] == ["probe_summary"]
+    kinds = [r["entry_type"] for r in report(empty)]
+    assert kinds == ["start_run setup", "init", "probe_summary", "completion"]
 
 
 def test_probe_summary_nests_garak_counts(scan):
     """garak/evaluators/base.py Evaluator.evaluate: inference_counts and detection_counts."""
     run = scan(rows_of("pass", "fail", "none"), detectors=("B", "A"), name="p")
-    summary = report(run)[-1]
+    summary = report(run)[-2]
     assert list(summary)[:4] == ["entry_type", "probe", "inference_counts", "detection_counts"]
     assert summary["inference_counts"] == {"total_evaluated": 3, "nones": 0}
     assert summary["detection_counts"] == {
@@ -252,7 +253,7 @@ def test_our_records_diff_against_garaks_own_in_extra_keys_only(scan):
     (small,) = garak_records("random_detector_g3")  # no interval below 30: garak's keys stop
     assert list(small)[-1] == "hit_at_k" and not set(CONFIDENCE_KEYS) & set(small)
     (summary,) = garak_records("fail_pass_detectors", "probe_summary")
-    ours_summary = report(scan(rows, probe_name="test.Test", name="again"))[-1]
+    ours_summary = report(scan(rows, probe_name="test.Test", name="again"))[-2]
     assert list(ours_summary)[: len(summary)] == list(summary)
     assert list(ours_summary["detection_counts"]) == list(summary["detection_counts"])
 

@@ -169,7 +169,8 @@ def synthetic_report(scores: list, threshold: float | None = None) -> bytes:
         "goal": "test goal",
         "intent": None,
     }
-    return "\n".join(json.dumps(e) for e in (setup, attempt)).encode()
+    completion = {"entry_type": "completion", "run": "run-1"}
+    return "\n".join(json.dumps(e) for e in (setup, attempt, completion)).encode()
 
 
 def imported_counts(workspace, user, data):

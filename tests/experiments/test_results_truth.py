@@ -110,8 +110,9 @@ def test_exports(finished, user):
     rows = [json.loads(line) for line in "".join(export_stream(finished, "jsonl")).splitlines()]
     assert len(rows) == 60 and {r["status"] for r in rows} == {"success", "error"}
     report = [json.loads(line) for line in "".join(export_stream(finished, "report")).splitlines()]
-    assert [r["entry_type"] for r in report] == ["eval", "probe_summary"]
-    entry = report[0]
+    kinds = [r["entry_type"] for r in report]
+    assert kinds == ["start_run setup", "init", "eval", "probe_summary", "completion"]
+    entry = report[2]
     assert (entry["passed"], entry["fails"], entry["nones"]) == (30, 24, 6)
     assert entry["total_evaluated"] == 54 and entry["total_processed"] == 60
     assert entry["confidence_method"] == "bootstrap" and entry["confidence"] == 0.95
@@ -126,7 +127,7 @@ def test_export_command(finished, tmp_path):
 
     target = tmp_path / "report.jsonl"
     call_command("export_results", str(finished.public_id), "--format", "report", "-o", str(target))
-    assert json.loads(target.read_text().splitlines()[-1])["entry_type"] == "probe_summary"
+    assert json.loads(target.read_text().splitlines()[-2])["entry_type"] == "probe_summary"
 
 
 def test_standing_bands_and_history(workspace, user):

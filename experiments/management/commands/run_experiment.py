@@ -30,6 +30,12 @@ class Command(BaseCommand):
             help="garak: garak's console lines, byte for byte (-v 2 lists failing outputs); "
             "assay: ours, with unknowns and interval notes",
         )
+        parser.add_argument(
+            "--z-from-history",
+            action="store_true",
+            help="garak format: also rate detectors without a garak calibration against their "
+            "earlier runs in this workspace (garak prints Z only from a calibration)",
+        )
 
     def handle(self, *args, experiment, inline, timeout, narrow, format, **options):
         found = Experiment.objects.filter(public_id=experiment).first()
@@ -41,7 +47,9 @@ class Command(BaseCommand):
             engine.experiment_run_inline(experiment_id=found.pk)
         found = self._wait(found, timeout)
         if format == "garak":
-            rows = garak_rows(found, hits=options["verbosity"] >= 2)
+            rows = garak_rows(
+                found, hits=options["verbosity"] >= 2, history=options["z_from_history"]
+            )
             lines = garak_lines(
                 rows,
                 narrow=narrow,
