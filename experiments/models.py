@@ -78,6 +78,8 @@ class Experiment(models.Model):
     chunks_done = models.PositiveIntegerField(default=0)
     retry_round = models.PositiveSmallIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
+    # when the client of an external target called close/: later pushes are refused
+    outputs_closed_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     error_message = models.TextField(blank=True)
     cloned_from = models.ForeignKey(

@@ -29,12 +29,14 @@ NO_OUTPUT = "no output was pushed for this row"
 
 def outputs_store(
     *, experiment: Experiment, rows: list[TargetResult], positions: set[int]
-) -> list[ExperimentChunk]:
-    """Store pushed outputs (first one wins) and return the chunks dispatched because the
-    ranges holding `positions` became complete."""
-    _insert_first_wins(rows)
+) -> tuple[list[ExperimentChunk], int]:
+    """Store pushed outputs (first one wins); return the chunks dispatched because the ranges
+    holding `positions` became complete, and how many of `rows` this call stored (counted by
+    the insert itself: a concurrent push of the same row stores it once and only one counts
+    it). Call inside a transaction."""
+    stored = _insert_first_wins(experiment, rows)
     Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
-    return _arrive(experiment, _waiting_chunks(experiment, positions))
+    return _arrive(experiment, _waiting_chunks(experiment, positions)), stored
 
 
 # The columns of a pushed row and their PostgreSQL types, for one INSERT … SELECT FROM unnest().
@@ -53,17 +55,23 @@ PUSHED_COLUMNS = {
     "tokens_in": "int4",
     "tokens_out": "int4",
     "cost": "float8",
+    "retry_round": "int2",
     "created_at": "timestamptz",
 }
 
 
-def _insert_first_wins(rows: list[TargetResult]) -> None:
-    """Insert rows, skipping any (experiment, item, repeat) already there. On PostgreSQL one
-    statement with an array per column: a push's cost is then mostly the database's, not the
-    ORM's per-field preparation (which was 40 % of a 1,000-output push)."""
-    if connection.vendor != "postgresql" or not rows:
+def _insert_first_wins(experiment: Experiment, rows: list[TargetResult]) -> int:
+    """Insert rows, skipping any (experiment, item, repeat) already there; the number inserted.
+    On PostgreSQL one statement with an array per column: a push's cost is then mostly the
+    database's, not the ORM's per-field preparation (which was 40 % of a 1,000-output push)."""
+    if not rows:
+        return 0
+    if connection.vendor != "postgresql":
+        # SQLite's write transactions run one at a time (IMMEDIATE), so the count before the
+        # insert, in the same transaction, is exact
+        before = _present(experiment, rows)
         TargetResult.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
-        return
+        return len(rows) - before
     now = timezone.now()
     arrays = [[_column_value(row, name, now) for row in rows] for name in PUSHED_COLUMNS]
     casts = ", ".join(f"%s::{kind}[]" for kind in PUSHED_COLUMNS.values())
@@ -73,6 +81,15 @@ def _insert_first_wins(rows: list[TargetResult]) -> None:
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, arrays)
+        return cursor.rowcount  # rows inserted: a conflict that waited for another push is 0
+
+
+def _present(experiment: Experiment, rows: list[TargetResult]) -> int:
+    keys = {(row.item_id, row.repeat) for row in rows}
+    have = TargetResult.objects.filter(
+        experiment=experiment, item_id__in={item for item, _ in keys}
+    ).values_list("item_id", "repeat")
+    return sum(1 for key in have if key in keys)
 
 
 def _column_value(row: TargetResult, name: str, now):

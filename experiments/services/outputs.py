@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from assay.safety.caps import USAGE_MAXIMA, WHOLE_USAGE, UsageOutOfBounds, usage_bounded
@@ -54,19 +55,22 @@ def outputs_push(*, experiment: Experiment, outputs: Any) -> dict:
             rows.append(target_row(experiment=experiment, item=item, repeat=repeat, fields=fields))
     if errors:
         raise ValidationError(errors)
-    before = _present(experiment, keys)
     positions = {items[str(row.item_uid)].position for row in rows}
     with transaction.atomic():
-        sent = outputs_store(experiment=experiment, rows=rows, positions=positions)
+        sent, stored = outputs_store(experiment=experiment, rows=rows, positions=positions)
         transaction.on_commit(lambda: _enqueue(sent))
-    return {"accepted": len(keys) - before, "duplicates": len(outputs) - (len(keys) - before)}
+    return {"accepted": stored, "duplicates": len(outputs) - stored}
 
 
 def experiment_close(*, experiment: Experiment) -> Experiment:
-    """No more outputs will come: rows without one are scored as unknown ("no output") and the
-    run completes once the evaluators are done."""
-    _check_open(experiment)
+    """No more outputs will come: rows without one are scored as unknown ("no output"), the
+    run completes once the evaluators are done, and later pushes are refused. Closing again
+    changes nothing."""
+    _check_open(experiment, closing=True)
     with transaction.atomic():
+        Experiment.objects.filter(pk=experiment.pk, outputs_closed_at__isnull=True).update(
+            outputs_closed_at=timezone.now()
+        )
         sent = outputs_close(experiment=experiment)
         transaction.on_commit(lambda: _enqueue(sent))
     experiment.refresh_from_db()
@@ -149,7 +153,7 @@ def _test_item(evalset_version, item_id) -> EvalSetItem:
     return found
 
 
-def _check_open(experiment: Experiment) -> None:
+def _check_open(experiment: Experiment, *, closing: bool = False) -> None:
     if experiment.target_spec.runs_on_workers:
         raise ValidationError(
             {"target": _("This experiment's outputs are computed by its target.")}
@@ -163,6 +167,8 @@ def _check_open(experiment: Experiment) -> None:
         )
     if experiment.cancel_requested:
         raise ValidationError({"status": _("The experiment is being cancelled.")})
+    if experiment.outputs_closed_at and not closing:
+        raise ValidationError({"status": _("The experiment was closed; it takes no more outputs.")})
 
 
 def _enqueue(chunks) -> None:
@@ -185,14 +191,6 @@ def _items(experiment: Experiment, outputs: list) -> dict[str, _PushedItem]:
         version_id=experiment.evalset_version_id, item_id__in=ids
     ).values_list("id", "item_id", "position")
     return {str(item_id): _PushedItem(pk, item_id, position) for pk, item_id, position in found}
-
-
-def _present(experiment: Experiment, keys: set[tuple[int, int]]) -> int:
-    """How many of these (item, repetition) already have an output (for the answer only)."""
-    if not keys:
-        return 0
-    have = experiment.target_results.filter(item_id__in={k[0] for k in keys})
-    return sum(1 for key in have.values_list("item_id", "repeat") if key in keys)
 
 
 def _entry(entry, items, repetitions) -> tuple[str, Any, int, dict]:
