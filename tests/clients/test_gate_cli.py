@@ -6,6 +6,7 @@ defaults it decided with, with one minus sign; `GateResult.format()` is that sam
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -178,3 +179,24 @@ def test_the_client_and_the_server_have_the_same_defaults(assay_env, client, ver
     lowered = client.gate(baseline, candidate, min_decided=50, max_unknown_rate=1)
     assert lowered.passed is False and lowered.raw["min_decided"] == 50
     assert "max unknown rate 100.0%, min decided 50 rows" in lowered.format()
+
+
+def test_the_docs_and_the_help_state_the_defaults():
+    """README's CI part and both jobs of docs/ci.md spell out the defaults the code has."""
+    root = Path(__file__).resolve().parents[2]
+    stated = (
+        f"--max-unknown-rate {client_gate.DEFAULT_MAX_UNKNOWN_RATE:g} "
+        f"--min-decided {client_gate.DEFAULT_MIN_DECIDED}"
+    )
+    ci = " ".join((root / "docs" / "ci.md").read_text().split())
+    assert ci.count(f"--max-drop 0.02 {stated}") == 2  # the GitHub job and the GitLab job
+    assert "reports: junit: assay-gate.xml" in ci and "--junit assay-gate.xml" in ci
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"--alpha {client_gate.DEFAULT_ALPHA:g} --max-drop 0 {stated}" in readme
+    helped = " ".join(CliRunner().invoke(main, ["gate", "--help"]).stdout.split())
+    for option, default in (
+        ("--max-unknown-rate", client_gate.DEFAULT_MAX_UNKNOWN_RATE),
+        ("--min-decided", client_gate.DEFAULT_MIN_DECIDED),
+        ("--alpha", client_gate.DEFAULT_ALPHA),
+    ):
+        assert re.search(rf"{option} \S+ .*?\[default: {default:g}\]", helped), option
