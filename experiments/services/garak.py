@@ -175,7 +175,7 @@ def _notes(report: Report, bounds, threshold: float) -> list[str]:
             "against."
         ) % {"threshold": threshold}
     if not report.completed:
-        notes.append(cut_text(report))
+        notes.append(cut_text(report, imported=True))
     return notes
 
 

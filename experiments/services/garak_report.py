@@ -236,13 +236,25 @@ def garak_counts_check(*, report: Report, partial: bool = False) -> Bounds:
     return bounds
 
 
-def cut_text(report: Report) -> str:
-    attempts = sum(len(s.attempts) for s in report.scans.values())
-    return _(
-        "The report stops at line %(line)s without garak's closing “completion” entry: the "
-        "run was stopped or the file was cut. It holds %(attempts)s scored attempts; import it "
-        "as partial to keep only those."
-    ) % {"line": report.lines, "attempts": attempts}
+def cut_text(report: Report, *, imported: bool = False) -> str:
+    """What a report cut short is: refused, or (`imported`) the note a partial import keeps."""
+    counts = {"line": report.lines, "attempts": sum(len(s.attempts) for s in report.scans.values())}
+    if imported:
+        return (
+            _(
+                "Partial: the report stops at line %(line)s without garak's closing “completion” "
+                "entry; this run holds the %(attempts)s scored attempts it had."
+            )
+            % counts
+        )
+    return (
+        _(
+            "The report stops at line %(line)s without garak's closing “completion” entry: the "
+            "run was stopped or the file was cut. It holds %(attempts)s scored attempts; import it "
+            "as partial to keep only those."
+        )
+        % counts
+    )
 
 
 def _narrow(bounds: Bounds, scan: Scan, detector: str, line: int, entry: dict) -> None:
