@@ -95,8 +95,12 @@ def library_versions(*, item) -> list:
 
 
 def library_version_get(*, item, version: str):
-    """One version of a library item by its SemVer string, or 404."""
-    found = item.versions.filter(version=version).first()
+    """One version of a library item by its SemVer string, or 404 (also for a string that is
+    no version: never sent to the database, which refuses a NUL in it)."""
+    from assay.semver import SEMVER_RE
+
+    valid = isinstance(version, str) and SEMVER_RE.match(version)
+    found = item.versions.filter(version=version).first() if valid else None
     if found is None:
         raise Http404(f"No version {version}")
     return found

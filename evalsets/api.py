@@ -26,6 +26,7 @@ from assay.api.base import (
     WorkspaceScopedViewSet,
     validated,
 )
+from assay.semver import SEMVER_RE
 
 from . import selectors, services
 from . import serializers as s
@@ -33,6 +34,18 @@ from .export import errors_csv, export_response
 from .importing import evalset_version_from_rows, import_create
 from .items.media import media_store, with_urls
 from .models import EvalSet
+
+
+def _version(evalset: EvalSet, params):
+    """The `version` query parameter: the draft (none, or 'draft'), a version (404 when there
+    is none), or a 400 naming the parameter when it is not a version at all (a NUL in it was
+    a 500 on PostgreSQL)."""
+    ref = params.get("version")
+    if ref and ref != "draft" and not SEMVER_RE.match(ref):
+        raise ValidationError(
+            {"version": gettext("Give a version such as 1.0.0, or draft (the default).")}
+        )
+    return selectors.version_ref(evalset=evalset, ref=ref)
 
 
 @extend_schema_view(
@@ -165,7 +178,7 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         file_format = request.query_params.get("format", "jsonl")
         if file_format not in ("csv", "jsonl"):
             raise ValidationError({"format": gettext("Use format=csv or format=jsonl.")})
-        version = selectors.version_ref(evalset=evalset, ref=request.query_params.get("version"))
+        version = _version(evalset, request.query_params)
         items = selectors.items_list(evalset=evalset, version=version)
         return export_response(
             evalset=evalset, version=version, items=items, file_format=file_format
@@ -287,7 +300,7 @@ class ItemViewSet(_EvalSetChildViewSet):
     def list(self, request, evalset_id=None):
         evalset = self.evalset()
         params = request.query_params
-        version = selectors.version_ref(evalset=evalset, ref=params.get("version"))
+        version = _version(evalset, params)
         rows = selectors.items_list(
             evalset=evalset, version=version, tag=params.get("tag", ""), search=params.get("q", "")
         )
@@ -314,7 +327,7 @@ class ItemViewSet(_EvalSetChildViewSet):
     @extend_schema(parameters=[OpenApiParameter("version", str)])
     def retrieve(self, request, evalset_id=None, item_id=None):
         evalset = self.evalset()
-        version = selectors.version_ref(evalset=evalset, ref=request.query_params.get("version"))
+        version = _version(evalset, request.query_params)
         item = selectors.item_get(evalset=evalset, item_id=item_id, version=version)
         return Response(s.ItemSerializer(item, context=self._context()).data)
 
