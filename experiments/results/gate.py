@@ -263,7 +263,8 @@ def gate_markdown(result: GateResult) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(_markdown_row(row) for row in result.evaluators),
     ]
-    lines += [f"**{_md(reason)}**" for reason in result.reasons]
+    if result.reasons:  # a blank line first: a line right under a table would be its row
+        lines += ["", *(f"**{_md(reason)}**" for reason in result.reasons)]
     if result.not_compared:
         names = _md(", ".join(result.not_compared))
         lines += ["", _("Not compared (on one side only): %(names)s.") % {"names": names}]

@@ -230,4 +230,4 @@ def test_a_gate_with_no_shared_evaluator_fails(api, runs, workspace, user):
     assert body["passed"] is False and body["evaluators"] == []
     assert body["reasons"] == ["no evaluator ran in both runs, so nothing was compared"]
     assert body["not_compared"] == ["Reader", "Other"]
-    assert "**no evaluator ran in both runs, so nothing was compared**" in body["markdown"]
+    assert "|\n\n**no evaluator ran in both runs, so nothing was compared**" in body["markdown"]
