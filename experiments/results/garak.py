@@ -319,7 +319,7 @@ class RunFacts:
             ext.get("garak_run_id") or str(experiment.public_id),
             ext["garak_generator"] if "garak_generator" in ext else generator_name(experiment),
             int(generations) if generations.isdigit() else experiment.repetitions,
-            ext.get("garak_version") or GARAK_VERSION,
+            GARAK_VERSION,  # the format written, whichever garak wrote the imported scan
             settings,
         )
 

@@ -238,6 +238,30 @@ def test_the_report_export_has_what_garaks_report_digest_reads(workspace, user):
     assert (module, klass) == ("test", "Test") and len(records[2]["detector"].split(".")) == 2
 
 
+@pytest.mark.parametrize("name", ["threshold_03", "standin_seed1", "garak0103_standin"])
+def test_garaks_report_digest_read_our_exports(workspace, user, name):
+    """report_digest_of_exports.json: garak 0.17.1's report_digest.build_digest run on these
+    exports (digest_of_exports.py). What it read is what our export says."""
+    digests = json.loads((FIXTURES / "report_digest_of_exports.json").read_text("utf-8"))
+    digest = digests[name]
+    run = imported(workspace, user, name)
+    records = [json.loads(line) for line in "".join(export_stream(run, "report")).splitlines()]
+    init = records[1]
+    assert digest["meta"]["garak_version"] == init["garak_version"] == "0.17.1"
+    assert digest["meta"]["run_uuid"] == init["run"]
+    for record in (r for r in records if r["entry_type"] == "eval"):
+        module = record["probe"].split(".")[0]
+        read = digest["eval"][module][record["probe"]][record["detector"]]
+        assert (read["passed"], read["total_evaluated"]) == (
+            record["passed"],
+            record["total_evaluated"],
+        )
+        if "confidence_lower" in record:
+            assert read["absolute_confidence_upper"] == pytest.approx(
+                1 - record["confidence_lower"]
+            )
+
+
 # ----------------------------------------------------------------------------- old, bad, twice
 
 
