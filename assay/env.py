@@ -41,6 +41,12 @@ VARIABLES: list[tuple[str, str, str]] = [
         "keys at rest. Set it to rotate SECRET_KEY without losing stored secrets.",
     ),
     ("DEBUG", "`1` in development, `0` in production", "Django debug mode."),
+    (
+        "ASSAY_DEBUG_TRACEBACKS",
+        "unset",
+        "`1` (with DEBUG on) shows Django's traceback page, which lists the request's "
+        "environment and the settings, to local addresses; otherwise a 500 is the plain page.",
+    ),
     ("ALLOWED_HOSTS", "`127.0.0.1,localhost` (`*` in development)", "Comma-separated host names."),
     ("CSRF_TRUSTED_ORIGINS", "empty", "Comma-separated origins, e.g. `https://assay.example.com`."),
     (
@@ -123,7 +129,7 @@ VARIABLES: list[tuple[str, str, str]] = [
         "ASSAY_TARGET_MAX_BYTES",
         "`4194304` (4 MiB)",
         "Largest answer an HTTP target's endpoint may send for one row; it is read streamed "
-        "and a longer one is a row error (\"the answer is larger than N bytes\"), never held "
+        'and a longer one is a row error ("the answer is larger than N bytes"), never held '
         "whole. Stored outputs are capped at 256 KB after parsing.",
     ),
     (

@@ -37,6 +37,9 @@ if not SECRET_KEY:
 ASSAY_SECRETS_KEY = env_str("ASSAY_SECRETS_KEY", SECRET_KEY)
 
 DEBUG = env_bool("DEBUG", not PRODUCTION)
+# Django's traceback page lists the request's environment and the settings: with DEBUG on it is
+# shown (to local addresses) only when asked for; otherwise a 500 is the plain error page.
+ASSAY_DEBUG_TRACEBACKS = DEBUG and env_bool("ASSAY_DEBUG_TRACEBACKS", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if PRODUCTION else ["*"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

@@ -2,8 +2,8 @@
 
 - Every response carries a Content-Security-Policy: scripts only from our own origin (no
   inline scripts or handlers: page glue lives in static/js/), no framing, no plugins.
-- Django's debug page (development only) is shown to local addresses only, and never with a
-  database URL, broker URL or secret value in it.
+- Django's debug page (development only, and only with ASSAY_DEBUG_TRACEBACKS=1) is shown to
+  local addresses only, and never with a database URL, broker URL or secret value in it.
 """
 
 from __future__ import annotations
@@ -60,7 +60,9 @@ def is_local(request) -> bool:
 
 
 class LocalDebugMiddleware:
-    """With DEBUG on, a remote visitor gets the plain error page, not the traceback page."""
+    """With DEBUG on, a 500 is the plain error page unless ASSAY_DEBUG_TRACEBACKS asks for
+    Django's traceback page (it lists the request's environment and the settings), and then
+    only for a local address."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -69,7 +71,9 @@ class LocalDebugMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not settings.DEBUG or is_local(request) or isinstance(exception, Http404):
+        if not settings.DEBUG or isinstance(exception, Http404):
+            return None
+        if settings.ASSAY_DEBUG_TRACEBACKS and is_local(request):
             return None
         from ..api.errors import json_server_error
 

@@ -162,7 +162,7 @@ def test_evalset_csv_export_round_trips_formula_text(workspace, user, settings, 
     assert copy.items.get().data["q"]["text"] == "=cmd|x"
 
 
-@override_settings(DEBUG=True)
+@override_settings(DEBUG=True, ASSAY_DEBUG_TRACEBACKS=True)
 def test_debug_page_only_for_local_addresses(client, user, workspace, monkeypatch):
     from assay import selectors
 
