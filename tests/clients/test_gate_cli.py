@@ -97,6 +97,9 @@ def test_the_installed_command_exits_1_on_a_regression_and_0_on_noise(
     failure = case.find("failure")
     assert failure.get("message").startswith("pass rate dropped 11.5 pts (p < 0.001;")
     assert failure.text.startswith("Reader: pass rate dropped 11.5 pts")
+    numbers = case.find("system-out").text
+    assert "decided 200 rows; pass rate " in numbers and "(\u221211.5 pts, CI [" in numbers
+    assert "25 pass->fail, 2 fail->pass, p (worse) < 0.001;" in numbers and "e-" not in numbers
 
 
 def test_the_text_states_the_defaults_with_one_minus_sign(assay_env, verdict_pairs):

@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from .display import WIDE, gate_limits, gate_reasons, gate_text
+from .display import WIDE, gate_limits, gate_reasons, gate_text, interval, p_value, points, rate
 
 # The server's defaults (experiments/results/gate.py), which `assay gate` sends and states.
 DEFAULT_ALPHA = 0.05
@@ -83,12 +83,17 @@ def _evaluator_case(row: dict) -> ET.Element:
 
 
 def _row_line(row: dict) -> str:
-    base, cand = row.get("pass_rate_baseline"), row.get("pass_rate_candidate")
+    """An evaluator's numbers as the summary prints them (U+2212 minus, no exponents)."""
+    more_unknown = row.get("p_more_unknown")
     return (
-        f"decided {row.get('n_decided')}, regressions {row.get('regressions')}, improvements "
-        f"{row.get('improvements')}, pass rate {base} -> {cand}, p (worse) {row.get('p_worse')}, "
-        f"unknown rate {row.get('unknown_rate_baseline')} -> {row.get('unknown_rate')}, "
-        f"p (more unknown) {row.get('p_more_unknown')}"
+        f"decided {row.get('n_decided')} rows; pass rate {rate(row.get('pass_rate_baseline'))} "
+        f"-> {rate(row.get('pass_rate_candidate'))} ({points(row.get('pass_rate_delta'))}, "
+        f"CI {interval(row.get('pass_rate_delta_ci'), points)}); {row.get('regressions')} "
+        f"pass->fail, {row.get('improvements')} fail->pass, p (worse) "
+        f"{p_value(row['p_worse'])}; unknown {rate(row.get('unknown_rate_baseline'))} -> "
+        f"{rate(row.get('unknown_rate'))} ({row.get('to_unknown')} became unknown, "
+        f"{row.get('from_unknown')} became decided, p (more unknown) "
+        f"{'—' if more_unknown is None else p_value(more_unknown)})"
     )
 
 
