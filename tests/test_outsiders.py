@@ -3,9 +3,11 @@ workspace's URLs with Acme's ids, not with their own token, and not with Acme's 
 bodies they send. One case per URL, so one failure never hides another."""
 
 import pytest
+from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from assay.models import Workspace
+from evalsets import services as evalset_services
 from evaluators import services as evaluator_services
 from experiments.models import Result
 from tests.support.acme import Acme, acme_build
@@ -331,3 +333,47 @@ def test_a_rows_file_never_finds_or_changes_another_workspaces_set(
     assert made["evalset"] != str(acme.evalset.public_id) and made["id"] != str(acme.public_id)
     assert EvalSetVersion.objects.get(public_id=made["id"]).evalset.workspace.slug == "other"
     assert acme.evalset.versions.count() == 1
+
+
+def test_acmes_rows_and_files_in_the_outsiders_bodies_are_refused(outsider_api, acme, outsider):
+    """Ids that name rows or stored files, not objects: Acme's are no rows or files of the
+    outsider's sets and runs (a test request, pushed outputs, an item's media cell)."""
+    from evalsets.demo import png_bytes
+    from evalsets.items.media import media_store
+    from evalsets.models import EvalSetVersion
+
+    own = Workspace.objects.get(slug="other")
+    mine = make_evalset_version(workspace=own, user=outsider, rows=qa_rows(2), name="Mine")
+    acme_version = EvalSetVersion.objects.get(public_id=acme.set_version)
+    row = str(acme_version.items.order_by("position").first().item_id)
+    tried = {
+        "evalset_version": str(mine.public_id),
+        "target": {"kind": "http", "url": "http://127.0.0.1:9/x"},
+        "item_id": row,
+    }
+    assert error_fields(outsider_api.post(X + "target-test/", tried, format="json")) == {"item_id"}
+
+    check = make_code_version(workspace=own, user=outsider, name="Mine")
+    bindings = [{"evaluator_version": str(check.public_id)}]
+    body = {"evalset_version": str(mine.public_id), "name": "pushed", "bindings": bindings}
+    created = outsider_api.post(X, {**body, "target": {"kind": "external"}}, format="json")
+    assert created.status_code == 201, created.content[:300]
+    pushed = {"outputs": [{"item_id": row, "actual_output": "Paris"}]}
+    run = created.json()["id"]
+    assert outsider_api.post(f"{X}{run}/launch/", format="json").status_code == 202
+    url = f"{X}{run}/outputs/"
+    assert error_fields(outsider_api.post(url, pushed, format="json")) == {"outputs[0]"}
+
+    image = ContentFile(png_bytes(1, 1, lambda x, y: (0, 0, 0)), name="a.png")
+    uri = media_store(workspace=Workspace.objects.get(slug="acme"), upload=image)["image"]["uri"]
+    columns = [
+        {"name": "input", "content_type": "Text", "required": True},
+        {"name": "photo", "content_type": "Image", "required": False},
+    ]
+    pictures = evalset_services.evalset_create(
+        workspace=own, user=outsider, name="Pictures", columns=columns
+    )
+    item = {"data": {"input": "q", "photo": uri}}
+    response = outsider_api.post(f"{S}{pictures.public_id}/items/", item, format="json")
+    assert any("photo" in field for field in error_fields(response)), response.json()
+    assert pictures.items.count() == 0
