@@ -5,6 +5,15 @@ path, and the per-call cost of rendering and parsing. Target: >= 90 % of ideal a
 
     .venv/bin/python bench/llm_bench.py [--rows 2000] [--latency 0.2] [--concurrency 16 64]
         [--repeat 3]      (set REDIS_URL to also measure the Redis cache)
+        [--pipeline-runs 3] [--workers 2] [--only pipeline|batch]
+
+Pipeline: the same judge launched through the API on a committed evalset version of
+``--rows`` distinct rows (chunks of 1,000), run by a real worker of ``--workers`` processes,
+launch → completed, median of ``--pipeline-runs``, with the worker's CPU seconds per row
+(/proc, the whole process tree) and where a chunk's CPU goes: one run's chunks in this
+process under cProfile on the thread's CPU clock, split by phase (`bench.support`). Uses
+DATABASE_URL's server with a scratch database (BENCH_DB, default `assay_bench`; else SQLite)
+and REDIS_URL (else a private redis-server).
 """
 
 from __future__ import annotations
@@ -129,20 +138,210 @@ def bench_parse(repeat: int = 2000) -> None:
     print(f"render+body   : {(time.perf_counter() - started) / repeat * 1e6:7.1f} µs per row")
 
 
+# ----------------------------------------------------------------------------- pipeline
+
+# Where a judge chunk's CPU goes: phase → the functions whose cumulative time it is (none of
+# them calls another of the list, so the phases do not overlap).
+PHASES = {
+    "claim, dispatch, complete": [
+        ("experiments/engine/chunks.py", "chunk_claim"),
+        ("experiments/engine/dispatch.py", "chunks_dispatch"),
+        ("experiments/engine/chunks.py", "chunk_complete"),
+    ],
+    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+    "turns built": [("experiments/engine/per_turn.py", "binding_cases")],
+    "scored-rows and target reads": [
+        ("experiments/engine/scoring.py", "scored_rows"),
+        ("experiments/engine/turns.py", "target_outputs"),
+    ],
+    "render + request body": [("evaluators/llm/request.py", "build_request")],
+    "run-wide slots (Redis)": [
+        ("evaluators/llm/slots.py", "acquire"),
+        ("evaluators/llm/slots.py", "release"),
+        ("evaluators/llm/slots.py", "close"),
+    ],
+    "rate limit": [("evaluators/llm/ratelimit.py", "acquire")],
+    "cache get/set": [
+        ("evaluators/llm/client.py", "_cache_get"),
+        ("evaluators/llm/client.py", "_cache_set"),
+    ],
+    "HTTP send + receive (SDK, httpx)": [("evaluators/llm/client.py", "send")],
+    "answer parsed": [("evaluators/llm/client.py", "_answer_result")],
+    "clients opened and closed": [
+        ("evaluators/llm/pool.py", "__init__"),
+        ("openai/_client.py", "close"),
+    ],
+    "outcomes, verdicts, caps": [
+        ("evaluators/llm/batch.py", "_outcome"),
+        ("evaluators/providers.py", "<listcomp>"),
+        ("evaluators/runner.py", "_bounded"),
+        ("evaluators/runner.py", "_verdicts"),
+        ("experiments/engine/scoring.py", "result_rows"),
+    ],
+    "results written (COPY, upsert, lease, progress)": [
+        ("experiments/engine/chunks.py", "_commit"),
+    ],
+}
+
+
+MAPPING = {"question": "column:input", "answer": "column:actual_output"}
+# A rate limit that never binds at 320 requests/s: the limiter is on the path (one booking a
+# call), as with any provider, without setting the pace.
+RPM_LIMIT = 100_000
+
+
+def judge_workspace(port: int, label: str):
+    """A workspace with a provider on the scripted server, a submitted judge version on it
+    (the bench's CONFIG), and an API client with the owner's token."""
+    from rest_framework.test import APIClient
+
+    from assay import services as platform
+    from evaluators import services as evaluators
+
+    user = platform.user_create(username=f"bench-{label}", password="bench-password-1")
+    workspace = platform.workspace_create(name=f"Bench {label}", owner=user)
+    provider = platform.provider_create(
+        workspace=workspace,
+        name="Scripted",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        default_model="judge-model",
+        api_key="sk-bench-0123456789",
+        rpm_limit=RPM_LIMIT,
+    )
+    judge = evaluators.evaluator_create(workspace=workspace, user=user, name="Judge", kind="llm")
+    model = {**CONFIG["model"], "provider_id": str(provider.public_id)}
+    evaluators.evaluator_update_draft(evaluator=judge, user=user, config={**CONFIG, "model": model})
+    version = evaluators.evaluator_submit_version(evaluator=judge, user=user, version="1.0.0")
+    client = APIClient()
+    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
+    return workspace, user, version, client
+
+
+def distinct_version(workspace, user, rows: int, run: int):
+    """A committed evalset version whose rows no earlier run asked (no cache hits)."""
+    from tests.support.factories import make_evalset_version
+
+    data = [
+        {"input": f"Q{run}-{i}?", "actual_output": f"A{run}-{i}", "reference_output": "A"}
+        for i in range(rows)
+    ]
+    return make_evalset_version(
+        workspace=workspace, user=user, rows=data, name=f"Judged {run}", version="1.0.0"
+    )
+
+
+def judge_body(version, judge, concurrency: int) -> dict:
+    return {
+        "name": f"judge {version.evalset.name}",
+        "evalset_version": str(version.public_id),
+        "bindings": [
+            {
+                "evaluator_version": str(judge.public_id),
+                "mapping": MAPPING,
+            }
+        ],
+        "concurrency": concurrency,
+        "launch": True,
+    }
+
+
+def bench_pipeline(args: argparse.Namespace, port: int) -> None:
+    """Launch → completed through the API and a real worker; the median of the runs."""
+    from bench.support import median, platform_with_worker, tree_cpu_s
+
+    concurrency = max(args.concurrency)
+    ideal = args.rows / (concurrency / args.latency)
+    with platform_with_worker(concurrency=args.workers) as worker:
+        workspace, user, judge, client = judge_workspace(port, "pipeline")
+        seconds, cpu = [], []
+        for run in range(args.pipeline_runs):
+            version = distinct_version(workspace, user, args.rows, run)
+            cpu_before = tree_cpu_s(worker.process.pid)
+            elapsed, experiment = _launched_and_done(
+                client, judge_body(version, judge, concurrency)
+            )
+            cpu.append(tree_cpu_s(worker.process.pid) - cpu_before)
+            seconds.append(elapsed)
+            print(
+                f"  pipeline run {run + 1}: {experiment.status} in {elapsed:.2f} s = "
+                f"{100 * ideal / elapsed:.1f} % of ideal; worker CPU {cpu[-1]:.2f} s = "
+                f"{1000 * cpu[-1] / args.rows:.2f} ms a row; load {_load()}"
+            )
+        best = median(seconds)
+        print(
+            f"judge pipeline (API launch -> completed, {args.workers} worker processes, "
+            f"concurrency {concurrency}): median {best:.2f} s = {args.rows / best:.1f} rows/s vs "
+            f"ideal {ideal:.2f} s -> {100 * ideal / best:.1f} % of ideal; worker CPU median "
+            f"{1000 * median(cpu) / args.rows:.2f} ms a row"
+        )
+        worker.stop()  # the profiled run's chunks are this process's alone
+        if args.profile:
+            profile_run(workspace, user, judge, args, concurrency)
+
+
+def _launched_and_done(client, body: dict):
+    from bench.support import launch_and_wait
+    from experiments.models import Result
+
+    elapsed, experiment = launch_and_wait(client, body)
+    ok = Result.objects.filter(experiment=experiment, status="success").count()
+    if ok != experiment.items_total:
+        raise SystemExit(f"{experiment.items_total - ok} rows were not judged")
+    return elapsed, experiment
+
+
+def profile_run(workspace, user, judge, args: argparse.Namespace, concurrency: int) -> None:
+    """One more run's chunks worked in this process under cProfile (claim, run, complete, as
+    the chunk task does), its CPU split by phase."""
+    from bench.support import chunks_in_process, print_phases
+    from experiments import services
+
+    version = distinct_version(workspace, user, args.rows, args.pipeline_runs)
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="judge profiled",
+        evalset_version=version,
+        bindings=[{"evaluator_version": judge, "mapping": MAPPING}],
+        concurrency=concurrency,
+    )
+    experiment = services.experiment_launch(experiment=experiment)
+    profiler, wall = chunks_in_process(experiment)
+    print(f"profile: one run's chunks in one process, {wall:.2f} s; CPU of its main thread:")
+    print_phases(profiler, PHASES, args.rows)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="LLM judge throughput benchmark")
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.2, help="server seconds per answer")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency")
+    parser.add_argument("--pipeline-runs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (pipeline)")
+    parser.add_argument("--only", choices=["batch", "pipeline"], default=None)
+    parser.add_argument(
+        "--no-profile", dest="profile", action="store_false", help="skip the profiled run"
+    )
     args = parser.parse_args()
     process, port = start_server(args.latency)
     try:
         settings = ProviderSettings(base_url=f"http://127.0.0.1:{port}/v1", api_key="bench")
         print(f"server latency {args.latency * 1000:.0f} ms, {args.rows} rows per run")
-        bench_throughput(args, settings)
-        bench_cache(args, settings)
-        bench_parse()
+        print(f"load average at the start: {_load()}")
+        if args.only != "pipeline":
+            bench_throughput(args, settings)
+            bench_cache(args, settings)
+            bench_parse()
+        if args.only != "batch":
+            bench_pipeline(args, port)
+        print(f"load average at the end: {_load()}")
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -146,3 +146,78 @@ def _sql_default(field) -> str:
     if isinstance(field, models.CharField | models.TextField):
         return "''"
     return "0"
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and every live descendant."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for candidate in [pid, *_descendants(pid)]:
+        try:
+            fields = Path(f"/proc/{candidate}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in children(pid):
+        found += [child, *_descendants(child)]
+    return found
+
+
+def chunks_in_process(experiment):
+    """Every chunk of a launched `experiment` worked in this process as the chunk task does
+    it (claim, dispatch, run under its lease, complete), under cProfile on this thread's CPU
+    clock (time the thread waits is not counted): (profiler, wall seconds)."""
+    import cProfile
+
+    from experiments import engine
+    from experiments.models import ExperimentChunk
+
+    engine.experiment_begin(experiment_id=experiment.pk)
+    profiler = cProfile.Profile(time.thread_time)
+    started = time.perf_counter()
+    chunks = ExperimentChunk.objects.filter(experiment=experiment).values_list(
+        "pk", "index", "kind"
+    )
+    # a range's target chunk first: its evaluator chunks wait for it
+    for chunk_id, _index, _kind in sorted(chunks, key=lambda c: (c[1], c[2] != "target")):
+        profiler.enable()
+        chunk, token = engine.chunk_claim(chunk_id=chunk_id)
+        engine.chunks_dispatch()
+        outcome = engine.chunk_run(chunk=chunk, token=token)
+        engine.chunk_complete(chunk=chunk, token=token)
+        profiler.disable()
+        if outcome != "done":
+            raise SystemExit(f"chunk {chunk_id} ended {outcome}")
+    return profiler, time.perf_counter() - started
+
+
+def print_phases(profiler, phases: dict[str, list[tuple[str, str]]], rows: int) -> None:
+    """The profiled thread's CPU split by phase: each phase is the cumulative time of its
+    (file suffix, function) entries; 'other' is the rest (the event loop, asyncio, glue).
+    Profiling slows every call, so the shares say more than the absolute figures."""
+    import pstats
+
+    stats = pstats.Stats(profiler).stats
+    total = sum(tottime for _cc, _calls, tottime, _cum, _callers in stats.values())
+    spent = {}
+    for phase, entries in phases.items():
+        spent[phase] = sum(
+            cumulative
+            for (file, _line, name), (_cc, _calls, _tt, cumulative, _callers) in stats.items()
+            if any(file.endswith(suffix) and name == wanted for suffix, wanted in entries)
+        )
+    spent["other (event loop, asyncio, glue)"] = total - sum(spent.values())
+    print(f"  {'all':48} {1000 * total / rows:7.3f} ms a row (profiled)")
+    for phase, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        print(f"  {phase:48} {1000 * seconds / rows:7.3f} ms a row {seconds / total:6.1%}")

@@ -2,13 +2,17 @@
 target's output ingestion — launched through the API, run by a real worker process.
 
     python bench/target_bench.py [--rows 2000] [--latency 0.2] [--concurrency 64]
-        [--chunk-size 500] [--push-rows 20000] [--push-batch 1000]
+        [--chunk-size 1000] [--workers 2] [--pipeline-runs 3] [--no-profile]
+        [--push-rows 20000] [--push-batch 1000]
 
 HTTP: rows/s of the target's batch call (the 2,000 rows sent as one batch, as
-`bench/llm_bench.py` measures judges) and launch-to-completed through the worker, each next to
-the ideal `concurrency / latency`, with the most requests the app saw in flight at once. The
-worker runs one chunk at a time (`-c 1`), so the experiment's concurrency is exactly what
-reaches the app. Target: >= 90 % of ideal.
+`bench/llm_bench.py` measures judges) and launch-to-completed through the worker (median of
+`--pipeline-runs`), each next to the ideal `concurrency / latency`, with the most requests the
+app saw in flight at once: the worker's processes (`--workers`, the default worker's count on
+two cores) share the run's `concurrency` slots, so the app never sees more however many
+chunks run at once. Target: >= 90 % of ideal. Then the worker's CPU per row (/proc, the whole
+process tree) and where a run's chunks spend it: one run worked in this process under
+cProfile on the thread's CPU clock, split by phase.
 
 External: outputs accepted per second by `POST /api/v1/experiments/{id}/outputs/` (the
 request and its storage, timed in this process through the API), then the time until every
@@ -36,10 +40,15 @@ from bench.support import peak_rss_mb, platform_with_worker  # noqa: E402
 
 def main() -> None:
     args = parse_args()
-    with platform_with_worker(concurrency=1) as worker:
+    with platform_with_worker(concurrency=args.workers) as worker:
+        print(f"load average at the start: {load()}")
         http_batch(args)
-        http_run(args, worker)
+        http_pipeline(args, worker)
         external_run(args, worker)
+        worker.stop()  # the profiled run's chunks are this process's alone
+        if args.profile:
+            http_profile(args)
+        print(f"load average at the end: {load()}")
 
 
 def parse_args() -> argparse.Namespace:
@@ -48,6 +57,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--chunk-size", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--pipeline-runs", type=int, default=3)
+    parser.add_argument("--no-profile", dest="profile", action="store_false")
     parser.add_argument("--push-rows", type=int, default=20000)
     parser.add_argument("--push-batch", type=int, default=1000)
     return parser.parse_args()
@@ -161,10 +173,33 @@ def http_batch(args) -> None:
     )
 
 
-def http_run(args, worker) -> None:
+def http_pipeline(args, worker) -> None:
+    """Launch → completed through the API and the worker, `--pipeline-runs` times: each run's
+    figures, then the median."""
+    from bench.support import median, tree_cpu_s
+
+    ideal = args.concurrency / args.latency
+    seconds, cpu = [], []
+    for run in range(args.pipeline_runs):
+        cpu_before = tree_cpu_s(worker.process.pid)
+        seconds.append(http_run(args, worker, run))
+        cpu.append(tree_cpu_s(worker.process.pid) - cpu_before)
+        print(
+            f"  worker CPU {cpu[-1]:.2f} s = {1000 * cpu[-1] / args.rows:.2f} ms a row "
+            f"(target call and its code check); load {load()}"
+        )
+    best = median(seconds)
+    print(
+        f"HTTP target pipeline median of {len(seconds)}: {best:.2f} s = "
+        f"{args.rows / best:,.0f} rows/s of ideal {ideal:,.0f} ({args.rows / best / ideal:.1%});"
+        f" worker CPU median {1000 * median(cpu) / args.rows:.2f} ms a row"
+    )
+
+
+def http_run(args, worker, run: int) -> float:
     from experiments.models import Result, TargetResult
 
-    version, check, client = setting_up("http", args.rows)
+    version, check, client = setting_up(f"http{run}", args.rows)
     app, url = start_app(args.latency)
     try:
         body = run_body(
@@ -187,13 +222,73 @@ def http_run(args, worker) -> None:
     done = TargetResult.objects.filter(experiment=experiment, status="success").count()
     print(
         f"HTTP target pipeline, {args.rows:,} rows at {args.latency * 1000:.0f} ms, concurrency "
-        f"{args.concurrency}, chunks of {args.chunk_size}: {experiment.status} in "
-        f"{elapsed:.2f} s = {args.rows / elapsed:,.0f} rows/s of ideal {ideal:,.0f} "
-        f"({args.rows / elapsed / ideal:.0%}); app calls {calls:,}, at most {in_flight} in "
-        f"flight; target rows ok {done:,}; results "
+        f"{args.concurrency}, chunks of {args.chunk_size}, {args.workers} worker processes: "
+        f"{experiment.status} in {elapsed:.2f} s = {args.rows / elapsed:,.0f} rows/s of ideal "
+        f"{ideal:,.0f} ({args.rows / elapsed / ideal:.0%}); app calls {calls:,}, at most "
+        f"{in_flight} in flight; target rows ok {done:,}; results "
         f"{Result.objects.filter(experiment=experiment).count():,}; "
         f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB"
     )
+    return elapsed
+
+
+# Where a run's chunks spend their CPU: phase → (file suffix, function) entries whose
+# cumulative time it is (none calls another of the list).
+PHASES = {
+    "claim, dispatch, complete": [
+        ("experiments/engine/chunks.py", "chunk_claim"),
+        ("experiments/engine/dispatch.py", "chunks_dispatch"),
+        ("experiments/engine/chunks.py", "chunk_complete"),
+    ],
+    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+    "target: requests rendered": [("experiments/targets/http_call.py", "for_items")],
+    "target: run-wide slots (Redis)": [
+        ("evaluators/llm/slots.py", "acquire"),
+        ("evaluators/llm/slots.py", "release"),
+        ("evaluators/llm/slots.py", "close"),
+    ],
+    "target: rate limit": [("evaluators/llm/ratelimit.py", "acquire")],
+    "target: HTTP send + receive": [("experiments/targets/http_call.py", "send")],
+    "target: answers extracted": [("experiments/targets/http.py", "row_fields")],
+    "target: rows built and written": [
+        ("experiments/engine/chunks.py", "target_row"),
+        ("experiments/engine/chunks.py", "_commit"),
+    ],
+    "code check (sandbox, verdicts, results written)": [
+        ("experiments/engine/scoring.py", "__call__"),
+    ],
+}
+
+
+def http_profile(args) -> None:
+    """One more run's chunks worked in this process (as the chunk task does), under cProfile
+    on this thread's CPU clock, split by phase."""
+    from bench.support import chunks_in_process, print_phases
+    from experiments import services
+
+    version, check, _client = setting_up("http-profile", args.rows)
+    app, url = start_app(args.latency)
+    try:
+        experiment = services.experiment_create(
+            workspace=version.evalset.workspace,
+            user=version.evalset.created_by,
+            name="bench http profiled",
+            evalset_version=version,
+            bindings=[{"evaluator_version": check, "mapping": MAPPING}],
+            target=http_target(url),
+            concurrency=args.concurrency,
+            chunk_size=args.chunk_size,
+        )
+        experiment = services.experiment_launch(experiment=experiment)
+        profiler, wall = chunks_in_process(experiment)
+    finally:
+        app.kill()
+    print(f"profile: one run's chunks in one process, {wall:.2f} s; CPU of its main thread:")
+    print_phases(profiler, PHASES, args.rows)
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def external_run(args, worker) -> None:
