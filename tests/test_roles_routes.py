@@ -15,8 +15,9 @@ A route's write methods: for DRF, its viewset's actions (or its view's handlers)
 `workspace_view` treats every method but GET and HEAD as a write. A method the allowed role gets
 405 for is one the route does not serve; the others may get 405 for it too.
 
-Routes outside a workspace are listed in OPEN with the reason they need no role. Acme's ids in
-request bodies are tests/test_outsiders.py's (`test_foreign_ids_*`), per body.
+Routes outside a workspace are listed in OPEN, and routes needing another role than an editor in
+NEEDS, each with its reason. Acme's ids inside request bodies are tests/test_outsiders.py's
+(`test_foreign_ids_*`, `test_acmes_rows_and_files_*`), one body at a time.
 
 The world is built once for the module inside a transaction rolled back at its end; each test
 runs in a savepoint of it."""
@@ -63,33 +64,32 @@ OPEN = {
     "api/v1/workspaces/": "anyone signed in may create a workspace (POST), and owns it",
     "admin/": "Django's admin: staff only, by its own permissions",
 }
-# Routes that need more than an editor, or less, by URL name.
-NEEDS = {
-    **dict.fromkeys(
-        [
-            "settings_members",
-            "settings_member_change",
-            "settings_secrets",
-            "settings_secret_delete",
-            "settings_provider_new",
-            "settings_provider",
-            "settings_provider_test",
-            "settings_provider_delete",
-            "member-list",
-            "member-detail",
-            "secret-list",
-            "secret-detail",
-            "provider-list",
-            "provider-detail",
-            "provider-test-connection",
-            "workspace-detail",
-        ],
-        OWNER,  # owners manage members, secrets (values) and providers (where keys are sent)
-    ),
-    **dict.fromkeys(
-        ["settings_tokens", "settings_token_revoke", "token-list", "token-revoke"],
-        VIEWER,  # every member issues and revokes their own tokens (a token has their role)
-    ),
+# Routes that need more than an editor, or less.
+MEMBERS = "owners manage members and their roles"
+SECRETS = "owners manage secrets: their values go out in HTTP targets' headers"
+PROVIDERS = "owners manage model providers: a provider decides where the workspace's key goes"
+TOKENS = "every member issues and revokes their own API tokens (a token acts with their role)"
+NEEDS = {  # URL name → (role, why)
+    "settings_members": (OWNER, MEMBERS),
+    "settings_member_change": (OWNER, MEMBERS),
+    "member-list": (OWNER, MEMBERS),
+    "member-detail": (OWNER, MEMBERS),
+    "settings_secrets": (OWNER, SECRETS),
+    "settings_secret_delete": (OWNER, SECRETS),
+    "secret-list": (OWNER, SECRETS),
+    "secret-detail": (OWNER, SECRETS),
+    "settings_provider_new": (OWNER, PROVIDERS),
+    "settings_provider": (OWNER, PROVIDERS),
+    "settings_provider_test": (OWNER, PROVIDERS),
+    "settings_provider_delete": (OWNER, PROVIDERS),
+    "provider-list": (OWNER, PROVIDERS),
+    "provider-detail": (OWNER, PROVIDERS),
+    "provider-test-connection": (OWNER, PROVIDERS),
+    "workspace-detail": (OWNER, "owners rename their workspace"),
+    "settings_tokens": (VIEWER, TOKENS),
+    "settings_token_revoke": (VIEWER, TOKENS),
+    "token-list": (VIEWER, TOKENS),
+    "token-revoke": (VIEWER, TOKENS),
 }
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
@@ -112,7 +112,7 @@ class Route:
 
     @property
     def needs(self) -> str:
-        return NEEDS.get(self.name, EDITOR)
+        return NEEDS.get(self.name, (EDITOR, "editors write"))[0]
 
     def __str__(self) -> str:
         return f"{self.method.upper()} {self.pattern}"
