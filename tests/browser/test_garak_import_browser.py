@@ -36,3 +36,34 @@ def test_an_imported_garak_scan_has_its_dashboard(live_server, page, user, works
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "garak-import-dashboard-390")
     assert page.console_errors == []
+
+
+def test_the_import_form_asks_for_a_threshold_and_partial_reports(
+    live_server, page, user, workspace
+):
+    """A report cut before garak's `completion` entry is refused on the page, naming it; with
+    "import as partial" ticked it is imported, marked partial. Screenshots at 1440 and 390."""
+    lines = REPORT.read_text(encoding="utf-8").split("\n")
+    cut = [line for line in lines if '"entry_type": "completion"' not in line]
+    sign_in(page, live_server)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_server.url}/w/acme/experiments/import-garak/")
+    page.wait_for_selector("#garak-import-form")
+    assert page.locator("#id_threshold").is_visible() and page.locator("#id_partial").is_visible()
+    payload = {"name": "cut.report.jsonl", "mimeType": "application/json"}
+    page.set_input_files("#id_file", {**payload, "buffer": "\n".join(cut).encode()})
+    page.click("#garak-import")
+    page.wait_for_selector(".errorlist, .field-error, [role=alert]")
+    assert "completion" in page.locator("#garak-import-form").inner_text()
+    screenshot(page, "garak-import-form-refused")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "garak-import-form-refused-390")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.set_input_files("#id_file", {**payload, "buffer": "\n".join(cut).encode()})
+    page.check("#id_partial")
+    page.click("#garak-import")
+    page.wait_for_url("**/experiments/*/")
+    assert "(partial)" in page.locator("h1").inner_text()
+    assert "Partial: the report stops at line" in page.content()
+    screenshot(page, "garak-import-partial")
+    assert page.console_errors == []
