@@ -1,7 +1,8 @@
 """The `assay` command line: run your code against an evaluation set, push sets, list runs,
 export results, mark baselines and gate a candidate in CI.
 
-Exit codes: 0 success; 1 the run did not complete, or the gate failed; 2 a usage error, a
+Exit codes: 0 success; 1 the run did not complete or had more task errors than
+--max-task-errors allows, or the gate failed; 2 a usage error, a
 missing configuration or an error answer of the API (printed as one line, never a traceback).
 """
 
@@ -35,6 +36,7 @@ from .gate import (
     DEFAULT_MIN_DECIDED,
     GateResult,
 )
+from .results import DEFAULT_MAX_TASK_ERRORS, TaskErrorLimit
 
 EXIT_FAILED = 1
 EXIT_ERROR = 2
@@ -95,6 +97,18 @@ def login(url: str, token: str) -> None:
 # -- run -------------------------------------------------------------------------------------
 
 
+class ErrorLimitType(click.ParamType):
+    """--max-task-errors: a count (10) or a share of the calls (5%)."""
+
+    name = "limit"
+
+    def convert(self, value, param, ctx) -> TaskErrorLimit:
+        try:
+            return TaskErrorLimit.parse(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 @main.command()
 @click.option(
     "--task",
@@ -105,9 +119,20 @@ def login(url: str, token: str) -> None:
 )
 @click.option(
     "--evalset",
-    required=True,
     metavar="NAME@VERSION",
     help="The evaluation set version (or its id).",
+)
+@click.option(
+    "--rows",
+    "rows_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Instead of --evalset: a CSV or JSONL file of rows. The same rows reuse the version "
+    "they made; changed rows make the set's next version.",
+)
+@click.option(
+    "--evalset-name",
+    metavar="NAME",
+    help="The set the --rows file goes to (default: the file's name without its extension).",
 )
 @click.option(
     "--evaluator",
@@ -134,22 +159,37 @@ def login(url: str, token: str) -> None:
     help="Seconds to wait for scoring once outputs are in.",
 )
 @click.option(
+    "--max-task-errors",
+    default=DEFAULT_MAX_TASK_ERRORS,
+    show_default=True,
+    type=ErrorLimitType(),
+    metavar="N|N%",
+    help="Task errors (calls of the task that raised or gave no output) tolerated: a count "
+    "(10) or a share of the calls (5%). More fail the run (exit 1).",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table."
 )
 def run(
     task_ref: str,
-    evalset: str,
+    evalset: str | None,
+    rows_file: Path | None,
+    evalset_name: str | None,
     evaluators: tuple[str, ...],
     concurrency: int,
     name: str | None,
     repetitions: int,
     timeout: float | None,
+    max_task_errors: TaskErrorLimit,
     as_json: bool,
 ) -> None:
-    """Run your task on every row of an evaluation set and score it with the evaluators.
+    """Run your task on every row of an evaluation set (--evalset, or a file of rows with
+    --rows) and score it with the evaluators.
 
-    The module is imported from the current directory. Exits 1 if the run did not complete.
+    The module is imported from the current directory. Exits 1 if the run did not complete,
+    or if more calls of the task failed than --max-task-errors allows (the first are printed).
     """
+    _check_source(evalset, rows_file, evalset_name)
     task = load_task(task_ref)
     created: list[dict] = []
 
@@ -158,13 +198,16 @@ def run(
         announce(experiment)
 
     with Client() as client:
+        label = evalset
+        if rows_file is not None:
+            evalset, label = rows_version(client, rows_file, evalset_name)
         try:
             result = client.run_experiment(
                 evalset=evalset,
                 evaluators=list(evaluators),
                 task=task,
                 concurrency=concurrency,
-                name=name or default_run_name(task_ref, evalset),
+                name=name or default_run_name(task_ref, label),
                 repetitions=repetitions,
                 progress=True,
                 timeout=timeout,
@@ -184,10 +227,63 @@ def run(
         out.print(Text(f"{result.name}: {result.status}"))
         out.print(run_table(result))
         out.print(Text(f"experiment {result.id}" + (f"  {result.url}" if result.url else "")))
+    failed = not report_task_errors(result, max_task_errors)
     if not result.completed:
         why = f": {result.error_message}" if result.error_message else ""
         click.echo(f"Error: the run is {result.status}{why}", err=True)
+        failed = True
+    if failed:
         sys.exit(EXIT_FAILED)
+
+
+def _check_source(evalset: str | None, rows_file: Path | None, evalset_name: str | None) -> None:
+    if (evalset is None) == (rows_file is None):
+        raise click.UsageError("Give --evalset NAME@VERSION or --rows FILE (one of them).")
+    if evalset_name is not None and rows_file is None:
+        raise click.UsageError("--evalset-name names the set of a --rows file.")
+
+
+def rows_version(client: Client, rows_file: Path, evalset_name: str | None) -> tuple[str, str]:
+    """Upload the rows file; say which version it is (new, or the same rows' version) and
+    return its id and "name@version"."""
+    version = client.evalset_version_from_rows(rows_file, name=evalset_name)
+    ref = f"{version['evalset_name']}@{version['version']}"
+    how = "a new version" if version["created"] else "the version these rows made before"
+    click.echo(f"rows {rows_file.name}: {ref} ({how}, {version['item_count']} rows)", err=True)
+    return version["id"], ref
+
+
+def report_task_errors(result, limit: TaskErrorLimit) -> bool:
+    """Print how many calls of the task failed and the first of them (on stderr, so stdout
+    stays the result); False when more failed than `limit` allows."""
+    if not result.task_errors:
+        return True
+    share = result.task_errors / result.task_calls if result.task_calls else 1.0
+    click.echo(
+        f"Task errors: {result.task_errors:,} of {result.task_calls:,} calls of the task "
+        f"failed ({100 * share:.1f}%); the first {len(result.first_task_errors)}:",
+        err=True,
+    )
+    for error in result.first_task_errors:
+        where = f"row {error.row}" if error.row is not None else f"item {error.item_id}"
+        if error.repeat:
+            where += f", repetition {error.repeat + 1}"
+        click.echo(f"  {where}: {one_line(error.message)}", err=True)
+    if limit.allows(result.task_errors, result.task_calls):
+        click.echo(f"(within --max-task-errors {limit})", err=True)
+        return True
+    click.echo(
+        f"Error: {result.task_errors:,} task errors are more than --max-task-errors {limit} "
+        f"allows; the scores above leave those rows unknown.",
+        err=True,
+    )
+    return False
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """An error message on one line, cut to `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def announce(experiment: dict) -> None:
@@ -222,6 +318,7 @@ def load_task(ref: str) -> Callable:
 
 
 def default_run_name(task_ref: str, evalset: str) -> str:
+    """ "<module:function> on <evalset>" (a rows file's version: "on <name>@<version>")."""
     return f"{task_ref} on {evalset}"[:160]
 
 

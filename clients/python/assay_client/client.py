@@ -314,6 +314,17 @@ class Client:
         object, and `_item_id`."""
         return [task_row(item) for item in self.evalset_items(evalset_id, version=version)]
 
+    def evalset_version_from_rows(self, path: str | Path, *, name: str | None = None) -> dict:
+        """The version of the set `name` (default: the file's name without its extension)
+        that holds exactly the rows of a local CSV or JSONL file: the version the same rows
+        made before, or a new one the server commits (the set is created when none has the
+        name). Returns the version JSON with `evalset_name` and `created`."""
+        path = Path(path)
+        fields = {"name": name} if name else {}
+        files = {"file": (path.name, path.read_bytes(), "application/octet-stream")}
+        # the same rows give the same version, so sending them again after a lost answer is safe
+        return self.request("POST", "evalsets/from-rows/", data=fields, files=files, retry=True)
+
     def push_evalset(
         self,
         path: str | Path,

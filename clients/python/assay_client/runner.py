@@ -18,11 +18,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .client import task_row
 from .errors import AssayError
 from .progress import RunProgress
-from .results import ExperimentResult
+from .results import ExperimentResult, TaskError
 
 if TYPE_CHECKING:
     from .client import Client
@@ -31,6 +33,7 @@ BATCH_SIZE = 100
 LINGER_S = 1.0
 ERROR_CHARS = 4000
 RETURN_KEYS = ("actual_output", "trajectory", "tokens_in", "tokens_out", "cost", "error")
+FIRST_ERRORS = 5
 
 Job = tuple[dict, int]
 
@@ -38,7 +41,7 @@ Job = tuple[dict, int]
 def run_experiment(
     client: Client,
     *,
-    evalset: str,
+    evalset: str | None = None,
     evaluators: str | Iterable[str | dict],
     task: Callable[[dict], Any],
     concurrency: int = 16,
@@ -49,9 +52,15 @@ def run_experiment(
     progress: bool = False,
     timeout: float | None = None,
     on_created: Callable[[dict], None] | None = None,
+    rows: str | Path | None = None,
+    evalset_name: str | None = None,
 ) -> ExperimentResult:
     """Run `task` over the rows of `evalset` ("name@1.0.0" or a version id) and score its
     outputs with `evaluators` ("name@1.2.0" refs or ids; a dict is taken as a whole binding).
+
+    Instead of `evalset`, `rows` names a local CSV or JSONL file: its rows become a version of
+    the set `evalset_name` (default: the file's name without its extension), or the version
+    those same rows made before (`Client.evalset_version_from_rows`).
 
     `task(row)` gets {column: text (Text columns) or content object, "_item_id": id} and
     returns the output as a `str`, or a dict with `actual_output` and optionally
@@ -61,12 +70,17 @@ def run_experiment(
     evaluator; without it the server maps by name. `timeout` bounds the wait for scoring.
     `on_created` is called with the experiment JSON once the run exists (to show its id).
 
+    The result counts the task's calls and its errors (`task_calls`, `task_errors`: calls
+    that raised or gave no output) and keeps the first few (`first_task_errors`, with their
+    row); `result.task_errors_allowed("5%")` tells whether they stay within a limit.
+
     If the task or a push stops the run (an exception other than the task's own, Ctrl-C),
     the experiment is cancelled on the server and the error is raised.
     """
     _check_options(task=task, concurrency=concurrency, repetitions=repetitions)
+    evalset, label = _evalset_ref(client, evalset=evalset, rows=rows, evalset_name=evalset_name)
     experiment = client.create_experiment(
-        name=name or default_name(task, evalset),
+        name=name or default_name(task, label),
         evalset_version=evalset,
         bindings=bindings_for(evaluators, mapping),
         target={"kind": "external"},
@@ -79,14 +93,17 @@ def run_experiment(
         on_created(experiment)
     with RunProgress(enabled=progress) as shown:
         try:
-            rows = client.evalset_rows(
+            items = client.evalset_items(
                 experiment["evalset"], version=experiment["evalset_version_string"]
             )
-            jobs = [(row, repeat) for row in rows for repeat in range(repetitions)]
+            tasked = [(task_row(item), item.get("position")) for item in items]
+            jobs = [(row, repeat) for row, _ in tasked for repeat in range(repetitions)]
+            errors = TaskErrors({row["_item_id"]: position for row, position in tasked})
             shown.rows(0, len(jobs))
             push = Pusher(
                 lambda batch: client.push_outputs(experiment_id, batch),
                 on_added=lambda done: shown.rows(done, len(jobs)),
+                observe=errors.note,
             )
             execute(task, jobs, concurrency=concurrency, pusher=push)
             close_open_run(client, experiment_id)
@@ -98,7 +115,59 @@ def run_experiment(
             timeout=timeout,
             on_update=lambda e: shown.scored(e.get("results_done", 0), e.get("results_total", 0)),
         )
-    return ExperimentResult.from_experiment(final, url=client.experiment_url(experiment_id))
+    return ExperimentResult.from_experiment(
+        final,
+        url=client.experiment_url(experiment_id),
+        task_calls=push.added,
+        task_errors=errors.count,
+        first_task_errors=errors.first,
+    )
+
+
+def _evalset_ref(client: Client, *, evalset, rows, evalset_name) -> tuple[str, str]:
+    """The version to run on and its label: `evalset` as given, or the version of the
+    `rows` file ("name@version")."""
+    if (evalset is None) == (rows is None):
+        raise ValueError("give either evalset or rows (a CSV or JSONL file)")
+    if rows is None:
+        if evalset_name is not None:
+            raise ValueError("evalset_name names the set of a rows file; pass rows too")
+        return evalset, evalset
+    version = client.evalset_version_from_rows(rows, name=evalset_name)
+    return version["id"], f"{version['evalset_name']}@{version['version']}"
+
+
+class TaskErrors:
+    """Counts the outputs that are errors and keeps the first `FIRST_ERRORS` of them in row
+    order (calls finish in any order), with the row number of their item (`positions`: item
+    id → position)."""
+
+    def __init__(self, positions: dict[str, int | None]):
+        self.positions = positions
+        self.count = 0
+        self.first: list[TaskError] = []
+
+    def note(self, entry: dict) -> None:
+        """See one output entry (from the thread that runs the tasks)."""
+        if "error" not in entry:
+            return
+        self.count += 1
+        position = self.positions.get(entry["item_id"])
+        error = TaskError(
+            row=None if position is None else position + 1,
+            item_id=entry["item_id"],
+            repeat=entry["repeat"],
+            message=entry["error"],
+        )
+        if len(self.first) >= FIRST_ERRORS and _row_order(error) >= _row_order(self.first[-1]):
+            return
+        self.first.append(error)
+        self.first.sort(key=_row_order)
+        del self.first[FIRST_ERRORS:]
+
+
+def _row_order(error: TaskError) -> tuple:
+    return (error.row is None, error.row or 0, error.repeat)
 
 
 def _check_options(*, task, concurrency: int, repetitions: int) -> None:
@@ -336,8 +405,10 @@ class Pusher:
         size: int = BATCH_SIZE,
         linger: float = LINGER_S,
         on_added: Callable[[int], None] | None = None,
+        observe: Callable[[dict], None] | None = None,
     ):
         self.push, self.size, self.linger, self.on_added = push, size, linger, on_added
+        self.observe = observe
         self.added = 0
         self.error: BaseException | None = None
         self._queue: queue.Queue = queue.Queue()
@@ -351,6 +422,8 @@ class Pusher:
         """Queue one output (from the thread that runs the tasks)."""
         if self.error is not None:
             raise self.error
+        if self.observe is not None:
+            self.observe(entry)
         self._queue.put(entry)
         self.added += 1
         if self.on_added is not None:
