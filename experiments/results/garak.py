@@ -276,9 +276,19 @@ def _inference_counts(experiment: Experiment) -> tuple[int, int]:
     output for (without a target, every row's output is in a column)."""
     outputs = experiment.items_total * experiment.repetitions
     if not experiment.target_spec.produces_output:
-        return outputs, 0
+        return outputs, _missing_imported_outputs(experiment)
     answered = experiment.target_results.filter(status="success").count()
     return outputs, max(0, outputs - answered)
+
+
+def _missing_imported_outputs(experiment: Experiment) -> int:
+    """In an imported garak scan, the rows whose output garak recorded as null (no output
+    cell); other runs without a target read their outputs from a column and miss none."""
+    if not _garak_ext(experiment, None):
+        return 0
+    version = experiment.evalset_version
+    rows = version.items.filter(evalset_id=version.evalset_id)
+    return rows.exclude(data__has_key="actual_output").count()
 
 
 def report_jsonl(experiment: Experiment) -> Iterator[str]:

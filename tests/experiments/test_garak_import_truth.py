@@ -134,6 +134,40 @@ def test_corrected_bounds_equal_garaks_with_its_detector_metrics(workspace, user
     assert {k: ours.get(k) for k in INTERVAL} == {k: garak.get(k) for k in INTERVAL}
 
 
+GARAK_0171 = sorted(
+    p.name.removesuffix(".report.jsonl")
+    for p in FIXTURES.glob("*.report.jsonl")
+    if not p.name.startswith("garak0103")
+)
+MITIGATION_METRICS = {  # garak's bundled detector_metrics_summary.json, this detector's Se/Sp
+    "results": {
+        "mitigation.MitigationBypass": {
+            "metrics": {"hit_sensitivity": 0.921295004186436, "hit_specificity": 0.3854312029025956}
+        }
+    }
+}
+
+
+@pytest.mark.parametrize("name", GARAK_0171)
+def test_every_eval_and_probe_summary_key_is_garaks(workspace, user, name):
+    """Every fixture garak 0.17.1 wrote: each key of its eval and probe_summary entries, equal
+    (docs/design/garak.md lists them). garak lists a summary's detectors in set order, which
+    changes from run to run; we sort them."""
+    data = json.dumps(MITIGATION_METRICS).encode()
+    garak_reference_upload(workspace=workspace, name="metrics.json", data=data)
+    run = imported(workspace, user, name)
+    ours = [json.loads(line) for line in "".join(export_stream(run, "report")).splitlines()]
+    theirs = [json.loads(line) for line in garak_file(name).decode().splitlines()]
+    for kind in ("eval", "probe_summary"):
+        mine = {r.get("detector"): r for r in ours if r["entry_type"] == kind}
+        for garak in (r for r in theirs if r["entry_type"] == kind):
+            record = mine[garak.get("detector")]
+            if kind == "probe_summary":
+                garak["detection_counts"]["detectors"].sort()
+            assert {k: record[k] for k in garak} == garak
+            assert list(record)[: len(garak)] == list(garak)
+
+
 # ----------------------------------------------------------------------------- pairing
 
 
