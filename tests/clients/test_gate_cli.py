@@ -122,6 +122,7 @@ def test_result_format_is_what_the_command_prints(assay_env, client, verdict_pai
     baseline, candidate = verdict_pairs(*pairs(down=25, up=2), name="Format")
     decision = client.gate(baseline, candidate)
     assert isinstance(decision, GateResult) and decision.passed is False
+    assert decision["passed"] is False and decision["min_decided"] == 30  # the JSON's keys too
     printed = CliRunner().invoke(main, ["gate", "--baseline", baseline, "--candidate", candidate])
     annotations = "".join(line + "\n" for line in printed.stdout.splitlines() if "::error" in line)
     assert printed.stdout == decision.format() + annotations

@@ -64,6 +64,10 @@ class GateResult:
         """The API's answer, JSON-ready (what `assay gate --json` prints)."""
         return self.raw
 
+    def __getitem__(self, key: str):
+        """`result["passed"]`: the API's keys, as when `Client.gate` returned the JSON."""
+        return self.raw[key]
+
     def to_junit(self) -> str:
         """JUnit XML for CI systems (GitLab's `artifacts:reports:junit`, Jenkins' junit step):
         one test case per evaluator compared (a `failure` with the reasons when it fails), a
