@@ -180,6 +180,8 @@ def test_the_client_and_the_server_have_the_same_defaults(assay_env, client, ver
         "max_unknown_rate": 0.5,
         "min_decided": 30,
     }
+    uncapped = client.gate(baseline, candidate, max_unknown_rate=None)  # None: no cap, as before
+    assert uncapped.passed is True and uncapped["max_unknown_rate"] == 1.0
     lowered = client.gate(baseline, candidate, min_decided=50, max_unknown_rate=1)
     assert lowered.passed is False and lowered.raw["min_decided"] == 50
     assert "max unknown rate 100.0%, min decided 50 rows" in lowered.format()

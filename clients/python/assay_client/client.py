@@ -272,20 +272,21 @@ class Client:
         *,
         alpha: float = DEFAULT_ALPHA,
         max_drop: float = DEFAULT_MAX_DROP,
-        max_unknown_rate: float = DEFAULT_MAX_UNKNOWN_RATE,
+        max_unknown_rate: float | None = DEFAULT_MAX_UNKNOWN_RATE,
         min_decided: int = DEFAULT_MIN_DECIDED,
     ) -> GateResult:
         """Does `candidate` regress against `baseline` (an id, or "latest": the newest
         completed baseline on the candidate's evalset)? It fails on a significant drop of the
         pass rate, a significant rise of the unknown rate, an unknown rate above
-        `max_unknown_rate`, or fewer than `min_decided` rows decided. `result.passed`, one
-        row per evaluator, `result.format()` (the printable summary) and `to_junit()`."""
+        `max_unknown_rate` (None: no cap, as before it had a default), or fewer than
+        `min_decided` rows decided. `result.passed`, one row per evaluator, `result.format()`
+        (the printable summary) and `to_junit()`."""
         params: dict[str, Any] = {
             "baseline": baseline,
             "candidate": candidate,
             "alpha": alpha,
             "max_drop": max_drop,
-            "max_unknown_rate": max_unknown_rate,
+            "max_unknown_rate": 1.0 if max_unknown_rate is None else max_unknown_rate,
             "min_decided": min_decided,
         }
         return GateResult.from_api(self.request("GET", "experiments/gate/", params=params))
