@@ -91,9 +91,12 @@ def _baseline(workspace, ref: str, candidate):
     retry_failed=extend_schema(
         summary=_("Retry failed rows"),
         description=_(
-            "Runs the rows that errored or timed out (and any that were never written) again, "
-            "into the same experiment (202); `retried` says how many. 400 while the run is "
-            "not finished, or when there is nothing to retry."
+            "Runs the failed rows again, into the same experiment (202): the rows whose target "
+            "call failed (an error or a timeout) are called again — only those, with the same "
+            "Idempotency-Key — and then scored; the rows whose evaluator errored or timed out "
+            "(or never wrote a result) are scored again. `retried` says how many rows, "
+            "`target_rows` and `evaluator_rows` how many of each. 400 while the run is not "
+            "finished, or when there is nothing to retry."
         ),
     ),
     outputs=extend_schema(
@@ -332,10 +335,15 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     @extend_schema(request=None, responses={202: s.RetriedSerializer})
     @action(detail=True, methods=["post"], url_path="retry-failed")
     def retry_failed(self, request, id=None):
-        """Re-run the error/timeout rows into the same experiment; `retried` says how many."""
+        """Run the failed rows (target or evaluator) again; the body says how many of each."""
         experiment = self.get_object()
-        count = services.experiment_retry_failed(experiment=experiment)
-        body = {"retried": count, "experiment": s.ExperimentSerializer(experiment).data}
+        counts = services.experiment_retry_failed(experiment=experiment)
+        body = {
+            "retried": counts.total,
+            "target_rows": counts.target_rows,
+            "evaluator_rows": counts.evaluator_rows,
+            "experiment": s.ExperimentSerializer(experiment).data,
+        }
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=s.OutputsPushSerializer, responses={202: s.PushedSerializer})
@@ -531,7 +539,9 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         ids = grid_item_ids(experiment=experiment, **{n: params.get(n, "") for n in GRID_FILTERS})
         page = self.paginate_queryset(ids)
         bindings = list(experiment.bindings.select_related("evaluator_version__evaluator"))
-        rows = grid_rows(experiment=experiment, bindings=bindings, item_pks=page, heavy=API_HEAVY)
+        rows = grid_rows(
+            experiment=experiment, bindings=bindings, item_pks=page, heavy=API_HEAVY, usage=True
+        )
         return self.get_paginated_response(s.GridItemSerializer(rows, many=True).data)
 
     @extend_schema(responses=s.ResultDetailSerializer)

@@ -357,6 +357,17 @@ class GridOutputSerializer(serializers.Serializer):
     error = serializers.CharField()
 
 
+class GridTargetSerializer(serializers.Serializer):
+    """The target's row of one repetition: how it went and what it cost."""
+
+    repeat = serializers.IntegerField()
+    status = serializers.CharField()
+    latency_ms = serializers.FloatField(help_text="For a re-score: the source run's call.")
+    tokens_in = serializers.IntegerField()
+    tokens_out = serializers.IntegerField()
+    cost = serializers.FloatField(allow_null=True, help_text="USD; null when not priced.")
+
+
 class GridItemSerializer(serializers.Serializer):
     """One row of the results grid: an item with every evaluator's results on it."""
 
@@ -365,6 +376,11 @@ class GridItemSerializer(serializers.Serializer):
     tags = serializers.ListField(child=serializers.CharField(), source="item.tags")
     data = serializers.JSONField(source="item.data")
     output = serializers.SerializerMethodField()
+    target = GridTargetSerializer(
+        many=True,
+        allow_null=True,
+        help_text="The target's row per repetition (null: the run has no target).",
+    )
     results = serializers.SerializerMethodField()
 
     @extend_schema_field(GridOutputSerializer(allow_null=True))
@@ -382,7 +398,13 @@ class GridItemSerializer(serializers.Serializer):
 
 
 class RetriedSerializer(serializers.Serializer):
-    retried = serializers.IntegerField()
+    retried = serializers.IntegerField(help_text="Rows run again: target_rows + evaluator_rows.")
+    target_rows = serializers.IntegerField(
+        help_text="Rows (and repetitions) whose target call failed: called again, then scored."
+    )
+    evaluator_rows = serializers.IntegerField(
+        help_text="Rows whose evaluator errored or timed out, or never wrote a result."
+    )
     experiment = ExperimentSerializer()
 
 

@@ -49,6 +49,7 @@ TARGET_UPDATE_FIELDS = [
     "tokens_in",
     "tokens_out",
     "cost",
+    "retry_round",
 ]
 
 
@@ -262,7 +263,7 @@ def _run_target(chunk: ExperimentChunk, lease: ChunkLease, items: list[ItemRow])
         have = TargetResult.objects.filter(
             experiment=experiment, repeat=repeat, item_id__in=[i.pk for i in items]
         )
-        if experiment.retry_round:
+        if experiment.retry_round and spec.recalls_failed:  # call the failed rows again
             have = have.filter(status=ResultStatus.SUCCESS)
         done = set(have.values_list("item_id", flat=True))
         todo = [item for item in items if item.pk not in done]
@@ -285,6 +286,7 @@ def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:
         item_id=item.pk,
         item_uid=item.item_id,
         repeat=repeat,
+        retry_round=experiment.retry_round,
         **{
             **fields,
             "output": cap_text(fields.get("output") or "", ANSWER_BYTES),

@@ -42,7 +42,7 @@ class EvaluatorWork:
             targets = target_outputs(
                 experiment=self.experiment, item_ids=[i.pk for i in items], repeat=repeat
             )
-            have = scored_rows(self.experiment, self.bindings, items, repeat)
+            have = scored_rows(self.experiment, self.bindings, items, repeat, targets.rounds)
             self._batch(items, targets, have, repeat)
 
     def _batch(self, items, targets: TargetOutputs, have: set, repeat: int) -> None:
@@ -102,10 +102,14 @@ def bindings_of(experiment: Experiment, queue: str) -> list[EvaluatorBinding]:
     return [b for b in bindings if kind_get(b.evaluator_version.kind).queue == queue]
 
 
-def scored_rows(experiment, bindings, items: list, repeat: int) -> set[tuple[int, int]]:
+def scored_rows(
+    experiment, bindings, items: list, repeat: int, rounds: dict[int, int] | None = None
+) -> set[tuple[int, int]]:
     """(binding, item) pairs that already have a result, in one query over the mini-batch's
     position range; in a retry round a row with an error/timeout result (of any of its turns:
-    a row's turns are written together) counts as not scored."""
+    a row's turns are written together) counts as not scored, and so does a binding's result
+    that mapped a target output written by a later round than it (`rounds`: item → the round
+    of its target row; the retry called the target again for that row)."""
     positions = [item.position for item in items]
     found = Result.objects.filter(
         experiment=experiment,
@@ -113,13 +117,16 @@ def scored_rows(experiment, bindings, items: list, repeat: int) -> set[tuple[int
         repeat=repeat,
         position__gte=min(positions),
         position__lte=max(positions),
-    ).values_list("binding_id", "item_id", "status")
+    ).values_list("binding_id", "item_id", "status", "attempt")
     ids = {item.pk for item in items}
+    fed = {b.pk for b in bindings if target_sources(b.mapping)}
+    rounds = rounds or {}
     have, failed = set(), set()
-    for binding_id, item_id, status in found:
+    for binding_id, item_id, status, scored_in in found:
         if item_id in ids:
             have.add((binding_id, item_id))
-            if status in FAILED:
+            stale = binding_id in fed and rounds.get(item_id, 0) > scored_in
+            if status in FAILED or stale:
                 failed.add((binding_id, item_id))
     return have - failed if experiment.retry_round else have
 

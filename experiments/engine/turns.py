@@ -19,7 +19,7 @@ import json
 import re
 from collections import defaultdict, namedtuple
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -37,6 +37,7 @@ class TargetOutputs:
 
     outputs: dict[int, dict]  # item pk → {"actual_output": …, "trajectory": …, "conversation"}
     errors: dict[int, str]
+    rounds: dict[int, int] = field(default_factory=dict)  # item pk → retry round that wrote it
 
     def missing(self, item_pk: int) -> str:
         """Why the row has no target output ('' when it has one)."""
@@ -51,9 +52,12 @@ def target_outputs(*, experiment: Experiment, item_ids: list[int], repeat: int) 
         return TargetOutputs({}, {})
     rows = TargetResult.objects.filter(
         experiment=experiment, repeat=repeat, item_id__in=item_ids
-    ).values_list("item_id", "status", "output", "trajectory", "conversation", "error")
-    outputs, errors = {}, {}
-    for item_id, status, output, trajectory, conversation, error in rows:
+    ).values_list(
+        "item_id", "status", "output", "trajectory", "conversation", "error", "retry_round"
+    )
+    outputs, errors, rounds = {}, {}, {}
+    for item_id, status, output, trajectory, conversation, error, retry_round in rows:
+        rounds[item_id] = retry_round
         if status == ResultStatus.SUCCESS:
             outputs[item_id] = {
                 "actual_output": output,
@@ -62,7 +66,7 @@ def target_outputs(*, experiment: Experiment, item_ids: list[int], repeat: int) 
             }
         else:
             errors[item_id] = error
-    return TargetOutputs(outputs, errors)
+    return TargetOutputs(outputs, errors, rounds)
 
 
 # What rebuilding a result's turn reads of it (for `.only()` on the readers' querysets).

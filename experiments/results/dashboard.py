@@ -86,6 +86,7 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
     return {
         "target": target,
         "target_reused": (experiment.target_summary or {}).get("outputs_from_name"),
+        "target_reused_id": (experiment.target_summary or {}).get("outputs_from"),
         "evaluators": judges,
         "total_cost": sum(costs) if costs else None,
         "shown": bool(target or judges),

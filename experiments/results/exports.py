@@ -16,7 +16,15 @@ from assay.safety.csvcells import FORMULA_STARTS, csv_safe
 from ..engine.turns import TurnRebuilder
 from ..models import Experiment
 from .garak import hitlog_jsonl, report_jsonl
-from .streaming import chunked, dumps, json_list, result_rows, target_parts, uuid_text
+from .streaming import (
+    TURN_PARTS,
+    chunked,
+    dumps,
+    json_list,
+    result_rows,
+    target_parts,
+    uuid_text,
+)
 
 CSV_FIELDS = [
     "item_id",
@@ -39,6 +47,12 @@ CSV_FIELDS = [
     "tokens_out",
     "cost",
     "correction_note",
+    # the target's row (of the same item and repetition): empty without a target
+    "target_status",
+    "target_latency_ms",
+    "target_tokens_in",
+    "target_tokens_out",
+    "target_cost",
     "input",
 ]
 FORMATS = ("csv", "jsonl", "report", "hitlog")
@@ -78,6 +92,8 @@ FIELDS = (
     "cost", "correction_note", "item", "turn",
 )  # fmt: skip
 ORDER = ("position", "repeat", "binding", "turn")
+# What the target's row adds (its status comes with the turn's parts).
+TARGET_USAGE = ("latency_ms", "tokens_in", "tokens_out", "cost")
 # The cells csv_safe looks at: the texts people and evaluators write (and tags, in _tags_cell).
 # The others are numbers, our own words (statuses, verdicts), a UUID or JSON text ("{…").
 TEXT_CELLS = ("reason", "error", "stdout", "correction_note")
@@ -86,7 +102,9 @@ TEXT_CELLS = ("reason", "error", "stdout", "correction_note")
 def _results(experiment: Experiment) -> Iterator[tuple]:
     """The rows in order as tuples of FIELDS and the turn's parts, from one server-side
     cursor (PostgreSQL) read FETCH_ROWS at a time."""
-    return result_rows(experiment=experiment, columns=FIELDS, order=ORDER)
+    return result_rows(
+        experiment=experiment, columns=FIELDS, order=ORDER, target_columns=TARGET_USAGE
+    )
 
 
 def _bindings(experiment: Experiment) -> dict:
@@ -103,9 +121,9 @@ def _rows(experiment: Experiment, tags: Callable[[str], Any]) -> Iterator[list]:
     turns = TurnRebuilder(experiment=experiment, bindings=bindings)
     for values in _results(experiment):
         binding, status, item, turn = values[0], values[5], values[18], values[19]
-        parts = values[len(FIELDS) :]
+        parts = values[len(FIELDS) : _USAGE_AT]
         given = turns.turn(binding, item, values[3], turn, status, parts[0], target_parts(parts))
-        yield _row(values, evaluators[binding], tags(values[4]), given)
+        yield _row(values, evaluators[binding], tags(values[4]), given, parts[1])
 
 
 def _evaluator(binding) -> tuple[str, str]:
@@ -113,8 +131,13 @@ def _evaluator(binding) -> tuple[str, str]:
     return version.evaluator.name, version.version
 
 
-def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict) -> list:
-    """The CSV_FIELDS of one result (a list: the CSV writes it as it is)."""
+_USAGE_AT = len(FIELDS) + TURN_PARTS
+
+
+def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict, target: str | None) -> list:
+    """The CSV_FIELDS of one result (a list: the CSV writes it as it is); `target` is the
+    status of its target row."""
+    latency, *target_usage = values[_USAGE_AT:]
     (_binding, uid, position, repeat, _tags, status, verdict, human, human_score, score, reason,
      error, stdout, latency_ms, tokens_in, tokens_out, cost, note, _item,
      turn) = values[: len(FIELDS)]  # fmt: skip
@@ -127,6 +150,7 @@ def _row(values: tuple, evaluator: tuple[str, str], tags, given: dict) -> list:
         human or None,  # human_verdict
         human_score if human and human_score is not None else score,
         reason, error, stdout, round(latency_ms, 3), tokens_in, tokens_out, cost, note,
+        target, None if latency is None else round(latency, 3), *target_usage,
         given,  # input
     ]  # fmt: skip
 

@@ -333,8 +333,10 @@ def grid_rows(
     bindings: list[EvaluatorBinding],
     item_pks: list[int],
     heavy: tuple[str, ...] = HEAVY,
+    usage: bool = False,
 ) -> list[dict]:
-    """The grid rows of these items, in the given order: cells, output and evaluator cells.
+    """The grid rows of these items, in the given order: cells, output and evaluator cells,
+    and with `usage` each repetition's target latency, tokens and cost (the API's).
 
     `heavy` result fields are not loaded (the page shows a reason's head; the API the whole)."""
     items = EvalSetItem.objects.filter(pk__in=item_pks).only(
@@ -344,11 +346,35 @@ def grid_rows(
     results = _page_results(experiment, [item.position for item in by_pk.values()], heavy)
     outputs = _page_outputs(experiment, item_pks)
     columns = [c["name"] for c in experiment.evalset_version.columns][:GRID_COLUMNS]
-    return [
+    rows = [
         _row(by_pk[pk], columns, bindings, results.get(pk, {}), outputs.get(pk))
         for pk in item_pks
         if pk in by_pk
     ]
+    if usage:
+        found = target_usage(experiment=experiment, item_pks=item_pks)
+        for row in rows:
+            row["target"] = found.get(row["item"].pk, []) if found is not None else None
+    return rows
+
+
+def target_usage(*, experiment: Experiment, item_pks: list[int]) -> dict[int, list] | None:
+    """Each item's target rows, one per repetition: status, latency, tokens and cost (None for
+    a run without a target)."""
+    if not experiment.target_spec.produces_output:
+        return None
+    rows = (
+        TargetResult.objects.filter(experiment=experiment, item_id__in=item_pks)
+        .order_by("repeat")
+        .values("item_id", *TARGET_USAGE)
+    )
+    found: dict[int, list] = {}
+    for row in rows:
+        found.setdefault(row.pop("item_id"), []).append(row)
+    return found
+
+
+TARGET_USAGE = ("repeat", "status", "latency_ms", "tokens_in", "tokens_out", "cost")
 
 
 def _page_results(experiment: Experiment, positions: list[int], heavy) -> dict[int, dict]:

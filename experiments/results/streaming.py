@@ -38,11 +38,13 @@ def result_rows(
     order: tuple[str, ...],
     binding_id: int | None = None,
     failing: bool = False,
+    target_columns: tuple[str, ...] = (),
 ) -> Iterator[tuple]:
     """The experiment's results in `order` as tuples: `columns` (Result field names, or
-    ITEM_COLUMNS; JSON and UUID fields as text), then the TURN_PARTS. `binding_id` keeps one
-    binding's results, `failing` those whose final verdict is a fail."""
-    sql, params = _query(experiment, columns, order, binding_id, failing)
+    ITEM_COLUMNS; JSON and UUID fields as text), then the TURN_PARTS, then `target_columns`
+    (TargetResult fields of the row and repetition; None without a target row). `binding_id`
+    keeps one binding's results, `failing` those whose final verdict is a fail."""
+    sql, params = _query(experiment, columns, order, (binding_id, failing), target_columns)
     with _streaming(), connection.chunked_cursor() as cursor:  # server-side on PostgreSQL
         cursor.execute(sql, params)
         yield from _prefetched(cursor)
@@ -95,7 +97,8 @@ def _put(batches: queue.Queue, item, stop: threading.Event) -> bool:
     return False
 
 
-def _query(experiment, columns, order, binding_id, failing) -> tuple[str, list]:
+def _query(experiment, columns, order, only, target_columns) -> tuple[str, list]:
+    binding_id, failing = only
     where, params = [f"r.{_column(Result, 'experiment')} = %s"], [experiment.pk]
     if binding_id is not None:
         where.append(f"r.{_column(Result, 'binding')} = %s")
@@ -104,7 +107,13 @@ def _query(experiment, columns, order, binding_id, failing) -> tuple[str, list]:
         human, verdict = _column(Result, "human_verdict"), _column(Result, "verdict")
         where.append(f"(r.{human} = %s OR (r.{human} = '' AND r.{verdict} = %s))")
         params += [Verdict.FAIL, Verdict.FAIL]
-    select = ", ".join([*(_result_column(name) for name in columns), *_turn_parts(experiment)])
+    select = ", ".join(
+        [
+            *(_result_column(name) for name in columns),
+            *_turn_parts(experiment),
+            *_target_columns(experiment, target_columns),
+        ]
+    )
     ordering = ", ".join(f"r.{_column(Result, name)}" for name in order)
     sql = f"SELECT {select} FROM {_joins(experiment)} WHERE {' AND '.join(where)}"
     return f"{sql} ORDER BY {ordering}", params
@@ -132,6 +141,12 @@ def _turn_parts(experiment: Experiment) -> list[str]:
     conversation = f"CAST(t.{_column(TargetResult, 'conversation')} AS TEXT)"
     names = ("status", "output", "trajectory")
     return [data, *(f"t.{_column(TargetResult, n)}" for n in names), conversation]
+
+
+def _target_columns(experiment: Experiment, names: tuple[str, ...]) -> list[str]:
+    if not experiment.target_spec.produces_output:
+        return ["NULL"] * len(names)
+    return [f"t.{_column(TargetResult, name)}" for name in names]
 
 
 # Columns read from the result's item (joined anyway for its data), by the name rows use.

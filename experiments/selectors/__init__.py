@@ -53,4 +53,6 @@ from .runs import (  # noqa: F401
     experiment_progress,
     failed_count,
     result_counts,
+    retry_counts,
+    target_failed_count,
 )

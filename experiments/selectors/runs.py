@@ -4,10 +4,11 @@ and filters."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -17,6 +18,7 @@ from assay.vocabulary import ResultStatus, Verdict
 from evalsets.models import EvalSet
 from evaluators.models import Evaluator
 
+from ..mapping import target_sources
 from ..models import ACTIVE_STATUSES, EvaluatorBinding, Experiment, ExperimentStatus, Result
 from ..stats import COUNT_KEYS
 from .resolving import _named_ref
@@ -162,6 +164,53 @@ def _counts_from_aggregates(experiment: Experiment, statuses: dict, verdicts: di
         for verdict, key in COUNT_KEYS.items():
             verdicts[verdict] += summary[key]
     return {"statuses": statuses, "verdicts": verdicts}
+
+
+def target_failed_count(*, experiment: Experiment, exact: bool = False) -> int:
+    """Rows (and repetitions) whose target call failed, which a retry calls again; a finished
+    run reads its target summary unless `exact`. 0 for a target a retry does not call."""
+    spec = experiment.target_spec
+    if not (spec.produces_output and spec.runs_on_workers and spec.recalls_failed):
+        return 0
+    statuses = (experiment.target_summary or {}).get("statuses")
+    if not exact and not experiment.is_active and statuses is not None:
+        return sum(n for status, n in statuses.items() if status != ResultStatus.SUCCESS)
+    return experiment.target_results.exclude(status=ResultStatus.SUCCESS).count()
+
+
+@dataclass(frozen=True)
+class RetryCounts:
+    """What "Retry failed rows" runs again: rows whose target failed (called again, then
+    scored: `rescored` results) and rows whose evaluator failed or never wrote a result."""
+
+    target_rows: int
+    evaluator_rows: int  # unwritten ones included
+    rescored: int = 0
+    unwritten: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.target_rows + self.evaluator_rows
+
+
+def retry_counts(*, experiment: Experiment) -> RetryCounts:
+    """The exact counts of a retry (the service's; pages use the cheaper stored ones)."""
+    failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
+    # a row scored per assistant turn counts once however many of its turns failed
+    evaluator = failed.values_list("binding_id", "item_id", "repeat").distinct().count()
+    missing = max(experiment.results_total - experiment.results.filter(turn=0).count(), 0)
+    target = target_failed_count(experiment=experiment, exact=True)
+    rescored = _rescored(experiment) if target else 0
+    return RetryCounts(target, evaluator + missing, rescored, missing)
+
+
+def _rescored(experiment: Experiment) -> int:
+    """Results of bindings fed by the target on rows whose target failed."""
+    fed = [b.pk for b in experiment.bindings.all() if target_sources(b.mapping)]
+    failed = experiment.target_results.filter(
+        item=OuterRef("item"), repeat=OuterRef("repeat")
+    ).exclude(status=ResultStatus.SUCCESS)
+    return experiment.results.filter(turn=0, binding_id__in=fed).filter(Exists(failed)).count()
 
 
 def failed_count(*, experiment: Experiment) -> int:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
-from assay.vocabulary import ResultStatus, Verdict
+from assay.vocabulary import Verdict
 from evalsets.committing import pin_problem
 from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.kinds import kind_get
@@ -30,6 +30,7 @@ from ..models import (
     ExperimentStatus,
     Result,
 )
+from ..selectors.runs import RetryCounts, retry_counts
 from ..stats.interval_settings import interval_problems, interval_settings
 from ..targets import target_get
 from .per_turn import TURN_KEYS, binding_turn_options
@@ -323,8 +324,10 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
     return experiment
 
 
-def experiment_retry_failed(*, experiment: Experiment) -> int:
-    """Re-run only the error/timeout rows, into the same experiment; returns how many."""
+def experiment_retry_failed(*, experiment: Experiment) -> RetryCounts:
+    """Run the failed rows again, into the same experiment, and say how many: the rows whose
+    target call failed (errors, timeouts) are called again — only those — and then scored; the
+    rows whose evaluator errored or timed out (or never wrote a result) are scored again."""
     from ..tasks import experiment_start
 
     if experiment.status not in (
@@ -333,12 +336,10 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
         ExperimentStatus.CANCELLED,
     ):
         raise ValidationError({"status": _("Retry once the experiment has finished.")})
-    failed = experiment.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT])
-    # a row scored per assistant turn counts once however many of its turns failed
-    count = failed.values_list("binding_id", "item_id", "repeat").distinct().count()
-    missing = experiment.results_total - experiment.results.filter(turn=0).count()
-    if count == 0 and missing <= 0:
+    counts = retry_counts(experiment=experiment)
+    if counts.total == 0:
         raise ValidationError({"status": _("There are no failed rows to retry.")})
+    written = counts.rescored + counts.evaluator_rows - counts.unwritten
     with transaction.atomic():
         lifecycle.chunks_reset(
             experiment, with_target=target_get(experiment.target_kind).produces_output
@@ -347,7 +348,8 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
             experiment.pk,
             "retry",
             retry_round=F("retry_round") + 1,
-            results_done=F("results_done") - count,
+            # the results about to be written again (never-written ones were never counted)
+            results_done=F("results_done") - written,
             chunks_done=0,
             cancel_requested=False,
             finished_at=None,
@@ -358,7 +360,7 @@ def experiment_retry_failed(*, experiment: Experiment) -> int:
             raise ValidationError({"status": _("The experiment changed meanwhile; reload it.")})
         transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
     experiment.refresh_from_db()
-    return count + max(missing, 0)
+    return counts
 
 
 def experiment_clone(

@@ -21,6 +21,9 @@ class TargetSpec:
     outputs: ClassVar[tuple[str, ...]] = ()
     # False: outputs are pushed by a client (the external target), never computed by workers.
     runs_on_workers: ClassVar[bool] = True
+    # A retry round calls it again for the rows whose call failed (False: a re-score would
+    # copy the same failures again; an external target's rows are pushed, not called).
+    recalls_failed: ClassVar[bool] = True
     # The new-experiment page's fields for this kind (a template partial), if it has any.
     form_template: ClassVar[str | None] = None
     # Offered on the new-experiment page (a re-score starts from the run it re-uses).

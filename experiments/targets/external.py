@@ -15,6 +15,7 @@ class ExternalTarget(TargetSpec):
     label = _("External: your code computes the outputs and pushes them (SDK, CLI, CI)")
     outputs = ("actual_output", "trajectory")
     runs_on_workers = False
+    recalls_failed = False
     form_template = "experiments/targets/_external.html"
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:

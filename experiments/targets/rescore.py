@@ -24,6 +24,7 @@ class RescoreTarget(TargetSpec):
     name = "rescore"
     label = _("Re-score: the outputs of an earlier run")
     in_new_form = False
+    recalls_failed = False
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         source = self.origin(workspace=workspace, config=config)

@@ -276,6 +276,7 @@ def detail(request, id):
         {
             "bindings": bindings,
             "failed": selectors.failed_count(experiment=experiment),
+            "target_failed": selectors.target_failed_count(experiment=experiment),
             "clone_form": _clone_form(request, experiment),
             "cards": dashboard_cards(experiment),
         }
@@ -453,12 +454,21 @@ def cancel(request, id):
 def retry(request, id):
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
     try:
-        count = services.experiment_retry_failed(experiment=experiment)
+        counts = services.experiment_retry_failed(experiment=experiment)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, _("Retrying %(n)d failed rows.") % {"n": count})
+        messages.success(request, _retrying(counts))
     return redirect("experiments:detail", ws=request.workspace.slug, id=id)
+
+
+def _retrying(counts) -> str:
+    if not counts.target_rows:
+        return _("Retrying %(n)d failed rows.") % {"n": counts.total}
+    return _(
+        "Retrying %(n)d failed rows: %(target)d target rows are called again, then scored; "
+        "%(evaluator)d evaluator rows are scored again."
+    ) % {"n": counts.total, "target": counts.target_rows, "evaluator": counts.evaluator_rows}
 
 
 def _act(request, experiment, action, success: str):

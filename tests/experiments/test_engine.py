@@ -102,7 +102,7 @@ def test_retry_failed_reruns_only_error_rows(setup, celery_worker_inproc, user):
     )
     # the evaluator cannot change (versions are immutable), so the same rows fail again:
     # what matters is that only they are re-run and nothing else is touched
-    assert services.experiment_retry_failed(experiment=setup) == 12
+    assert services.experiment_retry_failed(experiment=setup).total == 12
     done = wait_status(setup, {ExperimentStatus.COMPLETED})
     assert done.retry_round == 1
     assert Result.objects.filter(experiment=done).count() == 120

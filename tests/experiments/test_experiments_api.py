@@ -341,6 +341,7 @@ def test_retry_failed(api, finished, workspace, user, evalset_version):
     response = api.post(f"{URL}{finished.public_id}/retry-failed/")
     assert response.status_code == 202, response.content
     assert response.json()["retried"] == 4
+    assert (response.json()["target_rows"], response.json()["evaluator_rows"]) == (0, 4)
     assert response.json()["experiment"]["status"] == "queued"
     done = engine.experiment_run_inline(experiment_id=finished.pk)
     assert done.status == ExperimentStatus.COMPLETED and done.retry_round == 1

@@ -256,7 +256,7 @@ def test_a_row_scored_again_with_fewer_turns_loses_the_turns_it_no_longer_has(
 def test_a_retry_round_rescores_a_row_with_a_failed_turn_whole(workspace, user, version, scorers):
     experiment = create(workspace, user, version, [per_turn(scorers[0], "all_pass")])
     done = engine.experiment_run_inline(experiment_id=experiment.pk)
-    assert services.experiment_retry_failed(experiment=done) == 1  # row C, one of its turns
+    assert services.experiment_retry_failed(experiment=done).total == 1  # row C, one of its turns
     engine.experiment_run_inline(experiment_id=done.pk)
     done.refresh_from_db()
     assert done.status == "completed" and done.results_done == done.results_total == 4

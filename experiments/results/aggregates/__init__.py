@@ -99,9 +99,14 @@ def target_summary(*, experiment: Experiment) -> dict:
         latencies_ms=latencies, tokens_in=tokens_in, tokens_out=tokens_out, costs=costs
     )
     summary = {"statuses": statuses, "usage": usage}
-    if experiment.outputs_from_id:
+    if experiment.outputs_from_id:  # a re-score: what its figures are, said where they are read
         origin = experiment.outputs_from
-        summary |= {"outputs_from": str(origin.public_id), "outputs_from_name": origin.name}
+        summary |= {
+            "outputs_from": str(origin.public_id),
+            "outputs_from_name": origin.name,
+            "reused_from_source": ["outputs", "latency_ms"],
+            "calls_made": 0,
+        }
     return summary
 
 
