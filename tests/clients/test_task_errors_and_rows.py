@@ -62,8 +62,10 @@ def run(task: str, *extra: str):
 
 
 def test_a_task_that_raises_on_every_row_fails_the_run_and_shows_the_first_errors(
-    project, assay_env, words, contains, client
+    project, assay_env, words, contains, client, monkeypatch
 ):
+    outputs = project / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
     result = run("broken", "--concurrency", "4", "--name", "all broken")
 
     assert result.exit_code == 1, result.output
@@ -72,6 +74,11 @@ def test_a_task_that_raises_on_every_row_fails_the_run_and_shows_the_first_error
     shown = [line.strip() for line in err.splitlines() if line.startswith("  row ")]
     assert shown == [f"row {i + 1}: RuntimeError: model down for say w{i}" for i in range(5)]
     assert "Error: 12 task errors are more than --max-task-errors 0% allows" in err
+    assert (
+        "::error title=Assay run::12 task errors are more than --max-task-errors 0%25 allows; "
+        "the first: row 1: RuntimeError: model down for say w0"
+    ) in err
+    assert "task_errors=12" in outputs.read_text().splitlines()
     [experiment] = client.experiments()
     assert experiment["name"] == "all broken"
     assert experiment["status"] == "completed"  # the server scored every row: all unknown

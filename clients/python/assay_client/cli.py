@@ -26,6 +26,7 @@ from .display import (
     console,
     experiments_table,
     github_errors,
+    github_run_error,
     run_table,
 )
 from .errors import AssayError, AssayTimeout
@@ -227,6 +228,7 @@ def run(
         out.print(Text(f"{result.name}: {result.status}"))
         out.print(run_table(result))
         out.print(Text(f"experiment {result.id}" + (f"  {result.url}" if result.url else "")))
+    github_output("task_errors", str(result.task_errors))
     failed = not report_task_errors(result, max_task_errors)
     if not result.completed:
         why = f": {result.error_message}" if result.error_message else ""
@@ -265,19 +267,22 @@ def report_task_errors(result, limit: TaskErrorLimit) -> bool:
         err=True,
     )
     for error in result.first_task_errors:
-        where = f"row {error.row}" if error.row is not None else f"item {error.item_id}"
-        if error.repeat:
-            where += f", repetition {error.repeat + 1}"
-        click.echo(f"  {where}: {one_line(error.message)}", err=True)
+        click.echo(f"  {error_place(error)}: {one_line(error.message)}", err=True)
     if limit.allows(result.task_errors, result.task_calls):
         click.echo(f"(within --max-task-errors {limit})", err=True)
         return True
-    click.echo(
-        f"Error: {result.task_errors:,} task errors are more than --max-task-errors {limit} "
-        f"allows; the scores above leave those rows unknown.",
-        err=True,
-    )
+    why = f"{result.task_errors:,} task errors are more than --max-task-errors {limit} allows"
+    click.echo(f"Error: {why}; the scores above leave those rows unknown.", err=True)
+    first = result.first_task_errors[0]
+    annotation = f"{why}; the first: {error_place(first)}: {first.message}"
+    click.echo(github_run_error(one_line(annotation)), err=True)
     return False
+
+
+def error_place(error) -> str:
+    """ "row N" (", repetition R" after the first) of a task error."""
+    where = f"row {error.row}" if error.row is not None else f"item {error.item_id}"
+    return where + (f", repetition {error.repeat + 1}" if error.repeat else "")
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -190,6 +190,11 @@ def github_errors(gate: dict) -> list[str]:
     return lines
 
 
+def github_run_error(message: str) -> str:
+    """The `::error` workflow command of a run that failed on its own account (task errors)."""
+    return f"::error title={_escape_property('Assay run')}::{_escape_data(message)}"
+
+
 def _escape_data(text: str) -> str:
     """Workflow-command data: %, CR and LF are encoded so one message stays one command."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
