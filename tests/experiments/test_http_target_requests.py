@@ -229,3 +229,45 @@ def test_a_link_local_target_url_is_refused_at_send(workspace, user, contains, a
         assert t.status == "error" and "are not allowed" in t.error, t.error
         assert t.raw_response is None  # nothing came back: no connection was made
     assert app.calls == 0
+
+
+# ----------------------------------------------------------------------------- simulated user
+
+
+def test_a_simulated_users_app_gets_one_key_per_turn(workspace, user, llm_server_factory, app):
+    from experiments.targets.http_call import idempotency_key
+    from tests.experiments.test_simulated_user import http_app, make_provider, scenario, scenarios
+    from tests.experiments.test_simulated_user import target as simulated
+
+    llm = llm_server_factory(default_script="say:Tell me more.")
+    provider = make_provider(workspace, llm)
+    version = scenarios(workspace, user, [scenario()])
+    contains = make_code_version(workspace=workspace, user=user, name="Any")
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="chat",
+        evalset_version=version,
+        bindings=[
+            {
+                "evaluator_version": contains,
+                "mapping": {
+                    "actual_output": "target:actual_output",
+                    "reference_output": "target:actual_output",
+                },
+            }
+        ],  # fmt: skip
+        target=simulated(provider, http_app(app), max_turns=3),
+        repetitions=2,
+        launch=True,
+    )
+    engine.experiment_run_inline(experiment_id=experiment.pk)
+    assert app.calls == 6  # 3 turns × 2 repetitions
+    keys = [r.headers["Idempotency-Key"] for r in app.requests]
+    [item] = version.items.all()
+    expected = {
+        idempotency_key(run_id=experiment.public_id, item_id=item.item_id, repeat=k, turn=t)
+        for k in (0, 1)
+        for t in (1, 2, 3)
+    }
+    assert set(keys) == expected and len(expected) == 6
