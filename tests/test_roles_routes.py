@@ -1,4 +1,5 @@
-"""Every write route of every app, page and API, sent by each role of Acme and by an outsider.
+"""Every write route of every app, page and API, sent by each role of Acme and by an outsider;
+and every route a GET reaches, read by a viewer and by an outsider.
 
 The routes come from Django's URL resolver, so a new one is covered without editing this file
 (a new URL kwarg fails until `ids_for` can fill it):
@@ -14,6 +15,8 @@ A route's write methods: for DRF, its viewset's actions (or its view's handlers)
 `http_method_names` allows; a function view gets POST, PUT, PATCH and DELETE, since
 `workspace_view` treats every method but GET and HEAD as a write. A method the allowed role gets
 405 for is one the route does not serve; the others may get 405 for it too.
+
+A GET: a viewer gets an answer, an outsider a 404, the same two ways.
 
 Routes outside a workspace are listed in OPEN, and routes needing another role than an editor in
 NEEDS, each with its reason. Acme's ids inside request bodies are tests/test_outsiders.py's
@@ -61,8 +64,15 @@ OPEN = {
     "accounts/login/": "signing in",
     "accounts/logout/": "signing out",
     "workspaces/new/": "anyone signed in may create a workspace, and owns it",
-    "api/v1/workspaces/": "anyone signed in may create a workspace (POST), and owns it",
+    "api/v1/workspaces/": "anyone signed in may create a workspace (POST), and owns it; the "
+    "list holds only the caller's",
     "admin/": "Django's admin: staff only, by its own permissions",
+    "i18n/js/": "the JavaScript catalogue: translations only",
+    "api/v1/": "the API root: links to the routes",
+    "api/v1/evaluator-templates/": "the built-in presets: the same for everyone",
+    "api/v1/evaluator-templates/<slug:slug>/": "a built-in preset: the same for everyone",
+    "api/schema/": "the OpenAPI schema",
+    "api/docs/": "the API's documentation page",
 }
 # Routes that need more than an editor, or less.
 MEMBERS = "owners manage members and their roles"
@@ -128,28 +138,28 @@ def _walk(patterns, prefix: str = "", namespace: str = ""):
             yield prefix + str(entry.pattern), name, entry.callback
 
 
-def _methods(callback) -> tuple[str, ...]:
+def _methods(callback, wanted: tuple[str, ...]) -> tuple[str, ...]:
     view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
     if view is None:
-        return WRITES
+        return wanted
     actions = getattr(callback, "actions", None)
-    served = actions if actions is not None else [m for m in WRITES if hasattr(view, m)]
-    return tuple(m for m in WRITES if m in served and m in view.http_method_names)
+    served = actions if actions is not None else [m for m in wanted if hasattr(view, m)]
+    return tuple(m for m in wanted if m in served and m in view.http_method_names)
 
 
 def _open(pattern: str) -> bool:
     return pattern in OPEN or pattern.startswith("admin/")
 
 
-def write_routes() -> tuple[list[Route], list[str]]:
-    """(the workspace's write routes, the patterns of open ones that take writes)."""
+def routes_taking(wanted: tuple[str, ...]) -> tuple[list[Route], list[str]]:
+    """(the workspace's routes taking these methods, the patterns of open ones that do)."""
     found = list(_walk(get_resolver().url_patterns))
     slashed = {(p, id(cb)) for p, _n, cb in found}
     routes, opened = [], []
     for pattern, name, callback in found:
         if (pattern + "/", id(callback)) in slashed:
             continue  # the API router's twin without the trailing slash: the same view
-        methods = _methods(callback)
+        methods = _methods(callback, wanted)
         if methods and _open(pattern):
             opened.append(pattern)
         elif methods:
@@ -157,7 +167,8 @@ def write_routes() -> tuple[list[Route], list[str]]:
     return routes, opened
 
 
-ROUTES, OPENED = write_routes()
+ROUTES, OPENED = routes_taking(WRITES)
+READS, OPENED_READS = routes_taking(("get",))
 
 
 # ----------------------------------------------------------------------------- the world
@@ -167,6 +178,7 @@ ROUTES, OPENED = write_routes()
 class World:
     acme: Acme
     run_item: str
+    set_version_name: str
     pairwise: str
     pair: int
     media: str
@@ -216,8 +228,12 @@ ID_OF = {
 QUERY = {
     "evaluators:debug_rows": {"evalset": "acme.evalset"},
     "compare:export": {"baseline": "acme.experiment", "candidates": "acme.experiment"},
+    "evaluator-version-diff": {"old": "acme.version"},
+    "experiment-gate": {"baseline": "acme.experiment", "candidate": "acme.experiment"},
+    "api-compare": {"baseline": "acme.experiment", "candidates": "acme.experiment"},
 }
 RESULT_OF = {"experiments:": "acme.result", "experiment-": "acme.result", "pairwise": "pair"}
+VERSION_OF = {"evaluator-": "acme.version", "evalset-": "set_version_name"}
 
 
 def _value(world: World, spec: str):
@@ -234,7 +250,7 @@ def ids_for(route: Route, world: World, ws: str) -> dict:
     the test, so a new one makes this file name it."""
     filled = {}
     for kwarg in route.kwargs:
-        table = {"id": ID_OF, "result_id": RESULT_OF}.get(kwarg)
+        table = {"id": ID_OF, "result_id": RESULT_OF, "version": VERSION_OF}.get(kwarg)
         if kwarg == "ws":
             filled[kwarg] = ws
         elif table is not None:
@@ -312,6 +328,7 @@ def build_world(server) -> World:
     return World(
         acme=acme,
         run_item=str(experiment.evalset_version.items.order_by("position").first().item_id),
+        set_version_name=experiment.evalset_version.version,
         pairwise=pairwise,
         pair=pair,
         media=media,
@@ -396,13 +413,36 @@ def test_each_role_gets_what_the_route_allows(world, route):
     assert not problems, f"{route} ({route.name}): " + "; ".join(problems)
 
 
+@pytest.mark.parametrize("route", READS, ids=str)
+def test_a_viewer_reads_every_route_and_an_outsider_none(world, route):
+    """Every page and API route a GET reaches: a viewer gets an answer (a 400 for a query this
+    test leaves out), an outsider a 404 through Acme's URLs and their own with Acme's ids. A
+    page that takes only POST answers GET with 405, to everyone."""
+    viewer = send(route, world, who=VIEWER)
+    problems = []
+    if viewer.status_code in (401, 403, 404) or viewer.status_code >= 500:
+        problems.append(f"viewer: {viewer.status_code} {viewer.content[:200]!r}")
+    own = "outsider, own workspace with Acme's ids"
+    attempts = [("outsider, Acme's URL", {"who": "outsider"})]
+    if set(route.kwargs) - {"ws"} or route.name in QUERY:
+        attempts.append((own, {"who": "outsider", "ws": "other"}))
+        if route.api:
+            attempts.append((own + " (token)", {"who": "outsider", "token": True}))
+    served = viewer.status_code != 405
+    for label, how in attempts:
+        if problem := refused(send(route, world, **how), route, 404, served):
+            problems.append(f"{label}: {problem}")
+    assert not problems, f"{route} ({route.name}): " + "; ".join(problems)
+
+
 def test_open_routes_are_the_listed_ones():
-    """Every OPEN entry still names a route that takes writes (a stale one hides nothing)."""
-    assert ROUTES, "no write routes found"
+    """Every OPEN entry still names a route (a stale one hides nothing)."""
+    assert ROUTES and READS, "no routes found"
+    opened = OPENED + OPENED_READS
     for listed in OPEN:
         prefix = listed == "admin/"
-        assert any(p == listed or (prefix and p.startswith(listed)) for p in OPENED), listed
-    assert all(p in OPEN or p.startswith("admin/") for p in OPENED)
+        assert any(p == listed or (prefix and p.startswith(listed)) for p in opened), listed
+    assert all(p in OPEN or p.startswith("admin/") for p in opened)
 
 
 def test_every_route_name_in_needs_exists():
