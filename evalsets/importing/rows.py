@@ -54,7 +54,7 @@ def evalset_version_from_rows(
     name = (name or "").strip() or rows_set_name(file_name)
     file_format = _format_of(file_name, file_format)
     _check_rows_size(file_name, upload.size)
-    digest = rows_digest(upload, file_format=file_format, file_name=file_name)
+    digest, fields = rows_digest(upload, file_format=file_format, file_name=file_name)
     with transaction.atomic():
         evalset = _rows_set(workspace=workspace, user=user, name=name)
         found = evalset.versions.filter(content_hash=digest).order_by("created_at").first()
@@ -65,7 +65,7 @@ def evalset_version_from_rows(
             evalset=evalset, user=user, upload=upload, file_format=file_format, start=False
         )
         try:
-            _import_now(job)
+            _import_now(job, fields)
             version = version_commit(
                 evalset=evalset,
                 user=user,
@@ -101,11 +101,11 @@ def _check_rows_size(file_name: str, size: int) -> None:
     _check_size(file_name, size)  # the import's own limits: not empty, under the import cap
 
 
-def rows_digest(upload, *, file_format: str, file_name: str) -> str:
-    """The sha256 of the file's rows in their canonical form (`canonical_row`), after checking
-    that every line reads, that there is at least one row and one field, and that there are
-    at most `ASSAY_COMMIT_INLINE_ROWS` rows."""
-    digest, fields, count, problems = hashlib.sha256(HASH_SCHEME), set(), 0, []
+def rows_digest(upload, *, file_format: str, file_name: str) -> tuple[str, list[str]]:
+    """The sha256 of the file's rows in their canonical form (`canonical_row`) and every field
+    of the file in first-seen order, after checking that every line reads, that there is at
+    least one row and one field, and that there are at most `ASSAY_COMMIT_INLINE_ROWS` rows."""
+    digest, fields, count, problems = hashlib.sha256(HASH_SCHEME), {}, 0, []
     limit = settings.ASSAY_COMMIT_INLINE_ROWS
     for line, record, found in _records(upload, file_format):
         if found:
@@ -116,18 +116,18 @@ def rows_digest(upload, *, file_format: str, file_name: str) -> str:
         count += 1
         if count > limit:
             raise ValidationError({"file": _too_many_rows(file_name, limit)})
-        fields.update(record)
+        fields.update(dict.fromkeys(record))
         digest.update(canonical_row(record))
     upload.seek(0)
     if problems:
         raise ValidationError({"file": problems[:MAX_PROBLEMS]})
     if not count:
         raise ValidationError({"file": _("%(name)s has no rows.") % {"name": file_name}})
-    if not fields - {"item_id"}:
+    if not fields.keys() - {"item_id"}:
         raise ValidationError(
             {"file": _("%(name)s has no columns: its rows have no fields.") % {"name": file_name}}
         )
-    return digest.hexdigest()
+    return digest.hexdigest(), list(fields)
 
 
 def canonical_row(record: dict) -> bytes:
@@ -201,9 +201,11 @@ def _check_draft_free(evalset: EvalSet) -> None:
         )
 
 
-def _import_now(job: EvalSetImport) -> None:
+def _import_now(job: EvalSetImport, fields: list[str]) -> None:
     """Map every field (new ones become columns), run the import here, and turn a failed run
     into a ValidationError with its first problems."""
+    job.fields = fields  # all of them: the job read only the first lines of a JSONL file
+    job.save(update_fields=["fields"])
     mapping, new_columns = proposed_mapping(job, add_columns=True)
     bad = [f for f in job.fields if f not in mapping]
     if bad:

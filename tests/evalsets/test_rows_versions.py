@@ -100,6 +100,14 @@ def test_a_named_set_gets_new_fields_as_columns_and_keeps_its_own(api, workspace
     assert version_rows(body["id"]) == rows
 
 
+def test_a_field_first_seen_after_the_first_lines_of_a_jsonl_file_is_a_column_too(api):
+    rows = [{"input": f"q{i}"} for i in range(250)] + [{"input": "q250", "note": "late"}]
+    response = send(api, "late.jsonl", jsonl(rows))
+    assert response.status_code == 201, response.content
+    assert [c["name"] for c in response.json()["columns"]] == ["input", "note"]
+    assert version_rows(response.json()["id"])[-1] == {"input": "q250", "note": "late"}
+
+
 @pytest.mark.parametrize(
     ("file_name", "body", "problem"),
     [
