@@ -12,7 +12,7 @@ import openai
 
 from .attempts import gather_cancellable, run_blocking
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderSettings, call_completion
+from .client import CallResult, ProviderSettings, batch_cache, call_completion
 from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
@@ -83,15 +83,18 @@ async def _completions(requests, settings, slots, limiter, cache, namespace, can
     concurrency, run_limit = slots
     pool = ClientPool(settings, concurrency, run_limit=run_limit)
 
-    async def one(request: Mapping[str, Any]) -> CallResult:
-        key = cache_key(namespace, request, settings.limiter_key) if cache else None
+    keys = [cache_key(namespace, r, settings.limiter_key) if cache else None for r in requests]
+
+    async def one(request: Mapping[str, Any], key: str | None, store) -> CallResult:
         async with pool.slot() as client:
             return await call_completion(
-                settings, dict(request), client=client, limiter=limiter, cache=cache, cache_key=key
+                settings, dict(request), client=client, limiter=limiter, cache=store, cache_key=key
             )
 
     try:
-        return await gather_cancellable([one(r) for r in requests], cancel)
+        async with batch_cache(cache, [k for k in keys if k]) as store:
+            calls = [one(r, k, store) for r, k in zip(requests, keys, strict=True)]
+            return await gather_cancellable(calls, cancel)
     finally:
         await pool.close()
 
@@ -124,10 +127,16 @@ async def arun_llm_batch(
     ``BatchCancelled`` is raised.
     """
     limiter = _default_limiter(limiter, settings)
+    cache = cache if version_key else None
+    job = _Job(config, settings, None, limiter, cache, version_key)
+    # every turn rendered first: the cache's keys are then read in one round trip
+    prepared = [job.prepare(t, media_resolver) for t in turns]
+    keys = [key for _request, key in prepared if key]
     pool = ClientPool(settings, concurrency, run_limit=run_limit)
-    job = _Job(config, settings, pool, limiter, cache if version_key else None, version_key)
     try:
-        return await gather_cancellable([job.run(t, media_resolver) for t in turns], cancel)
+        async with batch_cache(cache, keys) as job.cache:
+            job.pool = pool
+            return await gather_cancellable([job.run(*p) for p in prepared], cancel)
     finally:
         await pool.close()
 
@@ -138,22 +147,31 @@ class _Job:
 
     config: Mapping[str, Any]
     settings: ProviderSettings
-    pool: ClientPool
+    pool: ClientPool | None
     limiter: RateLimiter | None
     cache: ResponseCache | None
     version_key: str | None
 
-    async def run(self, turn: Mapping[str, Any], resolver: MediaResolver | None) -> LlmOutcome:
-        """Render, call and parse one turn."""
-        started = time.monotonic()
+    def prepare(self, turn: Mapping[str, Any], resolver: MediaResolver | None):
+        """(the request body, its cache key or None), or (the outcome of a turn that cannot
+        be sent, None)."""
         try:
             request = self._request(turn, resolver)
         except RenderError as exc:
-            return LlmOutcome(status="skipped", error=f"{exc.lead}: {exc}")
+            return LlmOutcome(status="skipped", error=f"{exc.lead}: {exc}"), None
         except ValueError as exc:
-            return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}")
+            return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}"), None
+        if self.cache is None:
+            return request, None
+        return request, cache_key(self.version_key, request, self.settings.limiter_key)
+
+    async def run(self, request: dict[str, Any] | LlmOutcome, key: str | None) -> LlmOutcome:
+        """Call and parse one prepared turn."""
+        if isinstance(request, LlmOutcome):
+            return request
+        started = time.monotonic()
         async with self.pool.slot() as client:
-            result = await self._call(client, request)
+            result = await self._call(client, request, key)
         outcome = _outcome(request, result)
         if result.cached:
             outcome.latency_ms = (time.monotonic() - started) * 1000
@@ -168,10 +186,9 @@ class _Job:
             media_resolver=resolver,
         )
 
-    async def _call(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> CallResult:
-        key = None
-        if self.cache is not None and self.version_key:
-            key = cache_key(self.version_key, request, self.settings.limiter_key)
+    async def _call(
+        self, client: openai.AsyncOpenAI, request: dict[str, Any], key: str | None
+    ) -> CallResult:
         return await call_completion(
             self.settings,
             request,

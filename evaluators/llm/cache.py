@@ -68,6 +68,48 @@ class MemoryCache:
         return len(self._entries)
 
 
+class BatchCache:
+    """One batch's view of a shared store: the values of every key the batch will ask for,
+    read before its calls (`found`), and the answers it stores meanwhile (`fresh`, written to
+    the store in groups by the caller). A row later in the batch sees what an earlier row
+    stored, as with the store itself. Methods run on the batch's event loop, never blocking."""
+
+    is_local = True
+
+    def __init__(self, found: dict[str, dict[str, Any]]) -> None:
+        self._found = found
+        self.fresh: dict[str, dict[str, Any]] = {}
+        self.pending: dict[str, dict[str, Any]] = {}  # stored, not yet written to the store
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        value = self.fresh.get(key) or self._found.get(key)
+        return None if value is None else dict(value)
+
+    def set(self, key: str, value: dict[str, Any]) -> None:
+        self.fresh[key] = self.pending[key] = dict(value)
+
+    def take_pending(self) -> dict[str, dict[str, Any]]:
+        pending, self.pending = self.pending, {}
+        return pending
+
+
+def get_many(store: Any, keys: list[str]) -> dict[str, dict[str, Any]]:
+    """The stored values of `keys` (misses left out): one round trip for a store that has
+    `get_many`, else a `get` a key."""
+    if hasattr(store, "get_many"):
+        return store.get_many(keys)
+    return {key: value for key in keys if (value := store.get(key)) is not None}
+
+
+def set_many(store: Any, values: dict[str, dict[str, Any]]) -> None:
+    """Store every value: one round trip for a store that has `set_many`."""
+    if hasattr(store, "set_many"):
+        store.set_many(values)
+        return
+    for key, value in values.items():
+        store.set(key, value)
+
+
 class RedisCache:
     """Cache in Redis with a TTL, shared by all workers."""
 
@@ -80,18 +122,37 @@ class RedisCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached value or None (an unreadable entry counts as a miss)."""
-        data = self._client.get(self._prefix + key)
-        if data is None:
-            return None
-        try:
-            value = json.loads(data)
-        except ValueError:
-            return None
-        return value if isinstance(value, dict) else None
+        return _decoded(self._client.get(self._prefix + key))
 
     def set(self, key: str, value: dict[str, Any]) -> None:
         """Store a value with the configured TTL."""
         self._client.set(self._prefix + key, canonical_json(value), ex=self._ttl_s)
+
+    def get_many(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The values of `keys` that are stored and readable, in one MGET."""
+        if not keys:
+            return {}
+        stored = self._client.mget([self._prefix + key for key in keys])
+        values = {key: _decoded(data) for key, data in zip(keys, stored, strict=True)}
+        return {key: value for key, value in values.items() if value is not None}
+
+    def set_many(self, values: dict[str, dict[str, Any]]) -> None:
+        """Store every value with the TTL in one pipelined round trip."""
+        pipe = self._client.pipeline(transaction=False)
+        for key, value in values.items():
+            pipe.set(self._prefix + key, canonical_json(value), ex=self._ttl_s)
+        pipe.execute()
+
+
+def _decoded(data: bytes | None) -> dict[str, Any] | None:
+    """A stored value; an unreadable entry counts as a miss."""
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 _memory_cache = MemoryCache()
