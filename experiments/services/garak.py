@@ -142,7 +142,8 @@ def _experiment(workspace, user, report: Report, scan: Scan, facts: dict, notes:
 
 
 def _given(threshold: float | None, report: Report) -> float | None:
-    """The threshold asked for, else the setup's (garak writes it only when it is whole)."""
+    """The threshold asked for, else the setup's (garak writes it only when a config file set
+    it as a whole number: the CLI's --eval_threshold is a float, and floats are dropped)."""
     written = report.setup.get("run.eval_threshold")
     if threshold is None and isinstance(written, int | float) and not isinstance(written, bool):
         return float(written)
