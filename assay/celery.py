@@ -3,8 +3,11 @@
 import os
 
 from celery import Celery
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+# `filesystem://` (no REDIS_URL) is kombu's transport with unreadable messages skipped
+TRANSPORT_ALIASES["filesystem"] = "assay.broker:Transport"
 
 app = Celery("assay")
 app.config_from_object("django.conf:settings", namespace="CELERY")

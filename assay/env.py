@@ -78,6 +78,18 @@ VARIABLES: list[tuple[str, str, str]] = [
     ("ASSAY_CHUNK_MAX_ATTEMPTS", "`5`", "Attempts per chunk before the experiment is failed."),
     ("ASSAY_REAPER_INTERVAL_S", "`30`", "How often the beat schedule runs the reaper."),
     (
+        "ASSAY_WORKER_HEARTBEAT_S",
+        "`15`",
+        "How often the beat schedule sends the workers' heartbeat task (any task a worker runs "
+        "counts as a beat too); `/healthz` reports each worker's last beat.",
+    ),
+    (
+        "ASSAY_WORKER_STALE_S",
+        "`90`",
+        "A worker whose last beat is older is not live: `/healthz` says so, and an active run "
+        "that has not progressed for as long says on its page that no worker is running.",
+    ),
+    (
         "ASSAY_DISPATCH_AHEAD",
         "`2`",
         "Chunks per queue (code, llm) waiting in the broker at a time; the next ones are picked "

@@ -1,4 +1,5 @@
-"""Platform-wide models: workspaces, memberships, API tokens, encrypted secrets, providers."""
+"""Platform-wide models: workspaces, memberships, API tokens, encrypted secrets, providers,
+workers' heartbeats."""
 
 from __future__ import annotations
 
@@ -180,3 +181,16 @@ class UserPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'browser'}"
+
+
+class WorkerBeat(models.Model):
+    """The last sign of life of one Celery worker: when one of its pool processes last ran a
+    task (the heartbeat task the beat schedule sends every ASSAY_WORKER_HEARTBEAT_S, or any
+    other task). /healthz and the run pages read it: a worker whose pool no longer runs tasks
+    stops beating, however alive its main process looks."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} at {self.beat_at:%Y-%m-%d %H:%M:%S}"

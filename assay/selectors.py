@@ -8,9 +8,18 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .models import ApiToken, Membership, ModelProvider, Secret, UserPreference, Workspace
+from .models import (
+    ApiToken,
+    Membership,
+    ModelProvider,
+    Secret,
+    UserPreference,
+    WorkerBeat,
+    Workspace,
+)
 
 
 def workspaces_for_user(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
@@ -143,3 +152,31 @@ def preference_language(*, user) -> str:
         )
         user._assay_language = cached
     return cached if cached in dict(settings.LANGUAGES) else ""
+
+
+def workers_status() -> dict:
+    """The workers' heartbeats for /healthz and the run pages: `live` when one ran a task
+    within ASSAY_WORKER_STALE_S, the newest beat's age, and each worker's age (newest first)."""
+    now, stale = timezone.now(), settings.ASSAY_WORKER_STALE_S
+    beats = WorkerBeat.objects.order_by("-beat_at").values_list("hostname", "beat_at")[:20]
+    workers = [
+        {"hostname": host, "age_s": round((now - at).total_seconds(), 1)} for host, at in beats
+    ]
+    newest = workers[0]["age_s"] if workers else None
+    return {
+        "live": newest is not None and newest <= stale,
+        "last_beat_age_s": newest,
+        "stale_after_s": stale,
+        "workers": workers,
+    }
+
+
+def run_waits_for_worker(*, active: bool, started: bool, heartbeat_at) -> bool:
+    """Whether an active run (an experiment or a pairwise run) has no live worker to move it:
+    no worker beat lately, and the run has not started or not progressed lately either (a
+    run's own progress shows a busy worker that has not beaten yet)."""
+    if not active or workers_status()["live"]:
+        return False
+    if not started or heartbeat_at is None:
+        return True
+    return (timezone.now() - heartbeat_at).total_seconds() > settings.ASSAY_WORKER_STALE_S

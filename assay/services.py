@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -14,7 +15,15 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from .models import ApiToken, Membership, ModelProvider, Secret, UserPreference, Workspace
+from .models import (
+    ApiToken,
+    Membership,
+    ModelProvider,
+    Secret,
+    UserPreference,
+    WorkerBeat,
+    Workspace,
+)
 from .safety import crypto
 from .safety.outbound import outbound_policy, url_problem
 from .safety.redact import scrub
@@ -329,3 +338,12 @@ def preference_language_set(*, user: AbstractBaseUser, language: str) -> None:
         return
     UserPreference.objects.update_or_create(user=user, defaults={"language": language})
     user._assay_language = language
+
+
+def worker_beat(*, hostname: str) -> None:
+    """Record that a pool process of worker `hostname` ran a task now; beats of workers gone
+    for a day are dropped."""
+    now = timezone.now()
+    if not WorkerBeat.objects.filter(hostname=hostname).update(beat_at=now):
+        WorkerBeat.objects.get_or_create(hostname=hostname, defaults={"beat_at": now})
+    WorkerBeat.objects.filter(beat_at__lt=now - timedelta(days=1)).delete()

@@ -270,6 +270,7 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ROUTES = {
     "assay.tasks.ping": {"queue": "default"},
+    "assay.tasks.worker_heartbeat": {"queue": "default"},
     "experiments.tasks.*": {"queue": "default"},
 }
 ASSAY_EXPERIMENT_STALE_S = env_int("ASSAY_EXPERIMENT_STALE_S", 120)
@@ -278,7 +279,16 @@ ASSAY_CHUNK_LEASE_S = env_int("ASSAY_CHUNK_LEASE_S", 60)
 ASSAY_DISPATCH_AHEAD = env_int("ASSAY_DISPATCH_AHEAD", 2)
 ASSAY_WORKSPACE_MAX_CHUNKS = env_int("ASSAY_WORKSPACE_MAX_CHUNKS", 8)
 ASSAY_REAPER_INTERVAL_S = env_int("ASSAY_REAPER_INTERVAL_S", 30)
+# Workers beat by running a task (assay.models.WorkerBeat); older than STALE, none is live.
+ASSAY_WORKER_HEARTBEAT_S = env_int("ASSAY_WORKER_HEARTBEAT_S", 15)
+ASSAY_WORKER_STALE_S = env_int("ASSAY_WORKER_STALE_S", 90)
 CELERY_BEAT_SCHEDULE: dict = {
+    "worker-heartbeat": {
+        "task": "assay.tasks.worker_heartbeat",
+        "schedule": float(ASSAY_WORKER_HEARTBEAT_S),
+        # a beat nobody ran in time says nothing: dropped, not piled up for a late worker
+        "options": {"expires": float(ASSAY_WORKER_HEARTBEAT_S)},
+    },
     "reap-stale-experiments": {
         "task": "experiments.tasks.reap_stale",
         "schedule": float(ASSAY_REAPER_INTERVAL_S),

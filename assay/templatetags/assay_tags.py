@@ -120,6 +120,18 @@ def empty_state(title, text, action_label: str = "", action_url: str = "") -> di
     return {"title": title, "text": text, "action_label": action_label, "action_url": action_url}
 
 
+@register.inclusion_tag("partials/_no_worker.html")
+def no_worker_banner(run) -> dict:
+    """On an active run's page: a banner when no worker is live to move it (see
+    `selectors.run_waits_for_worker`); nothing otherwise."""
+    from assay.selectors import run_waits_for_worker
+
+    waits = run_waits_for_worker(
+        active=run.is_active, started=run.started_at is not None, heartbeat_at=run.heartbeat_at
+    )
+    return {"waits": waits}
+
+
 # The strip's scale: a tick every 25 %, each labelled, the end labels kept inside the strip.
 WHISKER_TICKS = ((0, "start"), (25, "middle"), (50, "middle"), (75, "middle"), (100, "end"))
 

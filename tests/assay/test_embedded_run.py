@@ -1,5 +1,6 @@
 """`manage.py assay_run` (what `make run` calls) serves the sign-in page with embedded defaults."""
 
+import json
 import os
 import socket
 import subprocess
@@ -27,6 +28,14 @@ def wait_for(url: str, deadline: float) -> tuple[int, str]:
     raise AssertionError(f"{url} did not answer in time")
 
 
+def wait_until(condition, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.3)
+    raise AssertionError("the condition never held")
+
+
 def sign_in_as_demo(base: str):
     """Sign in through the real form (CSRF cookie and token included), as a person would."""
     import http.cookiejar
@@ -46,9 +55,22 @@ def sign_in_as_demo(base: str):
     return opener.open(f"{base}/accounts/login/", data=body, timeout=30)
 
 
+def health_when(url: str, deadline: float, condition) -> dict:
+    while time.monotonic() < deadline:
+        body = json.loads(wait_for(url, deadline)[1])
+        if condition(body):
+            return body
+        time.sleep(0.3)
+    raise AssertionError(f"{url} never met the condition")
+
+
 def test_embedded_run_serves_sign_in(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["ASSAY_DATA_DIR"] = str(tmp_path)
+    env["ASSAY_WORKER_HEARTBEAT_S"] = "1"
+    # what an unclean stop can leave in the filesystem broker: the worker skips it, not dies
+    (tmp_path / "broker").mkdir(parents=True)
+    (tmp_path / "broker" / "0_cut.default.msg").write_bytes(b'{"body": "eyJ0YXNr", "pro')
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "assay_run", "--addr", f"127.0.0.1:{port}"],
@@ -62,8 +84,19 @@ def test_embedded_run_serves_sign_in(tmp_path):
         status, body = wait_for(f"http://127.0.0.1:{port}/accounts/login/", time.monotonic() + 120)
         assert status == 200 and "Sign in to Assay" in body
         assert (tmp_path / "assay.sqlite3").exists()
-        health = wait_for(f"http://127.0.0.1:{port}/healthz?sandbox=0", time.monotonic() + 30)
-        assert '"status": "ok"' in health[1]
+        health = f"http://127.0.0.1:{port}/healthz?sandbox=0"
+        set_aside = tmp_path / "broker" / "processed" / "unreadable" / "0_cut.default.msg"
+        wait_until(set_aside.exists, time.monotonic() + 60)
+        since = time.monotonic()
+        # a heartbeat the worker ran after skipping the cut message: it is alive and consuming
+        body = health_when(
+            health,
+            time.monotonic() + 60,
+            lambda b: (
+                b["workers"]["ok"] and b["workers"]["last_beat_age_s"] < time.monotonic() - since
+            ),
+        )
+        assert body["status"] == "ok" and set(body["queues"]) == {"default", "code", "llm"}
         landing = sign_in_as_demo(f"http://127.0.0.1:{port}")
         assert "/w/demo/evaluators/" in landing.url and "demo" in landing.read().decode()
     finally:
