@@ -87,7 +87,12 @@ class Client:
         response = self._send(
             method, path, retry=method == "GET" if retry is None else retry, **options
         )
-        return response.json() if response.content else None
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise self._not_assay(response, "answered with something that is not JSON") from None
 
     def _send(self, method: str, path: str, *, retry: bool, **options) -> httpx.Response:
         attempts = RETRIES if retry else 1
@@ -97,6 +102,8 @@ class Client:
             except httpx.TransportError as exc:
                 error = self._unreachable(exc)
             else:
+                if response.is_redirect:
+                    raise self._redirected(response)
                 if response.status_code < 400:
                     return response
                 error = AssayError.from_response(response)
@@ -105,6 +112,20 @@ class Client:
             if attempt + 1 < attempts:
                 time.sleep(0.5 * 2**attempt)
         raise error
+
+    def _redirected(self, response: httpx.Response) -> AssayError:
+        # The API never redirects: a 3xx comes from something in front of it (a sign-in proxy,
+        # http -> https, a wrong path), and following it would send the token there.
+        where = response.headers.get("location") or "nowhere"
+        return self._not_assay(response, f"redirected to {where}")
+
+    def _not_assay(self, response: httpx.Response, what: str) -> AssayError:
+        return AssayError(
+            response.status_code,
+            "not_assay",
+            f"{response.request.url} {what}, not an Assay API "
+            f"answer: check that ASSAY_URL ({self.url}) is the address of Assay itself",
+        )
 
     def _unreachable(self, exc: Exception) -> AssayError:
         return AssayError(0, "connection", f"Cannot reach {self.url}: {type(exc).__name__}: {exc}")
@@ -258,6 +279,8 @@ class Client:
         path = f"experiments/{experiment_id}/export/"
         try:
             with self._http.stream("GET", path, params={"format": format}) as response:
+                if response.is_redirect:
+                    raise self._redirected(response)
                 if response.status_code >= 400:
                     response.read()
                     raise AssayError.from_response(response)
