@@ -20,6 +20,7 @@ from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
 from ..engine import lifecycle
+from ..engine.isolation import EXPERIMENT, run_isolated
 from ..mapping import applies, applies_to_problems, mapping_problems, suggest_mapping
 from ..models import (
     ChunkKind,
@@ -308,7 +309,10 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
         finished_at=timezone.now(),
     )
     if not experiment.chunks.filter(status=ChunkStatus.RUNNING).exists():
-        engine.experiment_settle_cancel(experiment_id=experiment.pk)
+        # a run whose stored rows cannot be settled is failed, not left uncancellable (a 500)
+        run_isolated(
+            EXPERIMENT, experiment.pk, engine.experiment_settle_cancel, experiment_id=experiment.pk
+        )
     experiment.refresh_from_db()
     if (
         experiment.status

@@ -196,3 +196,18 @@ def test_an_http_target_number_out_of_bounds_is_a_row_error(
     tried = response.json()
     assert tried["status"] == "error" and tried["error"].startswith(f"{field}: ")
     assert f"{USAGE_MAXIMA[field]:,}" in tried["error"]
+
+
+def test_a_poisoned_run_can_be_cancelled(api, workspace, user):
+    # outputs stored before the bounds; no worker: started here as its start task would be
+    from experiments import engine
+
+    poisoned = launch(api, workspace, user, external=True)
+    engine.experiment_begin(experiment_id=poisoned.pk)
+    outputs = [{"item_id": i, "actual_output": "Paris", "cost": 0.5} for i in item_ids(poisoned)]
+    assert push(api, poisoned, outputs).status_code == 202
+    poison(poisoned)
+    response = api.post(f"/api/v1/experiments/{poisoned.public_id}/cancel/")
+    assert response.status_code == 202, response.content  # was a 500: settling it raised
+    assert response.json()["status"] == "failed"
+    assert "could not be finished" in Experiment.objects.get(pk=poisoned.pk).error_message
