@@ -27,7 +27,7 @@ FAULT_MESSAGE = (
 )
 
 
-def run_isolated(kind: str, run_id: int, step: Callable[..., Any], **kwargs) -> Any:
+def run_isolated(kind: str, run_id: int, step: Callable[..., Any], /, **kwargs) -> Any:
     """`step(**kwargs)` in its own savepoint; when it raises, the exception is logged with the
     run and the run is failed (without settling its numbers: that may be what raised). Returns
     the step's value, or None after a fault."""
