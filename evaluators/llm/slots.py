@@ -13,9 +13,11 @@ its leases every ``lease_s / 3``; a killed worker's leases lapse after ``lease_s
 slots come back by themselves. Without Redis (the embedded default: one worker process) the
 count lives in this process, shared by every batch and event loop of the same key.
 
-Only one coroutine of a batch waits for the shared semaphore at a time (the others queue
-behind it in process), so a chunk of 20,000 turns asks Redis once per call, not once per
-waiting turn.
+A batch takes slots from Redis for all of its waiting calls in one script call, hands a slot
+a call gives back straight to its next waiting call (no round trip while it has work), and
+gives back in one call the slots freed in one turn of its event loop; only one task of a batch
+waits on Redis at a time. A chunk of 20,000 turns therefore asks Redis a few times per wave of
+freed slots, not twice per call.
 """
 
 from __future__ import annotations
@@ -23,22 +25,51 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
+from collections import deque
 from dataclasses import dataclass
 
 LEASE_S = 30.0
 WAIT_S = 0.05  # the longest blocking wait for a notification before trying again
+# A batch that waits for a slot is seen by the run's other batches for this long (it renews
+# its entry each time it tries again); a batch holding slots looks every WATCH_S whether
+# another waits, and while one does gives its freed slots back to the run.
+WAITING_MS = 250
+WATCH_S = 0.025
 LOCAL_POLL_S = 0.002
 _PREFIX = "assay:slots:"
 
-# KEYS: leases, notifications. ARGV: limit, lease (ms), token. 1: taken, 0: all held.
+# KEYS: leases, notifications, waiting batches. ARGV: limit, lease (ms), batch id, tokens...
+# Takes the first tokens, as many as the run has free, and returns how many (0: all held);
+# a batch that got fewer than it asked for is registered as waiting (for WAITING_MS), one
+# that got all of them no longer is.
 _ACQUIRE_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
-return 1
+local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
+local taken = 0
+for i = 4, #ARGV do
+  if taken >= free then break end
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
+  taken = taken + 1
+end
+if taken > 0 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
+if taken < #ARGV - 3 then
+  redis.call('ZADD', KEYS[3], now + WAITING_MS, ARGV[3])
+  redis.call('PEXPIRE', KEYS[3], WAITING_MS)
+else
+  redis.call('ZREM', KEYS[3], ARGV[3])
+end
+return taken
+""".replace("WAITING_MS", str(WAITING_MS))
+
+# KEYS: waiting batches. ARGV: this batch's id. How many other batches of the run wait.
+_OTHERS_WAITING_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local mine = redis.call('ZSCORE', KEYS[1], ARGV[1]) and 1 or 0
+return redis.call('ZCARD', KEYS[1]) - mine
 """
 
 # KEYS: leases, notifications. ARGV: limit, lease (ms), tokens... One notification per slot
@@ -96,47 +127,105 @@ def run_slots_open(run_limit: RunLimit, limit: int) -> RunSlots:
 
 
 class RedisRunSlots(RunSlots):
-    """Leases in a Redis sorted set shared by every worker of the run."""
+    """Leases in a Redis sorted set shared by every worker of the run.
+
+    A slot given back while another call of this batch waits goes to that call at once (the
+    lease stays taken: no round trip); slots are taken from Redis for every call waiting at
+    the time in one script call, and those freed in one turn of the event loop go back in
+    one. A batch with work keeps its slots, one whose calls run out gives them back for the
+    run's other batches (another worker's chunk) to take within a round trip."""
 
     def __init__(self, run_limit: RunLimit, limit: int) -> None:
         import redis.asyncio
 
         self._redis = redis.asyncio.Redis.from_url(run_limit.redis_url)
-        self._keys = [_PREFIX + run_limit.key, _PREFIX + run_limit.key + ":free"]
+        base = _PREFIX + run_limit.key
+        self._keys = [base, base + ":free", base + ":waiting"]
+        self._id = uuid.uuid4().hex
         self._limit, self._lease_ms = limit, round(run_limit.lease_s * 1000)
         self._scripts = [self._redis.register_script(s) for s in (_ACQUIRE_LUA, _RELEASE_LUA)]
         self._renew = self._redis.register_script(_RENEW_LUA)
-        self._held: set[str] = set()
-        self._turn = asyncio.Lock()
+        self._others = self._redis.register_script(_OTHERS_WAITING_LUA)
+        self._others_wait = False  # another batch of the run waits for a slot
+        self._held: set[str] = set()  # every lease this batch holds in Redis
+        self._waiters: deque[asyncio.Future] = deque()
+        self._freed: list[str] = []  # given back by a call, not yet to Redis
+        self._taker: asyncio.Task | None = None
+        self._giver: asyncio.Task | None = None
         self._renewer: asyncio.Task | None = None
+        self._watcher: asyncio.Task | None = None
 
     async def acquire(self) -> str:
-        """Wait (one caller of this batch at a time) until the run has a free slot."""
-        async with self._turn:
-            while True:
-                token = uuid.uuid4().hex
-                # held before asking: a cancel mid-call may leave the lease taken in Redis
-                self._held.add(token)
-                if await self._scripts[0](keys=self._keys, args=self._args(token)):
-                    self._start_renewing()
-                    return token
-                self._held.discard(token)
-                await self._redis.blpop([self._keys[1]], timeout=WAIT_S)
+        """Wait until this call has a slot of the run; return its token."""
+        if self._freed and not self._others_wait:  # freed in this turn: still ours in Redis
+            return self._freed.pop()
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        if self._taker is None or self._taker.done():
+            self._taker = asyncio.ensure_future(self._take())
+        return await waiter
 
     async def release(self, token: str) -> None:
-        """Give the slot back and wake one waiter of the run."""
-        await self._scripts[1](keys=self._keys, args=self._args(token))
-        self._held.discard(token)
+        """Hand the slot to the next waiting call (unless another batch of the run waits for
+        one), else give it back to the run."""
+        if self._others_wait or not self._hand(token):
+            self._freed.append(token)
+            if self._giver is None or self._giver.done():
+                self._giver = asyncio.ensure_future(self._give_back())
 
     async def close(self) -> None:
         """Stop renewing, give back what is still held and close the connections."""
-        if self._renewer is not None:
-            self._renewer.cancel()
+        for task in (self._renewer, self._watcher, self._taker, self._giver):
+            if task is not None:
+                task.cancel()
         try:
             if self._held:
-                await self._scripts[1](keys=self._keys, args=self._args(*self._held))
+                await self._scripts[1](keys=self._keys[:2], args=self._args(*self._held))
         finally:
             await self._redis.aclose()
+
+    def _hand(self, token: str) -> bool:
+        """Give `token` to the first call still waiting; False when none waits."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():  # a cancelled call's waiter is done
+                waiter.set_result(token)
+                return True
+        return False
+
+    async def _take(self) -> None:
+        """Take slots from Redis for the waiting calls (all at once) until none waits; when
+        the run has none free, wait for a notification that one was freed."""
+        while wanted := sum(1 for waiter in self._waiters if not waiter.done()):
+            tokens = [uuid.uuid4().hex for _ in range(wanted)]
+            # held before asking: a cancel mid-call may leave the leases taken in Redis
+            self._held.update(tokens)
+            args = [self._limit, self._lease_ms, self._id, *tokens]
+            taken = int(await self._scripts[0](keys=self._keys, args=args))
+            self._held.difference_update(tokens[taken:])
+            if not taken:
+                await self._redis.blpop([self._keys[1]], timeout=WAIT_S)
+                continue
+            self._start_renewing()
+            for token in tokens[:taken]:
+                if not self._hand(token):  # its call went away meanwhile
+                    await self.release(token)
+        self._waiters.clear()
+
+    async def _give_back(self) -> None:
+        await asyncio.sleep(0)  # the calls ending in this turn of the loop free theirs too
+        tokens, self._freed = self._freed, []
+        if tokens:
+            await self._scripts[1](keys=self._keys[:2], args=self._args(*tokens))
+            self._held.difference_update(tokens)
+
+    async def _watch(self) -> None:
+        """While this batch holds slots: does another batch of the run wait for one?"""
+        while self._held:
+            waiting = await self._others(keys=self._keys[2:], args=[self._id])
+            self._others_wait = int(waiting) > 0
+            await asyncio.sleep(WATCH_S)
+        self._others_wait = False
 
     def _args(self, *tokens: str) -> list:
         return [self._limit, self._lease_ms, *tokens]
@@ -144,6 +233,8 @@ class RedisRunSlots(RunSlots):
     def _start_renewing(self) -> None:
         if self._renewer is None or self._renewer.done():
             self._renewer = asyncio.ensure_future(self._renew_forever())
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.ensure_future(self._watch())
 
     async def _renew_forever(self) -> None:
         # leases outlive the calls they cover however long they take, as long as we are alive

@@ -4,6 +4,8 @@ its response cache, its run-wide slots and its rate limit. Counted on the real R
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from collections import Counter
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 import redis
 
 from evaluators.llm import RedisCache, run_llm_batch
+from evaluators.llm.slots import RunLimit
 from tests.evaluators.test_llm_client import CONFIG, turn
 from tests.support import llm_fixtures
 from tests.support.llm_fixtures import provider_settings
@@ -76,3 +79,51 @@ def test_a_row_later_in_the_batch_hits_what_an_earlier_row_stored(
     )
     assert not first.cached and second.cached
     assert len(llm_server.chat_requests()) == 1
+
+
+class Monitor:
+    """Redis MONITOR in a thread: the commands that name `needle` (a run's slot key)."""
+
+    def __init__(self, url: str, needle: str) -> None:
+        self.needle, self.commands = needle, []
+        self._connection = redis.Redis.from_url(url).monitor().__enter__()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for entry in self._connection.listen():
+                if self.needle in entry["command"]:
+                    self.commands.append(entry["command"].split()[0].upper())
+        except Exception:  # the connection closed: the test is done
+            return
+
+    def stop(self) -> Counter[str]:
+        time.sleep(0.2)  # the last commands reach the monitor
+        self._connection.connection.disconnect()
+        return Counter(self.commands)
+
+
+def test_a_batch_on_free_run_slots_takes_and_gives_them_back_in_a_few_round_trips(
+    llm_server, llm_redis_url
+) -> None:
+    key = f"experiment:{uuid.uuid4()}:judge"
+    settings = provider_settings(llm_server)
+    monitor = Monitor(llm_redis_url, key)
+    time.sleep(0.2)  # the monitor is listening
+    outcomes = run_llm_batch(
+        CONFIG,
+        [turn("", i) for i in range(ROWS)],
+        settings,
+        concurrency=8,
+        run_limit=RunLimit(key, llm_redis_url),
+    )
+    commands = monitor.stop()
+    assert [o.status for o in outcomes] == ["success"] * ROWS
+    assert llm_server.max_in_flight <= 8
+    # slots taken for every waiting call at once, handed from a finished call to the next
+    # without Redis, given back together at the end, and a look every 25 ms for another
+    # batch of the run waiting (was a take and a give-back a call: 80)
+    scripts = commands["EVALSHA"] + commands["EVAL"]
+    assert 1 <= scripts <= 12, commands
+    assert redis.Redis.from_url(llm_redis_url).zcard(f"assay:slots:{key}") == 0
