@@ -93,13 +93,18 @@ class ApiToken(models.Model):
 class Secret(models.Model):
     """An encrypted value: a provider's API key (no name), or a named workspace secret that
     HTTP targets reference in headers as `{{secrets.NAME}}`. Write-only: nothing returns the
-    plaintext except `assay.services.secret_reveal`, called only where it is sent."""
+    plaintext except `assay.services.secret_reveal`, called only where it is sent.
+
+    A named secret goes only to the `origins` its owner listed (`scheme://host[:port]`,
+    normalised by `assay.safety.origins`); with none it goes nowhere. A provider's key needs
+    none: it goes to its provider's base URL, and a new base URL drops it."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="secrets")
     name = models.CharField(max_length=64, blank=True)
     ciphertext = models.TextField()
     hint = models.CharField(max_length=8, blank=True)
+    origins = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
