@@ -19,7 +19,7 @@ from assay.services import secret_reveal
 def judge_run_batch(*, batch) -> list:
     """Judge a kind `Batch` with its LLM config on the workspace's provider: one RunOutcome a
     turn."""
-    # imported here: the SDK costs ~0.4 s to import, which code-only workers never pay
+    # imported here: the HTTP client stack costs time to import, which code-only workers never pay
     from .llm import BatchCancelled, run_llm_batch
     from .runner import RunCancelled, RunOutcome
 

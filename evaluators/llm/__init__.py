@@ -3,8 +3,8 @@
 Pure Python (no Django). The Django layer supplies provider settings, the media resolver,
 the limiter / cache backends and stores the outcomes.
 
-The names below load their module on first use: the OpenAI SDK costs ~0.4 s and ~20 MB to
-import, and a process that only renders prompts or runs code evaluators never pays for it.
+The names below load their module on first use: the HTTP client and Redis stack cost time and
+memory to import, and a process that only renders prompts or runs code evaluators never pays.
 """
 
 from __future__ import annotations

@@ -8,11 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import openai
-
 from .attempts import gather_cancellable, run_blocking
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderSettings, batch_cache, call_completion
+from .client import CallResult, ProviderClient, ProviderSettings, batch_cache, call_completion
 from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
@@ -187,7 +185,7 @@ class _Job:
         )
 
     async def _call(
-        self, client: openai.AsyncOpenAI, request: dict[str, Any], key: str | None
+        self, client: ProviderClient, request: dict[str, Any], key: str | None
     ) -> CallResult:
         return await call_completion(
             self.settings,

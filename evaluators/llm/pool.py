@@ -15,9 +15,7 @@ import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import openai
-
-from .client import ProviderSettings, make_client
+from .client import ProviderClient, ProviderSettings, make_client
 from .slots import RunLimit, run_slots_open
 
 SHARD_SIZE = 8
@@ -34,12 +32,12 @@ class ClientPool:
         count = math.ceil(slots / SHARD_SIZE)
         per_client = math.ceil(slots / count)
         self._clients = [make_client(settings, per_client) for _ in range(count)]
-        self._free: asyncio.Queue[openai.AsyncOpenAI] = asyncio.Queue()
+        self._free: asyncio.Queue[ProviderClient] = asyncio.Queue()
         for index in range(slots):
             self._free.put_nowait(self._clients[index % count])
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[openai.AsyncOpenAI]:
+    async def slot(self) -> AsyncIterator[ProviderClient]:
         """Wait for a free slot and yield the client it belongs to."""
         client = await self._free.get()
         try:

@@ -17,6 +17,7 @@ from evaluators.llm.slots import RunLimit
 from tests.evaluators.test_llm_client import CONFIG, turn
 from tests.support import llm_fixtures
 from tests.support.llm_fixtures import provider_settings
+from tests.support.processes import python_scripts
 
 llm_server = llm_fixtures.llm_server
 llm_redis_url = llm_fixtures.llm_redis_url
@@ -127,3 +128,26 @@ def test_a_batch_on_free_run_slots_takes_and_gives_them_back_in_a_few_round_trip
     scripts = commands["EVALSHA"] + commands["EVAL"]
     assert 1 <= scripts <= 12, commands
     assert redis.Redis.from_url(llm_redis_url).zcard(f"assay:slots:{key}") == 0
+
+
+SDK_FREE = """
+import sys
+from evaluators.llm import ProviderSettings, run_llm_batch
+from tests.evaluators.test_llm_client import CONFIG, turn
+settings = ProviderSettings(base_url=sys.argv[1], api_key="k")
+outcomes = run_llm_batch(CONFIG, [turn("", 1), turn("500,clean", 2)], settings)
+print([o.status for o in outcomes], "openai" in sys.modules)
+"""
+
+
+def test_a_judge_batch_posts_the_body_itself_without_the_sdk(llm_server) -> None:
+    # the SDK's request building and its import were a third of a judged row's CPU
+    [(code, out, err)] = python_scripts(SDK_FREE, [[llm_server.base_url]], timeout=60)
+    assert code == 0, err
+    assert out.split() == ["['success',", "'success']", "False"]
+    requests = llm_server.chat_requests()
+    assert len(requests) == 3  # the 500 was retried, as before
+    for request in requests:
+        assert request.headers["authorization"] == "Bearer k"
+        assert request.headers["content-type"] == "application/json"
+        assert request.body["model"] == "judge-model"
