@@ -6,6 +6,7 @@
 - `dispatch`: which pending chunks get a broker message next (round-robin across workspaces).
 - `finish`: completed, cancelled or failed, with the numbers settled.
 - `reaper`: revive dead chunks, resend lost messages, restart lost starts.
+- `isolation`: each run's step of a periodic pass on its own (one run's fault fails that run).
 - `inline`: the same steps in this process.
 - `pairwise`: pairwise runs' chunks on the same pieces (and their reaper pass and inline run).
 
