@@ -25,6 +25,7 @@ from .models import (
     Workspace,
 )
 from .safety import crypto
+from .safety.origins import OriginError, origins_normalized
 from .safety.outbound import outbound_policy, url_problem
 from .safety.redact import scrub
 
@@ -174,20 +175,45 @@ SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_SECRET_BYTES = 8192
 
 
-def secret_named_save(*, workspace: Workspace, name: str, value: str) -> Secret:
-    """Create the named secret, or replace its value; HTTP targets use it as
-    `{{secrets.NAME}}` in headers. The value is write-only from here on."""
+def secret_named_save(
+    *,
+    workspace: Workspace,
+    name: str,
+    value: str | None = None,
+    origins: list[str] | None = None,
+) -> Secret:
+    """Create the named secret, or change it; HTTP targets use it as `{{secrets.NAME}}` in
+    headers and may send it only to its `origins` (scheme://host[:port]; none: nowhere).
+    An empty `value` keeps the stored one (a new secret needs one), `origins` None keeps the
+    stored ones. The value is write-only from here on."""
+    secret = Secret.objects.filter(workspace=workspace, name=name).first() if name else None
+    errors = _secret_problems(name, value, origins, is_new=secret is None)
+    if errors:
+        raise ValidationError(errors)
+    secret = secret or Secret(workspace=workspace, name=name)
+    if origins is not None:
+        secret.origins = origins_normalized(origins)
+    if not value:
+        secret.save(update_fields=["origins", "updated_at"])
+        return secret
+    return secret_store(workspace=workspace, value=value, secret=secret)
+
+
+def _secret_problems(name, value, origins, *, is_new: bool) -> dict[str, list[str]]:
     errors = {}
     if not isinstance(name, str) or not SECRET_NAME.match(name):
         errors["name"] = [_("Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.")]
-    if not isinstance(value, str) or not value or len(value.encode()) > MAX_SECRET_BYTES:
+    if value is None or value == "":
+        if is_new:
+            errors["value"] = [_("Give the secret's value.")]
+    elif not isinstance(value, str) or len(value.encode()) > MAX_SECRET_BYTES:
         errors["value"] = [_("Give a value of at most 8 KB.")]
-    if errors:
-        raise ValidationError(errors)
-    secret = Secret.objects.filter(workspace=workspace, name=name).first()
-    return secret_store(
-        workspace=workspace, value=value, secret=secret or Secret(workspace=workspace, name=name)
-    )
+    if origins is not None:
+        try:
+            origins_normalized(origins)
+        except OriginError as exc:
+            errors["origins"] = [str(exc)]
+    return errors
 
 
 def secret_named_delete(*, secret: Secret) -> None:

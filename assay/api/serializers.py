@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from assay.models import ApiToken, Membership, ModelProvider, Secret, Workspace
+from assay.safety.origins import MAX_ORIGIN_CHARS, MAX_ORIGINS
 
 
 class StrictSerializer(serializers.Serializer):
@@ -72,18 +73,30 @@ class IssuedTokenSerializer(TokenSerializer):
 
 
 class SecretSerializer(serializers.ModelSerializer):
-    """A named workspace secret: the value is write-only; only its last 4 characters show."""
+    """A named workspace secret: the value is write-only; only its last 4 characters show.
+    Its origins (where it may be sent) are readable."""
 
     id = serializers.UUIDField(source="public_id", read_only=True)
     value = serializers.CharField(
         write_only=True,
+        required=False,
+        allow_blank=True,
         trim_whitespace=False,
-        help_text="Write-only. HTTP targets send it where their headers say {{secrets.NAME}}.",
+        help_text="Write-only. HTTP targets send it where their headers say {{secrets.NAME}}. "
+        "Required for a new secret; omit or send empty to keep the stored value.",
+    )
+    origins = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_ORIGIN_CHARS),
+        max_length=MAX_ORIGINS,
+        required=False,
+        help_text="Where the secret may be sent: origins scheme://host[:port] (e.g. "
+        "https://app.example.com); an HTTP target whose URL has another origin is refused. "
+        "None (the default for a new secret): it is sent nowhere. Omit to keep the stored ones.",
     )
 
     class Meta:
         model = Secret
-        fields = ["id", "name", "value", "hint", "created_at", "updated_at"]
+        fields = ["id", "name", "value", "origins", "hint", "created_at", "updated_at"]
         read_only_fields = ["hint", "created_at", "updated_at"]
         validators = []
         extra_kwargs = {"name": {"required": True, "allow_blank": False}}

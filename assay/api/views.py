@@ -219,8 +219,9 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
     list=extend_schema(
         summary=_("List secrets"),
         description=_(
-            "The workspace's named secrets with the last characters of each value (`hint`); "
-            "values are never returned. Any member may list them."
+            "The workspace's named secrets with the last characters of each value (`hint`) "
+            "and the origins each may be sent to; values are never returned. Any member may "
+            "list them."
         ),
     ),
     create=extend_schema(
@@ -228,19 +229,25 @@ class TokenViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retriev
         description=_(
             "Stores `value` encrypted under `name` (letters, digits and _, at most 64 "
             "characters, e.g. APP_TOKEN); an HTTP target's headers use it as "
-            "`{{secrets.NAME}}`. Storing a name that exists replaces its value. Owners only. "
-            "400 names the field when the name is malformed or the value is empty or over 8 KB."
+            "`{{secrets.NAME}}`, and may send it only to its `origins` (scheme://host[:port], "
+            "at most 20; none: it is sent nowhere). Storing a name that exists replaces its "
+            "value (empty: keeps it) and its origins when given. Owners only. 400 names the "
+            "field when the name is malformed, a new secret has no value, the value is over "
+            "8 KB, or an origin is not scheme://host[:port]."
         ),
     ),
     retrieve=extend_schema(
         summary=_("Get a secret"),
-        description=_("One secret's name, hint and dates; the value is never returned."),
+        description=_("One secret's name, origins, hint and dates; the value is never returned."),
     ),
     update=extend_schema(
-        summary=_("Replace a secret's value"),
+        summary=_("Change a secret's value or origins"),
         description=_(
-            "Sets a new `value` for the secret; the body is the same as for storing one and "
-            "the name does not change. Owners only; 400 when the value is empty or over 8 KB."
+            "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it "
+            "may be sent to (omitted: the stored ones stay); the name does not change. An HTTP "
+            "target whose URL's origin is no longer listed is refused from its next request. "
+            "Owners only; 400 when the value is over 8 KB or an origin is not "
+            "scheme://host[:port]."
         ),
     ),
     destroy=extend_schema(
@@ -268,11 +275,17 @@ class SecretViewSet(WorkspaceScopedViewSet, viewsets.ModelViewSet):
             workspace=self.request.workspace, **serializer.validated_data
         )
 
+    def update(self, request, *args, **kwargs):
+        # Every field may be left out: the name stays, and so do an omitted value and origins.
+        kwargs["partial"] = True
+        return super().update(request, *args, **kwargs)
+
     def perform_update(self, serializer):
         serializer.instance = services.secret_named_save(
             workspace=self.request.workspace,
             name=serializer.instance.name,
-            value=serializer.validated_data["value"],
+            value=serializer.validated_data.get("value"),
+            origins=serializer.validated_data.get("origins"),
         )
 
     def perform_destroy(self, instance):

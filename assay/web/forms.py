@@ -31,12 +31,29 @@ class SecretForm(forms.Form):
     value = forms.CharField(
         label=_("Value"),
         strip=False,
+        required=False,
         widget=forms.PasswordInput(render_value=False),
         help_text=_(
             "Write-only: stored encrypted and never shown again. Saving a name again "
-            "replaces its value."
+            "replaces its value; leave it empty to keep the stored value."
         ),
     )
+    origins = forms.CharField(
+        label=_("Allowed origins"),
+        required=False,
+        widget=forms.Textarea(
+            attrs={"rows": 3, "class": "mono", "placeholder": "https://app.example.com"}
+        ),
+        help_text=_(
+            "One per line, scheme://host[:port]. HTTP targets may send the secret only to "
+            "these; with none it is sent nowhere."
+        ),
+    )
+
+    def clean_origins(self) -> list[str]:
+        # One per line (commas too); the service checks each.
+        text = self.cleaned_data.get("origins") or ""
+        return [part.strip() for part in text.replace(",", "\n").splitlines() if part.strip()]
 
 
 class ProviderForm(forms.ModelForm):

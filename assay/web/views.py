@@ -90,9 +90,10 @@ def settings_providers(request):
 
 @workspace_view(write_role=Membership.Role.OWNER)
 def settings_secrets(request):
-    """Named secrets for HTTP-target headers: members see names and hints; owners add, replace
-    and delete. Values are never shown again."""
-    form = SecretForm(request.POST or None)
+    """Named secrets for HTTP-target headers: members see names, hints and origins; owners
+    add, replace and delete, and set where each may be sent (?edit=NAME fills the form with a
+    secret's name and origins). Values are never shown again."""
+    form = SecretForm(request.POST or None, initial=_secret_initial(request))
     if request.method == "POST" and form.is_valid():
         saved = form_service(
             form, services.secret_named_save, workspace=request.workspace, **form.cleaned_data
@@ -105,6 +106,14 @@ def settings_secrets(request):
     return render(
         request, "assay/settings_secrets.html", {"form": form, "secrets": secrets}, status=status
     )
+
+
+def _secret_initial(request) -> dict:
+    name = request.GET.get("edit", "")
+    found = selectors.secrets_named(workspace=request.workspace, names=[name]) if name else []
+    if not found:
+        return {}
+    return {"name": found[0].name, "origins": "\n".join(found[0].origins)}
 
 
 @require_POST

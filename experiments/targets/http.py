@@ -25,12 +25,13 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.safety.caps import ANSWER_BYTES, UsageOutOfBounds, cap_text, usage_bounded
+from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import outbound_policy, url_problem
 from assay.safety.redact import scrub
 from assay.vocabulary import ResultStatus
 
 from .base import TargetSpec
-from .http_call import IDEMPOTENCY_HEADER, Answer, HttpCall, run_calls
+from .http_call import IDEMPOTENCY_HEADER, Answer, HttpCall, run_calls, secrets_used
 from .templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_problems
 
 METHODS = ("POST", "GET", "PUT", "PATCH")
@@ -58,6 +59,7 @@ class HttpTarget(TargetSpec):
         _check_url(config.get("url"), columns, errors)
         _check_method(config, errors)
         _check_headers(workspace, config.get("headers"), columns, errors)
+        _check_secret_origins(workspace, config, errors)
         _check_body(config.get("body"), columns, errors)
         _check_extracts(config, errors)
         _check_limits(config, errors)
@@ -263,6 +265,26 @@ def _check_headers(workspace, headers, columns, errors) -> None:
     ]
     if problems:
         errors["target.headers"] = problems
+
+
+def _check_secret_origins(workspace, config, errors) -> None:
+    """Each secret the headers use may go to the URL's origin (its owner says where)."""
+    from assay.selectors import secrets_named
+
+    if "target.url" in errors or not isinstance(config.get("headers"), dict):
+        return
+    names = secrets_used(config)
+    if not names:
+        return
+    try:
+        origin = url_origin(PLACEHOLDER.sub("x", config["url"]))
+    except OriginError as exc:
+        errors["target.url"] = [str(exc)]
+        return
+    found = secrets_named(workspace=workspace, names=names)
+    problems = [origin_refusal(s.name, s.origins, origin) for s in found]
+    if any(problems):
+        errors.setdefault("target.headers", []).extend(p for p in problems if p)
 
 
 def _check_body(body, columns, errors) -> None:

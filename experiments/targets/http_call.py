@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx2
 from django.conf import settings
 
+from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
 from evaluators.llm.attempts import (
     BatchCancelled,
@@ -134,16 +135,14 @@ class HttpCall:
         looked up once."""
         secrets = experiment_secrets(experiment)
         media = media_link(experiment.workspace)
-        sent_as = {n: f"[secret {n}]" for n in secrets}
-        return [cls.for_item(experiment, item, (media, secrets, sent_as), repeat) for item in items]
+        return [cls.for_item(experiment, item, (media, secrets), repeat) for item in items]
 
     @classmethod
     def for_item(cls, experiment, item, looked_up: tuple, repeat: int) -> HttpCall:
-        media, secrets, sent_as = looked_up
+        media, secrets = looked_up
         config = experiment.target_config
-        sent = Renderer(item, media, secrets)
-        named = Renderer(item, media, sent_as)
-        call = cls(method=config.get("method", "POST"), secret_values=list(secrets.values()))
+        named = Renderer(item, media, {n: f"[secret {n}]" for n in secrets_used(config)})
+        call = cls(method=config.get("method", "POST"), secret_values=secrets.values())
         key = idempotency_key(
             run_id=experiment.public_id,
             item_id=item.item_id,
@@ -151,11 +150,14 @@ class HttpCall:
             turn=getattr(item, "turn", None),  # a simulated user's row at one turn
         )
         try:
-            call.url = sent.url(config["url"])
+            call.url = named.url(config["url"])  # never holds a secret (refused at save)
+            call.problem = secrets_refused(config, secrets, call.url)
+            # A refused row is not sent; its headers are built with the names alone.
+            sent = named if call.problem else Renderer(item, media, secrets.values_by_name())
             call.headers = {k: sent.text(v) for k, v in (config.get("headers") or {}).items()}
             call.body = sent.json(config.get("body"))
         except RowError as exc:
-            call.problem = f"the request could not be built: {exc}"
+            call.problem = call.problem or f"the request could not be built: {exc}"
         call.headers = assay_headers(call.headers, key)
         call.shown = {
             "method": call.method,
@@ -168,18 +170,56 @@ class HttpCall:
         return call
 
 
-def experiment_secrets(experiment) -> dict[str, str]:
-    """The plaintext of the workspace secrets the target's headers name."""
+@dataclass(frozen=True)
+class Secrets:
+    """The workspace secrets a target's headers name: name → (plaintext, allowed origins)."""
+
+    found: dict[str, tuple[str, list[str]]]
+
+    def values_by_name(self) -> dict[str, str]:
+        return {name: value for name, (value, _o) in self.found.items()}
+
+    def values(self) -> list[str]:
+        return [value for value, _o in self.found.values()]
+
+
+def secrets_used(config: dict) -> set[str]:
+    """The names of the secrets a target config's headers use."""
+    return {
+        name.removeprefix(SECRET_PREFIX)
+        for name, _f in placeholders(config.get("headers") or {})
+        if name.startswith(SECRET_PREFIX)
+    }
+
+
+def experiment_secrets(experiment) -> Secrets:
+    """The plaintext and origins of the workspace secrets the target's headers name."""
     from assay.selectors import secrets_named
     from assay.services import secret_reveal
 
-    names = {
-        name.removeprefix(SECRET_PREFIX)
-        for name, _f in placeholders(experiment.target_config.get("headers") or {})
-        if name.startswith(SECRET_PREFIX)
-    }
+    names = secrets_used(experiment.target_config)
     found = secrets_named(workspace=experiment.workspace, names=names)
-    return {secret.name: secret_reveal(secret=secret) for secret in found}
+    return Secrets({s.name: (secret_reveal(secret=s), list(s.origins)) for s in found})
+
+
+def secrets_refused(config: dict, secrets: Secrets, url: str) -> str:
+    """Why the request to `url` may not carry its secrets ('' when it may): each must exist
+    and list the URL's origin. Checked for every request, so a secret's origins changed after
+    the target was saved hold from the next row on."""
+    names = secrets_used(config)
+    if not names:
+        return ""
+    try:
+        origin = url_origin(url)
+    except OriginError as exc:
+        return f"the request was not sent: {exc}"
+    for name in sorted(names):
+        if name not in secrets.found:
+            return f"the request was not sent: the workspace has no secret named {name!r}"
+        refusal = origin_refusal(name, secrets.found[name][1], origin)
+        if refusal:
+            return f"the request was not sent: {refusal}"
+    return ""
 
 
 def media_link(workspace):

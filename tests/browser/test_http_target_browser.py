@@ -29,7 +29,9 @@ def test_an_http_target_is_tested_from_the_form_run_and_its_cost_read(
 ):
     make_evalset_version(workspace=workspace, user=user, rows=qa_rows(ROWS))
     check = make_code_version(workspace=workspace, user=user)
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     sign_in(page, live_server)
     page.goto(f"{live_server.url}/w/acme/experiments/new/")
     page.fill("#id_name", "Our app, HTTP")

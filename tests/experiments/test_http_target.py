@@ -55,7 +55,9 @@ def target(app, **overrides):
 
 
 def run(workspace, user, version, contains, app, **overrides):
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     mapping = {
         "actual_output": "target:actual_output",
         "reference_output": "column:reference_output",
@@ -215,7 +217,9 @@ def test_bad_configs_are_refused_naming_the_field(
     workspace, user, contains, app, overrides, field, message
 ):
     version = rows_version(workspace, user, [row("q1")])
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     with pytest.raises(ValidationError) as caught:
         services.experiment_create(
             workspace=workspace,
@@ -304,7 +308,9 @@ def test_a_rescore_needs_a_finished_run_with_outputs(workspace, user, contains, 
 
 def test_a_test_request_shows_what_was_sent_received_and_taken(workspace, user, app, api):
     version = rows_version(workspace, user, [row("q1"), row("q2", reply="Lyon")])
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     second = str(version.items.order_by("position")[1].item_id)
     response = api.post(
         "/api/v1/experiments/target-test/",
@@ -339,7 +345,9 @@ def test_cancel_stops_the_calls_in_flight(workspace, user, contains, app, celery
 
     rows = [row(f"q{i}", script="hang:60") for i in range(40)]
     version = rows_version(workspace, user, rows)
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     experiment = services.experiment_create(
         workspace=workspace,
         user=user,

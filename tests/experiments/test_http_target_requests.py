@@ -161,7 +161,9 @@ def test_a_streamed_answer_is_not_read_past_the_cap(workspace, user, contains, a
 def test_a_secret_the_endpoint_echoes_is_kept_out_of_every_stored_text(
     workspace, user, contains, app
 ):
-    platform.secret_named_save(workspace=workspace, name="ECHO_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="ECHO_TOKEN", value=SECRET, origins=[app.origin]
+    )
     scripts = ("echo_headers", "echo_headers_500", "echo_headers_text")
     version = rows_version(workspace, user, [row(s, script=s) for s in scripts])
     experiment = run(

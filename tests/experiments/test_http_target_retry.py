@@ -35,7 +35,9 @@ def app():
 
 
 def create(workspace, user, app, *, launch=True):
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=SECRET)
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value=SECRET, origins=[app.origin]
+    )
     on_target = make_code_version(workspace=workspace, user=user, name="On target")
     on_columns = make_code_version(workspace=workspace, user=user, name="On columns")
     return services.experiment_create(

@@ -345,7 +345,9 @@ def test_the_apps_own_problems_are_named_under_target_app(
 def test_the_default_prompt_is_stored_and_the_secrets_never_shown(
     workspace, user, llm_server, app, counter
 ):
-    platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value="s3cr3t-value-0123")
+    platform.secret_named_save(
+        workspace=workspace, name="APP_TOKEN", value="s3cr3t-value-0123", origins=[app.origin]
+    )
     version = scenarios(workspace, user, [scenario()])
     headers = {"Authorization": "Bearer {{secrets.APP_TOKEN}}"}
     experiment = create(

@@ -13,8 +13,14 @@ then repeats its last step):
 - `echo_headers` — a 200 whose answer and trace repeat every request header;
   `echo_headers_500` / `echo_headers_text` — a 500 / a non-JSON 200 that repeat them;
 - `big:<bytes>` — a valid JSON 200 whose answer is that many `a`s (with Content-Length);
-  `stream:<bytes>` — the same body sent chunked (no length), 64 KB a piece; `sent` records
-  the bytes of each such body actually written before the client hung up.
+  `stream:<bytes>` — the same body sent chunked (no length), 64 KB a piece, made as it is
+  sent (the app holds one piece, so a 200 MB answer costs the test process nothing);
+  `endless` — a chunked JSON answer that never ends; `sent` records the bytes of each such body
+  actually written before the client hung up;
+- `drip:<seconds>` — a 200 whose headers come at once and whose body trickles a byte every
+  0.25 s for that long (no read waits long) before the answer; `hung_up` counts the drips the
+  client abandoned;
+- `redirect:<status>` — that 3xx status with `Location: /elsewhere`.
 
 `GET` answers like `ok` with the query string as the question (`GET /_stats` gives `calls` and
 `max_in_flight`, for a benchmark running the app in its own process). Every request is recorded
@@ -54,6 +60,7 @@ class _State:
     steps: dict[str, int] = field(default_factory=dict)
     calls: int = 0
     sent: list[int] = field(default_factory=list)
+    hung_up: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -139,7 +146,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif name == "big":
             self._send(200, {**ok_answer(body), "answer": "a" * int(arg)})
         elif name == "stream":
-            self._stream(json.dumps({**ok_answer(body), "answer": "a" * int(arg)}).encode())
+            self._stream(_long_answer(body, int(arg)))
+        elif name == "endless":
+            self._stream(_long_answer(body, None))
+        elif name == "drip":
+            self._drip(float(arg or 5), json.dumps(ok_answer(body)).encode())
+        elif name == "redirect":
+            self._raw(int(arg or 302), b"moved", "text/plain", {"Location": "/elsewhere"})
         else:
             self._send(200, ok_answer(body))
 
@@ -152,16 +165,15 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, {"answer": f"you sent {json.dumps(seen)}", "trace": {"headers": seen}})
 
-    def _stream(self, data: bytes) -> None:
-        """Chunked transfer encoding, 64 KB a chunk, counting what the client took."""
+    def _stream(self, pieces) -> None:
+        """Chunked transfer encoding, a chunk a piece, counting what the client took."""
         written = 0
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for start in range(0, len(data), 64 * 1024):
-                piece = data[start : start + 64 * 1024]
+            for piece in pieces:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 written += len(piece)
             self.wfile.write(b"0\r\n\r\n")
@@ -170,6 +182,24 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with self.server.state.lock:
                 self.server.state.sent.append(written)
+
+    def _drip(self, seconds: float, data: bytes) -> None:
+        """Headers at once, then a space every 0.25 s for `seconds`, then the answer; a write
+        that fails means the client hung up (counted in `hung_up`)."""
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for _ in range(int(seconds / 0.25)):
+                self.wfile.write(b"1\r\n \r\n")
+                self.wfile.flush()
+                time.sleep(0.25)
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            with self.server.state.lock:
+                self.server.state.hung_up += 1
 
     def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
         self._raw(status, json.dumps(payload).encode(), "application/json", headers)
@@ -185,6 +215,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test)
+
+
+PIECE = 64 * 1024
+
+
+def _long_answer(body: dict, size: int | None):
+    """The pieces of `{"answer": "aaa…", …}` with `size` a's (None: never ending), made as
+    they are sent."""
+    head = json.dumps({**ok_answer(body), "answer": ""}).encode()
+    cut = head.index(b'"answer": "') + len(b'"answer": "')
+    yield head[:cut]
+    left = size
+    while left is None or left > 0:
+        count = PIECE if left is None else min(PIECE, left)
+        yield b"a" * count
+        left = None if left is None else left - count
+    yield head[cut:]
 
 
 class _Server(ThreadingHTTPServer):
@@ -219,6 +266,11 @@ class ScriptedApp(BackgroundServer):
         return f"http://127.0.0.1:{self.port}/answer"
 
     @property
+    def origin(self) -> str:
+        """Where a secret for this app may be sent (a secret's allowed origin)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
     def calls(self) -> int:
         with self.state.lock:
             return self.state.calls
@@ -232,6 +284,11 @@ class ScriptedApp(BackgroundServer):
     def sent(self) -> list[int]:
         with self.state.lock:
             return list(self.state.sent)
+
+    @property
+    def hung_up(self) -> int:
+        with self.state.lock:
+            return self.state.hung_up
 
     @property
     def requests(self) -> list[Seen]:
