@@ -145,6 +145,27 @@ VARIABLES: list[tuple[str, str, str]] = [
         "whole. Stored outputs are capped at 256 KB after parsing.",
     ),
     (
+        "ASSAY_GARAK_MAX_REPORT_BYTES",
+        "`67108864` (64 MB)",
+        "Largest garak report.jsonl an import takes.",
+    ),
+    (
+        "ASSAY_GARAK_MAX_PROBES",
+        "`50`",
+        "Probes one garak import may hold: each becomes an evalset version and a launched run "
+        "(a larger report is a 400 naming its count).",
+    ),
+    (
+        "ASSAY_GARAK_MAX_ATTEMPTS",
+        "`100000`",
+        "Scored attempts one garak import may hold.",
+    ),
+    (
+        "ASSAY_GARAK_MAX_OUTPUTS",
+        "`500000`",
+        "Outputs (rows) the scored attempts of one garak import may hold.",
+    ),
+    (
         "ASSAY_HSTS_SECONDS",
         "`31536000` in production, `0` in development",
         "Strict-Transport-Security max-age sent with HTTPS responses.",

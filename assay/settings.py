@@ -332,6 +332,12 @@ ASSAY_EVALSET_MAX_ROWS_FILE_BYTES = env_int("ASSAY_EVALSET_MAX_ROWS_FILE_BYTES",
 ASSAY_REQUIRE_NETNS = env_bool("ASSAY_REQUIRE_NETNS", PRODUCTION)
 ASSAY_OUTBOUND_ALLOW = env_str("ASSAY_OUTBOUND_ALLOW", "public" if PRODUCTION else "*")
 ASSAY_TARGET_MAX_BYTES = env_int("ASSAY_TARGET_MAX_BYTES", 4 * 1024 * 1024)
+# A garak import: the report's size, and what one file may make (each probe is an evalset
+# version and a launched run; each output a row).
+ASSAY_GARAK_MAX_REPORT_BYTES = env_int("ASSAY_GARAK_MAX_REPORT_BYTES", 64 * 1024 * 1024)
+ASSAY_GARAK_MAX_PROBES = env_int("ASSAY_GARAK_MAX_PROBES", 50)
+ASSAY_GARAK_MAX_ATTEMPTS = env_int("ASSAY_GARAK_MAX_ATTEMPTS", 100_000)
+ASSAY_GARAK_MAX_OUTPUTS = env_int("ASSAY_GARAK_MAX_OUTPUTS", 500_000)
 try:
     outbound_policy(ASSAY_OUTBOUND_ALLOW)
 except ValueError as exc:

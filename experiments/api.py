@@ -17,7 +17,7 @@ from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, vali
 
 from . import selectors, services
 from . import serializers as s
-from .models import Experiment
+from .models import Experiment, GarakImport
 from .results.exports import FORMATS, export_filename, export_stream
 from .results.gate import gate_check
 from .results.grid import grid_item_ids, grid_rows
@@ -193,21 +193,6 @@ def _baseline(workspace, ref: str, candidate):
             ),
         ),
     ],
-    import_garak=extend_schema(
-        summary=_("Import a garak scan"),
-        description=_(
-            "Uploads a garak report.jsonl (multipart `file`, at most 64 MB). For each probe "
-            "it commits a new version of the probe's evalset (rows keyed by their prompt, so "
-            "scans pair by prompt), makes an evaluator per detector and launches an experiment "
-            "that scores garak's own detector results (202, the list of experiments). The "
-            "threshold and confidence level are garak's, read from its eval entries; "
-            "`threshold` (optional) must reproduce garak's counts. A run imported before "
-            "answers 200 with its experiments and makes nothing. 400 names the problem: a file "
-            "too large, a line that is not JSON or not a garak attempt, no scored attempts, "
-            "counts no threshold reproduces, or a report cut before its `completion` entry "
-            "(`partial=true` imports what it holds, marked partial)."
-        ),
-    ),
     target_test=extend_schema(
         summary=_("Test a target on one row"),
         description=_(
@@ -444,33 +429,6 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         )
         return Response(s.GarakReferenceSerializer(made).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        request={"multipart/form-data": s.GarakScanImportSerializer},
-        responses={202: s.ExperimentSerializer(many=True), 200: s.ExperimentSerializer(many=True)},
-    )
-    @action(
-        detail=False,
-        methods=["post"],
-        url_path="import-garak",
-        parser_classes=[MultiPartParser, FormParser],
-    )
-    def import_garak(self, request):
-        """Import a garak scan (its report.jsonl): per probe, a new version of the probe's
-        evalset, an evaluator per detector and a launched experiment scoring garak's scores."""
-        body = validated(s.GarakScanImportSerializer, request)
-        data = services.garak_upload_bytes(upload=body["file"])
-        made = services.garak_scan_import(
-            workspace=request.workspace,
-            user=request.user,
-            data=data,
-            threshold=body.get("threshold"),
-            partial=body["partial"],
-        )
-        return Response(
-            s.ExperimentSerializer(made, many=True).data,
-            status=status.HTTP_200_OK if made.already else status.HTTP_202_ACCEPTED,
-        )
-
     @extend_schema(request=s.TargetTestSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=False, methods=["post"], url_path="target-test")
     def target_test(self, request):
@@ -584,3 +542,70 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         name = export_filename(experiment, fmt)
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List garak imports"),
+        description=_(
+            "The workspace's garak imports, newest first: status (queued, running, completed "
+            "or failed), probes done of the report's probes, the experiments made so far, "
+            "and the reason of a failed one."
+        ),
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a garak import"),
+        description=_(
+            "One garak import, to poll after Import a garak scan: `status`, `probes_done` of "
+            "`probes_total` and `percent`, `experiments` (each probe's run, with its own "
+            "status), `notes` (how the threshold was read; a partial run's note) and "
+            "`message` (why a failed import stopped)."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Import a garak scan"),
+        description=_(
+            "Uploads a garak report.jsonl (multipart `file`, at most "
+            "ASSAY_GARAK_MAX_REPORT_BYTES, 64 MB by default) and checks it in the request; "
+            "a worker then imports it probe by probe: for each probe a new version of the "
+            "probe's evalset (rows keyed by their prompt, so scans pair by prompt), an "
+            "evaluator per detector and a launched experiment scoring garak's own detector "
+            "results. Answers 202 with the import job and `poll_url` (Get a garak import). "
+            "The threshold and confidence level are garak's, read from its eval entries; "
+            "`threshold` (optional) must reproduce garak's counts. The same run imported "
+            "before, or being imported, answers 200 with a job naming its experiments "
+            "(`already`) or the import under way, and makes nothing. 400 names the problem, "
+            "and nothing is stored: a file too large; more probes "
+            "(ASSAY_GARAK_MAX_PROBES, 50), scored attempts or outputs than one import takes, "
+            "or a probe with more than 20 detectors; a line that is not JSON, nested too "
+            "deeply, not an object, or not a garak attempt or eval entry (by line number); "
+            "no scored attempts; counts no threshold reproduces; or a report cut before its "
+            "`completion` entry (`partial=true` imports what it holds, marked partial)."
+        ),
+    ),
+)
+class GarakImportViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """garak imports: POST a report (202, a queued job and the URL to poll), then poll it."""
+
+    serializer_class = s.GarakImportJobSerializer
+    queryset = GarakImport.objects.all()
+    parser_classes = [MultiPartParser, FormParser]
+
+    def scoped_queryset(self):
+        return selectors.garak_imports(workspace=self.request.workspace)
+
+    @extend_schema(
+        request={"multipart/form-data": s.GarakScanImportSerializer},
+        responses={202: s.GarakImportJobSerializer, 200: s.GarakImportJobSerializer},
+    )
+    def create(self, request):
+        body = validated(s.GarakScanImportSerializer, request)
+        job, queued = services.garak_import_create(
+            workspace=request.workspace,
+            user=request.user,
+            upload=body["file"],
+            threshold=body.get("threshold"),
+            partial=body["partial"],
+        )
+        data = s.GarakImportJobSerializer(job, context={"request": request}).data
+        return Response(data, status=status.HTTP_202_ACCEPTED if queued else status.HTTP_200_OK)

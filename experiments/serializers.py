@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -13,7 +14,7 @@ from evaluators.policies import describe_policy
 
 from . import selectors
 from .engine.turns import result_turn
-from .models import EvaluatorBinding, Experiment, GarakReference, Result
+from .models import EvaluatorBinding, Experiment, GarakImport, GarakReference, Result
 from .results import gate
 
 
@@ -130,6 +131,51 @@ class GarakScanImportSerializer(GarakImportSerializer):
         default=False,
         help_text="import a report without its closing completion entry (what it holds)",
     )
+
+
+class GarakImportJobSerializer(serializers.ModelSerializer):
+    """A garak import job: its status, probes done of N, the experiments made, the notes and
+    a failed one's message (in the reader's language), and the URL to poll."""
+
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    percent = serializers.IntegerField(read_only=True)
+    experiments = serializers.SerializerMethodField()
+    notes = serializers.ListField(source="notes_shown", child=serializers.CharField())
+    message = serializers.CharField(source="message_shown")
+    poll_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GarakImport
+        fields = [
+            "id",
+            "status",
+            "file_name",
+            "file_size",
+            "threshold",
+            "partial",
+            "run_id",
+            "probes_total",
+            "probes_done",
+            "percent",
+            "already",
+            "experiments",
+            "notes",
+            "message",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "poll_url",
+        ]
+        read_only_fields = fields
+
+    def get_experiments(self, obj) -> list[dict]:
+        rows = obj.experiments.select_related("evalset_version__evalset", "created_by")
+        return ExperimentListSerializer(rows.order_by("pk"), many=True).data
+
+    def get_poll_url(self, obj) -> str:
+        path = reverse("garak-import-detail", kwargs={"id": obj.public_id})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
 
 
 class TargetTestSerializer(StrictSerializer):

@@ -121,3 +121,15 @@ def pairwise_chunk_run(chunk_id: int) -> str:
     else:
         enqueue_chunks(chunks_dispatch())
     return outcome
+
+
+@shared_task(name="experiments.tasks.garak_import_run")
+def garak_import_run(job_id: int) -> str:
+    """Import a queued garak report, probe by probe. Safe to deliver twice: only the claim's
+    winner runs it, and a job claimed again goes on from its first probe not imported."""
+    from . import services
+
+    job = services.garak_import_claim(job_id=job_id)
+    if job is None:
+        return "skipped"
+    return services.garak_import_run(job=job).status

@@ -12,6 +12,12 @@ urlpatterns = [
     path("new/plan/", views.new_plan, name="new_plan"),
     path("new/target-test/", views.target_test, name="target_test"),
     path("import-garak/", garak_views.import_garak, name="import_garak"),
+    path("import-garak/<uuid:id>/", garak_views.import_garak_job, name="import_garak_job"),
+    path(
+        "import-garak/<uuid:id>/progress/",
+        garak_views.import_garak_progress,
+        name="import_garak_progress",
+    ),
     path("<uuid:id>/", views.detail, name="detail"),
     path("<uuid:id>/progress/", views.progress, name="progress"),
     path("<uuid:id>/launch/", views.launch, name="launch"),

@@ -209,6 +209,7 @@ KWARGS = {
 ID_OF = {
     "evaluators:": "acme.evaluator",
     "evalsets:": "acme.evalset",
+    "experiments:import_garak_": "acme.garak_job",
     "experiments:": "acme.experiment",
     "compare:": "acme.experiment",
     "api-compare-item": "acme.experiment",
@@ -218,6 +219,7 @@ ID_OF = {
     "evalset-import-": "acme.job",
     "evalset-": "acme.evalset",
     "experiment-": "acme.experiment",
+    "garak-import-": "acme.garak_job",
     "pairwise-run-": "pairwise",
     "provider-": "acme.provider",
     "secret-": "acme.secret",

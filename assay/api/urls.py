@@ -65,8 +65,9 @@ router.register(
 )
 router.register("evalsets/<uuid:evalset_id>/imports", ImportViewSet, basename="evalset-import")
 
-from experiments.api import ExperimentViewSet  # noqa: E402
+from experiments.api import ExperimentViewSet, GarakImportViewSet  # noqa: E402
 
+router.register("experiments/import-garak", GarakImportViewSet, basename="garak-import")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 
 from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from itertools import islice
 
@@ -16,7 +15,7 @@ from assay.vocabulary import CONTENT_TYPES
 
 from ..committing import draft_edit_check
 from ..items.content import TEXT, content_type_of
-from ..items.media import max_import_bytes, safe_name, workspace_prefix
+from ..items.media import max_import_bytes, upload_store
 from ..items.problems import problem_text
 from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
@@ -58,8 +57,7 @@ def import_create(
     file_format = _format_of(name, file_format)
     _check_size(name, upload.size)
     encoding = _checked_encoding(upload, encoding)
-    path = f"{workspace_prefix(evalset.workspace)}imports/{uuid.uuid4().hex}/{safe_name(name)}"
-    stored = default_storage.save(path, upload)
+    stored = upload_store(workspace=evalset.workspace, upload=upload)
     try:
         fields = detect_fields(stored, file_format, encoding)
     except FileProblem as exc:

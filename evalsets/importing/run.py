@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import timedelta
 
-from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+
+from assay.jobs import job_claim
 
 from ..items.cells import N_, Nn_, Problem
 from ..items.media import uri_checker
@@ -43,13 +42,9 @@ def import_claim(*, import_id: int) -> EvalSetImport | None:
     A job left `running` for longer than the task time limit lost its worker; it is claimed
     again (its staged rows are dropped when the new run starts).
     """
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    claimable = Q(status=ImportStatus.QUEUED) | Q(status=ImportStatus.RUNNING, started_at__lt=stale)
-    claimed = EvalSetImport.objects.filter(claimable, pk=import_id).update(
-        status=ImportStatus.RUNNING, started_at=now
+    return job_claim(
+        model=EvalSetImport, pk=import_id, queued=ImportStatus.QUEUED, running=ImportStatus.RUNNING
     )
-    return EvalSetImport.objects.get(pk=import_id) if claimed else None
 
 
 def import_run(*, job: EvalSetImport, on_progress: Progress | None = None) -> EvalSetImport:

@@ -89,6 +89,15 @@ def workspace_prefix(workspace: Workspace) -> str:
     return f"evalsets/{workspace.public_id.hex}/"
 
 
+def upload_store(*, workspace: Workspace, upload, folder: str = "imports") -> str:
+    """Keep an uploaded file for a background job (an import): its path in storage, under
+    the workspace's prefix, in a folder of its own so two uploads of one name never meet."""
+    name = getattr(upload, "name", "") or "upload"
+    upload.seek(0)
+    path = f"{workspace_prefix(workspace)}{folder}/{uuid.uuid4().hex}/{safe_name(name)}"
+    return default_storage.save(path, upload)
+
+
 def media_store(*, workspace: Workspace, upload, expected: str | None = None) -> dict:
     """Check an uploaded file's bytes and size, store it, return its content object.
 

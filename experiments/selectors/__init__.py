@@ -3,6 +3,8 @@ a request names, the results, request bodies and garak references, one module ea
 names, the private ones other modules use included, are re-exported here)."""
 
 from .garak import (  # noqa: F401
+    garak_import_get,
+    garak_imports,
     garak_reference,
     garak_references,
 )

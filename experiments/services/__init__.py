@@ -6,7 +6,9 @@ from .garak import (
     garak_reference_upload,
     garak_scan_import,
     garak_upload_bytes,
+    max_report_bytes,
 )
+from .garak_jobs import garak_import_claim, garak_import_create, garak_import_run
 from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (
     MAX_BINDINGS,
@@ -33,9 +35,13 @@ __all__ = [
     "experiment_mark_baseline",
     "experiment_rescore",
     "experiment_retry_failed",
+    "garak_import_claim",
+    "garak_import_create",
+    "garak_import_run",
     "garak_reference_upload",
     "garak_scan_import",
     "garak_upload_bytes",
+    "max_report_bytes",
     "outputs_push",
     "result_correct",
     "target_test",

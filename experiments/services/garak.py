@@ -25,11 +25,14 @@ import json
 import re
 import uuid
 from collections import Counter
+from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from evalsets.items.cells import N_, Problem
 from evalsets.services import (
     MAX_BULK,
     evalset_create,
@@ -42,17 +45,18 @@ from evaluators.models import Evaluator
 from evaluators.services import evaluator_create, evaluator_submit_version
 
 from ..models import EvaluatorBinding, Experiment
+from ..stats.interval_settings import interval_problems
 from .garak_report import (
     Report,
     Scan,
-    cut_text,
+    cut_note,
+    garak_caps_check,
     garak_counts_check,
     garak_report_parse,
     prompt_text,
     threshold_choose,
 )
 
-MAX_REPORT_BYTES = 64 * 1024 * 1024
 READ_SCORE = '''def exec_evaluation(turn):
     """The score garak's detector recorded for this output (1 = hit); none: no score."""
     value = turn["evaluate_dataset_fields"]["score"]["text"].strip()
@@ -77,53 +81,99 @@ class GarakImported(list):
         self.notes = notes or []
 
 
-def garak_upload_bytes(*, upload, limit: int = MAX_REPORT_BYTES) -> bytes:
-    """An uploaded file's bytes, refused before reading when it is over the limit."""
+@dataclass
+class GarakPlan:
+    """A report read and held against itself and the caps: what importing it will make."""
+
+    report: Report
+    threshold: float
+    notes: list[Problem]
+    facts: dict
+    earlier: list[Experiment] = field(default_factory=list)
+
+
+def max_report_bytes() -> int:
+    return settings.ASSAY_GARAK_MAX_REPORT_BYTES
+
+
+def garak_upload_bytes(*, upload, limit: int | None = None) -> bytes:
+    """An uploaded file's bytes, refused before reading when it is over the limit (a garak
+    report's, unless given)."""
+    limit = max_report_bytes() if limit is None else limit
     if upload.size > limit:
-        raise ValidationError(
-            {"file": _("The file is at most %(limit)s MB.") % {"limit": limit // 2**20}}
-        )
+        raise ValidationError({"file": _too_large(upload.size, limit)})
     return upload.read()
+
+
+def _too_large(size: int, limit: int) -> str:
+    return _("The file is %(size)s bytes; at most %(limit)s bytes (%(mb)s MB) are taken.") % {
+        "size": format(size, ","),
+        "limit": format(limit, ","),
+        "mb": limit // 2**20,
+    }
 
 
 def garak_report_read(*, data: bytes) -> Report:
     """The report, read and checked line by line; a ValidationError names what is wrong."""
-    if len(data) > MAX_REPORT_BYTES:
-        raise ValidationError(
-            {
-                "file": _("The file is at most %(max_report_bytes)s MB.")
-                % {"max_report_bytes": MAX_REPORT_BYTES // 2**20}
-            }
-        )
+    if len(data) > max_report_bytes():
+        raise ValidationError({"file": _too_large(len(data), max_report_bytes())})
     return garak_report_parse(data=data)
+
+
+def garak_import_plan(
+    *,
+    workspace,
+    data: bytes,
+    threshold: float | None = None,
+    partial: bool = False,
+    earlier: bool = True,
+) -> GarakPlan:
+    """Read a report and check everything an import of it needs before anything is made: its
+    lines, the caps (probes, attempts, outputs, detectors per probe), garak's counts and the
+    threshold, a cut report (unless `partial`), the setup's interval settings. With `earlier`,
+    the experiments an earlier import of the same run made, if any."""
+    from .runs import MAX_BINDINGS
+
+    report = garak_report_read(data=data)
+    garak_caps_check(report=report, max_bindings=MAX_BINDINGS)
+    bounds = garak_counts_check(report=report, partial=partial)
+    chosen = threshold_choose(bounds=bounds, given=_given(threshold, report))
+    _interval_check(report)
+    return GarakPlan(
+        report=report,
+        threshold=chosen,
+        notes=_notes(report, bounds, chosen),
+        facts=_facts(report, chosen),
+        earlier=_earlier_import(workspace, report) if earlier else [],
+    )
 
 
 def garak_scan_import(
     *, workspace, user, data: bytes, threshold: float | None = None, partial: bool = False
 ) -> GarakImported:
-    """Import a garak report: per probe, an evalset version, one evaluator per detector and a
-    launched experiment (the workers score it; every row's score is garak's). The threshold
-    and confidence level are garak's own, read from its eval entries (`threshold`, when given,
-    must reproduce them); a report cut short is refused unless `partial`. A run imported
-    before returns its experiments, marked `already`."""
-    report = garak_report_read(data=data)
-    bounds = garak_counts_check(report=report, partial=partial)
-    chosen = threshold_choose(bounds=bounds, given=_given(threshold, report))
-    earlier = _earlier_import(workspace, report)
-    if earlier:
-        return GarakImported(earlier, already=True)
-    notes = _notes(report, bounds, chosen)
-    facts = _facts(report, chosen)
-    made = []
+    """Import a garak report at once: per probe, an evalset version, one evaluator per detector
+    and a launched experiment (the workers score it; every row's score is garak's). The
+    threshold and confidence level are garak's own, read from its eval entries (`threshold`,
+    when given, must reproduce them); a report cut short is refused unless `partial`. A run
+    imported before returns its experiments, marked `already`. The API and the page import in
+    the background instead (garak_jobs.py), with the same plan and probe import."""
+    plan = garak_import_plan(workspace=workspace, data=data, threshold=threshold, partial=partial)
+    if plan.earlier:
+        return GarakImported(plan.earlier, already=True)
     with transaction.atomic():
-        for scan in report.scans.values():
-            made.append(_experiment(workspace, user, report, scan, facts, notes))
-    return GarakImported(made, notes=notes)
+        made = [
+            garak_probe_import(workspace=workspace, user=user, plan=plan, scan=scan)
+            for scan in plan.report.scans.values()
+        ]
+    return GarakImported(made, notes=plan.notes)
 
 
-def _experiment(workspace, user, report: Report, scan: Scan, facts: dict, notes: list[str]):
+def garak_probe_import(*, workspace, user, plan: GarakPlan, scan: Scan) -> Experiment:
+    """One probe of a planned import: a new version of its evalset, its detectors' evaluators
+    and a launched experiment."""
     from .runs import experiment_create
 
+    report = plan.report
     version = _evalset_version(workspace, user, report, scan)
     suffix = " " + _("(partial)") if not report.completed else ""
     return experiment_create(
@@ -132,13 +182,26 @@ def _experiment(workspace, user, report: Report, scan: Scan, facts: dict, notes:
         name=f"{scan.probe} · garak {report.run_id[:8]}{suffix}"[:160],
         probe_name=scan.probe,
         description=" ".join(
-            [f"Imported from garak run {report.run_id} ({report.generator}).", *notes]
+            [f"Imported from garak run {report.run_id} ({report.generator}).", *plan.notes]
         ),
         evalset_version=version,
-        bindings=[_binding(workspace, user, facts, d) for d in scan.detectors],
+        bindings=[_binding(workspace, user, plan.facts, d) for d in scan.detectors],
         interval=_garak_interval(report),
         launch=True,
     )
+
+
+def _interval_check(report: Report) -> None:
+    """The setup entry's interval settings must be ones a run takes (a seed or a number of
+    resamples out of range would fail the run later)."""
+    problems = interval_problems(_garak_interval(report))
+    if problems:
+        raise ValidationError(
+            {
+                "file": _("Line %(line)s, garak's setup entry: %(problems)s")
+                % {"line": report.setup_line, "problems": " ".join(problems)}
+            }
+        )
 
 
 def _given(threshold: float | None, report: Report) -> float | None:
@@ -158,25 +221,33 @@ def _facts(report: Report, threshold: float) -> dict:
         "garak_version": report.garak_version,
         "garak_threshold": repr(threshold),
         "garak_partial": "" if report.completed else "true",
-        "garak_attempts": str(sum(len(s.attempts) for s in report.scans.values())),
+        "garak_attempts": str(report.attempts),
     }
     if report.generations is not None:
         facts["garak_generations"] = str(report.generations)
     return facts
 
 
-def _notes(report: Report, bounds, threshold: float) -> list[str]:
+def _notes(report: Report, bounds, threshold: float) -> list[Problem]:
+    """What the import says of the report: how the threshold was read, and a partial run's
+    note; message ids kept, so a job page shows them in its reader's language."""
+    params = {"threshold": threshold, "bounds": bounds.text()}
     notes = [
-        _("Threshold %(threshold)s: any value in %(bounds)s gives garak's eval counts.")
-        % {"threshold": threshold, "bounds": bounds.text()}
+        Problem(
+            N_("Threshold %(threshold)s: any value in %(bounds)s gives garak's eval counts."),
+            params,
+        )
     ]
     if not bounds.checked:
-        notes[0] = _(
-            "Threshold %(threshold)s, not checked: the report has no eval entries to check it "
-            "against."
-        ) % {"threshold": threshold}
+        notes[0] = Problem(
+            N_(
+                "Threshold %(threshold)s, not checked: the report has no eval entries to check "
+                "it against."
+            ),
+            {"threshold": threshold},
+        )
     if not report.completed:
-        notes.append(cut_text(report, imported=True))
+        notes.append(cut_note(report))
     return notes
 
 

@@ -22,9 +22,13 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from evalsets.items.cells import N_, Problem
+
 EVALUATED = 2  # garak's attempt status once detectors have scored it
 DEFAULT_THRESHOLD = 0.5  # garak's run.eval_threshold default
 LINE_PREVIEW = 80
+# probe and detector names become evalset and evaluator names ("garak <probe>", at most 120)
+MAX_NAME = 100
 
 
 @dataclass
@@ -50,6 +54,15 @@ class Report:
     evals: dict[tuple[str, str], tuple[int, dict]] = field(default_factory=dict)
     completed: bool = False
     lines: int = 0
+    setup_line: int = 0
+
+    @property
+    def attempts(self) -> int:
+        return sum(len(s.attempts) for s in self.scans.values())
+
+    @property
+    def outputs(self) -> int:
+        return sum(len(a["outputs"]) for s in self.scans.values() for a in s.attempts)
 
     @property
     def generator(self) -> str:
@@ -75,7 +88,9 @@ class Report:
 def garak_report_parse(*, data: bytes) -> Report:
     """Every line of the report read and checked; a ValidationError names the first bad one."""
     report = Report()
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+    # "\n" only: str.splitlines() also breaks at U+2028 and other separators a JSON string may
+    # hold, which would cut an output in two and misnumber every later line
+    for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
         if line.strip():
             _take(report, _entry(line, number), number)
         report.lines = number
@@ -91,6 +106,13 @@ def _entry(line: str, number: int) -> dict:
         raise ValidationError(
             {"file": _("Line %(number)s is not JSON.") % {"number": number}}
         ) from None
+    except RecursionError:  # json's decoder recurses per level: [[[[…]]]] 100,000 deep
+        raise ValidationError(
+            {
+                "file": _("Line %(number)s is nested too deeply to be a garak entry.")
+                % {"number": number}
+            }
+        ) from None
     if not isinstance(entry, dict):
         raise ValidationError(
             {"file": _("Line %(number)s is not a JSON object.") % {"number": number}}
@@ -101,7 +123,7 @@ def _entry(line: str, number: int) -> dict:
 def _take(report: Report, entry: dict, number: int) -> None:
     kind = entry.get("entry_type")
     if kind == "start_run setup":
-        report.setup = entry
+        report.setup, report.setup_line = entry, number
         report.run_id = str(entry.get("transient.run_id") or report.run_id)
     elif kind == "init":
         report.garak_version = str(entry.get("garak_version") or "")
@@ -145,8 +167,9 @@ def attempt_checked(entry: dict, number: int) -> dict:
 
 
 def _attempt_problem(entry: dict) -> str | None:
-    if not isinstance(entry.get("probe_classname"), str) or not entry["probe_classname"]:
-        return _("probe_classname is not a name.")
+    probe = entry.get("probe_classname")
+    if not isinstance(probe, str) or not probe or len(probe) > MAX_NAME:
+        return _("probe_classname is not a name of at most %(max)s characters.") % {"max": MAX_NAME}
     if not isinstance(entry.get("seq"), int) or isinstance(entry.get("seq"), bool):
         return _("seq is not a whole number.")
     prompt = entry.get("prompt")
@@ -168,6 +191,8 @@ def _results_problem(results) -> str | None:
     if not isinstance(results, dict):
         return _("detector_results is not an object.")
     for name, scores in results.items():
+        if len(name) > MAX_NAME:
+            return _("a detector's name is longer than %(max)s characters.") % {"max": MAX_NAME}
         if not isinstance(scores, list) or not all(_score(s) for s in scores):
             return _("%(detector)s's scores are not a list of numbers.") % {"detector": name}
     return None
@@ -236,24 +261,69 @@ def garak_counts_check(*, report: Report, partial: bool = False) -> Bounds:
     return bounds
 
 
-def cut_text(report: Report, *, imported: bool = False) -> str:
-    """What a report cut short is: refused, or (`imported`) the note a partial import keeps."""
-    counts = {"line": report.lines, "attempts": sum(len(s.attempts) for s in report.scans.values())}
-    if imported:
-        return (
-            _(
-                "Partial: the report stops at line %(line)s without garak's closing “completion” "
-                "entry; this run holds the %(attempts)s scored attempts it had."
-            )
-            % counts
-        )
-    return (
-        _(
-            "The report stops at line %(line)s without garak's closing “completion” entry: the "
-            "run was stopped or the file was cut. It holds %(attempts)s scored attempts; import it "
-            "as partial to keep only those."
-        )
-        % counts
+def garak_caps_check(*, report: Report, max_bindings: int) -> None:
+    """Refuse a report larger than one import may make: more probes (each an evalset version
+    and a launched run), scored attempts or outputs (rows) than the settings allow, or a probe
+    with more detectors than an experiment takes evaluators; the 400 names the count and cap."""
+    from django.conf import settings
+
+    caps = [
+        (len(report.scans), settings.ASSAY_GARAK_MAX_PROBES, _too_many_probes),
+        (report.attempts, settings.ASSAY_GARAK_MAX_ATTEMPTS, _too_many_attempts),
+        (report.outputs, settings.ASSAY_GARAK_MAX_OUTPUTS, _too_many_outputs),
+    ]
+    for count, cap, text in caps:
+        if count > cap:
+            raise ValidationError({"file": text() % {"count": count, "cap": cap}})
+    for scan in report.scans.values():
+        if len(scan.detectors) > max_bindings:
+            raise ValidationError({"file": _too_many_detectors(scan, max_bindings)})
+
+
+def _too_many_probes() -> str:
+    return _(
+        "The report holds %(count)s probes; a garak import takes at most %(cap)s "
+        "(ASSAY_GARAK_MAX_PROBES): each probe becomes an evalset version and a run."
+    )
+
+
+def _too_many_attempts() -> str:
+    return _(
+        "The report holds %(count)s scored attempts; a garak import takes at most %(cap)s "
+        "(ASSAY_GARAK_MAX_ATTEMPTS)."
+    )
+
+
+def _too_many_outputs() -> str:
+    return _(
+        "The report's scored attempts hold %(count)s outputs; a garak import takes at most "
+        "%(cap)s (ASSAY_GARAK_MAX_OUTPUTS): each output is a row."
+    )
+
+
+def _too_many_detectors(scan: Scan, cap: int) -> str:
+    return _(
+        "Probe %(probe)s has %(count)s detectors; an experiment takes at most %(cap)s evaluators."
+    ) % {"probe": scan.probe, "count": len(scan.detectors), "cap": cap}
+
+
+def cut_text(report: Report) -> str:
+    """Why a report cut short is refused (it may be imported as partial, on request)."""
+    return _(
+        "The report stops at line %(line)s without garak's closing “completion” entry: the "
+        "run was stopped or the file was cut. It holds %(attempts)s scored attempts; import it "
+        "as partial to keep only those."
+    ) % {"line": report.lines, "attempts": report.attempts}
+
+
+def cut_note(report: Report) -> Problem:
+    """The note a partial import keeps (its message id too: a worker writes it)."""
+    return Problem(
+        N_(
+            "Partial: the report stops at line %(line)s without garak's closing “completion” "
+            "entry; this run holds the %(attempts)s scored attempts it had."
+        ),
+        {"line": report.lines, "attempts": report.attempts},
     )
 
 

@@ -1,8 +1,10 @@
-"""The "Import a garak scan" page: upload a garak report.jsonl, get its runs as experiments."""
+"""The "Import a garak scan" page: upload a garak report.jsonl (checked in the request), then
+follow its import, done in the background probe by probe, to the experiments it made."""
 
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -11,7 +13,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from assay.web.decorators import workspace_view
 from assay.web.errors import form_service
 
-from .. import services
+from .. import selectors, services
 
 
 class GarakImportForm(forms.Form):
@@ -20,7 +22,7 @@ class GarakImportForm(forms.Form):
         help_text=_lazy(
             "The report garak wrote for a run. Each probe becomes an experiment on a new "
             "version of the evalset “garak <probe>”, each detector an evaluator that reads the "
-            "scores garak recorded; verdicts use the run's threshold. At most 64 MB."
+            "scores garak recorded; verdicts use the run's threshold."
         ),
     )
     threshold = forms.FloatField(
@@ -57,33 +59,58 @@ class GarakReferenceForm(forms.Form):
 
 @workspace_view()
 def import_garak(request):
-    """GET: the upload forms; POST: import and go to the (first) experiment it made, or store
-    a reference file."""
+    """GET: the upload forms and the latest imports; POST: check the report and queue its
+    import (then its page follows it), or store a reference file."""
     if request.method == "POST" and "reference" in request.FILES:
         return _reference(request)
     form = GarakImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        made = form_service(form, _imported, request=request, **form.cleaned_data)
+        made = form_service(form, _queued, request=request, **form.cleaned_data)
         if made:
-            _say(request, made)
-            return redirect("experiments:detail", ws=request.workspace.slug, id=made[0].public_id)
+            job, queued = made
+            if not queued:
+                messages.info(request, _before(job))
+            return redirect(
+                "experiments:import_garak_job", ws=request.workspace.slug, id=job.public_id
+            )
     return _page(request, form, GarakReferenceForm())
+
+
+@workspace_view()
+def import_garak_job(request, id):
+    """One import: its progress (polled while it runs), then its experiments or its error."""
+    job = selectors.garak_import_get(workspace=request.workspace, public_id=id)
+    return render(request, "experiments/garak_import_job.html", {"job": job})
+
+
+@workspace_view()
+def import_garak_progress(request, id):
+    """The progress card htmx polls; it stops polling once the import is finished."""
+    job = selectors.garak_import_get(workspace=request.workspace, public_id=id)
+    return render(request, "experiments/_garak_import_progress.html", {"job": job})
+
+
+def _before(job) -> str:
+    if job.already:
+        return _("This garak run was imported before: nothing new was made; here it is.")
+    return _("This garak run is being imported already: here is that import.")
 
 
 def _page(request, form, reference_form):
     status = 400 if form.errors or reference_form.errors else 200
-    return render(
-        request,
-        "experiments/import_garak.html",
-        {"form": form, "reference_form": reference_form, "references": _references(request)},
-        status=status,
-    )
+    context = {
+        "form": form,
+        "reference_form": reference_form,
+        "references": _references(request),
+        "imports": selectors.garak_imports(workspace=request.workspace)[:5],
+        "max_mb": services.max_report_bytes() // 2**20,
+        "max_probes": settings.ASSAY_GARAK_MAX_PROBES,
+    }
+    return render(request, "experiments/import_garak.html", context, status=status)
 
 
 def _references(request):
-    from ..selectors import garak_references
-
-    return garak_references(workspace=request.workspace)[:10]
+    return selectors.garak_references(workspace=request.workspace)[:10]
 
 
 def _reference(request):
@@ -104,23 +131,11 @@ def _stored(*, request, upload):
     return services.garak_reference_upload(workspace=request.workspace, name=upload.name, data=data)
 
 
-def _imported(*, request, file, threshold, partial):
-    data = services.garak_upload_bytes(upload=file)
-    return services.garak_scan_import(
+def _queued(*, request, file, threshold, partial):
+    return services.garak_import_create(
         workspace=request.workspace,
         user=request.user,
-        data=data,
+        upload=file,
         threshold=threshold,
         partial=partial,
     )
-
-
-def _say(request, made) -> None:
-    if made.already:
-        text = _("This garak run was imported before: nothing new was made; here it is.")
-        messages.info(request, text)
-        return
-    text = _("Imported %(n)d run(s) of garak; the workers are scoring them.")
-    messages.success(request, text % {"n": len(made)})
-    for note in made.notes[1:]:  # the first says how the threshold was read
-        messages.warning(request, note)

@@ -9,11 +9,19 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from experiments import engine
-from experiments.models import Experiment
+from experiments.models import Experiment, GarakImport
 from experiments.results.exports import export_stream
+from experiments.services import garak_import_claim, garak_import_run
 from experiments.services.garak import garak_scan_import
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Uploaded reports are stored until imported: in this test's own directory."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "garak"
 COUNTS = ("passed", "fails", "nones", "total_evaluated", "total_processed", "intents", "hit_at_k")
@@ -108,16 +116,29 @@ def test_a_file_that_is_not_a_garak_report_is_refused(workspace, user, data, mes
     assert not Experiment.objects.exists()
 
 
+def run_job(public_id) -> GarakImport:
+    """Run a queued garak import in this process, as the worker does (claim, then run)."""
+    job = GarakImport.objects.get(public_id=public_id)
+    return garak_import_run(job=garak_import_claim(job_id=job.pk))
+
+
 def test_the_api_imports_a_scan_and_names_a_bad_file(api):
     upload = SimpleUploadedFile("run.report.jsonl", garak_file("random_detector"))
     response = api.post("/api/v1/experiments/import-garak/", {"file": upload}, format="multipart")
     assert response.status_code == 202, response.content
-    (made,) = response.json()
+    job = response.json()
+    assert (job["status"], job["probes_total"], job["probes_done"]) == ("queued", 1, 0)
+    assert job["poll_url"].endswith(f"/api/v1/experiments/import-garak/{job['id']}/")
+    assert not Experiment.objects.exists()  # the worker makes them
+    run_job(job["id"])
+    polled = api.get(job["poll_url"]).json()
+    assert (polled["status"], polled["probes_done"], polled["percent"]) == ("completed", 1, 100)
+    (made,) = polled["experiments"]
     assert made["probe_name"] == "test.Test" and made["status"] == "queued"
     bad = SimpleUploadedFile("x.jsonl", b"nope\n")
     refused = api.post("/api/v1/experiments/import-garak/", {"file": bad}, format="multipart")
     assert refused.status_code == 400 and "file" in refused.json()["error"]["details"]
-    assert Experiment.objects.count() == 1
+    assert Experiment.objects.count() == 1 and GarakImport.objects.count() == 1
 
 
 def test_the_page_imports_a_scan(web):
@@ -125,8 +146,15 @@ def test_the_page_imports_a_scan(web):
     assert page.status_code == 200 and 'id="garak-import-form"' in page.content.decode()
     upload = SimpleUploadedFile("run.report.jsonl", garak_file("fail_pass_detectors"))
     response = web.post("/w/acme/experiments/import-garak/", {"file": upload})
+    job = GarakImport.objects.get()
+    assert response.status_code == 302 and str(job.public_id) in response["Location"]
+    queued = web.get(response["Location"]).content.decode()
+    assert "0 of 1 probe imported" in queued and "hx-trigger" in queued
+    run_job(job.public_id)
+    done = web.get(response["Location"]).content.decode()
     made = Experiment.objects.get()
-    assert response.status_code == 302 and str(made.public_id) in response["Location"]
+    assert "1 of 1 probe imported" in done and "hx-trigger" not in done
+    assert f"/experiments/{made.public_id}/" in done
     bad = web.post("/w/acme/experiments/import-garak/", {"file": SimpleUploadedFile("x", b"[]")})
     assert bad.status_code == 400 and "not a JSON object" in bad.content.decode()
 

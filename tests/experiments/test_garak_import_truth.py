@@ -13,9 +13,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evalsets.models import EvalSetVersion
 from experiments import engine
-from experiments.models import Experiment
+from experiments.models import Experiment, GarakImport
 from experiments.results.console import garak_lines, garak_rows
 from experiments.results.exports import export_stream
+from experiments.services import garak_import_claim, garak_import_run
 from experiments.services.garak import garak_reference_upload, garak_scan_import
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +55,23 @@ def ours_and_garaks(run: Experiment, name: str) -> list[tuple[dict, dict]]:
 
 def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data)
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Uploaded reports are stored until imported: in this test's own directory."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def api_imported(api, sent: dict) -> dict:
+    """POST a report (202, a queued job), run the job here as the worker does, poll it."""
+    response = api.post(IMPORT, sent, format="multipart")
+    assert response.status_code == 202, response.content
+    job = GarakImport.objects.get(public_id=response.json()["id"])
+    garak_import_run(job=garak_import_claim(job_id=job.pk))
+    polled = api.get(response.json()["poll_url"]).json()
+    assert polled["status"] == "completed", polled
+    return polled
 
 
 # ----------------------------------------------------------------------------- threshold, level
@@ -98,7 +116,7 @@ def test_a_given_threshold_must_reproduce_garaks_counts(workspace, user, api):
     assert response.status_code == 400
     assert "threshold" in response.json()["error"]["details"]
     sent = {"file": upload("t.report.jsonl", garak_file("threshold_03")), "threshold": "0.29"}
-    assert api.post(IMPORT, sent, format="multipart").status_code == 202
+    api_imported(api, sent)
     assert Experiment.objects.get().bindings.get().policy["threshold"] == 0.29
 
 
@@ -220,8 +238,8 @@ def test_a_report_cut_at_a_line_boundary_is_refused_or_imported_as_partial(works
     assert "“completion”" in refused.json()["error"]["details"]["file"][0]
     assert not Experiment.objects.exists() and not EvalSetVersion.objects.exists()
     sent = {"file": upload("c.report.jsonl", data), "partial": "true"}
-    response = api.post(IMPORT, sent, format="multipart")
-    assert response.status_code == 202, response.content
+    job = api_imported(api, sent)
+    assert "the 3 scored attempts it had" in " ".join(job["notes"])
     (made,) = Experiment.objects.all()
     assert made.name.endswith("(partial)") and "the 3 scored attempts it had" in made.description
     assert made.evalset_version.items.count() == 15  # what it holds: 3 attempts × 5 outputs
@@ -348,13 +366,20 @@ def test_a_malformed_attempt_line_is_a_400_naming_the_line(api, line, named):
 
 
 def test_the_same_run_imported_twice_is_recognised(workspace, user, api, web):
+    """A second upload while the first import waits answers with that import (200); once it
+    ran, a finished job naming its experiments (`already`, 200); nothing new is made."""
     sent = {"file": upload("r.report.jsonl", garak_file("standin_seed1"))}
     first = api.post(IMPORT, sent, format="multipart")
     assert first.status_code == 202
+    waiting = api.post(IMPORT, {"file": upload("r.report.jsonl", garak_file("standin_seed1"))})
+    assert waiting.status_code == 200 and waiting.json()["id"] == first.json()["id"]
+    job = GarakImport.objects.get(public_id=first.json()["id"])
+    garak_import_run(job=garak_import_claim(job_id=job.pk))
+    made = api.get(first.json()["poll_url"]).json()["experiments"]
     versions = EvalSetVersion.objects.count()
     again = api.post(IMPORT, {"file": upload("r.report.jsonl", garak_file("standin_seed1"))})
-    assert again.status_code == 200
-    assert [e["id"] for e in again.json()] == [e["id"] for e in first.json()]
+    assert again.status_code == 200 and again.json()["already"] is True
+    assert [e["id"] for e in again.json()["experiments"]] == [e["id"] for e in made]
     assert Experiment.objects.count() == 1 and EvalSetVersion.objects.count() == versions
     page = web.post(
         "/w/acme/experiments/import-garak/",
@@ -362,6 +387,7 @@ def test_the_same_run_imported_twice_is_recognised(workspace, user, api, web):
         follow=True,
     )
     assert "imported before: nothing new was made" in page.content.decode()
+    assert made[0]["id"] in page.content.decode()
     assert Experiment.objects.count() == 1
 
 

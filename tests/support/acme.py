@@ -5,6 +5,7 @@ Stored media land under MEDIA_ROOT: point it at a temporary directory first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.core.files.base import ContentFile
 
@@ -13,6 +14,7 @@ from evalsets import services as evalset_services
 from evalsets.importing import import_create
 from evaluators.models import EvaluatorTestCase
 from experiments.models import Result
+from experiments.services import garak_import_create
 from tests.support.factories import (
     make_code_version,
     make_evalset_version,
@@ -22,6 +24,9 @@ from tests.support.factories import (
 )
 
 KEY = "sk-acme-only-0123456789abcdef"
+GARAK_REPORT = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "garak" / "random_detector.report.jsonl"
+)
 
 
 @dataclass
@@ -39,11 +44,13 @@ class Acme:
     member: int
     set_version: str
     secret: str
+    garak_job: str
 
 
 def acme_build(*, workspace, user, server) -> Acme:
     """A provider on `server`, an evalset version of two rows, a code evaluator with a test
-    case, a finished experiment, a draft item, an import job, a token, a secret."""
+    case, a finished experiment, a draft item, an import job, a token, a secret, a queued
+    garak import."""
     provider = make_provider(workspace=workspace, server=server, api_key=KEY)
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(2))
     code = make_code_version(workspace=workspace, user=user)
@@ -61,6 +68,8 @@ def acme_build(*, workspace, user, server) -> Acme:
     )
     token = platform.token_issue(workspace=workspace, user=user, name="acme").token
     secret = platform.secret_named_save(workspace=workspace, name="APP_TOKEN", value=KEY)
+    scan = ContentFile(GARAK_REPORT.read_bytes(), name="scan.report.jsonl")
+    garak_job, _queued = garak_import_create(workspace=workspace, user=user, upload=scan)
     return Acme(
         evaluator=str(code.evaluator.public_id),
         version=code.version,
@@ -75,4 +84,5 @@ def acme_build(*, workspace, user, server) -> Acme:
         member=workspace.memberships.first().pk,
         set_version=str(version.public_id),
         secret=str(secret.public_id),
+        garak_job=str(garak_job.public_id),
     )
