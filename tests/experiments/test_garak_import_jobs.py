@@ -218,3 +218,18 @@ def test_a_real_worker_imports_the_job(celery_worker_inproc, api, media):
     polled = api.get(response.json()["poll_url"]).json()
     assert (polled["probes_done"], polled["probes_total"], polled["percent"]) == (4, 4, 100)
     assert len(polled["experiments"]) == 4
+
+
+@pytest.mark.django_db
+def test_one_active_import_per_run_is_a_database_rule(api, media):
+    """Two requests racing past the check cannot both queue the run: the second insert is
+    refused by the database (the service then answers with the first's job)."""
+    from django.db import IntegrityError, transaction
+
+    body = api.post(IMPORT, sent(probes_report(2)), format="multipart").json()
+    job = GarakImport.objects.get(public_id=body["id"])
+    twin = {"workspace": job.workspace, "file_name": "again", "run_key": job.run_key}
+    with pytest.raises(IntegrityError), transaction.atomic():
+        GarakImport.objects.create(**twin)
+    run_here(job)
+    assert GarakImport.objects.create(**twin).status == "queued"  # once the first finished
