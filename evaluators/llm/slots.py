@@ -31,8 +31,8 @@ from dataclasses import dataclass
 LEASE_S = 30.0
 WAIT_S = 0.05  # the longest blocking wait for a notification before trying again
 # A batch that waits for a slot is seen by the run's other batches for this long (it renews
-# its entry each time it tries again); a batch holding slots looks every WATCH_S whether
-# another waits, and while one does gives its freed slots back to the run.
+# its entry each time it tries again); a batch holding slots looks every WATCH_S how many
+# others wait, and while it holds more than its share gives its freed slots back to the run.
 WAITING_MS = 250
 WATCH_S = 0.025
 LOCAL_POLL_S = 0.002
@@ -130,10 +130,12 @@ class RedisRunSlots(RunSlots):
     """Leases in a Redis sorted set shared by every worker of the run.
 
     A slot given back while another call of this batch waits goes to that call at once (the
-    lease stays taken: no round trip); slots are taken from Redis for every call waiting at
-    the time in one script call, and those freed in one turn of the event loop go back in
-    one. A batch with work keeps its slots, one whose calls run out gives them back for the
-    run's other batches (another worker's chunk) to take within a round trip."""
+    lease stays taken: no round trip) unless other batches of the run wait and this one holds
+    more than its share (the run's slots split evenly among the batches that want them);
+    slots are taken from Redis for every call waiting at the time in one script call, and
+    those freed in one turn of the event loop go back in one. A batch whose calls run out
+    gives its slots back for the run's other batches (another worker's chunk) to take within
+    a round trip."""
 
     def __init__(self, run_limit: RunLimit, limit: int) -> None:
         import redis.asyncio
@@ -145,9 +147,10 @@ class RedisRunSlots(RunSlots):
         self._limit, self._lease_ms = limit, round(run_limit.lease_s * 1000)
         self._scripts = [self._redis.register_script(s) for s in (_ACQUIRE_LUA, _RELEASE_LUA)]
         self._renew = self._redis.register_script(_RENEW_LUA)
-        self._others = self._redis.register_script(_OTHERS_WAITING_LUA)
-        self._others_wait = False  # another batch of the run waits for a slot
+        self._waiting = self._redis.register_script(_OTHERS_WAITING_LUA)
+        self._others = 0  # how many other batches of the run wait for a slot
         self._held: set[str] = set()  # every lease this batch holds in Redis
+        self._asking: set[str] = set()  # the tokens of a take under way
         self._waiters: deque[asyncio.Future] = deque()
         self._freed: list[str] = []  # given back by a call, not yet to Redis
         self._taker: asyncio.Task | None = None
@@ -157,7 +160,7 @@ class RedisRunSlots(RunSlots):
 
     async def acquire(self) -> str:
         """Wait until this call has a slot of the run; return its token."""
-        if self._freed and not self._others_wait:  # freed in this turn: still ours in Redis
+        if self._freed and not self._over_share():  # freed in this turn: still ours in Redis
             return self._freed.pop()
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -166,9 +169,9 @@ class RedisRunSlots(RunSlots):
         return await waiter
 
     async def release(self, token: str) -> None:
-        """Hand the slot to the next waiting call (unless another batch of the run waits for
-        one), else give it back to the run."""
-        if self._others_wait or not self._hand(token):
+        """Hand the slot to the next waiting call (unless other batches of the run wait and
+        this one holds more than its share), else give it back to the run."""
+        if self._over_share() or not self._hand(token):
             self._freed.append(token)
             if self._giver is None or self._giver.done():
                 self._giver = asyncio.ensure_future(self._give_back())
@@ -179,10 +182,16 @@ class RedisRunSlots(RunSlots):
             if task is not None:
                 task.cancel()
         try:
-            if self._held:
-                await self._scripts[1](keys=self._keys[:2], args=self._args(*self._held))
+            if self._held or self._asking:
+                tokens = self._held | self._asking
+                await self._scripts[1](keys=self._keys[:2], args=self._args(*tokens))
         finally:
             await self._redis.aclose()
+
+    def _over_share(self) -> bool:
+        """Does this batch hold more than its share while others wait (the run's slots split
+        evenly among the batches that want them)?"""
+        return bool(self._others) and len(self._held) > -(-self._limit // (self._others + 1))
 
     def _hand(self, token: str) -> bool:
         """Give `token` to the first call still waiting; False when none waits."""
@@ -198,11 +207,12 @@ class RedisRunSlots(RunSlots):
         the run has none free, wait for a notification that one was freed."""
         while wanted := sum(1 for waiter in self._waiters if not waiter.done()):
             tokens = [uuid.uuid4().hex for _ in range(wanted)]
-            # held before asking: a cancel mid-call may leave the leases taken in Redis
-            self._held.update(tokens)
+            # remembered before asking: a cancel mid-call may leave the leases taken in Redis
+            self._asking = set(tokens)
             args = [self._limit, self._lease_ms, self._id, *tokens]
             taken = int(await self._scripts[0](keys=self._keys, args=args))
-            self._held.difference_update(tokens[taken:])
+            self._held.update(tokens[:taken])
+            self._asking = set()
             if not taken:
                 await self._redis.blpop([self._keys[1]], timeout=WAIT_S)
                 continue
@@ -222,10 +232,9 @@ class RedisRunSlots(RunSlots):
     async def _watch(self) -> None:
         """While this batch holds slots: does another batch of the run wait for one?"""
         while self._held:
-            waiting = await self._others(keys=self._keys[2:], args=[self._id])
-            self._others_wait = int(waiting) > 0
+            self._others = int(await self._waiting(keys=self._keys[2:], args=[self._id]))
             await asyncio.sleep(WATCH_S)
-        self._others_wait = False
+        self._others = 0
 
     def _args(self, *tokens: str) -> list:
         return [self._limit, self._lease_ms, *tokens]

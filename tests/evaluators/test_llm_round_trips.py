@@ -15,11 +15,13 @@ import redis
 from evaluators.llm import RedisCache, run_llm_batch
 from evaluators.llm.slots import RunLimit
 from tests.evaluators.test_llm_client import CONFIG, turn
+from tests.evaluators.test_run_slots import run_in_threads
 from tests.support import llm_fixtures
 from tests.support.llm_fixtures import provider_settings
 from tests.support.processes import python_scripts
 
 llm_server = llm_fixtures.llm_server
+llm_server_factory = llm_fixtures.llm_server_factory
 llm_redis_url = llm_fixtures.llm_redis_url
 
 ROWS = 40
@@ -151,3 +153,37 @@ def test_a_judge_batch_posts_the_body_itself_without_the_sdk(llm_server) -> None
         assert request.headers["authorization"] == "Bearer k"
         assert request.headers["content-type"] == "application/json"
         assert request.body["model"] == "judge-model"
+
+
+PAIR_ROWS = 80
+
+
+def test_two_batches_of_one_run_split_its_slots_and_hand_them_on_without_redis(
+    llm_server_factory, llm_redis_url
+) -> None:
+    server = llm_server_factory(latency_s=0.05)
+    key = f"experiment:{uuid.uuid4()}:judge"
+    settings = provider_settings(server)
+    monitor = Monitor(llm_redis_url, key)
+    time.sleep(0.2)
+
+    def batch(tag: int):
+        turns = [turn("", 1000 * tag + i) for i in range(PAIR_ROWS)]
+        return lambda: run_llm_batch(
+            CONFIG, turns, settings, concurrency=8, run_limit=RunLimit(key, llm_redis_url)
+        )
+
+    outcomes = run_in_threads(batch(1), batch(2))
+    commands = monitor.stop()
+    assert [sum(o.status == "success" for o in part) for part in outcomes] == [PAIR_ROWS, PAIR_ROWS]
+    assert server.max_in_flight == 8
+    received = {1: [], 2: []}
+    for request in server.chat_requests():
+        text = request.body["messages"][-1]["content"]
+        received[1 if "Q1" in text.split("Question: ")[1][:2] else 2].append(request.received_at)
+    assert max(min(received[1]), min(received[2])) < min(max(received[1]), max(received[2]))
+    # each batch hands its half of the slots on by itself: the scripts that took or gave back
+    # slots (all but the 25 ms looks at who waits, one ZSCORE each, and the tries of a batch
+    # that found the run full, one BLPOP after each) were a take and a give-back a call, 320
+    moved = commands["EVALSHA"] - commands["ZSCORE"] - commands["BLPOP"]
+    assert moved < PAIR_ROWS, commands
