@@ -29,7 +29,13 @@ from .scoring import EvaluatorWork
 from .turns import json_loads
 from .writes import COLUMNS, results_write, stale_turns_delete
 
-MINI_BATCH = 250  # rows between progress bumps and writes of an LLM judge's chunk
+# Rows between progress bumps and writes of an LLM judge's chunk. A judge batch, like a
+# target's, keeps `concurrency` calls in flight until its last rows and then waits for the
+# slowest: at 250 rows the four tails of a 1,000-row chunk left the run's slots a tenth idle
+# (two workers' batches end together). A batch's answers reach the response cache as they
+# come (every 0.1 s), so rows lost with a crashed worker are not paid for again; cancel
+# still stops the calls in flight at once.
+MINI_BATCH = 1000
 # A code chunk's sandbox child runs the whole mini-batch (starting one costs ~20 ms, about a
 # hundred rows' work) and cancel kills it at once, so a code chunk commits in larger steps.
 CODE_MINI_BATCH = 1000
