@@ -249,7 +249,7 @@ def judge_body(version, judge, concurrency: int) -> dict:
 
 def bench_pipeline(args: argparse.Namespace, port: int) -> None:
     """Launch → completed through the API and a real worker; the median of the runs."""
-    from bench.support import median, platform_with_worker, tree_cpu_s
+    from bench.support import median, platform_with_worker, run_phases, tree_cpu_s
 
     concurrency = max(args.concurrency)
     ideal = args.rows / (concurrency / args.latency)
@@ -258,6 +258,7 @@ def bench_pipeline(args: argparse.Namespace, port: int) -> None:
         seconds, cpu = [], []
         for run in range(args.pipeline_runs):
             version = distinct_version(workspace, user, args.rows, run)
+            server_stats(port, reset=True)
             cpu_before = tree_cpu_s(worker.process.pid)
             elapsed, experiment = _launched_and_done(
                 client, judge_body(version, judge, concurrency)
@@ -267,7 +268,9 @@ def bench_pipeline(args: argparse.Namespace, port: int) -> None:
             print(
                 f"  pipeline run {run + 1}: {experiment.status} in {elapsed:.2f} s = "
                 f"{100 * ideal / elapsed:.1f} % of ideal; worker CPU {cpu[-1]:.2f} s = "
-                f"{1000 * cpu[-1] / args.rows:.2f} ms a row; load {_load()}"
+                f"{1000 * cpu[-1] / args.rows:.2f} ms a row; load {_load()}\n"
+                f"    {run_phases(experiment, elapsed)}\n"
+                f"    server: {in_flight(server_stats(port), concurrency)}"
             )
         best = median(seconds)
         print(
@@ -279,6 +282,24 @@ def bench_pipeline(args: argparse.Namespace, port: int) -> None:
         worker.stop()  # the profiled run's chunks are this process's alone
         if args.profile:
             profile_run(workspace, user, judge, args, concurrency)
+
+
+def server_stats(port: int, *, reset: bool = False) -> dict:
+    import httpx
+
+    return httpx.get(f"http://127.0.0.1:{port}/_stats" + ("?reset" if reset else "")).json()
+
+
+def in_flight(stats: dict, limit: int) -> str:
+    """Mean requests in flight from the first request to the last answer, and the share of
+    that time at the limit and with none."""
+    time_at = {int(level): seconds for level, seconds in stats["time_at"].items()}
+    total = sum(time_at.values()) or 1.0
+    mean = sum(level * seconds for level, seconds in time_at.items()) / total
+    return (
+        f"at most {stats['max_in_flight']} in flight, mean {mean:.1f} over {total:.2f} s; "
+        f"at {limit}: {time_at.get(limit, 0.0) / total:.0%}, none: {time_at.get(0, 0.0) / total:.0%}"
+    )
 
 
 def _launched_and_done(client, body: dict):

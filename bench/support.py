@@ -221,3 +221,26 @@ def print_phases(profiler, phases: dict[str, list[tuple[str, str]]], rows: int) 
     print(f"  {'all':48} {1000 * total / rows:7.3f} ms a row (profiled)")
     for phase, seconds in sorted(spent.items(), key=lambda item: -item[1]):
         print(f"  {phase:48} {1000 * seconds / rows:7.3f} ms a row {seconds / total:6.1%}")
+
+
+def run_phases(experiment, elapsed: float) -> str:
+    """Where a run's launch → completed went, from its own timestamps: the launch request,
+    the wait for the start task, the wait for the first chunk's claim, the chunks (to the
+    last one finished) and the finish (counters, aggregates, the completed claim, the poll)."""
+    from django.db.models import Max, Min
+
+    experiment.refresh_from_db()
+    chunks = experiment.chunks.aggregate(first=Min("claimed_at"), last=Max("finished_at"))
+    marks = [
+        experiment.created_at,
+        experiment.queued_at,
+        experiment.started_at,
+        chunks["first"],
+        chunks["last"],
+    ]
+    if None in marks:
+        return "phases: not all timestamps were set"
+    spans = [(b - a).total_seconds() for a, b in zip(marks, marks[1:], strict=False)]
+    spans.append(elapsed - (marks[-1] - marks[0]).total_seconds())
+    names = ("launch request", "start", "first claim", "chunks", "finish")
+    return "phases: " + ", ".join(f"{n} {s:.2f} s" for n, s in zip(names, spans, strict=True))

@@ -35,7 +35,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.support import peak_rss_mb, platform_with_worker  # noqa: E402
+from bench.support import peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
 
 
 def main() -> None:
@@ -227,7 +227,8 @@ def http_run(args, worker, run: int) -> float:
         f"{ideal:,.0f} ({args.rows / elapsed / ideal:.0%}); app calls {calls:,}, at most "
         f"{in_flight} in flight; target rows ok {done:,}; results "
         f"{Result.objects.filter(experiment=experiment).count():,}; "
-        f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB"
+        f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB\n"
+        f"    {run_phases(experiment, elapsed)}"
     )
     return elapsed
 

@@ -128,6 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/v1/models":
             models = {"object": "list", "data": [{"id": MODEL_ID, "object": "model"}]}
             self._send_json(200, models)
+        elif self.path.startswith("/_stats"):  # benchmarks: how busy the server was
+            self._send_json(200, self.server.stats(reset="reset" in self.path))
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -315,6 +317,19 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, state: _State, port: int = 0) -> None:
         self.state = state
         super().__init__(("127.0.0.1", port), _Handler)
+
+    def stats(self, *, reset: bool = False) -> dict:
+        """Chat requests in flight: the most at once and the seconds spent at each number
+        (from the first request to the last answer); `reset` starts both again."""
+        with self.state.lock:
+            found = {
+                "max_in_flight": self.state.max_in_flight,
+                "time_at": {str(k): v for k, v in sorted(self.state.time_at.items())},
+            }
+            if reset:
+                self.state.max_in_flight, self.state.time_at = 0, {}
+                self.state.changed_at = None
+        return found
 
     def choose_script(self, body: Any) -> str:
         """The script for this request: marker sequence, queue, or the default."""
