@@ -32,6 +32,16 @@ USAGE_MAXIMA: dict[str, int | float] = {
 }
 WHOLE_USAGE = frozenset({"tokens_in", "tokens_out"})
 
+# What a user's JMESPath expression may do to an untrusted answer (`bounded_jmespath`): the
+# largest value it may build or return (as JSON), the values it may make in all, the nodes it
+# may visit, and a last-resort time. An answer is at most ASSAY_TARGET_MAX_BYTES (4 MiB by
+# default), so a whole answer fits; `join('', [@, @])` 27 times (411 characters) would have
+# made a 513 MB string.
+EXTRACT_VALUE_BYTES = 8 * 1024 * 1024
+EXTRACT_BUILT_BYTES = 16 * 1024 * 1024
+EXTRACT_STEPS = 1_000_000
+EXTRACT_SECONDS = 5.0
+
 
 class UsageOutOfBounds(ValueError):
     """A usage number that is not a number, negative, not finite or above its maximum."""

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from assay.safety import bounded_jmespath
 from assay.safety.caps import ANSWER_BYTES, UsageOutOfBounds, cap_text, usage_bounded
 from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import outbound_policy, url_problem
@@ -173,10 +174,18 @@ def _json(body: str) -> Any:
         return json.loads(body)
     except ValueError:
         raise ExtractError(f"the answer is not JSON: {body[:200]!r}") from None
+    except RecursionError:
+        raise ExtractError("the answer is JSON nested too deeply to read") from None
 
 
 def _search(what: str, expression: str, parsed: Any, *, required: bool = True) -> Any:
-    found = jmespath.search(expression, parsed)
+    """The expression's value in the answer, with bounded work (`bounded_jmespath`)."""
+    try:
+        found = bounded_jmespath.search(expression, parsed)
+    except bounded_jmespath.TooMuchWork as exc:
+        raise ExtractError(f"{what}: {exc} (the extraction limits)") from None
+    except jmespath.exceptions.JMESPathError as exc:
+        raise ExtractError(f"{what}: {exc}") from None
     if found is None and required:
         raise ExtractError(f"{what}: {expression!r} matched nothing in the answer")
     return found
