@@ -117,6 +117,9 @@ def garak_import_run(*, job: GarakImport) -> GarakImport:
         _import_probes(job)
     except ValidationError as exc:  # the stored report no longer reads as it did
         _finish(job, GarakImportStatus.FAILED, _refused(exc))
+    except FileNotFoundError:  # the storage lost it (its path is not the member's business)
+        lost = Problem(N_("The stored report is gone; upload it again."))
+        _finish(job, GarakImportStatus.FAILED, lost)
     except Exception as exc:  # the job must end failed, whatever broke
         logger.exception("garak import %s failed", job.pk)
         stopped = N_("The import stopped after %(done)s of %(total)s probes: %(error)s")

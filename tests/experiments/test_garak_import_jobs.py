@@ -192,6 +192,10 @@ def test_a_job_that_fails_says_why_on_its_page_and_in_the_api(api, web, media):
     page = web.get(f"{PAGE}{job.public_id}/").content.decode()
     assert 'id="garak-import-message"' in page and "Line 1 is not JSON." in page
     assert not [p for p in media.rglob("*") if p.is_file()]
+    other = api.post(IMPORT, sent(probes_report(3)), format="multipart").json()
+    lost = GarakImport.objects.get(public_id=other["id"])
+    (media / lost.file_path).unlink()
+    assert run_here(lost).message == "The stored report is gone; upload it again."
 
 
 @pytest.mark.django_db
