@@ -28,7 +28,7 @@ from assay.safety import bounded_jmespath
 from assay.safety.caps import ANSWER_BYTES, UsageOutOfBounds, cap_text, usage_bounded
 from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import outbound_policy, url_problem
-from assay.safety.redact import scrub
+from assay.safety.redact import scrub_secrets
 from assay.vocabulary import ResultStatus
 
 from .base import TargetSpec
@@ -132,16 +132,11 @@ SCRUBBED = ("output", "trajectory", "raw_response", "error")
 
 
 def _scrubbed(fields: dict, secrets: list[str]) -> dict:
-    """The row's texts without the secrets: as sent, and as JSON writes them (an echo inside
-    a JSON string escapes quotes and backslashes)."""
-    forms = {form for value in secrets if value for form in (value, json.dumps(value)[1:-1])}
+    """The row's texts without the secrets, in every form an echo may take them
+    (`redact.secret_forms`: as sent, JSON-escaped, base64, reversed, masked fragments)."""
     for key in SCRUBBED:
-        text = fields.get(key)
-        if not text or not forms:
-            continue
-        for form in forms:
-            text = scrub(text, form)
-        fields[key] = text
+        if fields.get(key) and secrets:
+            fields[key] = scrub_secrets(fields[key], secrets)
     return fields
 
 

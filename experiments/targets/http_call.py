@@ -11,6 +11,7 @@ answer is read streamed and never past `ASSAY_TARGET_MAX_BYTES`."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from django.conf import settings
 
 from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
+from assay.safety.redact import scrub_secrets
 from evaluators.llm.attempts import (
     BatchCancelled,
     call_with_retries,
@@ -43,6 +45,8 @@ FINAL_MESSAGES = {
     "rejected": "the endpoint refused the request: {detail}",
     "refused": "{detail}",
     "too_large": "{detail}",
+    "redirect": "the endpoint answered with a redirect: {detail}",
+    "deadline": "timed out after {n} attempts ({detail})",
     "unexpected": "the request failed: {detail}",
 }
 
@@ -263,8 +267,6 @@ def run_calls(
 
 
 async def _send_all(calls, call_settings, slots, cancel) -> list:
-    import asyncio
-
     from evaluators.llm.slots import run_slots_open
     from evaluators.providers import llm_backends, run_limit
 
@@ -302,6 +304,24 @@ class _BadStatus(Exception):
         self.response, self.body = response, body
 
 
+class _Deadline(Exception):
+    """No whole answer within timeout_s (retried, like a timeout)."""
+
+    def __init__(self, timeout_s: float):
+        super().__init__(f"{timeout_s:g} s per request, to the answer's last byte")
+
+
+class _Redirect(Exception):
+    """A 3xx answer: not followed, not retried (it would redirect again)."""
+
+    def __init__(self, status: int, location: str):
+        where = f"to {location[:300]}" if location else "without a Location"
+        super().__init__(
+            f"HTTP {status}, a redirect {where}; redirects are not followed, so give the URL "
+            "that answers"
+        )
+
+
 class _TooLarge(Exception):
     """The answer is longer than ASSAY_TARGET_MAX_BYTES (never retried: it will not shrink)."""
 
@@ -315,31 +335,43 @@ async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
 
     async def send(timeout_s: float):
         request = {"json": call.body} if call.body is not None else {}
-        async with client.stream(
-            call.method, call.url, headers=call.headers, timeout=timeout_s, **request
-        ) as response:
-            body, whole = await _read(response, limit)
+        try:
+            # timeout_s bounds the whole attempt, not each read: an answer trickling a byte
+            # a second would pass every read timeout. Past it the connection is closed.
+            async with asyncio.timeout(timeout_s):
+                async with client.stream(
+                    call.method, call.url, headers=call.headers, timeout=timeout_s, **request
+                ) as response:
+                    body, whole = await _read(response, limit)
+        except TimeoutError:
+            raise _Deadline(timeout_s) from None
         last["status"], last["body"] = response.status_code, body
-        if response.status_code >= 400:
-            raise _BadStatus(response, body)
-        if not whole:
-            raise _TooLarge(limit)
+        _check_answer(response, body, whole, limit)
         return response.status_code, body
 
     done = await call_with_retries(call_settings, send, classify, limiter=limiter)
     if done.failure is None:
         status, body = done.answer
         return _answer(status_code=status, body=body, latency_ms=done.elapsed_ms)
-    message = final_message(done, call_settings, FINAL_MESSAGES)
-    for secret in call.secret_values:
-        message = message.replace(secret, "[secret]") if secret else message
+    message = scrub_secrets(final_message(done, call_settings, FINAL_MESSAGES), call.secret_values)
     return _answer(
         status_code=last.get("status"),
         body=last.get("body"),
         error=message,
-        timed_out=done.failure.kind == "timeout",
+        timed_out=done.failure.kind in ("timeout", "deadline"),
         latency_ms=done.elapsed_ms,
     )
+
+
+def _check_answer(response: httpx2.Response, body: str, whole: bool, limit: int) -> None:
+    """An error status, a redirect (never followed: the secrets in the headers were meant
+    for this URL) or an answer past the cap ends the attempt."""
+    if response.status_code >= 400:
+        raise _BadStatus(response, body)
+    if response.status_code >= 300:
+        raise _Redirect(response.status_code, response.headers.get("location", ""))
+    if not whole:
+        raise _TooLarge(limit)
 
 
 async def _read(response: httpx2.Response, limit: int) -> tuple[str, bool]:
@@ -372,6 +404,10 @@ def classify(exc: BaseException) -> Failure:
         return Failure("refused", short(str(refused)), False)
     if isinstance(exc, _TooLarge):
         return Failure("too_large", str(exc), False)
+    if isinstance(exc, _Redirect):
+        return Failure("redirect", str(exc), False)
+    if isinstance(exc, _Deadline):
+        return Failure("deadline", str(exc), True)
     if isinstance(exc, _BadStatus):
         return status_failure(exc.response.status_code, exc.response.headers, exc.body)
     if isinstance(exc, httpx2.TimeoutException):

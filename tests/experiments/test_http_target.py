@@ -117,7 +117,7 @@ def test_a_429_is_retried_then_succeeds(workspace, user, contains, app):
     [
         ("500", "error", "the endpoint failed after 3 attempts: HTTP 500", 3),
         ("400", "error", "the endpoint refused the request: HTTP 400", 1),
-        ("hang:4", "timeout", "timed out after 1 attempts (2 s per request)", 1),
+        ("hang:4", "timeout", "timed out after 1 attempts (2 s per request, to the answer's", 1),
         ("bad_json", "error", "the answer is not JSON", 1),
         ("no_answer", "error", "output: 'answer' matched nothing in the answer", 1),
     ],

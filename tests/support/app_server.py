@@ -20,7 +20,11 @@ then repeats its last step):
 - `drip:<seconds>` — a 200 whose headers come at once and whose body trickles a byte every
   0.25 s for that long (no read waits long) before the answer; `hung_up` counts the drips the
   client abandoned;
-- `redirect:<status>` — that 3xx status with `Location: /elsewhere`.
+- `redirect:<status>` — that 3xx status with `Location: /elsewhere`;
+- `echo_forms` — a 200 whose answer repeats the `X-Api-Key` header base64-encoded (after
+  `user:`, as in a Basic credential; and URL-safe after one more byte) and masked
+  (`app-to****cdef`), and whose trace repeats every header; `echo_masked` — a 400 naming the
+  key masked.
 
 `GET` answers like `ok` with the query string as the question (`GET /_stats` gives `calls` and
 `max_in_flight`, for a benchmark running the app in its own process). Every request is recorded
@@ -31,6 +35,7 @@ Run standalone: `python -m tests.support.app_server --latency 0.2` prints the po
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import socket
@@ -141,6 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, {"error": f"bad token {self.headers.get('Authorization')}"})
         elif name == "text":
             self._raw(200, (body.get("reply") or "plain text answer").encode(), "text/plain")
+        elif name in ("echo_forms", "echo_masked"):
+            self._echo_forms(name, self.headers.get("X-Api-Key", ""))
         elif name.startswith("echo_headers"):
             self._echo_headers(name)
         elif name == "big":
@@ -164,6 +171,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._raw(200, f"<html>you sent {seen}</html>".encode(), "text/html")
         else:
             self._send(200, {"answer": f"you sent {json.dumps(seen)}", "trace": {"headers": seen}})
+
+    def _echo_forms(self, name: str, key: str) -> None:
+        masked = f"{key[:6]}****{key[-4:]}"
+        if name == "echo_masked":
+            return self._send(400, {"error": f"invalid key {masked}"})
+        basic = base64.b64encode(f"user:{key}".encode()).decode()
+        url_safe = base64.urlsafe_b64encode(f"!{key}".encode()).decode()
+        answer = f"Basic {basic} / {url_safe} / {masked}"
+        self._send(200, {"answer": answer, "trace": {"headers": dict(self.headers)}})
 
     def _stream(self, pieces) -> None:
         """Chunked transfer encoding, a chunk a piece, counting what the client took."""
