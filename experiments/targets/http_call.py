@@ -127,11 +127,11 @@ class HttpCall:
 
     method: str
     url: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # holds the secrets
     body: Any = None
     shown: dict = field(default_factory=dict)
     problem: str = ""
-    secret_values: list[str] = field(default_factory=list)
+    secret_values: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
     def for_items(cls, *, experiment, items, repeat: int = 0) -> list[HttpCall]:
@@ -178,7 +178,7 @@ class HttpCall:
 class Secrets:
     """The workspace secrets a target's headers name: name → (plaintext, allowed origins)."""
 
-    found: dict[str, tuple[str, list[str]]]
+    found: dict[str, tuple[str, list[str]]] = field(repr=False)  # never in a log line
 
     def values_by_name(self) -> dict[str, str]:
         return {name: value for name, (value, _o) in self.found.items()}
