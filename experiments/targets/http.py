@@ -316,6 +316,8 @@ def _check_extracts(config, errors) -> None:
                 jmespath.compile(expression)
             except jmespath.exceptions.JMESPathError as exc:
                 errors[f"target.{key}"] = [f"Not a JMESPath expression: {exc}"]
+            except RecursionError:  # the library's parser recurses once a nesting level
+                errors[f"target.{key}"] = ["The JMESPath expression is nested too deeply."]
 
 
 def _check_limits(config, errors) -> None:

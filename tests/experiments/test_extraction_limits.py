@@ -113,3 +113,14 @@ def test_a_whole_answer_still_fits_and_a_type_error_is_a_row_error(workspace, us
         assert answer.status_code == 200, answer.content[:300]
         tried = answer.json()
         assert tried["status"] == status and tried["error"].startswith(error), tried["error"]
+
+
+def test_an_expression_too_deep_to_parse_is_refused_at_save(workspace, user, app, api):
+    """500 characters of `!` made the library's parser raise RecursionError: a 500."""
+    version = rows_version(workspace, user, [row("q1")])
+    body = {"evalset_version": str(version.public_id), "target": http_target(app, "!" * 500)}
+    answer = api.post("/api/v1/experiments/target-test/", body, format="json")
+    assert answer.status_code == 400, answer.content[:300]
+    details = answer.json()["error"]["details"]
+    assert details["target.output"] == ["The JMESPath expression is nested too deeply."]
+    assert app.calls == 0
