@@ -224,9 +224,8 @@ class RedisRunSlots(RunSlots):
 
     async def _give_back(self) -> None:
         await asyncio.sleep(0)  # the calls ending in this turn of the loop free theirs too
-        # slots freed while a give-back is under way go in the next one (none left behind)
-        while self._freed:
-            tokens, self._freed = self._freed, []
+        tokens, self._freed = self._freed, []
+        if tokens:
             await self._scripts[1](keys=self._keys[:2], args=self._args(*tokens))
             self._held.difference_update(tokens)
 
