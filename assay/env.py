@@ -96,10 +96,17 @@ VARIABLES: list[tuple[str, str, str]] = [
         "round-robin across workspaces as chunks start.",
     ),
     (
+        "ASSAY_WORKER_CONCURRENCY",
+        "CPU count",
+        "Pool processes of a worker (Celery's concurrency; `-c` on the command line wins) and "
+        "the default of `ASSAY_WORKSPACE_MAX_CHUNKS`.",
+    ),
+    (
         "ASSAY_WORKSPACE_MAX_CHUNKS",
-        "`8`",
-        "Chunks one workspace may have queued or running on one queue at a time, so its "
-        "runaways cannot take every worker.",
+        "`ASSAY_WORKER_CONCURRENCY`",
+        "Chunks one workspace may have queued or running on one queue at a time: at most what "
+        "fills one worker's pool, so none of its runaways' chunks waits in the broker ahead of "
+        "another workspace's run.",
     ),
     (
         "ASSAY_EVALSET_MAX_IMPORT_BYTES",

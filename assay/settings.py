@@ -277,7 +277,12 @@ ASSAY_EXPERIMENT_STALE_S = env_int("ASSAY_EXPERIMENT_STALE_S", 120)
 ASSAY_CHUNK_MAX_ATTEMPTS = env_int("ASSAY_CHUNK_MAX_ATTEMPTS", 5)
 ASSAY_CHUNK_LEASE_S = env_int("ASSAY_CHUNK_LEASE_S", 60)
 ASSAY_DISPATCH_AHEAD = env_int("ASSAY_DISPATCH_AHEAD", 2)
-ASSAY_WORKSPACE_MAX_CHUNKS = env_int("ASSAY_WORKSPACE_MAX_CHUNKS", 8)
+# A worker's pool (celery's own default is the CPU count) and what one workspace may hold of
+# it: no more than fills the pool, so none of its chunks waits in the broker ahead of another
+# workspace's (docs/design/experiments.md, Fair dispatch).
+ASSAY_WORKER_CONCURRENCY = env_int("ASSAY_WORKER_CONCURRENCY", os.cpu_count() or 2)
+CELERY_WORKER_CONCURRENCY = ASSAY_WORKER_CONCURRENCY
+ASSAY_WORKSPACE_MAX_CHUNKS = env_int("ASSAY_WORKSPACE_MAX_CHUNKS", ASSAY_WORKER_CONCURRENCY)
 ASSAY_REAPER_INTERVAL_S = env_int("ASSAY_REAPER_INTERVAL_S", 30)
 # Workers beat by running a task (assay.models.WorkerBeat); older than STALE, none is live.
 ASSAY_WORKER_HEARTBEAT_S = env_int("ASSAY_WORKER_HEARTBEAT_S", 15)

@@ -4,8 +4,10 @@ Chunks are rows first and messages second. A few chunks per queue wait in the br
 time (`ASSAY_DISPATCH_AHEAD`), so the broker never holds one workspace's thousands of chunks in
 front of another's; whenever a chunk is claimed or finishes, the next ones are picked
 round-robin across workspaces — the workspace with the fewest chunks in flight first — and no
-workspace has more than `ASSAY_WORKSPACE_MAX_CHUNKS` queued or running on one queue. A small
-experiment of workspace B therefore starts on the next free worker while A has runaways.
+workspace has more than `ASSAY_WORKSPACE_MAX_CHUNKS` (by default a worker's pool) queued or
+running on one queue. Every dispatch starts the runs launched since, without waiting for their
+start task to get a pool process. A small experiment of workspace B therefore starts on the
+next free worker while A has runaways.
 """
 
 from __future__ import annotations
@@ -16,11 +18,18 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, QuerySet, Window
+from django.db.models import Count, Exists, F, OuterRef, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from ..models import ChunkKind, ChunkStatus, ExperimentChunk, ExperimentStatus, PairwiseChunk
+from ..models import (
+    ChunkKind,
+    ChunkStatus,
+    Experiment,
+    ExperimentChunk,
+    ExperimentStatus,
+    PairwiseChunk,
+)
 from . import dispatch_sql, lifecycle
 
 QUEUE = {
@@ -50,6 +59,7 @@ def chunks_dispatch(queues=tuple(KINDS_OF)) -> list:
     chosen: list = []
     with transaction.atomic():
         _serialise()
+        _begin_launched()
         for queue in queues:
             chosen += _dispatch_queue(queue)
     return chosen
@@ -61,6 +71,23 @@ def _serialise() -> None:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DISPATCH_LOCK])
     # SQLite runs every write transaction alone already (IMMEDIATE mode).
+
+
+def _begin_launched() -> None:
+    """Runs launched since (queued, with pending chunks) start here, so their chunks are
+    candidates of this very pick. Their start task waits in the default queue for a pool
+    process, behind the periodic tasks, while another workspace's chunks hold every process:
+    a small run waited for eight of the runaways' chunks to start before its own."""
+    pending = ExperimentChunk.objects.filter(experiment=OuterRef("pk"), status=ChunkStatus.PENDING)
+    launched = Experiment.objects.filter(
+        Exists(pending), status=ExperimentStatus.QUEUED, cancel_requested=False
+    )
+    now = timezone.now()
+    for experiment_id in launched.values_list("pk", flat=True):
+        if lifecycle.experiment_move(experiment_id, "start", heartbeat_at=now):
+            Experiment.objects.filter(pk=experiment_id, started_at__isnull=True).update(
+                started_at=now
+            )
 
 
 def _tables(queue: str) -> list[_Table]:

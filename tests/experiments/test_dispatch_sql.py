@@ -106,11 +106,13 @@ def test_a_dispatch_is_three_queries_however_many_chunks_it_queues(workspaces, u
     with CaptureQueriesContext(connection) as queries:
         chosen = dispatch.chunks_dispatch(["code"])
     assert len(chosen) == 3 * 10 - 2  # every pending chunk (begin queued two)
-    assert len(statements(queries)) == 3  # the lock, the read, one UPDATE
+    # the lock, the runs launched since (none here), the read, one UPDATE
+    assert len(statements(queries)) == 4
     with CaptureQueriesContext(connection) as queries:
         assert dispatch.chunks_dispatch() == []  # both queues: nothing left to queue
-    # the lock, the code queue's read, the llm queue's two (experiments', pairwise runs')
-    assert len(statements(queries)) == 1 + 1 + 2
+    # the lock, the launched runs, the code queue's read, the llm queue's two (experiments',
+    # pairwise runs')
+    assert len(statements(queries)) == 1 + 1 + 1 + 2
 
 
 def test_the_returned_chunks_load_what_dispatch_did_not_read(workspace, user, settings):
