@@ -81,7 +81,11 @@ async def _completions(requests, settings, slots, limiter, cache, namespace, can
     concurrency, run_limit = slots
     pool = ClientPool(settings, concurrency, run_limit=run_limit)
 
-    keys = [cache_key(namespace, r, settings.limiter_key) if cache else None for r in requests]
+    # `is not None`: an empty MemoryCache has len 0, so `if cache` skipped it (no key, no cache)
+    keys = [
+        cache_key(namespace, r, settings.limiter_key) if cache is not None else None
+        for r in requests
+    ]
 
     async def one(request: Mapping[str, Any], key: str | None, store) -> CallResult:
         async with pool.slot() as client:

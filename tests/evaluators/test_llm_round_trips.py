@@ -12,7 +12,7 @@ from typing import Any
 
 import redis
 
-from evaluators.llm import RedisCache, run_llm_batch
+from evaluators.llm import MemoryCache, RedisCache, run_completion_batch, run_llm_batch
 from evaluators.llm.slots import RunLimit
 from tests.evaluators.test_llm_client import CONFIG, turn
 from tests.evaluators.test_run_slots import run_in_threads
@@ -187,3 +187,18 @@ def test_two_batches_of_one_run_split_its_slots_and_hand_them_on_without_redis(
     # that found the run full, one BLPOP after each) were a take and a give-back a call, 320
     moved = commands["EVALSHA"] - commands["ZSCORE"] - commands["BLPOP"]
     assert moved < PAIR_ROWS, commands
+
+
+def test_a_prompt_batch_caches_in_a_memory_cache_that_starts_empty(llm_server) -> None:
+    """A fresh MemoryCache has len 0; the batch must still key and store into it (an empty
+    store was taken for no store, so a rerun without Redis asked the provider again)."""
+    settings = provider_settings(llm_server)
+    store = MemoryCache()
+    requests = [
+        {"model": "m", "messages": [{"role": "user", "content": f"q{i}"}]} for i in range(3)
+    ]
+    first = run_completion_batch(requests, settings, cache=store, cache_namespace="ns")
+    assert [r.status for r in first] == ["success"] * 3 and len(store) == 3
+    again = run_completion_batch(requests, settings, cache=store, cache_namespace="ns")
+    assert all(r.cached for r in again)
+    assert len(llm_server.chat_requests()) == 3  # the rerun sent nothing
