@@ -50,7 +50,8 @@ class Command(BaseCommand):
             "-Q",
             queues,
             "--concurrency",
-            "2",
+            # the same count the fair dispatch bounds each workspace by (settings)
+            str(settings.ASSAY_WORKER_CONCURRENCY),
             "--loglevel",
             "INFO",
             "-B",
