@@ -1,5 +1,6 @@
 """Fixtures for experiment tests with real processes: the test database's URL for worker
-processes, a private redis-server, and bounded waits on events."""
+processes, a private redis-server, a scripted HTTP app, a code evaluator, and bounded waits
+on events."""
 
 import shutil
 import time
@@ -8,6 +9,8 @@ import pytest
 from django.db import connection
 
 from tests.conftest import require_service
+from tests.support.app_server import ScriptedApp
+from tests.support.factories import make_code_version
 from tests.support.fixtures import reset_broker_pools
 from tests.support.processes import RedisServer
 
@@ -17,6 +20,19 @@ FAST_REAPER = {
     "ASSAY_REAPER_INTERVAL_S": "1",
     "ASSAY_CHUNK_LEASE_S": "3",
 }
+
+
+@pytest.fixture
+def app():
+    """A scripted local HTTP application for HTTP targets, stopped after the test."""
+    with ScriptedApp() as server:
+        yield server
+
+
+@pytest.fixture
+def contains(workspace, user):
+    """The workspace's default code evaluator (reference_output contained in actual_output)."""
+    return make_code_version(workspace=workspace, user=user)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import pytest
 from experiments.models import Experiment, TargetResult
 from tests.experiments.conftest import wait_for
 from tests.experiments.test_http_target import row, rows_version
-from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version
 from tests.support.memory import peak_growth_mb
 
@@ -34,12 +33,6 @@ BOMBS = {
     # two separately built equal values: Python compares every shared leaf
     "equals": f"[{nested(22)}, {nested(22)}] | [0] == [1]",
 }
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
 
 
 def http_target(app, output: str) -> dict:

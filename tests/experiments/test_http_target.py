@@ -12,7 +12,6 @@ from experiments import engine, services
 from experiments.engine.turns import result_turn
 from experiments.models import Result, TargetResult
 from tests.experiments.conftest import wait_for
-from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version, make_evalset_version
 
 SECRET = "app-token-0123456789-abcdef"
@@ -20,17 +19,6 @@ COLUMNS = [
     {"name": name, "content_type": "Text", "required": False, "description": ""}
     for name in ("question", "reply", "script", "reference_output")
 ]
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
-
-
-@pytest.fixture
-def contains(workspace, user):
-    return make_code_version(workspace=workspace, user=user)
 
 
 def rows_version(workspace, user, rows):

@@ -18,24 +18,11 @@ from assay.safety.redact import secret_forms
 from experiments import engine, services
 from experiments.models import TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version
-from tests.support.app_server import ScriptedApp
-from tests.support.factories import make_code_version
 from tests.support.memory import peak_growth_mb
 
 KEY = "app-token-0123456789-abcdef"
 MASKED = "app-to****cdef"  # what a provider-style masked echo shows of KEY: 10 characters
 EXPERIMENTS = "/api/v1/experiments/"
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
-
-
-@pytest.fixture
-def contains(workspace, user):
-    return make_code_version(workspace=workspace, user=user)
 
 
 def http_target(app, **overrides) -> dict:

@@ -13,21 +13,9 @@ from assay import services as platform
 from experiments import engine, services
 from experiments.models import Result, TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version, run, target
-from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version
 
 SECRET = 'app-"token"\\0123456789-abcdef'  # JSON escapes its quotes and backslash
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
-
-
-@pytest.fixture
-def contains(workspace, user):
-    return make_code_version(workspace=workspace, user=user)
 
 
 def sent(app, question):

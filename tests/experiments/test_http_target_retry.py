@@ -12,7 +12,6 @@ from experiments import engine, services
 from experiments.models import Experiment, Result, TargetResult
 from tests.experiments.conftest import wait_for
 from tests.experiments.test_http_target import SECRET, by_question, row, rows_version, target
-from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version
 
 TO_TARGET = {"actual_output": "target:actual_output", "reference_output": "column:reference_output"}
@@ -26,12 +25,6 @@ ROWS = [
     row("slow", script="hang:4,ok"),
     row("down", script="503"),
 ]
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
 
 
 def create(workspace, user, app, *, launch=True):

@@ -12,21 +12,8 @@ from django.urls import reverse
 from experiments import engine
 from experiments.models import Experiment, TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version, run
-from tests.support.app_server import ScriptedApp
-from tests.support.factories import make_code_version
 
 USAGE = ("latency_ms", "tokens_in", "tokens_out", "cost")
-
-
-@pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
-
-
-@pytest.fixture
-def contains(workspace, user):
-    return make_code_version(workspace=workspace, user=user)
 
 
 @pytest.fixture

@@ -17,12 +17,6 @@ EXPERIMENTS = "/api/v1/experiments/"
 
 
 @pytest.fixture
-def app():
-    with ScriptedApp() as server:
-        yield server
-
-
-@pytest.fixture
 def thief():
     """A server of the editor's choice, where the secret must never arrive."""
     with ScriptedApp() as server:
