@@ -14,19 +14,11 @@ from evalsets.importing import evalset_version_from_rows
 from evalsets.models import EvalSet, EvalSetVersion
 from tests.conftest import require_service
 from tests.experiments.conftest import wait_for
+from tests.support.postgres import lock_waiters
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROWS = b"input,reference_output\nsay w1,w1\nsay w2,w2\n"
-
-
-def _lock_waiters() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
 
 
 def upload(body: bytes = ROWS) -> SimpleUploadedFile:
@@ -68,7 +60,7 @@ def test_two_uploads_of_the_same_new_rows_at_once_make_one_version(workspace, us
     assert first_done.wait(60)
     two = threading.Thread(target=second)
     two.start()
-    wait_for(lambda: _lock_waiters() >= 1, 30, "the second upload waiting on the first")
+    wait_for(lambda: lock_waiters() >= 1, 30, "the second upload waiting on the first")
     release.set()
     one.join(60)
     two.join(60)

@@ -11,6 +11,7 @@ from experiments.engine.chunks import target_row
 from experiments.models import Experiment, TargetResult
 from tests.experiments.conftest import wait_for
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.postgres import lock_waiters
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,15 +63,6 @@ def test_a_push_retried_before_close_still_answers_duplicates(api, launched):
     assert push(api, experiment, outputs).json() == {"accepted": 0, "duplicates": 2}
 
 
-def _lock_waiters() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
-
-
 def test_of_two_concurrent_pushes_of_one_row_only_the_one_that_stored_it_counts_it(
     api, launched, postgres_url
 ):
@@ -104,7 +96,7 @@ def test_of_two_concurrent_pushes_of_one_row_only_the_one_that_stored_it_counts_
     assert stored.wait(30)
     ours = threading.Thread(target=our_push)
     ours.start()
-    wait_for(lambda: _lock_waiters() >= 1, 30, "our push waiting on the other's row")
+    wait_for(lambda: lock_waiters() >= 1, 30, "our push waiting on the other's row")
     release.set()
     other.join(30)
     ours.join(30)
