@@ -152,14 +152,18 @@ def test_cancel_drops_llm_calls_in_flight(workspace, user, llm_server, worker):
     assert len(llm_server.chat_requests()) == 4  # nothing was sent after the cancel
 
 
-def test_a_small_run_of_another_workspace_is_not_starved(workspace, user, make_user, worker):
+def small_run_behind_runaways(
+    workspace, user, make_user, process, *, loops: int, rows: int, small_rows: int, wait_s: float
+) -> tuple[list[Experiment], Experiment]:
+    """Two runaway runs of `workspace` (a check counting to `loops` a row, `rows` rows in chunks
+    of 10) once their first result is in, then a quick run of `small_rows` rows of another
+    workspace, waited for (up to `wait_s`) until it completed: (runaways, small run)."""
     from assay import services as platform
 
     slow = make_code_version(
-        workspace=workspace, user=user, name="Slow", source=SLOW_ROW.format(loops=200_000)
+        workspace=workspace, user=user, name="Slow", source=SLOW_ROW.format(loops=loops)
     )
-    big = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(200))
-    process = worker()
+    big = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(rows))
     runaways = [
         launch(workspace, user, big, slow, name=f"runaway {i}", chunk_size=10) for i in range(2)
     ]
@@ -168,10 +172,21 @@ def test_a_small_run_of_another_workspace_is_not_starved(workspace, user, make_u
     )
     bob = make_user("bob")
     other = platform.workspace_create(name="Other", slug="other-team", owner=bob)
-    small_set = make_evalset_version(workspace=other, user=bob, rows=qa_rows(10), name="Small")
+    small_set = make_evalset_version(
+        workspace=other, user=bob, rows=qa_rows(small_rows), name="Small"
+    )
     quick = make_code_version(workspace=other, user=bob, name="Quick")
     small = launch(other, bob, small_set, quick, name="small")
-    wait_for(lambda: status_of(small) == ExperimentStatus.COMPLETED, 60, "the small run", [process])
+    wait_for(
+        lambda: status_of(small) == ExperimentStatus.COMPLETED, wait_s, "the small run", [process]
+    )
+    return runaways, small
+
+
+def test_a_small_run_of_another_workspace_is_not_starved(workspace, user, make_user, worker):
+    runaways, small = small_run_behind_runaways(
+        workspace, user, make_user, worker(), loops=200_000, rows=200, small_rows=10, wait_s=60
+    )
     assert [status_of(r) for r in runaways] == [ExperimentStatus.RUNNING] * 2
     assert Result.objects.filter(experiment=small).count() == 10
     for runaway in runaways:

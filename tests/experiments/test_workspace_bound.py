@@ -6,9 +6,8 @@ never by time)."""
 import pytest
 
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
-from tests.experiments.conftest import FAST_REAPER, wait_for
-from tests.experiments.test_worker_behaviour import SLOW_ROW, launch, status_of
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.experiments.conftest import FAST_REAPER
+from tests.experiments.test_worker_behaviour import small_run_behind_runaways, status_of
 from tests.support.processes import Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -35,25 +34,9 @@ def claimed_between(runs, after, before) -> int:
 def test_a_small_run_starts_before_the_runaways_next_chunks(
     workspace, user, make_user, pool_of_two
 ):
-    from assay import services as platform
-
-    slow = make_code_version(
-        workspace=workspace, user=user, name="Slow", source=SLOW_ROW.format(loops=1_500_000)
+    runaways, small = small_run_behind_runaways(
+        workspace, user, make_user, pool_of_two, loops=1_500_000, rows=120, small_rows=12, wait_s=90
     )
-    big = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(120))
-    process = pool_of_two
-    runaways = [
-        launch(workspace, user, big, slow, name=f"runaway {i}", chunk_size=10) for i in range(2)
-    ]
-    wait_for(
-        lambda: Result.objects.filter(experiment__in=runaways).exists(), 60, "runaways", [process]
-    )
-    bob = make_user("bob")
-    other = platform.workspace_create(name="Other", slug="other-team", owner=bob)
-    small_set = make_evalset_version(workspace=other, user=bob, rows=qa_rows(12), name="Small")
-    quick = make_code_version(workspace=other, user=bob, name="Quick")
-    small = launch(other, bob, small_set, quick, name="small")
-    wait_for(lambda: status_of(small) == ExperimentStatus.COMPLETED, 90, "the small run", [process])
     launched = Experiment.objects.get(pk=small.pk).queued_at
     started = ExperimentChunk.objects.get(experiment=small).claimed_at
     ahead = claimed_between(runaways, launched, started)
