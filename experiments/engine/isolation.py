@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from assay.safety.caps import MESSAGE_BYTES, cap_text
@@ -21,6 +21,9 @@ from . import lifecycle
 log = logging.getLogger(__name__)
 
 EXPERIMENT, PAIRWISE = "experiment", "pairwise run"
+# A lost connection, a deadlock or a lock/statement timeout says nothing about the run's rows;
+# failing a healthy run for it would be permanent.
+TRANSIENT = (OperationalError, InterfaceError)
 FAULT_MESSAGE = (
     "The run could not be finished: {error}. It was marked failed so that other runs go on; "
     "its finished rows are kept."
@@ -34,6 +37,8 @@ def run_isolated(kind: str, run_id: int, step: Callable[..., Any], /, **kwargs) 
     try:
         with transaction.atomic():
             return step(**kwargs)
+    except TRANSIENT:
+        raise  # the database's fault, not the run's: the next pass tries the run again
     except Exception as exc:  # noqa: BLE001 - any fault of one run; the pass goes on
         log.exception("periodic pass: %s %s raised in %s", kind, run_id, step.__name__)
         run_fail_unsettled(kind=kind, run_id=run_id, error=f"{type(exc).__name__}: {exc}")

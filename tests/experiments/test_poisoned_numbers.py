@@ -11,7 +11,7 @@ import logging
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from assay.safety.caps import USAGE_MAXIMA
@@ -211,3 +211,36 @@ def test_a_poisoned_run_can_be_cancelled(api, workspace, user):
     assert response.status_code == 202, response.content  # was a 500: settling it raised
     assert response.json()["status"] == "failed"
     assert "could not be finished" in Experiment.objects.get(pk=poisoned.pk).error_message
+
+
+@pytest.mark.parametrize("error", [OperationalError, InterfaceError])
+def test_a_transient_database_error_does_not_fail_the_run(api, workspace, user, error):
+    """A deadlock, a timeout or a lost connection is the database's fault, not the run's: the
+    pass raises (the next one tries again) and the run stays as it was."""
+    from experiments.engine.isolation import EXPERIMENT, run_isolated
+
+    experiment = launch(api, workspace, user, external=True)
+    before = experiment.status
+    assert before in (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING)
+
+    def step(**kwargs):
+        raise error("deadlock detected")
+
+    with pytest.raises(error):
+        run_isolated(EXPERIMENT, experiment.pk, step)
+    experiment.refresh_from_db()
+    assert experiment.status == before and not experiment.error_message
+
+
+def test_a_fault_of_the_rows_fails_the_run(api, workspace, user):
+    from experiments.engine.isolation import EXPERIMENT, run_isolated
+
+    experiment = launch(api, workspace, user, external=True)
+
+    def step(**kwargs):
+        raise OverflowError("Python int too large to convert to SQLite INTEGER")
+
+    assert run_isolated(EXPERIMENT, experiment.pk, step) is None
+    experiment.refresh_from_db()
+    assert experiment.status == ExperimentStatus.FAILED
+    assert "OverflowError: Python int too large" in experiment.error_message
