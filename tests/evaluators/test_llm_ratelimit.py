@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from pathlib import Path
@@ -143,3 +144,38 @@ def test_shared_rate_limit_holds_across_two_worker_processes(llm_server, llm_red
         spans.setdefault(tag, []).append(request.received_at)
     alpha, beta = spans["alpha"], spans["beta"]
     assert max(min(alpha), min(beta)) < min(max(alpha), max(beta))
+
+
+def test_redis_limiter_books_a_group_as_consecutive_slots(llm_redis_url) -> None:
+    # one round trip books several calls: each waits as many reserve calls in a row would
+    limiter = make_limiter(llm_redis_url)
+    key = f"test-{uuid.uuid4()}"
+    waits = limiter.reserve_group([(key, 600, None, 0)] * 4)
+    assert waits == pytest.approx([0.0, 0.1, 0.2, 0.3], abs=0.02)
+    after = limiter.reserve(f"{key}:rpm", 600)  # the schedule moved past the whole group
+    assert after == pytest.approx(0.4, abs=0.02)
+    burst = make_limiter(llm_redis_url, burst=3)
+    waits = burst.reserve_group([(f"test-{uuid.uuid4()}", 600, None, 0)] * 5)
+    assert waits == pytest.approx([0.0, 0.0, 0.0, 0.1, 0.2], abs=0.02)
+    # tokens: 6,000 a minute is 10 ms a token; the later of the request and token slots
+    both = f"test-{uuid.uuid4()}"
+    waits = limiter.reserve_group(
+        [(both, 600, 6000, 10), (both, 600, 6000, 5), (both, 600, 6000, 1)]
+    )
+    assert waits == pytest.approx([0.0, 0.1, 0.2], abs=0.02)
+    tokens = limiter.reserve_group([(both + "t", None, 6000, 30), (both + "t", None, 6000, 1)])
+    assert tokens == pytest.approx([0.0, 0.3], abs=0.02)
+
+
+def test_calls_on_one_event_loop_share_round_trips_and_keep_the_rate(llm_redis_url) -> None:
+    # 12 calls asking at once on one loop: each gets its own slot, 100 ms apart, in order
+    limiter = make_limiter(llm_redis_url)
+    key = f"test-{uuid.uuid4()}"
+
+    async def ask_together() -> list[float]:
+        return await asyncio.gather(*[limiter.acquire(key, 600) for _ in range(12)])
+
+    started = time.monotonic()
+    waited = asyncio.run(ask_together())
+    assert sorted(waited) == pytest.approx([0.1 * i for i in range(12)], abs=0.03)
+    assert time.monotonic() - started >= 1.0

@@ -11,8 +11,15 @@ from collections import Counter
 from typing import Any
 
 import redis
+from redis.commands.core import Script
 
-from evaluators.llm import MemoryCache, RedisCache, run_completion_batch, run_llm_batch
+from evaluators.llm import (
+    MemoryCache,
+    RedisCache,
+    RedisRateLimiter,
+    run_completion_batch,
+    run_llm_batch,
+)
 from evaluators.llm.slots import RunLimit
 from tests.evaluators.test_llm_client import CONFIG, turn
 from tests.evaluators.test_run_slots import run_in_threads
@@ -36,7 +43,7 @@ class CountingRedis:
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.client, name)
-        if name not in {"get", "set", "mget", "pipeline"}:
+        if name not in {"get", "set", "mget", "pipeline", "evalsha"}:
             return attribute
 
         def counted(*args: Any, **kwargs: Any) -> Any:
@@ -44,6 +51,9 @@ class CountingRedis:
             return attribute(*args, **kwargs)
 
         return counted
+
+    def register_script(self, script: str) -> Script:
+        return Script(self, script)  # its calls go through this client, counted
 
 
 def test_a_batch_reads_and_writes_the_redis_cache_in_a_few_round_trips(
@@ -202,3 +212,18 @@ def test_a_prompt_batch_caches_in_a_memory_cache_that_starts_empty(llm_server) -
     again = run_completion_batch(requests, settings, cache=store, cache_namespace="ns")
     assert all(r.cached for r in again)
     assert len(llm_server.chat_requests()) == 3  # the rerun sent nothing
+
+
+def test_a_batch_books_its_rate_limit_slots_in_a_few_round_trips(llm_server, llm_redis_url) -> None:
+    """The calls that ask for a rate-limit slot while a booking is under way are booked
+    together in the next round trip (was one script call, in its own thread, a call)."""
+    settings = provider_settings(llm_server, rpm_limit=12_000, provider_key=f"rt-{uuid.uuid4()}")
+    counting = CountingRedis(llm_redis_url)
+    limiter = RedisRateLimiter(counting)
+    turns = [turn("", i) for i in range(ROWS)]
+    outcomes = run_llm_batch(CONFIG, turns, settings, concurrency=ROWS, limiter=limiter)
+    assert [o.status for o in outcomes] == ["success"] * ROWS
+    assert 1 <= counting.calls["evalsha"] <= ROWS // 4, counting.calls
+    # each call got its own slot on the schedule: 12,000/min is one every 5 ms
+    times = sorted(r.received_at for r in llm_server.chat_requests())
+    assert times[-1] - times[0] >= (ROWS - 1) * 0.005 * 0.9
