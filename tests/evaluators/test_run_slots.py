@@ -269,3 +269,33 @@ def test_http_target_calls_of_one_run_share_its_slots(request, shared: str, sett
         app.stop()
     assert [[a.status_code for _c, a in part] for part in answers] == [[200] * 24] * 2
     assert app.max_in_flight == 4
+
+
+def test_slots_freed_during_a_give_back_past_the_share_go_back_to_the_run(llm_redis_url) -> None:
+    """A batch over its share (another batch of the run waits) gives its freed slots back; one
+    freed while that give-back is in flight must follow it, not stay idle in the batch (it
+    stayed leased and unused until the batch's next release or its end: the HTTP target's
+    16-30 s pipelines of a 7 s run)."""
+    run_limit = RunLimit(f"experiment:{uuid.uuid4()}:target", llm_redis_url)
+
+    async def scenario() -> int:
+        holder, other = run_slots_open(run_limit, 4), run_slots_open(run_limit, 4)
+        try:
+            tokens = [await holder.acquire() for _ in range(4)]  # the run's 4 slots
+            wanted = [asyncio.ensure_future(other.acquire()) for _ in range(2)]
+            while not holder._over_share():  # it sees the other batch wait (share: 2)
+                await asyncio.sleep(0.01)
+            await holder.release(tokens[0])  # goes back to the run
+            while holder._freed:  # the give-back has taken it and waits on Redis
+                await asyncio.sleep(0)
+            assert not holder._giver.done()
+            await holder.release(tokens[1])  # freed meanwhile, still past the share
+            # tokens 2 and 3 stay in flight: the other batch gets its 2 from the two freed
+            done, _pending = await asyncio.wait(wanted, timeout=5)
+            return len(done)
+        finally:
+            await holder.close()
+            await other.close()
+
+    assert asyncio.run(scenario()) == 2
+    assert held(llm_redis_url, run_limit.key) == 0
