@@ -298,7 +298,8 @@ def in_flight(stats: dict, limit: int) -> str:
     mean = sum(level * seconds for level, seconds in time_at.items()) / total
     return (
         f"at most {stats['max_in_flight']} in flight, mean {mean:.1f} over {total:.2f} s; "
-        f"at {limit}: {time_at.get(limit, 0.0) / total:.0%}, none: {time_at.get(0, 0.0) / total:.0%}"
+        f"at {limit}: {time_at.get(limit, 0.0) / total:.0%}, "
+        f"none: {time_at.get(0, 0.0) / total:.0%}"
     )
 
 
