@@ -29,6 +29,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.support import ENGINE_PHASES  # noqa: E402 - after the path set-up
 from evaluators.llm import (  # noqa: E402 - after the path set-up
     MemoryCache,
     ProviderSettings,
@@ -143,12 +144,7 @@ def bench_parse(repeat: int = 2000) -> None:
 # Where a judge chunk's CPU goes: phase → the functions whose cumulative time it is (none of
 # them calls another of the list, so the phases do not overlap).
 PHASES = {
-    "claim, dispatch, complete": [
-        ("experiments/engine/chunks.py", "chunk_claim"),
-        ("experiments/engine/dispatch.py", "chunks_dispatch"),
-        ("experiments/engine/chunks.py", "chunk_complete"),
-    ],
-    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+    **ENGINE_PHASES,
     "turns built": [("experiments/engine/per_turn.py", "binding_cases")],
     "scored-rows and target reads": [
         ("experiments/engine/scoring.py", "scored_rows"),

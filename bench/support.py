@@ -244,3 +244,15 @@ def run_phases(experiment, elapsed: float) -> str:
     spans.append(elapsed - (marks[-1] - marks[0]).total_seconds())
     names = ("launch request", "start", "first claim", "chunks", "finish")
     return "phases: " + ", ".join(f"{n} {s:.2f} s" for n, s in zip(names, spans, strict=True))
+
+
+# The engine's phases every pipeline profile splits out (file suffix, function; their
+# cumulative times do not overlap).
+ENGINE_PHASES = {
+    "claim, dispatch, complete": [
+        ("experiments/engine/chunks.py", "chunk_claim"),
+        ("experiments/engine/dispatch.py", "chunks_dispatch"),
+        ("experiments/engine/chunks.py", "chunk_complete"),
+    ],
+    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+}

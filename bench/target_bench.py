@@ -35,7 +35,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.support import peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
+from bench.support import ENGINE_PHASES, peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
 
 
 def main() -> None:
@@ -236,12 +236,7 @@ def http_run(args, worker, run: int) -> float:
 # Where a run's chunks spend their CPU: phase → (file suffix, function) entries whose
 # cumulative time it is (none calls another of the list).
 PHASES = {
-    "claim, dispatch, complete": [
-        ("experiments/engine/chunks.py", "chunk_claim"),
-        ("experiments/engine/dispatch.py", "chunks_dispatch"),
-        ("experiments/engine/chunks.py", "chunk_complete"),
-    ],
-    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+    **ENGINE_PHASES,
     "target: requests rendered": [("experiments/targets/http_call.py", "for_items")],
     "target: run-wide slots (Redis)": [
         ("evaluators/llm/slots.py", "acquire"),
