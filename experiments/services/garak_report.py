@@ -237,10 +237,24 @@ class Bounds:
     def holds(self, value: float) -> bool:
         return (self.low is None or value > self.low) and (self.high is None or value <= self.high)
 
-    def text(self) -> str:
-        low = "−∞" if self.low is None else repr(self.low)
-        high = "∞" if self.high is None else repr(self.high)
-        return f"({low}, {high}]"
+    def text(self, *, outward: bool = False) -> str:
+        """The interval for a reader, its ends to the fewest decimals (from 3) that keep them
+        apart (0.422, not 0.42192181…): rounded inwards, every value shown reproduces the counts;
+        `outward`, the interval shown holds every value that does."""
+        for digits in range(3, 17):
+            low, high = self._rounded(digits, outward)
+            if low is None or high is None or low < high:
+                break
+        low_text = "−∞" if low is None else f"{low:.{digits}f}"
+        high_text = "∞" if high is None else f"{high:.{digits}f}"
+        return f"({low_text}, {high_text}]"
+
+    def _rounded(self, digits: int, outward: bool) -> tuple[float | None, float | None]:
+        step = 10**digits
+        down, up = (math.floor, math.ceil) if outward else (math.ceil, math.floor)
+        low = None if self.low is None else down(self.low * step) / step
+        high = None if self.high is None else up(self.high * step) / step
+        return low, high
 
 
 def garak_counts_check(*, report: Report, partial: bool = False) -> Bounds:
@@ -390,7 +404,7 @@ def _threshold_refused(given: float, bounds: Bounds) -> str:
     return _(
         "With threshold %(given)s the scores recorded in the report do not give garak's eval "
         "counts; the run's threshold lies in %(bounds)s."
-    ) % {"given": given, "bounds": bounds.text()}
+    ) % {"given": given, "bounds": bounds.text(outward=True)}
 
 
 def shortest_decimal(bounds: Bounds) -> float:

@@ -438,3 +438,15 @@ def test_the_console_rates_against_history_only_when_asked(workspace, user):
         "run_experiment", str(last.public_id), "--no-color", "--z-from-history", stdout=asked
     )
     assert " Z: " in asked.getvalue()
+
+
+def test_threshold_bounds_read_as_short_decimals_that_stay_true():
+    """The import's note names values that reproduce garak's counts (rounded inwards); a
+    refusal names an interval that holds every such value (rounded outwards)."""
+    from experiments.services.garak_report import Bounds
+
+    bounds = Bounds(low=0.4219218196852704, high=0.5053552881033624)
+    assert bounds.text() == "(0.422, 0.505]"
+    assert bounds.text(outward=True) == "(0.421, 0.506]"
+    assert Bounds(high=0.5).text() == "(−∞, 0.500]"
+    assert Bounds(low=0.123456, high=0.1234567).text() == "(0.1234560, 0.1234567]"
