@@ -95,6 +95,49 @@ class ScoreMeaning(models.TextChoices):
 MEANINGS = tuple(ScoreMeaning.values)
 
 
+# The usual names a file or an evaluator gives to the fields Assay knows, so an import's map
+# step and an experiment's mapping can suggest `input` for a column headed `question` or 问题.
+# Keys are Assay's names; each list is compared case-insensitively, spaces and dashes as `_`.
+FIELD_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "input": ("input", "question", "query", "prompt", "user_input", "问题", "提问", "输入", "问句"),
+    "reference_output": (
+        "reference_output",
+        "reference",
+        "expected",
+        "expected_output",
+        "answer",
+        "ground_truth",
+        "ideal",
+        "target",
+        "参考答案",
+        "标准答案",
+        "期望输出",
+        "答案",
+        "参考输出",
+    ),
+    "actual_output": ("actual_output", "output", "response", "completion", "回答", "输出", "回复"),
+    "context": (
+        "context",
+        "contexts",
+        "retrieval_context",
+        "documents",
+        "上下文",
+        "背景",
+        "参考资料",
+    ),
+    "tags": ("tags", "tag", "labels", "标签"),
+}
+
+
+def field_synonym(name: str) -> str | None:
+    """Assay's name for a header or variable name (`Question` → `input`), or None."""
+    key = name.strip().lower().replace(" ", "_").replace("-", "_")
+    for canonical, names in FIELD_SYNONYMS.items():
+        if key in names:
+            return canonical
+    return None
+
+
 def _names(choices) -> dict[str, str]:
     return {member.name: member.value for member in choices}
 
