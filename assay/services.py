@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -33,19 +34,40 @@ User = get_user_model()
 
 
 def workspace_create(*, name: str, owner: AbstractBaseUser, slug: str = "") -> Workspace:
-    """Create a workspace with `owner` as its first owner."""
+    """Create a workspace with `owner` as its first owner. Without a slug one is made from the
+    name (a free variant of it), or, for a name with no Latin letters or digits (客服团队), a
+    short random one: the slug is optional, so a name alone must always do."""
     name = name.strip()
     if not name:
         raise ValidationError({"name": _("A workspace needs a name.")})
-    slug = slugify(slug or name)[:64]
+    slug = slugify(slug)[:64] if slug.strip() else _workspace_slug_free(name)
     if not slug:
         raise ValidationError({"slug": _("The slug must contain letters or digits.")})
     if Workspace.objects.filter(slug=slug).exists():
-        raise ValidationError({"slug": f"The slug {slug!r} is taken."})
+        raise ValidationError({"slug": _("The slug %(slug)r is taken.") % {"slug": slug}})
     with transaction.atomic():
         workspace = Workspace.objects.create(name=name, slug=slug, created_by=owner)
         Membership.objects.create(workspace=workspace, user=owner, role=Membership.Role.OWNER)
     return workspace
+
+
+SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: read aloud or typed
+
+
+def _workspace_slug_free(name: str) -> str:
+    """A slug no workspace has: the name's ASCII slug, numbered when taken, else `ws-` and six
+    random letters and digits (a CJK name has no ASCII slug; pinyin would add a dependency
+    and still clash on homophones)."""
+    base = slugify(name)[:56]
+    for n in range(1, 50):
+        candidate = (base if n == 1 else f"{base}-{n}") if base else _random_slug()
+        if not Workspace.objects.filter(slug=candidate).exists():
+            return candidate
+    return _random_slug()
+
+
+def _random_slug() -> str:
+    return "ws-" + "".join(secrets.choice(SLUG_ALPHABET) for _i in range(6))
 
 
 def workspace_rename(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> Workspace:

@@ -31,9 +31,11 @@ from .base import WorkspaceMixin, WorkspaceScopedViewSet, validated
         summary=_("Create a workspace"),
         description=_(
             "Creates a workspace with you as its only owner. `slug` (used in page URLs and in "
-            "`X-Assay-Workspace`) is made from the name when left out. Needs a signed-in "
-            "session: an API token acts inside its own workspace and gets 403. 400 names the "
-            "field when the name is empty or the slug is taken or has no letters or digits."
+            "`X-Assay-Workspace`) is made from the name when left out: numbered when taken, "
+            "and a short random one (`ws-k3m9qa`) for a name without Latin letters or digits. "
+            "Needs a signed-in session: an API token acts inside its own workspace and gets "
+            "403. 400 names the field when the name is empty or a given slug is taken or has "
+            "no letters or digits."
         ),
     ),
     retrieve=extend_schema(

@@ -10,7 +10,15 @@ from ..models import Membership, ModelProvider
 
 class WorkspaceForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120)
-    slug = forms.SlugField(label=_("Slug (optional)"), max_length=64, required=False)
+    slug = forms.SlugField(
+        label=_("Slug (optional)"),
+        max_length=64,
+        required=False,
+        help_text=_(
+            "Used in page URLs: letters, digits and hyphens. Left empty, it is made from the "
+            "name (a short random one for a name in Chinese)."
+        ),
+    )
 
 
 class MemberAddForm(forms.Form):
