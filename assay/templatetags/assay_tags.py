@@ -7,6 +7,8 @@ import math
 import re
 
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -112,6 +114,17 @@ def usd(value) -> str:
     return (
         f"${value:,.2f}" if value >= 1 else f"${value:.4f}" if value >= 0.0001 else f"${value:.6f}"
     )
+
+
+@register.filter
+def ago(value) -> str:
+    """How long ago a moment was, in the page's language; under a minute "just now" (刚刚), as
+    timesince would say "0 minutes" (and "0 分钟 前" in Chinese)."""
+    if value is None:
+        return "—"
+    if (timezone.now() - value).total_seconds() < 60:
+        return _("just now")
+    return _("%(when)s ago") % {"when": timesince(value)}
 
 
 @register.inclusion_tag("partials/_empty.html")
