@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from assay.templatetags.assay_tags import MIN_WHISKER
+from evaluators.kinds import kind_get
 from evaluators.policies import describe_policy
 
 from ..models import Experiment
@@ -78,7 +79,12 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
     """Latency, tokens and cost of the target and of each evaluator, and the run's total."""
     target = (experiment.target_summary or {}).get("usage")
     judges = [
-        {"name": card["name"], "version": card["version"], "usage": card["summary"]["usage"]}
+        {
+            "name": card["name"],
+            "version": card["version"],
+            "usage": card["summary"]["usage"],
+            "free": _calls_no_model(card["binding"]),
+        }
         for card in cards
         if card.get("summary") and card["summary"].get("usage")
     ]
@@ -91,6 +97,12 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
         "total_cost": sum(costs) if costs else None,
         "shown": bool(target or judges),
     }
+
+
+def _calls_no_model(binding) -> bool:
+    """Whether the evaluator calls no model (a code kind runs on the CPU queue): its rows cost
+    nothing, so the card reads "—", not "$0.00" nor "no price known" (the API keeps null)."""
+    return kind_get(binding.evaluator_version.evaluator.kind).queue == "code"
 
 
 def _ci_note(evaluated: int, settings: dict) -> str:
