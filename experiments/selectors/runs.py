@@ -103,7 +103,7 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
     now = now or timezone.now()
     done, total = experiment.results_done, experiment.results_total
     elapsed = _elapsed(experiment, now)
-    results_per_s = done / elapsed if elapsed and done else None
+    results_per_s = done / elapsed if elapsed and done and _executed_here(experiment) else None
     bindings = (
         max(1, experiment.results_total // experiment.items_total)
         if (experiment.items_total)
@@ -124,6 +124,14 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
         "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
         "eta_s": eta,
     }
+
+
+def _executed_here(experiment: Experiment) -> bool:
+    """Whether Assay computed this run's rows itself: a garak import's scores are garak's and
+    an external target's outputs are pushed by a client, so their rows per second would measure
+    an upload, not a run (no throughput for them)."""
+    spec = experiment.target_spec
+    return spec.runs_on_workers and not (experiment.interval or {}).get("exact_garak")
 
 
 def _elapsed(experiment: Experiment, now: datetime) -> float | None:
