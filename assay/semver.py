@@ -44,7 +44,7 @@ def parse_semver(s: str) -> Version:
 def _explain(s: str) -> str:
     """Say why ``s`` is not SemVer, as precisely as a cheap check allows."""
     if not s.strip():
-        return "Version is empty; use MAJOR.MINOR.PATCH such as 0.0.1."
+        return "Version is empty; use MAJOR.MINOR.PATCH such as 1.0.0."
     if s != s.strip():
         return f"Version {s!r} has surrounding whitespace."
     core = re.split(r"[-+]", s, maxsplit=1)[0]
@@ -90,14 +90,19 @@ def is_greater(a: str, b: str) -> bool:
     return compare(a, b) > 0
 
 
+# The first version every library item proposes (evaluators and evaluation sets alike). Only
+# the proposal: items already at 0.0.x keep their numbers and go on with the next patch.
+FIRST_VERSION = "1.0.0"
+
+
 def next_patch(s: str | None) -> str:
-    """Propose the version after ``s``: "0.0.1" for none, else the next patch.
+    """Propose the version after ``s``: FIRST_VERSION for none, else the next patch.
 
     A pre-release such as 1.2.0-rc.1 proposes its release, 1.2.0, which is the
     smallest plain version greater than it. Build metadata is dropped.
     """
     if s is None:
-        return "0.0.1"
+        return FIRST_VERSION
     major, minor, patch, pre, _build = parse_semver(s)
     if pre:
         return f"{major}.{minor}.{patch}"

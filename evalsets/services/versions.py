@@ -102,6 +102,4 @@ def _copy_draft(evalset: EvalSet, version: EvalSetVersion) -> None:
 def next_version(evalset: EvalSet) -> str:
     """The version the commit dialog proposes: 1.0.0 first, then the next patch."""
     existing = list(evalset.versions.values_list("version", flat=True))
-    if not existing:
-        return "1.0.0"
-    return semver.next_patch(max(existing, key=semver.sort_key))
+    return semver.next_patch(max(existing, key=semver.sort_key) if existing else None)

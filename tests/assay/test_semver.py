@@ -2,7 +2,7 @@
 
 import pytest
 
-from assay.semver import compare, is_greater, next_patch, parse_semver
+from assay.semver import FIRST_VERSION, compare, is_greater, next_patch, parse_semver
 
 
 def test_parse_full_version():
@@ -74,7 +74,7 @@ def test_build_metadata_is_ignored_for_precedence():
 
 
 def test_next_patch():
-    assert next_patch(None) == "0.0.1"
+    assert next_patch(None) == FIRST_VERSION == "1.0.0"
     assert next_patch("0.0.1") == "0.0.2"
     assert next_patch("1.9.9+build.5") == "1.9.10"
     assert next_patch("2.0.0-rc.1") == "2.0.0"

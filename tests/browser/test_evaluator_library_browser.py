@@ -30,10 +30,10 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     screenshot(page, "evaluator-editor")
 
     page.click("#open-submit")
-    assert page.input_value("#submit-dialog #id_version") == "0.0.1"
+    assert page.input_value("#submit-dialog #id_version") == "1.0.0"
     page.fill("#submit-dialog #id_change_note", "first cut")
     page.click("#confirm-submit")
-    page.wait_for_selector("text=Version 0.0.1 submitted")
+    page.wait_for_selector("text=Version 1.0.0 submitted")
 
     page.click("nav.tabs >> text=Draft")
     page.wait_for_selector(".CodeMirror")
@@ -44,9 +44,9 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     page.click("#save-draft")
     page.wait_for_selector("text=Draft saved")
     page.click("#open-submit")
-    assert page.input_value("#submit-dialog #id_version") == "0.0.2"
+    assert page.input_value("#submit-dialog #id_version") == "1.0.1"
     page.click("#confirm-submit")
-    page.wait_for_selector("text=Version 0.0.2 submitted")
+    page.wait_for_selector("text=Version 1.0.1 submitted")
 
     diff = page.locator("#diff-table")
     assert "# v1" in diff.locator(".diff-del").first.inner_text()
@@ -64,6 +64,6 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     screenshot(page, "evaluator-list")
 
     original = Evaluator.objects.get(name="Equal")
-    assert [v.version for v in original.versions.order_by("created_at")] == ["0.0.1", "0.0.2"]
+    assert [v.version for v in original.versions.order_by("created_at")] == ["1.0.0", "1.0.1"]
     assert Evaluator.objects.get(name="Equal (copy)").deleted_at is not None
     assert page.console_errors == []
