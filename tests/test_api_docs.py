@@ -125,6 +125,16 @@ def test_a_signed_out_visitor_sees_no_nav_link(client):
     assert client.get(reverse("api-docs")).status_code == 200
 
 
+def test_the_docs_page_links_back_to_the_app(web):
+    docs = web.get(reverse("api-docs"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    back = docs.split('<nav id="api-docs-back"')[1].split("</nav>")[0]
+    assert f'href="{reverse("home")}"' in back and "Back to Assay" in back
+    home = web.get(reverse("home"))
+    assert home.status_code == 302  # into the user's workspace
+    zh = web.get(reverse("api-docs"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<html lang="zh-hans">' in zh
+
+
 @pytest.mark.parametrize("header", [None, "Basic dXNlcjpwYXNz"])
 def test_a_request_without_credentials_we_take_is_told_the_scheme(db, header):
     client = APIClient()
