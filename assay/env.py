@@ -177,8 +177,41 @@ VARIABLES: list[tuple[str, str, str]] = [
         "`31536000` in production, `0` in development",
         "Strict-Transport-Security max-age sent with HTTPS responses.",
     ),
-    ("SESSION_COOKIE_SECURE", "`1` in production", "Send the session cookie over HTTPS only."),
-    ("CSRF_COOKIE_SECURE", "`1` in production", "Send the CSRF cookie over HTTPS only."),
+    (
+        "ASSAY_HTTPS",
+        "`0`",
+        "`1` when every request reaches Assay over HTTPS: the session and CSRF cookies are "
+        "Secure. Leave it off for plain HTTP (a LAN address), or the browser drops the cookies "
+        "and sign-in fails.",
+    ),
+    (
+        "ASSAY_TRUST_FORWARDED_PROTO",
+        "`0`",
+        "`1` behind a TLS proxy that sets `X-Forwarded-Proto` (and drops a client's): a request "
+        "it marks `https` counts as secure, and its cookies are Secure.",
+    ),
+    ("SESSION_COOKIE_SECURE", "`ASSAY_HTTPS`", "Send the session cookie over HTTPS only."),
+    ("CSRF_COOKIE_SECURE", "`ASSAY_HTTPS`", "Send the CSRF cookie over HTTPS only."),
+    (
+        "STATIC_ROOT",
+        "`var/staticfiles/`",
+        "Where `collectstatic` puts the static files (the image keeps them in "
+        "`/app/staticfiles`, outside the data volume).",
+    ),
+    (
+        "ASSAY_ADMIN_USERNAME",
+        "unset",
+        "`manage.py bootstrap` (compose's `init`, the chart's migrations job) creates this "
+        "superuser with its own workspace if it does not exist yet.",
+    ),
+    (
+        "ASSAY_ADMIN_PASSWORD",
+        "unset",
+        "The new administrator's password (checked like any password; ignored once the "
+        "account exists).",
+    ),
+    ("ASSAY_ADMIN_WORKSPACE", "`Team`", "Name of the administrator's first workspace."),
+    ("ASSAY_DEMO", "`0`", "`1` makes `manage.py bootstrap` load the demo workspace and user."),
     ("ASSAY_CHROMIUM", "`/usr/bin/chromium`", "Chromium binary used by the browser tests."),
 ]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -90,6 +90,34 @@ def user_create(*, username: str, password: str, email: str = "") -> AbstractBas
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": f"The username {username!r} is taken."})
     return User.objects.create_user(username=username, password=password, email=email)
+
+
+def admin_bootstrap(
+    *, username: str, password: str, workspace_name: str
+) -> tuple[AbstractBaseUser, Workspace | None]:
+    """An installation's first administrator and workspace, safe to run on every start: a new
+    account is created as a superuser (its password checked like any other), and an account
+    that belongs to no workspace gets one. An existing account keeps its password: one changed
+    in the app must survive a restart. Returns the user and the workspace made, or None."""
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = _admin_create(username=username, password=password)
+    if Membership.objects.filter(user=user).exists():
+        return user, None
+    return user, workspace_create(name=workspace_name, owner=user)
+
+
+def _admin_create(*, username: str, password: str) -> AbstractBaseUser:
+    if not password:
+        raise ValidationError(
+            {"password": f"The account {username!r} is new: it needs a password."}
+        )
+    candidate = User(username=username)
+    try:
+        password_validation.validate_password(password, candidate)
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from None
+    return User.objects.create_superuser(username=username, password=password, email="")
 
 
 def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:

@@ -62,6 +62,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # before the session and CSRF middleware: it sees the cookies they set on the way out
+    "assay.safety.headers.SecureCookiesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -154,7 +156,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "staticfiles"
+# An image keeps its collected files outside the data volume, so an upgrade's new files are not
+# hidden by the volume's old copy.
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "staticfiles")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
@@ -168,9 +172,17 @@ STORAGES = {
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
 
-if PRODUCTION:
-    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
-    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+# Secure cookies only where the site is served over HTTPS: forced on plain HTTP (a LAN address)
+# the browser drops them and sign-in fails without a word. ASSAY_HTTPS=1 says every request
+# comes over HTTPS; behind a TLS proxy that sets X-Forwarded-Proto (and strips a client's),
+# ASSAY_TRUST_FORWARDED_PROTO=1 makes such requests secure, and their cookies Secure
+# (assay.safety.headers.SecureCookiesMiddleware).
+ASSAY_HTTPS = env_bool("ASSAY_HTTPS", False)
+ASSAY_TRUST_FORWARDED_PROTO = env_bool("ASSAY_TRUST_FORWARDED_PROTO", False)
+if ASSAY_TRUST_FORWARDED_PROTO:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", ASSAY_HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", ASSAY_HTTPS)
 # Form and JSON bodies (files aside): big enough for a 5,000-row bulk call, small enough that
 # one request cannot hold a worker's memory.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024

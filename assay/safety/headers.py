@@ -49,6 +49,22 @@ class SecurityHeadersMiddleware:
         return response
 
 
+class SecureCookiesMiddleware:
+    """Marks every cookie Secure on a request that came over HTTPS (directly, or through a
+    proxy whose X-Forwarded-Proto is trusted), so HTTPS gets Secure cookies while plain HTTP on
+    a LAN address still signs in (settings: ASSAY_HTTPS, ASSAY_TRUST_FORWARDED_PROTO)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.is_secure():
+            for morsel in response.cookies.values():
+                morsel["secure"] = True
+        return response
+
+
 def is_local(request) -> bool:
     """A request from this machine, not relayed by a proxy."""
     if request.META.get("HTTP_X_FORWARDED_FOR") or request.META.get("HTTP_FORWARDED"):
