@@ -183,11 +183,14 @@
       const previous = config.language || "python";
       const current = codeEditor ? codeEditor.getValue() : source.value;
       const untouched = current.trim() === "" || current === starters[previous];
-      // offer the other language's starter; ask first when the code was edited
-      if (untouched || window.confirm(lang.dataset.confirm)) {
-        if (codeEditor) codeEditor.setValue(starters[lang.value]); else source.value = starters[lang.value];
-        config.source = starters[lang.value];
+      // offer the other language's starter; ask first when the code was edited, and a
+      // "no" undoes the switch: the code stays, so its language must too
+      if (!untouched && !window.confirm(lang.dataset.confirm)) {
+        lang.value = previous;
+        return;
       }
+      if (codeEditor) codeEditor.setValue(starters[lang.value]); else source.value = starters[lang.value];
+      config.source = starters[lang.value];
       config.language = lang.value;
       if (codeEditor) codeEditor.setOption("mode", lang.value === "python" ? "python" : "javascript");
       showHelp();

@@ -41,6 +41,7 @@ def test_switching_language_offers_the_starter_and_asks_when_edited(
     page.select_option("#code-language", "python")
     assert asked and "Your edits will be lost" in asked[0]
     assert "// mine" in page.evaluate(f"{CODE}.getValue()")  # declined: the code stays
+    assert page.input_value("#code-language") == "javascript"  # and so does its language
     screenshot(page, "editor-language-switch")
 
     leaving = []
@@ -48,6 +49,28 @@ def test_switching_language_offers_the_starter_and_asks_when_edited(
     page.close(run_before_unload=True)
     page.wait_for_timeout(200)
     assert leaving == ["beforeunload"]
+
+
+def test_cancelling_python_to_javascript_keeps_python(live_server, page, user, workspace):
+    evaluator = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name="Checker", kind="code", language="python"
+    )
+    sign_in(page, live_server)
+    editor(page, live_server, evaluator)
+    page.wait_for_selector(".CodeMirror")
+    page.evaluate(f"{CODE}.setValue('def exec_evaluation(turn):\\n    return 1  # mine')")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.select_option("#code-language", "javascript")
+    assert page.input_value("#code-language") == "python"
+    assert page.evaluate(f"{CODE}.getOption('mode')") == "python"
+    assert page.locator(".code-help[data-language=python]").first.is_visible()
+    screenshot(page, "editor-language-switch-cancelled")
+    page.click("#save-draft")
+    page.wait_for_selector("text=Draft saved")
+    evaluator.refresh_from_db()
+    assert evaluator.draft_config["language"] == "python"
+    assert "# mine" in evaluator.draft_config["source"]
+    assert page.console_errors == []
 
 
 def test_choosing_a_provider_sets_its_default_model(live_server, page, user, workspace):
