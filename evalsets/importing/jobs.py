@@ -17,8 +17,9 @@ from ..committing import draft_edit_check
 from ..items.content import TEXT, content_type_of
 from ..items.media import max_import_bytes, upload_store
 from ..items.problems import problem_text
-from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem, default_mapping
+from ..items.rows import IGNORE, SPECIAL_TARGETS, column_name_problem
 from ..models import EvalSet, EvalSetImport, ImportFormat, ImportStatus
+from .naming import matched_targets, suggested_names
 from .readers import (
     ENCODINGS,
     SNIFF_BYTES,
@@ -29,6 +30,7 @@ from .readers import (
     read_csv,
 )
 
+MAX_DESCRIPTION = 500  # a column's description (a renamed header is kept there)
 EXTENSIONS = {"csv": ImportFormat.CSV, "jsonl": ImportFormat.JSONL, "ndjson": ImportFormat.JSONL}
 
 
@@ -174,17 +176,34 @@ def guess_content_type(job: EvalSetImport, field: str) -> str:
 
 
 def proposed_mapping(job: EvalSetImport, *, add_columns: bool = False) -> tuple[dict, list[dict]]:
-    """The mapping the wizard starts from; a set without columns gets one per file field, and
-    with `add_columns` every field without a same-named column becomes a new column."""
+    """The mapping the wizard starts from: fields fill columns and row fields of the same name
+    or a synonym (`naming.matched_targets`). A set without columns gets a new column for every
+    other field, and so does any set with `add_columns`, named as `column_names` suggests."""
     evalset = job.evalset
-    mapping = default_mapping(job.fields, evalset.column_names)
+    mapping = matched_targets(job.fields, evalset.column_names)
     new_columns = []
     if add_columns or not evalset.columns:
+        names = column_names(job)
         for field in job.fields:
-            if field not in mapping and column_name_problem(field) is None:
-                mapping[field] = field
-                new_columns.append({"name": field, "content_type": guess_content_type(job, field)})
+            if field not in mapping:
+                mapping[field] = names[field]
+                column = new_column(names[field], field, guess_content_type(job, field))
+                new_columns.append(column)
     return mapping, new_columns
+
+
+def column_names(job: EvalSetImport) -> dict[str, str]:
+    """{field: the name a new column made of it would get} (ASCII: see `naming`)."""
+    return suggested_names(job.fields, job.evalset.column_names)
+
+
+def new_column(name: str, field: str, content_type: str) -> dict:
+    """A new column for `field`; a renamed header (`问题` → `input`) is kept as its
+    description, so the set still says what the column was called in the file."""
+    column = {"name": name, "content_type": content_type}
+    if name != field:
+        column["description"] = field
+    return column
 
 
 def import_configure(
@@ -228,25 +247,38 @@ def _checked_new_columns(evalset: EvalSet, new_columns) -> list[dict]:
         raise ValidationError(
             {"new_columns": [_("new_columns is a list of {name, content_type}.")]}
         )
-    cleaned, existing = [], set(evalset.column_names)
+    cleaned, taken = [], set(evalset.column_names)
     for column in new_columns:
-        name = column.get("name") if isinstance(column, dict) else None
-        problem = column_name_problem(name)
-        problem = problem and problem_text(problem)
-        content_type = column.get("content_type", TEXT) if isinstance(column, dict) else None
-        if problem is None and (name in existing or name in {c["name"] for c in cleaned}):
-            problem = f"column {name!r} already exists"
-        if problem is None and content_type not in CONTENT_TYPES:
-            problem = _("content_type of %(name)r must be one of %(content_types)s") % {
-                "name": name,
-                "content_types": ", ".join(CONTENT_TYPES),
-            }
-        if problem:
-            raise ValidationError({"new_columns": [problem]})
-        cleaned.append(
-            {"name": name, "content_type": content_type, "description": "", "required": False}
-        )
+        cleaned.append(_checked_new_column(column, taken))
+        taken.add(cleaned[-1]["name"])
     return cleaned
+
+
+def _checked_new_column(column, taken: set[str]) -> dict:
+    """{name, content_type, description, required: False}, or the first problem of it."""
+    column = column if isinstance(column, dict) else {}
+    name = column.get("name")
+    content_type = column.get("content_type", TEXT)
+    description = column.get("description") or ""
+    problem = column_name_problem(name)
+    problem = problem and problem_text(problem)
+    if problem is None and name in taken:
+        problem = _("column %(name)r already exists") % {"name": name}
+    if problem is None and content_type not in CONTENT_TYPES:
+        problem = _("content_type of %(name)r must be one of %(content_types)s") % {
+            "name": name,
+            "content_types": ", ".join(CONTENT_TYPES),
+        }
+    if problem is None and not isinstance(description, str):
+        problem = _("the description of %(name)r must be text") % {"name": name}
+    if problem:
+        raise ValidationError({"new_columns": [problem]})
+    return {
+        "name": name,
+        "content_type": content_type,
+        "description": description[:MAX_DESCRIPTION],
+        "required": False,
+    }
 
 
 def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None:
@@ -284,18 +316,31 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
     problems += [
         _("new column %(name)r has no field mapped to it") % {"name": name} for name in unused
     ]
-    existing = job.evalset.column_names
+    problems += _no_column_problem(job.evalset.column_names, targets, columns)
+    if problems:
+        raise ValidationError({"mapping": list(dict.fromkeys(problems))})
+
+
+def _no_column_problem(existing: list[str], targets, columns: dict) -> list[str]:
+    """An import that would store no cell is refused: before, a file whose every field was
+    ignored "completed" with rows holding nothing."""
     if existing and not any(target in existing for target in targets):
         names = ", ".join(existing[:10])
-        problems.append(
+        return [
             _(
                 "no field of the file maps to a column of the set (%(names)s); map at least "
                 "one, or every imported row would be empty there"
             )
             % {"names": names}
-        )
-    if problems:
-        raise ValidationError({"mapping": list(dict.fromkeys(problems))})
+        ]
+    if not any(target in columns for target in targets):
+        return [
+            _(
+                "no field of the file goes to a column, so every imported row would be empty; "
+                "make at least one field a new column (and give it a name)"
+            )
+        ]
+    return []
 
 
 def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:

@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from assay.models import Workspace
 
 from ..items.problems import problem_text, report_rows
-from ..items.rows import column_name_problem
 from ..models import EvalSet, EvalSetImport, EvalSetVersion, ImportFormat, ImportStatus
 from ..services import MAX_NAME, evalset_create, next_version, version_commit
 from .jobs import _check_size, _format_of, import_configure, import_create, proposed_mapping
@@ -206,10 +205,8 @@ def _import_now(job: EvalSetImport, fields: list[str]) -> None:
     into a ValidationError with its first problems."""
     job.fields = fields  # all of them: the job read only the first lines of a JSONL file
     job.save(update_fields=["fields"])
+    # every field gets a column: its own name, or a readable one (`问题` → input, see naming)
     mapping, new_columns = proposed_mapping(job, add_columns=True)
-    bad = [f for f in job.fields if f not in mapping]
-    if bad:
-        raise ValidationError({"file": [_field_problem(field) for field in bad[:MAX_PROBLEMS]]})
     try:
         import_configure(
             job=job, mapping=mapping, new_columns=new_columns, replace=True, enqueue=False
@@ -223,11 +220,3 @@ def _import_now(job: EvalSetImport, fields: list[str]) -> None:
             for e in report_rows(ran.errors, MAX_PROBLEMS)
         ]
         raise ValidationError({"file": problems or [ran.message_shown]})
-
-
-def _field_problem(field: str) -> str:
-    problem = column_name_problem(field)
-    return _("field %(field)r: %(problem)s") % {
-        "field": field,
-        "problem": problem_text(problem) if problem else _("cannot become a column"),
-    }

@@ -281,7 +281,7 @@ def test_outsider_gets_404_on_every_page(client, outsider, evalset):
 def test_fields_that_match_no_column_default_to_ignore_and_an_unmapped_import_is_refused(
     web, evalset
 ):
-    upload = SimpleUploadedFile("rows.csv", b"prompt,response\nq,a\n")
+    upload = SimpleUploadedFile("rows.csv", b"colour,size\nred,big\n")
     step1 = web.post(url("import", evalset), {"file": upload})
     form = web.get(step1["Location"]).content.decode()
     # neither field matches a column: both start on Ignore, never on "New column"
