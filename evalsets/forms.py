@@ -7,14 +7,27 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from assay.vocabulary import CONTENT_TYPES, Verdict
+from assay.vocabulary import ContentType, Verdict
 
 from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
 from .items.conversation import MESSAGES
-from .items.rows import SPECIAL_TARGETS
+from .items.problems import problem_text
+from .items.rows import SPECIAL_TARGETS, column_name_problem
 
-TYPE_CHOICES = [(t, t) for t in CONTENT_TYPES]
+TYPE_CHOICES = ContentType.choices  # the codes, labelled in the page's language
 NEW, IGNORE = "__new__", "__ignore__"
+
+
+def column_choice(column: dict) -> str:
+    """A column as the map step offers it: its name and its type's label."""
+    kind = column["content_type"]
+    label = dict(ContentType.choices).get(kind, kind)
+    return _("%(name)s (%(type)s)") % {"name": column["name"], "type": label}
+
+
+def row_field_choice(name: str) -> str:
+    """tags, human_verdict, label: the row's own fields, not columns."""
+    return _("%(name)s (row field)") % {"name": name}
 
 
 def split_tags(text: str) -> list[str]:
@@ -195,7 +208,7 @@ class ImportUploadForm(forms.Form):
         initial="utf-8",
         choices=[
             ("utf-8", "UTF-8"),
-            ("utf-8-sig", "UTF-8 with BOM"),
+            ("utf-8-sig", _("UTF-8 with BOM")),
             ("gb18030", "GB18030 (中文 Windows)"),
             ("latin-1", "Latin-1"),
         ],
@@ -203,7 +216,8 @@ class ImportUploadForm(forms.Form):
 
 
 class MappingForm(forms.Form):
-    """For each file field: which column (or row field) it fills, or a new column, or nothing."""
+    """For each file field: which column (or row field) it fills, or a new column (named in its
+    box, prefilled with a suggestion: `importing.naming`), or nothing."""
 
     skip_bad_rows = forms.BooleanField(
         label=_("Skip bad rows (import the good ones and report the rest)"), required=False
@@ -218,41 +232,78 @@ class MappingForm(forms.Form):
         fields: list[str],
         columns: list[dict],
         proposed: dict,
-        new_types: dict,
+        new_columns: list[dict],
+        names: dict[str, str],
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.file_fields = fields
-        targets = [(c["name"], f"{c['name']} ({c['content_type']})") for c in columns]
-        targets += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
-        choices = [(NEW, _("New column")), *targets, (IGNORE, _("Ignore"))]
+        choices = [(NEW, _("New column")), *mapping_targets(columns), (IGNORE, _("Ignore"))]
+        new_by_name = {c["name"]: c for c in new_columns}
         for index, field in enumerate(fields):
             target = proposed.get(field)
+            new = new_by_name.get(target)
             # a field that matches nothing is ignored unless chosen otherwise: defaulting it to a
             # new column quietly added empty rows to a set whose columns had other names
-            initial = NEW if field in new_types else (target or IGNORE)
+            initial = NEW if new else (target or IGNORE)
             self.fields[f"map_{index}"] = forms.ChoiceField(
                 label=field, choices=choices, initial=initial, required=True
+            )
+            self.fields[f"name_{index}"] = forms.CharField(
+                label=_("Name of the new column"),
+                required=False,
+                max_length=64,
+                initial=new["name"] if new else names.get(field, ""),
             )
             self.fields[f"type_{index}"] = forms.ChoiceField(
                 label=_("Type of the new column"),
                 choices=TYPE_CHOICES,
-                initial=new_types.get(field, TEXT),
+                initial=new["content_type"] if new else TEXT,
             )
 
     def rows(self):
-        """(field, target bound field, type bound field) for the template."""
-        return [(f, self[f"map_{i}"], self[f"type_{i}"]) for i, f in enumerate(self.file_fields)]
+        """(field, target, name, type) bound fields per file field, for the template."""
+        return [
+            (f, self[f"map_{i}"], self[f"name_{i}"], self[f"type_{i}"])
+            for i, f in enumerate(self.file_fields)
+        ]
+
+    def clean(self):
+        """Each new column needs a valid name of its own (the problem lands on its box)."""
+        data, seen = super().clean(), set()
+        for index, _field in enumerate(self.file_fields):
+            if data.get(f"map_{index}") != NEW:
+                continue
+            name = (data.get(f"name_{index}") or "").strip()
+            problem = column_name_problem(name) if name else _("Give the new column a name.")
+            if problem is None and name in seen:
+                problem = _("Two new columns are called %(name)r.") % {"name": name}
+            if problem is not None:
+                self.add_error(f"name_{index}", problem_text(problem))
+            seen.add(name)
+        return data
 
     def mapping(self) -> tuple[dict, list[dict]]:
         mapping, new_columns = {}, []
         for index, field in enumerate(self.file_fields):
             target = self.cleaned_data[f"map_{index}"]
             if target == NEW:
-                mapping[field] = field
-                new_columns.append(
-                    {"name": field, "content_type": self.cleaned_data[f"type_{index}"]}
-                )
+                name = self.cleaned_data[f"name_{index}"].strip()
+                mapping[field] = name
+                column = {"name": name, "content_type": self.cleaned_data[f"type_{index}"]}
+                if name != field:
+                    column["description"] = field  # the header as the file said it
+                new_columns.append(column)
             else:
                 mapping[field] = "" if target == IGNORE else target
         return mapping, new_columns
+
+
+def mapping_targets(columns: list[dict]) -> list[tuple[str, str]]:
+    """The set's columns (with their type) and the row fields, as a file field's targets."""
+    targets = [(c["name"], f"{c['name']} ({c['content_type']})") for c in columns]
+    targets += [
+        (target, _("%(name)s (row field)") % {"name": label})
+        for target, label in SPECIAL_TARGETS.items()
+    ]
+    return targets

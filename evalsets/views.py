@@ -31,6 +31,7 @@ from .forms import (
     column_initial,
 )
 from .importing import (
+    column_names,
     import_configure,
     import_create,
     import_limits,
@@ -366,7 +367,8 @@ def import_job(request, id, job_id):
         fields=job.fields,
         columns=evalset.columns,
         proposed=proposed,
-        new_types={c["name"]: c["content_type"] for c in new_columns},
+        new_columns=new_columns,
+        names=column_names(job),
     )
     # as the form starts: a field that matches nothing is ignored
     mapping = {field: proposed.get(field, "") for field in job.fields}
@@ -377,15 +379,17 @@ def import_job(request, id, job_id):
     context["preview"] = import_preview(job=job, mapping=mapping, new_columns=chosen_columns)
     if request.method == "POST" and form.is_valid() and request.POST.get("step") != "preview":
         mapping, new_columns = form.mapping()
-        if form_service(
-            form,
-            import_configure,
-            job=job,
-            mapping=mapping,
-            new_columns=new_columns,
-            skip_bad_rows=form.cleaned_data["skip_bad_rows"],
-            replace=form.cleaned_data["replace"],
-        ):
+        try:
+            import_configure(
+                job=job,
+                mapping=mapping,
+                new_columns=new_columns,
+                skip_bad_rows=form.cleaned_data["skip_bad_rows"],
+                replace=form.cleaned_data["replace"],
+            )
+        except ValidationError as exc:  # shown above the table, without the API's key names
+            form.add_error(None, exc.messages)
+        else:
             return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
     context["form"] = form
     return render(request, "evalsets/import_job.html", context, status=400 if form.errors else 200)

@@ -343,13 +343,6 @@ def _no_column_problem(existing: list[str], targets, columns: dict) -> list[str]
     return []
 
 
-def mapping_choices(job: EvalSetImport) -> list[tuple[str, str]]:
-    """Targets a file field can map to, for the wizard's selects."""
-    choices = [(c["name"], f"{c['name']} ({c['content_type']})") for c in job.evalset.columns]
-    choices += [(t, f"{label} (row field)") for t, label in SPECIAL_TARGETS.items()]
-    return choices
-
-
 def import_limits() -> dict:
     """What a file may hold, to say before anyone uploads one."""
     from django.conf import settings
