@@ -164,7 +164,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "assay.web.staticfiles.StaticFilesStorage"
         if PRODUCTION
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
@@ -321,7 +321,7 @@ ASSAY_COMMIT_BATCH_ROWS = env_int("ASSAY_COMMIT_BATCH_ROWS", 50_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOG_LEVEL = env_str("ASSAY_LOG_LEVEL", "INFO")
-HTTP_CLIENT_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "openai")
+HTTP_CLIENT_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "aiohttp")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
