@@ -161,11 +161,11 @@ PHASES = {
         ("evaluators/llm/client.py", "_cache_get"),
         ("evaluators/llm/client.py", "_cache_set"),
     ],
-    "HTTP send + receive (SDK, httpx)": [("evaluators/llm/client.py", "send")],
+    "HTTP send + receive (aiohttp)": [("evaluators/llm/client.py", "send")],
     "answer parsed": [("evaluators/llm/client.py", "_answer_result")],
     "clients opened and closed": [
         ("evaluators/llm/pool.py", "__init__"),
-        ("openai/_client.py", "close"),
+        ("evaluators/llm/client.py", "close"),
     ],
     "outcomes, verdicts, caps": [
         ("evaluators/llm/batch.py", "_outcome"),

@@ -47,7 +47,11 @@ def judge_run_batch(*, batch) -> list:
         RunOutcome.like(
             r,
             cost=provider_cost(provider, (r.rendered_request or {}).get("model"), r),
-            extra={"attempts": r.attempts, "parse_method": r.parse_method},
+            extra={
+                "attempts": r.attempts,
+                "parse_method": r.parse_method,
+                "rate_limit_wait_ms": r.rate_limit_wait_ms,  # latency_ms leaves it out
+            },
         )
         for r in results
     ]

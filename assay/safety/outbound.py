@@ -1,6 +1,8 @@
 """Where Assay may send requests: the `ASSAY_OUTBOUND_ALLOW` policy, checked at connect time.
 
-Pure Python (no Django): the LLM client and the HTTP targets build their transports here.
+Pure Python (no Django). The judges and HTTP targets send through aiohttp sessions built in
+`outbound_aio` on this policy; blocking calls (a provider's connection test) through
+`sync_transport` here.
 A URL is checked when it is saved (a literal address, or a host that resolves to a refused one,
 is named at once), and again on every connection: the host is resolved, each address checked,
 and the connection made to the checked address, so a name that later resolves elsewhere (DNS
@@ -26,7 +28,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-import anyio
 import httpcore2
 import httpx2
 from django.utils.translation import gettext as _
@@ -149,26 +150,9 @@ def url_problem(url: str, policy: OutboundPolicy) -> str | None:
     return None
 
 
-class GuardedAsyncBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore's network backend with the policy applied to every TCP connection."""
-
-    def __init__(self, policy: OutboundPolicy) -> None:
-        self.policy = policy
-        self.inner = httpcore2.AnyIOBackend()
-
-    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        address = await anyio.to_thread.run_sync(resolve_checked, host, port, self.policy)
-        return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
-
-    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        raise OutboundRefused("unix sockets are not outbound destinations")
-
-    async def sleep(self, seconds: float) -> None:
-        await self.inner.sleep(seconds)
-
-
 class GuardedSyncBackend(httpcore2.NetworkBackend):
-    """The same check for blocking clients."""
+    """httpcore's blocking network backend with the policy applied to every TCP connection
+    (the async calls use aiohttp: `outbound_aio`)."""
 
     def __init__(self, policy: OutboundPolicy) -> None:
         self.policy = policy
@@ -187,27 +171,9 @@ class GuardedSyncBackend(httpcore2.NetworkBackend):
 
 @functools.cache
 def ssl_context() -> ssl.SSLContext:
-    """One verifying TLS context per process: loading the CA store costs ~20 ms per client."""
+    """One verifying TLS context per process (httpx's, shared with aiohttp): loading the CA
+    store costs ~20 ms per client."""
     return httpx2.create_ssl_context()
-
-
-def async_transport(
-    policy: OutboundPolicy, *, limits: httpx2.Limits, ssl_context: ssl.SSLContext
-) -> httpx2.AsyncHTTPTransport:
-    """An httpx transport whose connections pass the policy.
-
-    httpx has no parameter for a network backend, so its pool is replaced by one built with
-    the same settings and ours (environment proxies do not apply with an explicit transport).
-    """
-    transport = httpx2.AsyncHTTPTransport(verify=ssl_context, limits=limits)
-    transport._pool = httpcore2.AsyncConnectionPool(
-        ssl_context=ssl_context,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=GuardedAsyncBackend(policy),
-    )
-    return transport
 
 
 def sync_transport(policy: OutboundPolicy, *, ssl_context: ssl.SSLContext) -> httpx2.HTTPTransport:

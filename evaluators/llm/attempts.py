@@ -31,6 +31,7 @@ class Attempted:
     answer: Any = None
     failure: Failure | None = None
     by_deadline: bool = False
+    waited_ms: float = 0.0  # for rate-limit slots: not in elapsed_ms, not against the deadline
 
 
 async def call_with_retries(
@@ -52,11 +53,17 @@ async def call_with_retries(
         except Exception as exc:  # classified; anything unknown ends the call
             failure = classify(exc)
         else:
-            return Attempted(attempt, clock.elapsed_ms(), answer=answer)
+            return Attempted(
+                attempt, clock.elapsed_ms(), answer=answer, waited_ms=clock.paused_ms()
+            )
         wait = _next_wait(failure, attempt, settings)
         if wait is None or clock.remaining() < wait:
             return Attempted(
-                attempt, clock.elapsed_ms(), failure=failure, by_deadline=wait is not None
+                attempt,
+                clock.elapsed_ms(),
+                failure=failure,
+                by_deadline=wait is not None,
+                waited_ms=clock.paused_ms(),
             )
         await asyncio.sleep(wait)
     raise AssertionError("unreachable: the last attempt always returns")
@@ -114,6 +121,9 @@ class Clock:
 
     def elapsed_ms(self) -> float:
         return self.elapsed() * 1000
+
+    def paused_ms(self) -> float:
+        return self._paused * 1000
 
     def remaining(self) -> float:
         return self._deadline_s - self.elapsed()

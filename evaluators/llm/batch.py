@@ -33,6 +33,7 @@ class LlmOutcome:
     rendered_request: dict[str, Any] | None = None
     raw_answer: str | None = None
     latency_ms: float = 0.0
+    rate_limit_wait_ms: float = 0.0  # apart from latency_ms: time waiting for rate-limit slots
     tokens_in: int = 0
     tokens_out: int = 0
     cached: bool = False
@@ -203,7 +204,9 @@ class _Job:
 
 
 # What a judged turn's outcome takes over from its call as it is.
-CALL_FIELDS = "status error raw_answer latency_ms tokens_in tokens_out cached".split()
+CALL_FIELDS = (
+    "status error raw_answer latency_ms rate_limit_wait_ms tokens_in tokens_out cached".split()
+)
 
 
 def _outcome(request: dict[str, Any], result: CallResult) -> LlmOutcome:

@@ -12,6 +12,7 @@ answer is read streamed and never past `ASSAY_TARGET_MAX_BYTES`."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -19,11 +20,11 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx2
+import orjson
 from django.conf import settings
 
 from assay.safety.origins import OriginError, origin_refusal, url_origin
-from assay.safety.outbound import async_transport, outbound_policy, refused_in, ssl_context
+from assay.safety.outbound import outbound_policy, refused_in, ssl_context
 from assay.safety.redact import scrub_secrets
 from evaluators.llm.attempts import (
     BatchCancelled,
@@ -267,6 +268,7 @@ def run_calls(
 
 
 async def _send_all(calls, call_settings, slots, cancel) -> list:
+    from assay.safety.outbound_aio import client_session  # aiohttp: only where rows are sent
     from evaluators.llm.slots import run_slots_open
     from evaluators.providers import llm_backends, run_limit
 
@@ -274,11 +276,10 @@ async def _send_all(calls, call_settings, slots, cancel) -> list:
     concurrency, run_key = slots
     size = max(1, concurrency)
     shared = run_slots_open(run_limit(run_key), size) if run_key else None
-    limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
     policy = outbound_policy(settings.ASSAY_OUTBOUND_ALLOW)
-    transport = async_transport(policy, limits=limits, ssl_context=ssl_context())
     local = asyncio.Semaphore(size)
-    async with httpx2.AsyncClient(transport=transport, follow_redirects=False) as client:
+    # one session (one connection pool) for the batch, on the batch's own event loop
+    async with client_session(policy, limit=size, ssl_context=ssl_context()) as client:
 
         async def one(call: HttpCall):
             if call.problem:
@@ -299,9 +300,9 @@ async def _send_all(calls, call_settings, slots, cancel) -> list:
 
 
 class _BadStatus(Exception):
-    def __init__(self, response: httpx2.Response, body: str):
-        super().__init__(f"HTTP {response.status_code}")
-        self.response, self.body = response, body
+    def __init__(self, status: int, headers, body: str):
+        super().__init__(f"HTTP {status}")
+        self.status, self.headers, self.body = status, headers, body
 
 
 class _Deadline(Exception):
@@ -332,22 +333,22 @@ class _TooLarge(Exception):
 async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
     last: dict[str, Any] = {}
     limit = int(settings.ASSAY_TARGET_MAX_BYTES)
+    headers, data = _request_parts(call)
 
     async def send(timeout_s: float):
-        request = {"json": call.body} if call.body is not None else {}
         try:
             # timeout_s bounds the whole attempt, not each read: an answer trickling a byte
             # a second would pass every read timeout. Past it the connection is closed.
             async with asyncio.timeout(timeout_s):
-                async with client.stream(
-                    call.method, call.url, headers=call.headers, timeout=timeout_s, **request
+                async with client.request(
+                    call.method, call.url, headers=headers, data=data, allow_redirects=False
                 ) as response:
                     body, whole = await _read(response, limit)
         except TimeoutError:
             raise _Deadline(timeout_s) from None
-        last["status"], last["body"] = response.status_code, body
+        last["status"], last["body"] = response.status, body
         _check_answer(response, body, whole, limit)
-        return response.status_code, body
+        return response.status, body
 
     done = await call_with_retries(call_settings, send, classify, limiter=limiter)
     if done.failure is None:
@@ -363,26 +364,41 @@ async def _send(client, call: HttpCall, call_settings: CallSettings, limiter):
     )
 
 
-def _check_answer(response: httpx2.Response, body: str, whole: bool, limit: int) -> None:
+def _request_parts(call: HttpCall) -> tuple[dict[str, str], bytes | None]:
+    """The headers and the body as sent: the body as compact JSON (as httpx sent `json=`),
+    with `Content-Type: application/json` unless the config's headers name a type."""
+    if call.body is None:
+        return call.headers, None
+    try:
+        data = orjson.dumps(call.body)
+    except TypeError:  # what orjson refuses (an integer past 64 bits) json still writes
+        data = json.dumps(call.body, ensure_ascii=False, separators=(",", ":")).encode()
+    if any(name.lower() == "content-type" for name in call.headers):
+        return call.headers, data
+    return {**call.headers, "Content-Type": "application/json"}, data
+
+
+def _check_answer(response, body: str, whole: bool, limit: int) -> None:
     """An error status, a redirect (never followed: the secrets in the headers were meant
     for this URL) or an answer past the cap ends the attempt."""
-    if response.status_code >= 400:
-        raise _BadStatus(response, body)
-    if response.status_code >= 300:
-        raise _Redirect(response.status_code, response.headers.get("location", ""))
+    if response.status >= 400:
+        raise _BadStatus(response.status, response.headers, body)
+    if response.status >= 300:
+        raise _Redirect(response.status, response.headers.get("location", ""))
     if not whole:
         raise _TooLarge(limit)
 
 
-async def _read(response: httpx2.Response, limit: int) -> tuple[str, bool]:
+async def _read(response, limit: int) -> tuple[str, bool]:
     """The body as text, read streamed up to `limit` bytes (decoded, so a compressed answer
     counts as it unpacks), and whether that was all of it. Past the limit the rest is never
-    read: the connection is closed instead of drained."""
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit and response.status_code < 400:
+    read: leaving the response with its body unread closes the connection instead of
+    draining it."""
+    declared = response.content_length
+    if declared is not None and declared > limit and response.status < 400:
         return "", False
     data = bytearray()
-    async for piece in response.aiter_bytes():
+    async for piece in response.content.iter_any():
         data += piece
         if len(data) > limit:
             return _decoded(data[:limit]), False
@@ -409,12 +425,22 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, _Deadline):
         return Failure("deadline", str(exc), True)
     if isinstance(exc, _BadStatus):
-        return status_failure(exc.response.status_code, exc.response.headers, exc.body)
-    if isinstance(exc, httpx2.TimeoutException):
+        return status_failure(exc.status, exc.headers, exc.body)
+    if isinstance(exc, TimeoutError):
         return Failure("timeout", "the request timed out", True)
-    if isinstance(exc, httpx2.TransportError):
+    if _broke_in_transport(exc):
         return Failure("connection", short(str(exc) or type(exc).__name__), True)
     return Failure("unexpected", short(f"{type(exc).__name__}: {exc}"), False)
+
+
+def _broke_in_transport(exc: BaseException) -> bool:
+    """A connection refused, reset or closed early, a malformed answer: aiohttp's client
+    errors except a URL it cannot use (that one will not change on a retry)."""
+    import aiohttp
+
+    return isinstance(exc, aiohttp.ClientError | OSError) and not isinstance(
+        exc, aiohttp.InvalidURL
+    )
 
 
 __all__ = ["PLACEHOLDER", "Answer", "CallSettings", "HttpCall", "classify", "run_calls"]

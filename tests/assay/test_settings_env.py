@@ -131,7 +131,7 @@ WORKER_LOGGING = (
     "import django, logging; django.setup();"
     "from assay.celery import app; app.log.setup(loglevel='INFO', redirect_stdouts=False);"
     "print(logging.getLogger().isEnabledFor(logging.INFO),"
-    " [n for n in ('httpx', 'httpx2', 'httpcore2', 'openai')"
+    " [n for n in ('httpx', 'httpx2', 'httpcore2', 'aiohttp', 'aiohttp.client')"
     "  if logging.getLogger(n).isEnabledFor(logging.INFO)])"
 )
 
