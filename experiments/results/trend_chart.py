@@ -15,22 +15,27 @@ LEFT, RIGHT, TOP, PLOT_HEIGHT = 64, 16, 24, 160
 LABEL_GAP, LABEL_TURN, CHAR_WIDTH, TITLE_ROOM = 14, 45, 7, 22
 LABEL_DROP = 0.707  # sin 45°: how far down (and left) a rotated label reaches per unit of length
 MIN_WIDTH = 480
+# The wide layout shown from tablet width up: about a card's inner width at 1440 px, so the
+# chart uses the card instead of 40 % of it; phones get the MIN_WIDTH one (readable text).
+WIDE_WIDTH = 1120
 MIN_SCALE = 0.7
 TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 # Run names longer than this are cut on the axis (the table has them whole): at 45° the first
 # run's label then still ends inside the left margin.
 LABEL_CHARS = 18
 NOTE_GAP, VALUE_GAP = 20, 9
+LEVEL_ROOM = LABEL_GAP + 12 + TITLE_ROOM  # under the plot: one line of level labels, the title
 
 
-def chart_layout(*, runs: list[dict], points: list[dict]) -> dict:
+def chart_layout(*, runs: list[dict], points: list[dict], width: float = MIN_WIDTH) -> dict:
     """Geometry of one evaluator's chart: the frame (axes, ticks, run columns) and the marks
     (band, line, points with their value and regression notes).
 
     `runs` are the window's runs in order ({"name", "current"}); `points` the evaluator's
-    points ({"run_index", "pass_rate", "ci", "regression"}), in run order.
+    points ({"run_index", "pass_rate", "ci", "regression"}), in run order; `width` the
+    narrowest chart wanted (slots widen to fill it).
     """
-    slot = max(SLOT, (MIN_WIDTH - LEFT - RIGHT) / max(len(runs), 1))
+    slot = max(SLOT, (width - LEFT - RIGHT) / max(len(runs), 1))
     placed = [_place(point, slot) for point in points if point["pass_rate"] is not None]
     marks = {
         "line": " ".join(f"{p['x']},{p['y']}" for p in placed),
@@ -44,7 +49,9 @@ def _frame(runs: list[dict], slot: float) -> dict:
     """The viewBox, the plot area, the 0–100 % ticks, the run columns and the axis titles."""
     width = round(LEFT + slot * len(runs) + RIGHT)
     columns = [_column(i, run, slot) for i, run in enumerate(runs)]
-    height = TOP + PLOT_HEIGHT + _under_plot(columns)
+    # labels read level when each fits its slot (a wide chart), else turned by LABEL_TURN
+    level = all((len(c["label"]) + 2) * CHAR_WIDTH <= slot for c in columns)
+    height = TOP + PLOT_HEIGHT + (LEVEL_ROOM if level else _under_plot(columns))
     bottom = TOP + PLOT_HEIGHT
     return {
         "width": width,
@@ -57,7 +64,8 @@ def _frame(runs: list[dict], slot: float) -> dict:
         "tick_x": LEFT - 6,
         "columns": columns,
         "label_y": bottom + LABEL_GAP,
-        "label_turn": -LABEL_TURN,
+        "label_turn": 0 if level else -LABEL_TURN,
+        "label_anchor": "middle" if level else "end",
         "x_title": {"x": round(LEFT + slot * len(runs) / 2, 1), "y": height - 6},
         "y_title": {"x": 14, "y": TOP + PLOT_HEIGHT / 2},
     }
@@ -73,9 +81,9 @@ def y_of(rate: float) -> float:
     return round(TOP + (1 - min(max(rate, 0.0), 1.0)) * PLOT_HEIGHT, 1)
 
 
-def short_label(name: str) -> str:
-    """A run name short enough for the rotated axis label."""
-    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1].rstrip() + "…"
+def short_label(name: str, chars: int = LABEL_CHARS) -> str:
+    """A run name short enough for the axis label (`chars` long at most)."""
+    return name if len(name) <= chars else name[: chars - 1].rstrip() + "…"
 
 
 def _under_plot(columns: list[dict]) -> float:
@@ -90,7 +98,7 @@ def _column(index: int, run: dict, slot: float) -> dict:
         "x": x,
         "left": round(x - slot / 2, 1),
         "width": round(slot, 1),
-        "label": short_label(run["name"]),
+        "label": short_label(run["name"], max(LABEL_CHARS, int(slot / CHAR_WIDTH) - 2)),
         "name": run["name"],
         "current": run.get("current", False),
     }

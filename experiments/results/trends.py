@@ -21,7 +21,7 @@ from ..stats.compare import SIGNIFICANCE, mcnemar_worse
 from ..stats.interval_settings import pass_interval
 from .compare_sql import pairing_cursor
 from .compare_store import pair_stamp
-from .trend_chart import chart_layout
+from .trend_chart import WIDE_WIDTH, chart_layout
 
 RUN_CAP = 20
 PASS, FAIL = Verdict.PASS.value, Verdict.FAIL.value  # plain strings for the database driver
@@ -43,6 +43,7 @@ def evalset_trends(
         _mark_regressions(line["points"])
         line["regressions"] = sum(p["regression"] for p in line["points"])
         line["chart"] = chart_layout(runs=run_rows, points=line["points"])
+        line["chart_wide"] = chart_layout(runs=run_rows, points=line["points"], width=WIDE_WIDTH)
     return {
         "runs": run_rows,
         "series": series,

@@ -54,3 +54,19 @@ document.addEventListener("click", (event) => {
   const closer = event.target.closest("[data-close-drawer]");
   if (closer) closer.closest(".drawer")?.remove();
 });
+// data-row-opens on a table row: a click anywhere on it (not on its own links, buttons or
+// fields, nor the end of a text selection) or Enter on the focused row clicks the element the
+// attribute names inside it: the results grid's whole row opens the row's drawer.
+const ROW_OWN_CONTROLS = "a, button, input, select, textarea, summary, label, details";
+document.addEventListener("click", (event) => {
+  const row = event.target.closest("tr[data-row-opens]");
+  if (!row || event.target.closest(ROW_OWN_CONTROLS)) return;
+  if (String(window.getSelection ? window.getSelection() : "")) return;
+  row.querySelector(row.dataset.rowOpens)?.click();
+});
+document.addEventListener("keydown", (event) => {
+  const row = event.target;
+  if (event.key !== "Enter" || !row.matches?.("tr[data-row-opens]")) return;
+  event.preventDefault();
+  row.querySelector(row.dataset.rowOpens)?.click();
+});

@@ -33,7 +33,11 @@ def page_url(experiment, suffix=""):
 def test_dashboard_card_on_the_experiment_page(web, finished):
     html = web.get(page_url(finished)).content.decode()
     assert "30 pass, 24 fail, 6 unknown" in html
-    assert "95% CI" in html and 'class="tristate"' in html and "not enough history" in html
+    assert (
+        "95% CI" in html
+        and 'class="tristate"' in html
+        and "Not enough history: 0 earlier runs here; relative standing needs three." in html
+    )
     assert "6 error" in html  # unknown rows say why
 
 

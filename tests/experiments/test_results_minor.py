@@ -83,3 +83,59 @@ def test_no_throughput_for_outputs_a_client_pushed(api, workspace, user, code_ru
     pushed.finished_at = code_run.finished_at
     progress = experiment_progress(two_seconds(pushed))
     assert progress["elapsed_s"] == 2.0 and progress["rows_per_s"] is None
+
+
+def test_titles_name_rows_by_number_not_by_item_id(web, workspace, user, code_run):
+    item = code_run.evalset_version.items.order_by("position")[2]
+    uid = str(item.item_id)
+    drawer = web.get(f"/w/acme/experiments/{code_run.public_id}/items/{uid}/").content.decode()
+    heading = re.search(r"<h2>(.*?)</h2>", drawer, re.S).group(1)
+    assert heading == "Row 3"
+    assert drawer.index("Row 3") < drawer.index(uid)  # the id only as a detail, under Inputs
+
+    evalset = code_run.evalset_version.evalset
+    edit = web.get(f"/w/acme/evalsets/{evalset.public_id}/rows/{uid}/").content.decode()
+    title = re.search(r'<h2 id="row-title"[^>]*>(.*?)</h2>', edit, re.S).group(1)
+    assert title.strip() == "Edit row 3" and uid not in title
+    assert "<title>QA · Edit row 3" in edit
+
+    again = run_inline(
+        workspace=workspace,
+        user=user,
+        version=code_run.evalset_version,
+        evaluator_version=code_run.bindings.get().evaluator_version,
+        name="again",
+    )
+    url = f"/w/acme/compare/?baseline={code_run.public_id}&candidates={again.public_id}&filter=all"
+    diff = web.get(url).content.decode().split('id="diff-rows"')[1].split("</table>")[0]
+    assert ">Row 1</a>" in diff
+    shown = re.sub(r"<[^>]+>", " ", diff)  # the text a reader sees (ids stay in the links)
+    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{3}", shown)
+
+
+def test_one_run_of_an_evaluator_reads_not_enough_history_not_a_chart(web, workspace, user):
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(4), name="Set")
+    first = make_code_version(workspace=workspace, user=user, name="First")
+    other = make_code_version(workspace=workspace, user=user, name="Other")
+    run_inline(workspace=workspace, user=user, version=version, evaluator_version=first)
+    run = run_inline(workspace=workspace, user=user, version=version, evaluator_version=other)
+    html = page_of(web, run)
+    trends = html.split('id="trends"')[1].split("</section>")[0]
+    assert "trend-chart" not in trends
+    short = re.findall(r'<p class="trend-short"[^>]*>(.*?)</p>', trends)
+    assert short == ["Not enough history: 1 run of this evaluator here; a trend needs two."] * 2
+    card = html.split('class="card eval-card"')[1].split("</article>")[0]
+    assert "Not enough history: 0 earlier runs here; relative standing needs three." in card
+    assert 'class="badge unknown"' not in card.split("summary-line")[0]  # words, not a pill
+
+
+def test_the_wide_trend_chart_fills_a_card_and_labels_read_level():
+    from experiments.results.trend_chart import WIDE_WIDTH, chart_layout
+
+    runs = [{"name": f"FAQ · stored answers {i}"} for i in range(3)]
+    points = [{"run_index": i, "pass_rate": 0.5, "ci": None} for i in range(3)]
+    wide = chart_layout(runs=runs, points=points, width=WIDE_WIDTH)
+    assert wide["width"] >= 1100 and wide["label_turn"] == 0
+    assert [c["label"] for c in wide["columns"]] == [r["name"] for r in runs]  # not cut
+    compact = chart_layout(runs=runs, points=points)
+    assert compact["width"] <= 480 and compact["min_width"] <= 340  # a phone's card

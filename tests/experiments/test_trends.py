@@ -172,10 +172,13 @@ def test_both_pages_render_the_chart_and_its_table(history, web):
     ]
     for url in pages:
         body = web.get(url).content.decode()
-        assert body.count('<svg class="trend-chart" role="img"') == 2, url
+        # two evaluators, each in a compact (phone) and a wide layout: CSS shows one
+        assert body.count('<svg class="trend-chart" role="img"') == 4, url
+        assert body.count("trend-box trend-compact") == body.count("trend-box trend-wide") == 2
         assert 'aria-label="Pass rate of Contains in 4 runs' in body
         assert '<details class="trend-table">' in body and "<table" in body
-        assert body.count("regression (p &lt; 0.001)") == 2  # the point's title and its cell
+        # the point's title in both layouts and its cell
+        assert body.count("regression (p &lt; 0.001)") == 3
         assert "no regression (p = 1)" in body
         assert "p &lt; 0.05" in body  # the threshold, in the legend
         for tick in ("0%", "25%", "50%", "75%", "100%"):
