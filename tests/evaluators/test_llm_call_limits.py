@@ -8,8 +8,8 @@ import uuid
 
 from evaluators.llm import run_llm_batch
 from tests.evaluators.test_llm_client import CONFIG, judge, turn
-from tests.support.llm_fixtures import provider_settings
 from tests.support import llm_fixtures
+from tests.support.llm_fixtures import provider_settings
 
 llm_server_factory = llm_fixtures.llm_server_factory
 llm_server = llm_fixtures.llm_server
