@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from assay.vocabulary import ContentType
+from assay.vocabulary import ContentType, field_synonym
 from evaluators.turns import DATASET, OUTPUT_NAMES, TARGET
 
 TARGET_PREFIX = "target:"
@@ -41,29 +41,56 @@ def target_sources(mapping: dict) -> set[str]:
 
 
 def suggest_mapping(
-    *, variables: list[dict], columns: list[dict], target_outputs: tuple[str, ...] = ()
+    *,
+    variables: list[dict],
+    columns: list[dict],
+    target_outputs: tuple[str, ...] = (),
+    remembered: dict | None = None,
 ) -> dict:
-    """Map each variable to the same-named target output or column; output-like names go to
-    the target's actual_output when it has one, and a Conversation variable without a column
-    of its name to the target's conversation."""
-    names = {c["name"] for c in columns}
+    """Each variable's likely source: the target's output of its name (output-like names: the
+    target's actual_output), else what `remembered` says when it still fits (the set's last
+    mapping), else the column of its name, else a column whose name is a synonym of it
+    (`question` feeds `input`, `answer` feeds `reference_output`: assay.vocabulary's
+    FIELD_SYNONYMS), else a Conversation variable reads the target's conversation."""
+    by_name = {c["name"]: c for c in columns}
     mapping = {}
     for variable in variables:
-        name = variable["name"]
-        kind = variable.get("content_type", ContentType.TEXT)
-        if name in target_outputs and kind == output_type(name):
-            mapping[name] = target_source(name)
-        elif "actual_output" in target_outputs and name in OUTPUT_NAMES:
-            mapping[name] = TARGET_OUTPUT
-        elif name in names:
-            mapping[name] = f"column:{name}"
-        elif name == "output" and "actual_output" in names:
-            mapping[name] = "column:actual_output"
-        elif name == "actual_output" and "output" in names:
-            mapping[name] = "column:output"
-        elif kind == ContentType.CONVERSATION and "conversation" in target_outputs:
-            mapping[name] = target_source("conversation")
+        source = _suggest_one(variable, by_name, target_outputs, remembered or {})
+        if source:
+            mapping[variable["name"]] = source
     return mapping
+
+
+def _suggest_one(variable: dict, by_name: dict, target_outputs, remembered: dict) -> str:
+    name = variable["name"]
+    kind = variable.get("content_type", ContentType.TEXT)
+    if name in target_outputs and kind == output_type(name):
+        return target_source(name)
+    if "actual_output" in target_outputs and name in OUTPUT_NAMES:
+        return TARGET_OUTPUT
+    source = remembered.get(name)
+    typed = {**variable, "content_type": kind}
+    if source and not _source_problems(name, typed, source, by_name, target_outputs):
+        return source
+    if name in by_name:
+        return f"column:{name}"
+    if column := _synonym_column(name, kind, by_name):
+        return f"column:{column}"
+    if kind == ContentType.CONVERSATION and "conversation" in target_outputs:
+        return target_source("conversation")
+    return ""
+
+
+def _synonym_column(name: str, kind: str, by_name: dict) -> str:
+    """The first column (in the set's order) whose name means what the variable's does, of the
+    variable's content type; "" when none does or the name has no known meaning."""
+    meaning = field_synonym(name)
+    if meaning is None:
+        return ""
+    for column in by_name.values():
+        if column["content_type"] == kind and field_synonym(column["name"]) == meaning:
+            return column["name"]
+    return ""
 
 
 def mapping_problems(

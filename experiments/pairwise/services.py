@@ -27,6 +27,7 @@ from evaluators.pairing import OUTPUT_A, OUTPUT_B, SLOTS
 from ..engine import lifecycle
 from ..mapping import mapping_problems, suggest_mapping, target_source
 from ..models import ChunkStatus, Experiment, PairwiseChunk, PairwiseEntry, PairwiseRun
+from ..selectors.mappings import mapping_of_experiments
 from ..stats.interval_settings import interval_problems, interval_settings
 from .rules import FINISHED, MAX_EXPERIMENTS, MIN_EXPERIMENTS
 
@@ -147,15 +148,10 @@ def _judge(workspace, version, errors: dict) -> EvaluatorVersion | None:
 
 def _mapping(judge, experiments, given, errors: dict) -> dict:
     """The judge's variables: both outputs, and the rest from the columns of each pair's A row
-    (mapped by name unless given), checked against every version that can be an A."""
+    (unless given: as the experiments' own bindings map them, else by name or synonym),
+    checked against every version that can be an A."""
     variables = judge.config.get("input_variables") or []
-    others = [v for v in variables if v["name"] not in SLOTS]
-    columns = experiments[0].evalset_version.columns
-    mapping = (
-        dict(given)
-        if isinstance(given, dict)
-        else suggest_mapping(variables=others, columns=columns)
-    )
+    mapping = dict(given) if isinstance(given, dict) else _suggested(variables, experiments)
     mapping |= {OUTPUT_A: target_source(OUTPUT_A), OUTPUT_B: target_source(OUTPUT_B)}
     problems: list[str] = []
     for experiment in experiments[:-1]:  # the last experiment is never a pair's A
@@ -169,6 +165,17 @@ def _mapping(judge, experiments, given, errors: dict) -> dict:
     if problems:
         errors["mapping"] = problems
     return mapping
+
+
+def _suggested(variables: list[dict], experiments: list[Experiment]) -> dict:
+    """What the experiments' own mappings say (`input ← column:question`), else a column of
+    the variable's name or a synonym of it, for the judge's variables other than the outputs."""
+    others = [v for v in variables if v["name"] not in SLOTS]
+    return suggest_mapping(
+        variables=others,
+        columns=experiments[0].evalset_version.columns,
+        remembered=mapping_of_experiments(experiments=experiments),
+    )
 
 
 def _shared_items(experiments: list[Experiment], errors: dict) -> dict:

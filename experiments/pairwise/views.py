@@ -16,10 +16,17 @@ from assay.vocabulary import PairOutcome, ResultStatus
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, error_lines
 
+from ..selectors.mappings import mapping_of_experiments
 from . import selectors, services
 from .cards import leaderboard_rows, pair_cards, ties_mode
 from .exports import FORMATS, MIME, pairwise_export_filename, pairwise_export_stream
-from .forms import NewPairwiseRunForm, field_for
+from .forms import (
+    NewPairwiseRunForm,
+    field_for,
+    mapping_columns,
+    mapping_rows,
+    posted_mapping,
+)
 
 ROWS_PAGE = 25
 
@@ -36,8 +43,9 @@ def index(request):
 
 @workspace_view()
 def new(request):
-    """Choose an evalset, its baseline and the experiments to judge against it, and a pairwise
-    judge; only finished experiments with target outputs are offered."""
+    """Choose an evalset, its baseline and the experiments to judge against it, a pairwise
+    judge and where its other variables come from; only finished experiments with target
+    outputs are offered, and the mapping starts from the experiments' own."""
     groups = selectors.pairwise_candidates(workspace=request.workspace)
     judges = selectors.pairwise_judge_choices(workspace=request.workspace)
     state = request.POST if request.method == "POST" else request.GET
@@ -46,11 +54,20 @@ def new(request):
     form = NewPairwiseRunForm(
         request.POST or None, initial=initial, groups=groups, judges=judges, evalset=evalset
     )
+    rows = _mapping_rows(request, form, judges)
+    errors: list[str] = []
     if request.method == "POST" and form.is_valid():
-        run = _create(request, form)
+        run = _create(request, form, rows, errors)
         if run is not None:
             return redirect("pairwise:detail", ws=request.workspace.slug, id=run.public_id)
-    context = {"form": form, "groups": groups, "judges": judges}
+    context = {
+        "form": form,
+        "groups": groups,
+        "judges": judges,
+        "mapping_rows": rows,
+        "mapping_errors": errors,
+        "baseline": form.baseline_value(),
+    }
     return render(request, "experiments/pairwise_new.html", context, status=_status(request, form))
 
 
@@ -60,11 +77,27 @@ def _prefill(request) -> dict:
     return {"baseline": chosen[0], "others": chosen[1:]} if chosen else {}
 
 
+def _mapping_rows(request, form, judges) -> list[dict]:
+    """The judges' variables with their columns; the suggestion reads the chosen (or
+    prefilled) experiments' mappings first, then the rest of the evalset's."""
+    chosen = [form.baseline_value(), *(form["others"].value() or [])]
+    rank = {public_id: i for i, public_id in enumerate(chosen)}
+    ordered = sorted(form.experiments, key=lambda e: rank.get(str(e.public_id), len(rank)))
+    return mapping_rows(
+        judges=judges,
+        columns=mapping_columns(form.experiments),
+        data=request.POST if request.method == "POST" else None,
+        remembered=mapping_of_experiments(experiments=ordered),
+    )
+
+
 def _status(request, form) -> int:
     return 400 if request.method == "POST" and form.errors else 200
 
 
-def _create(request, form):
+def _create(request, form, rows, errors: list):
+    """The run, or None with the service's problems on the form (the mapping's in `errors`,
+    shown beside the dropdowns)."""
     data = form.cleaned_data
     found = selectors.pairwise_inputs(
         workspace=request.workspace,
@@ -77,10 +110,15 @@ def _create(request, form):
             user=request.user,
             name=data["name"],
             repetitions=data["repetitions"],
+            mapping=posted_mapping(judge=found["evaluator_version"], rows=rows),
             **found,
         )
     except ValidationError as exc:
-        add_errors(form, exc, field_for=field_for)
+        problems = dict(exc.message_dict)
+        errors.extend(problems.pop("mapping", []))
+        add_errors(form, ValidationError(problems), field_for=field_for)
+        if errors:
+            form.add_error(None, _("Check the mapping below."))
         return None
 
 

@@ -15,6 +15,7 @@ from .inputs import (  # noqa: F401
     evalset_version_required,
     experiment_inputs,
 )
+from .mappings import mapping_of_experiments, mapping_remembered  # noqa: F401
 from .resolving import (  # noqa: F401
     _by_name_then_version,
     _highest,
