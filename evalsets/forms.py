@@ -214,6 +214,19 @@ class ImportUploadForm(forms.Form):
         ],
     )
 
+    def offer_encoding(self, guess_of) -> str:
+        """After a file refused for its encoding, choose the one it seems to be in (the
+        browser forgets the file, so the next try is: choose it again, upload) and return that
+        choice's label; '' when the file was refused for another reason."""
+        # the service's error on `file` took it out of cleaned_data: read the upload itself
+        upload, chosen = self.files.get("file"), self.cleaned_data.get("encoding")
+        guess = guess_of(upload=upload, encoding=chosen or "utf-8") if upload else ""
+        if not guess:
+            return ""
+        self.data = self.data.copy()
+        self.data["encoding"] = guess
+        return dict(self.fields["encoding"].choices)[guess]
+
 
 class MappingForm(forms.Form):
     """For each file field: which column (or row field) it fills, or a new column (named in its

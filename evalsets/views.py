@@ -38,6 +38,7 @@ from .importing import (
     import_preview,
     import_retry_skipping,
     proposed_mapping,
+    upload_encoding_guess,
 )
 from .items.content import MEDIA_KEYS
 from .items.media import media_mime, media_store, workspace_prefix
@@ -324,6 +325,7 @@ def import_upload(request, id):
     """Wizard step 1: upload a CSV or JSONL file."""
     evalset = _evalset(request, id)
     form = ImportUploadForm(request.POST or None, request.FILES or None)
+    guess = ""
     if request.method == "POST" and form.is_valid():
         job = form_service(
             form,
@@ -339,12 +341,14 @@ def import_upload(request, id):
             return redirect(
                 "evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job.public_id
             )
+        guess = form.offer_encoding(upload_encoding_guess)
     return render(
         request,
         "evalsets/import.html",
         {
             "evalset": evalset,
             "form": form,
+            "encoding_guess": guess if request.method == "POST" and form.errors else "",
             "limits": import_limits(),
             "tab": "import",
             "recent": selectors.imports_recent(evalset=evalset),
@@ -414,7 +418,9 @@ def import_progress(request, id, job_id):
     """The progress partial htmx polls; it stops polling once the job is finished."""
     evalset = _evalset(request, id)
     job = selectors.import_get(evalset=evalset, public_id=job_id)
-    return render(request, "evalsets/_import_progress.html", {"evalset": evalset, "job": job})
+    # once finished, the tabs come along (out of band): the Columns count changed
+    context = {"evalset": evalset, "job": job, "tab": "import", "oob": True}
+    return render(request, "evalsets/_import_progress.html", context)
 
 
 @workspace_view()

@@ -8,6 +8,7 @@ from .jobs import (
     import_preview,
     import_retry_skipping,
     proposed_mapping,
+    upload_encoding_guess,
 )
 from .rows import evalset_version_from_rows
 from .run import import_claim, import_run
@@ -23,4 +24,5 @@ __all__ = [
     "import_retry_skipping",
     "import_run",
     "proposed_mapping",
+    "upload_encoding_guess",
 ]

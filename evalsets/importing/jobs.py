@@ -24,6 +24,7 @@ from .readers import (
     ENCODINGS,
     SNIFF_BYTES,
     FileProblem,
+    encoding_guess,
     encoding_problem,
     jsonl_fields,
     jsonl_sample,
@@ -149,6 +150,17 @@ def _checked_encoding(upload, encoding: str) -> str:
     if problem := encoding_problem(sample, encoding):
         raise ValidationError({"file": problem_text(problem)})
     return encoding
+
+
+def upload_encoding_guess(*, upload, encoding: str) -> str:
+    """The encoding an upload refused for its encoding seems to be in ('' when it reads, or
+    when nothing else fits), for the form to offer on the next try."""
+    if encoding not in ENCODINGS:
+        return ""
+    upload.seek(0)
+    sample = upload.read(SNIFF_BYTES)
+    upload.seek(0)
+    return encoding_guess(sample, encoding)
 
 
 def detect_fields(path: str, file_format: str, encoding: str = "utf-8") -> list[str]:

@@ -48,7 +48,7 @@ def encoding_problem(sample: bytes, encoding: str) -> Problem | str:
     guess of what it is instead; '' when it reads."""
     if _decodes(sample, encoding):
         return ""
-    guess = next((e for e in ("utf-8", "gb18030") if e != encoding and _decodes(sample, e)), "")
+    guess = encoding_guess(sample, encoding)
     params = {"upper": encoding.upper(), "encodings": ", ".join(e.upper() for e in ENCODINGS)}
     if guess:
         return Problem(
@@ -65,6 +65,13 @@ def encoding_problem(sample: bytes, encoding: str) -> Problem | str:
         ),
         params,
     )
+
+
+def encoding_guess(sample: bytes, encoding: str) -> str:
+    """Another encoding `sample` reads in when it does not read in `encoding` ('' if none)."""
+    if _decodes(sample, encoding):
+        return ""
+    return next((e for e in ("utf-8", "gb18030") if e != encoding and _decodes(sample, e)), "")
 
 
 def _decodes(sample: bytes, encoding: str) -> bool:

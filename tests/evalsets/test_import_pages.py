@@ -79,3 +79,43 @@ def test_an_import_with_every_field_ignored_is_refused_with_a_message(web, fresh
     assert "no field of the file goes to a column" in page and "mapping:" not in page
     assert EvalSetImport.objects.get().status == "mapping"
     assert EvalSetItem.objects.count() == 0
+
+
+def test_a_gbk_file_refused_as_utf8_offers_gb18030_on_the_next_upload(web, fresh):
+    upload = SimpleUploadedFile("faq.csv", "问题,回答\n法国的首都？,巴黎\n".encode("gb18030"))
+    refused = web.post(url("import", fresh), {"file": upload, "encoding": "utf-8"})
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "It looks like GB18030" in page
+    select = page.split('name="encoding"')[1].split("</select>")[0]
+    assert 'value="gb18030" selected' in select and 'value="utf-8" selected' not in select
+    assert 'id="encoding-guess"' in page and "GB18030 (中文 Windows)" in page
+    again = SimpleUploadedFile("faq.csv", "问题,回答\n法国的首都？,巴黎\n".encode("gb18030"))
+    assert web.post(url("import", fresh), {"file": again, "encoding": "gb18030"}).status_code == 302
+
+
+def test_progress_says_what_happens_before_rows_are_counted(web, fresh):
+    step2 = mapping_step(web, fresh)
+    form = {f"map_{i}": "__new__" for i in range(3)} | {f"type_{i}": "Text" for i in range(3)}
+    form |= {"name_0": "input", "name_1": "reference_output", "name_2": "actual_output"}
+    web.post(step2, form)
+    job = EvalSetImport.objects.get()
+    progress = url("import_progress", fresh, job_id=job.public_id)
+    queued = web.get(progress).content.decode()
+    assert "Waiting for a worker" in queued and "of about 0" not in queued
+    EvalSetImport.objects.filter(pk=job.pk).update(status="running")
+    assert "Reading the file" in web.get(progress).content.decode()
+
+
+def test_the_columns_tab_is_sent_along_when_the_import_finishes(web, fresh):
+    step2 = mapping_step(web, fresh)
+    form = {f"map_{i}": "__new__" for i in range(3)} | {f"type_{i}": "Text" for i in range(3)}
+    form |= {"name_0": "input", "name_1": "reference_output", "name_2": "actual_output"}
+    web.post(step2, form)
+    job = EvalSetImport.objects.get()
+    progress = url("import_progress", fresh, job_id=job.public_id)
+    assert 'id="evalset-tabs"' not in web.get(progress).content.decode()  # not finished yet
+    run_now(job)
+    done = web.get(progress).content.decode()
+    tabs = done.split('id="evalset-tabs"')[1].split("</nav>")[0]
+    assert 'hx-swap-oob="true"' in tabs and "Columns (3)" in tabs
