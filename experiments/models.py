@@ -74,6 +74,10 @@ class Experiment(models.Model):
     items_total = models.PositiveIntegerField(default=0)
     results_total = models.PositiveIntegerField(default=0)
     results_done = models.PositiveIntegerField(default=0)
+    # target outputs written or answered (bumped as calls finish; exact once the run ends)
+    targets_done = models.PositiveIntegerField(default=0)
+    # when results_done or targets_done last moved (the ETA counts down from there)
+    progressed_at = models.DateTimeField(null=True, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)
     chunks_done = models.PositiveIntegerField(default=0)
     retry_round = models.PositiveSmallIntegerField(default=0)
@@ -217,6 +221,9 @@ class ExperimentChunk(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # the target's calls this chunk's runner has in flight (reported every second; read only
+    # while the chunk runs)
+    calls_in_flight = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

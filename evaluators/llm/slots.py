@@ -26,6 +26,8 @@ import asyncio
 import threading
 import uuid
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 LEASE_S = 30.0
@@ -119,11 +121,66 @@ class RunSlots:
 
 
 def run_slots_open(run_limit: RunLimit, limit: int) -> RunSlots:
-    """The run's slots for this event loop: in Redis when it has a URL, else in process."""
+    """The run's slots for this event loop: in Redis when it has a URL, else in process
+    (counted when this process watches the key: `slots_watched`)."""
     limit = max(1, limit)
     if run_limit.redis_url:
-        return RedisRunSlots(run_limit, limit)
-    return LocalRunSlots(run_limit.key, limit)
+        slots: RunSlots = RedisRunSlots(run_limit, limit)
+    else:
+        slots = LocalRunSlots(run_limit.key, limit)
+    watch = _WATCHED.get(run_limit.key)
+    return _Counted(slots, watch) if watch is not None else slots
+
+
+class SlotWatch:
+    """This process's calls of one run key: in flight now and finished so far. Written on the
+    event loop's thread, read by another (the engine's progress report): plain ints."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.finished = 0
+        self.users = 0
+
+
+# key → its watch, while some code of this process watches it (a run's progress)
+_WATCHED: dict[str, SlotWatch] = {}
+_WATCH_LOCK = threading.Lock()
+
+
+@contextmanager
+def slots_watched(key: str) -> Iterator[SlotWatch]:
+    """Count the calls of `key` in this process while the block runs (a slot held is a call
+    in flight; a slot given back, a call finished). Unwatched keys cost nothing."""
+    with _WATCH_LOCK:
+        watch = _WATCHED.setdefault(key, SlotWatch())
+        watch.users += 1
+    try:
+        yield watch
+    finally:
+        with _WATCH_LOCK:
+            watch.users -= 1
+            if not watch.users:
+                _WATCHED.pop(key, None)
+
+
+class _Counted(RunSlots):
+    """A run's slots that count their calls into a watch."""
+
+    def __init__(self, slots: RunSlots, watch: SlotWatch) -> None:
+        self._slots, self._watch = slots, watch
+
+    async def acquire(self) -> str:
+        token = await self._slots.acquire()
+        self._watch.in_flight += 1
+        return token
+
+    async def release(self, token: str) -> None:
+        self._watch.in_flight -= 1
+        self._watch.finished += 1
+        await self._slots.release(token)
+
+    async def close(self) -> None:
+        await self._slots.close()
 
 
 class RedisRunSlots(RunSlots):

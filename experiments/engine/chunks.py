@@ -25,6 +25,7 @@ from . import lifecycle
 from .dispatch import QUEUE, chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
+from .progress import calls_counted
 from .scoring import EvaluatorWork
 from .turns import json_loads
 from .writes import COLUMNS, results_write, stale_turns_delete
@@ -207,16 +208,19 @@ def _tags(tag_lists: dict[str, list], text: str | None) -> list | None:
     return tags
 
 
-def _commit(chunk: ExperimentChunk, lease: ChunkLease, count: int, write) -> None:
-    """Rows, lease check and progress bump in one transaction: a runner that lost its lease,
-    or a run that was cancelled meanwhile, writes nothing (the rows roll back)."""
+def _commit(
+    chunk: ExperimentChunk, lease: ChunkLease, count: int, write, *, targets: int = 0
+) -> None:
+    """Rows, lease check and progress bump (`count` results, `targets` target outputs) in one
+    transaction: a runner that lost its lease, or a run that was cancelled meanwhile, writes
+    nothing (the rows roll back)."""
     with transaction.atomic():
         _flush_later()
         write()
         if not lifecycle.lease_renew(chunk.pk, lease.token):
             lease.reason = "lost"
             raise ChunkStopped("lost")
-        if not lifecycle.experiment_progress(chunk.experiment_id, count):
+        if not lifecycle.experiment_progress(chunk.experiment_id, count, targets=targets):
             lease.reason = "cancelled"
             raise ChunkStopped("the experiment is no longer running")
 
@@ -275,14 +279,17 @@ def _run_target(chunk: ExperimentChunk, lease: ChunkLease, items: list[ItemRow])
         todo = [item for item in items if item.pk not in done]
         if not todo:
             continue
-        outputs = spec.run_batch(
-            experiment=experiment, items=todo, repeat=repeat, cancel=lease.stop
-        )
+        counted = len(todo) if spec.calls_are_rows else 0
+        with calls_counted(chunk, lease, rows=counted) as calls:
+            outputs = spec.run_batch(
+                experiment=experiment, items=todo, repeat=repeat, cancel=lease.stop
+            )
         rows = [
             target_row(experiment=experiment, item=item, repeat=repeat, fields=out)
             for item, out in zip(todo, outputs, strict=True)
         ]
-        _commit(chunk, lease, 0, lambda rows=rows: _target_upsert(rows))
+        unreported = len(rows) - calls.reported  # the keeper reported the rest as they landed
+        _commit(chunk, lease, 0, lambda rows=rows: _target_upsert(rows), targets=unreported)
 
 
 def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:

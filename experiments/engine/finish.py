@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from assay.safety.caps import MESSAGE_BYTES, cap_text
 
-from ..models import Experiment, ExperimentChunk, ExperimentStatus, Result
+from ..models import Experiment, ExperimentChunk, ExperimentStatus, Result, TargetResult
 from . import lifecycle
 
 
@@ -71,10 +71,12 @@ def _settle(experiment_id: int) -> None:
 
 
 def _settle_counters(experiment_id: int) -> None:
-    """Counters bumped by concurrent chunks are exact once everything is written. A row scored
-    per assistant turn counts once (its turn 0; a row scored per row has only that)."""
+    """Counters bumped by concurrent chunks (and by calls before their rows were written) are
+    exact once everything is written. A row scored per assistant turn counts once (its turn 0;
+    a row scored per row has only that)."""
     count = Result.objects.filter(experiment_id=experiment_id, turn=0).count()
-    Experiment.objects.filter(pk=experiment_id).update(results_done=count)
+    targets = TargetResult.objects.filter(experiment_id=experiment_id).count()
+    Experiment.objects.filter(pk=experiment_id).update(results_done=count, targets_done=targets)
 
 
 def experiment_fail(*, experiment_id: int, message: str) -> None:

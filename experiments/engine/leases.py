@@ -1,7 +1,8 @@
 """A running chunk's lease: renewed on a timer while the chunk works, watched for cancel.
 
 One keeper thread per process looks after every lease the process holds. Every second it looks
-at each chunk's cancel flag; every sixth of the lease it renews the lease. When either says
+at each chunk's cancel flag (and reports a target batch's calls, `progress`); every sixth of
+the lease it renews the lease. When either says
 stop — cancel was asked, or the lease was taken over (the reaper revived the chunk, so another
 runner owns it) — it sets the lease's `stop` event, which the sandbox and the LLM batch watch:
 the sandbox child is killed and calls in flight are dropped within a fraction of a second.
@@ -39,6 +40,7 @@ class ChunkLease:
         self.stop = threading.Event()
         self.reason = ""
         self.ticks = 0
+        self.progress = None  # a target batch's calls, reported every tick (engine.progress)
         self._keeper = keeper
         self._renew = lifecycle.pairwise_lease_renew if pairwise else lifecycle.lease_renew
         self._run_model = PairwiseRun if pairwise else Experiment
@@ -101,6 +103,8 @@ class _Keeper:
                 lease.ticks += 1
                 try:
                     lease.look(renew=lease.ticks % renew_every == 0)
+                    if (progress := lease.progress) is not None:
+                        progress.report()
                 except Exception:  # retried next tick; the write check still holds meanwhile
                     log.warning("lease check of chunk %s failed", lease.chunk_id, exc_info=True)
                     close_old_connections()

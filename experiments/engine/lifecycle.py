@@ -77,10 +77,13 @@ def _run_move(model, events, pk: int, event: str, where: Q | None, fields: dict)
     return bool(rows.update(status=target, **fields))
 
 
-def experiment_progress(experiment_id: int, count: int) -> bool:
-    """Count `count` more results and beat the heartbeat, only while the experiment runs (False
-    once it was cancelled or finished: the caller's rows must then roll back)."""
-    return _progress(Experiment, experiment_id, count)
+def experiment_progress(experiment_id: int, count: int, *, targets: int = 0) -> bool:
+    """Count `count` more results (and `targets` more target outputs) and beat the heartbeat,
+    only while the experiment runs (False once it was cancelled or finished: the caller's rows
+    must then roll back)."""
+    if not targets:
+        return _progress(Experiment, experiment_id, count)
+    return _progress(Experiment, experiment_id, count, targets_done=F("targets_done") + targets)
 
 
 def pairwise_progress(run_id: int, count: int) -> bool:
@@ -88,9 +91,12 @@ def pairwise_progress(run_id: int, count: int) -> bool:
     return _progress(PairwiseRun, run_id, count)
 
 
-def _progress(model, pk: int, count: int) -> bool:
+def _progress(model, pk: int, count: int, **more) -> bool:
     rows = model.objects.filter(pk=pk, status=E.RUNNING)
-    return bool(rows.update(results_done=F("results_done") + count, heartbeat_at=timezone.now()))
+    now = timezone.now()
+    if (count or more) and model is Experiment:
+        more["progressed_at"] = now  # the ETA counts down from the last move
+    return bool(rows.update(results_done=F("results_done") + count, heartbeat_at=now, **more))
 
 
 def accepts_work(experiment: Experiment | PairwiseRun) -> bool:

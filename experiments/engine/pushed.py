@@ -14,7 +14,7 @@ import json
 from bisect import bisect_left
 
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, F
 from django.utils import timezone
 
 from assay.vocabulary import ResultStatus
@@ -35,7 +35,9 @@ def outputs_store(
     the insert itself: a concurrent push of the same row stores it once and only one counts
     it). Call inside a transaction."""
     stored = _insert_first_wins(experiment, rows)
-    Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=timezone.now())
+    now = timezone.now()
+    counted = {"targets_done": F("targets_done") + stored, "progressed_at": now} if stored else {}
+    Experiment.objects.filter(pk=experiment.pk).update(heartbeat_at=now, **counted)
     return _arrive(experiment, _waiting_chunks(experiment, positions)), stored
 
 

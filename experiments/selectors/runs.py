@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -19,7 +19,15 @@ from evalsets.models import EvalSet
 from evaluators.models import Evaluator
 
 from ..mapping import target_sources
-from ..models import ACTIVE_STATUSES, EvaluatorBinding, Experiment, ExperimentStatus, Result
+from ..models import (
+    ACTIVE_STATUSES,
+    ChunkKind,
+    ChunkStatus,
+    EvaluatorBinding,
+    Experiment,
+    ExperimentStatus,
+    Result,
+)
 from ..stats import COUNT_KEYS
 from .resolving import _named_ref
 
@@ -94,36 +102,81 @@ def any_active(experiments) -> bool:
     return any(e.status in ACTIVE_STATUSES for e in experiments)
 
 
-def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
-    """Counters, percent, elapsed time, throughput (results/s and rows/s) and the ETA.
+# No target output and no result for this long: the ETA says "waiting" instead of a figure.
+IDLE_S = 10.0
 
-    Throughput is measured from `started_at`; the ETA exists only while the run is active
-    and something has been done (before that there is nothing honest to extrapolate).
+
+def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
+    """Counters (target outputs, results), percent, elapsed time, throughput (results/s and
+    rows/s), the target's calls in flight and the ETA.
+
+    The ETA extrapolates the rate at the last move (outputs and results together) and counts
+    down from that moment, so it never grows while nothing lands; after IDLE_S without a move,
+    or once overdue, it is None with `waiting` set. Before the first move there is nothing
+    honest to extrapolate.
     """
     now = now or timezone.now()
     done, total = experiment.results_done, experiment.results_total
+    targets_total = _targets_total(experiment)
+    targets_done = min(experiment.targets_done, targets_total)
     elapsed = _elapsed(experiment, now)
     results_per_s = done / elapsed if elapsed and done and _executed_here(experiment) else None
-    bindings = (
-        max(1, experiment.results_total // experiment.items_total)
-        if (experiment.items_total)
-        else 1
-    )
-    eta = None
-    if experiment.is_active and results_per_s and total > done:
-        eta = math.ceil((total - done) / results_per_s)
+    bindings = max(1, total // experiment.items_total) if experiment.items_total else 1
+    units = (min(done, total) + targets_done, total + targets_total)
+    eta = _eta(experiment, now, *units)
     return {
         "results_done": done,
         "results_total": total,
+        "targets_done": targets_done,
+        "targets_total": targets_total,
+        "calls_in_flight": _calls_in_flight(experiment),
         "items_total": experiment.items_total,
         "chunks_done": experiment.chunks_done,
         "chunks_total": experiment.chunks_total,
         "percent": round(100 * experiment.progress, 1),
+        "overall_percent": _overall_percent(experiment, *units),
         "elapsed_s": round(elapsed, 3) if elapsed is not None else None,
         "results_per_s": round(results_per_s, 2) if results_per_s else None,
         "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
         "eta_s": eta,
+        "waiting": experiment.is_active and eta is None and units[0] > 0,
+        "idle_s": round(IDLE_S),
     }
+
+
+def _targets_total(experiment: Experiment) -> int:
+    """Target outputs the run needs: one per row and repetition, when it has a target."""
+    if not experiment.target_spec.outputs_for(experiment.target_config):
+        return 0
+    return experiment.items_total * experiment.repetitions
+
+
+def _calls_in_flight(experiment: Experiment) -> int:
+    """The target's calls its running chunks have in flight (as reported each second)."""
+    if not experiment.is_active or not experiment.target_spec.runs_on_workers:
+        return 0
+    running = experiment.chunks.filter(status=ChunkStatus.RUNNING, kind=ChunkKind.TARGET)
+    return running.aggregate(n=Sum("calls_in_flight"))["n"] or 0
+
+
+def _overall_percent(experiment: Experiment, done: int, total: int) -> float:
+    """Outputs and results together: the bar moves while the target answers."""
+    if not total:
+        return round(100 * experiment.progress, 1)
+    return round(100 * min(1.0, done / total), 1)
+
+
+def _eta(experiment: Experiment, now: datetime, done: int, total: int) -> int | None:
+    """Seconds left at the rate measured up to the last move, counted down since then."""
+    moved, started = experiment.progressed_at, experiment.started_at
+    if not (experiment.is_active and done and moved and started) or total <= done:
+        return None
+    busy = (moved - started).total_seconds()
+    idle = (now - moved).total_seconds()
+    if busy <= 0 or idle > IDLE_S:
+        return None
+    left = (total - done) * busy / done - idle
+    return math.ceil(left) if left > 0 else None
 
 
 def _executed_here(experiment: Experiment) -> bool:

@@ -354,6 +354,7 @@ def experiment_retry_failed(*, experiment: Experiment) -> RetryCounts:
             retry_round=F("retry_round") + 1,
             # the results about to be written again (never-written ones were never counted)
             results_done=F("results_done") - written,
+            targets_done=F("targets_done") - counts.target_rows,  # called again
             chunks_done=0,
             cancel_requested=False,
             finished_at=None,

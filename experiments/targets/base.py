@@ -30,6 +30,9 @@ class TargetSpec:
     in_new_form: ClassVar[bool] = True
     # One row can be sent through it to see what comes back ("Test request").
     testable: ClassVar[bool] = False
+    # Each row is one call of the run's target slots (`experiment:<id>:target`), so the
+    # engine counts rows as their calls finish, before the batch commits (progress).
+    calls_are_rows: ClassVar[bool] = False
     # Service error paths → this kind's form fields, so a problem shows beside its field.
     form_aliases: ClassVar[dict[str, str]] = {}
 

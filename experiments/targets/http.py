@@ -50,6 +50,7 @@ class HttpTarget(TargetSpec):
     outputs = ("actual_output", "trajectory")
     form_template = "experiments/targets/_http.html"
     testable = True
+    calls_are_rows = True
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         config = {**DEFAULTS, "max_retries": 3, **config}

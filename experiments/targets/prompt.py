@@ -31,6 +31,7 @@ class PromptTarget(TargetSpec):
     outputs = ("actual_output",)
     form_template = "experiments/targets/_prompt.html"
     testable = True
+    calls_are_rows = True
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         unknown = set(config) - KEYS
