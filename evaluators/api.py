@@ -9,7 +9,6 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay.api.base import LibraryVersionViewSet, WorkspaceMixin, WorkspaceScopedViewSet, validated
-from assay.selectors import library_version_get
 
 from . import selectors, services
 from . import serializers as s
@@ -198,9 +197,13 @@ class EvaluatorChildMixin(WorkspaceMixin):
     diff=extend_schema(
         summary=_("Diff two evaluator versions"),
         description=_(
-            "The field-by-field differences between two configs: `old` and `new` are version "
-            "strings or `draft` (`new` defaults to the draft). 404 when either version does "
-            "not exist."
+            "Every difference between two versions that can change results: the score "
+            "meaning, the default policy (`default_policy.kind`, `default_policy.threshold`) "
+            "and the config, field by field. Each change has its `path`, a plain `label` "
+            "(Threshold, System message, Model), `change` (added/removed/changed), `old` and "
+            "`new` with their readable `old_text` and `new_text`, and for text a unified "
+            "`diff`. `old` and `new` are version strings or `draft` (`new` defaults to the "
+            "draft). 404 when either version does not exist."
         ),
     ),
 )
@@ -228,15 +231,12 @@ class VersionViewSet(EvaluatorChildMixin, LibraryVersionViewSet):
         evaluator = self.evaluator()
         old, new = request.query_params.get("old", ""), request.query_params.get("new", "draft")
         changes = services.version_diff(
-            old=_config_of(evaluator, old), new=_config_of(evaluator, new)
+            old=selectors.evaluator_snapshot(evaluator=evaluator, ref=old),
+            new=selectors.evaluator_snapshot(evaluator=evaluator, ref=new),
         )
+        for change in changes:
+            change.pop("pairs", None)  # the page's side-by-side rows; `diff` says the same
         return Response({"old": old, "new": new, "changes": changes})
-
-
-def _config_of(evaluator: Evaluator, ref: str) -> dict:
-    if ref == "draft":
-        return evaluator.draft_config
-    return library_version_get(item=evaluator, version=ref).config
 
 
 @extend_schema_view(

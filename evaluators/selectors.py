@@ -75,3 +75,22 @@ def template_get(*, slug: str) -> EvaluatorTemplate:
     if template is None:
         raise Http404(f"No template {slug!r}")
     return template
+
+
+def evaluator_snapshot(*, evaluator: Evaluator, ref: str) -> dict:
+    """The fields that decide results (score meaning, default policy, config) of the version
+    `ref`, or of the draft for "draft"; 404 for a version the evaluator does not have."""
+    from assay.selectors import library_version_get
+
+    if ref == "draft":
+        return {
+            "score_meaning": evaluator.score_meaning,
+            "default_policy": evaluator.default_policy,
+            "config": evaluator.draft_config,
+        }
+    version = library_version_get(item=evaluator, version=ref)
+    return {
+        "score_meaning": version.score_meaning,
+        "default_policy": version.default_policy,
+        "config": version.config,
+    }

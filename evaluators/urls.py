@@ -10,6 +10,10 @@ urlpatterns = [
     path("<uuid:id>/", views.detail, name="detail"),
     path("<uuid:id>/submit/", views.submit, name="submit"),
     path("<uuid:id>/versions/", views.versions, name="versions"),
+    path("<uuid:id>/versions/<str:version>/", views.version_detail, name="version"),
+    path(
+        "<uuid:id>/versions/<str:version>/restore/", views.version_restore, name="version_restore"
+    ),
     path("<uuid:id>/copy/", views.copy, name="copy"),
     path("<uuid:id>/delete/", views.delete, name="delete"),
     path("<uuid:id>/restore/", views.restore, name="restore"),

@@ -31,6 +31,8 @@ def acme(workspace, user, settings, tmp_path, llm_server) -> Acme:
 PAGES = [
     ("evaluators:detail", "evaluator", {}),
     ("evaluators:versions", "evaluator", {}),
+    ("evaluators:version", "evaluator", {"version": "version"}),
+    ("evaluators:version_restore", "evaluator", {"version": "version"}),
     ("evaluators:submit", "evaluator", {}),
     ("evaluators:copy", "evaluator", {}),
     ("evaluators:delete", "evaluator", {}),

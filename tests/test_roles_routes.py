@@ -235,7 +235,11 @@ QUERY = {
     "api-compare": {"baseline": "acme.experiment", "candidates": "acme.experiment"},
 }
 RESULT_OF = {"experiments:": "acme.result", "experiment-": "acme.result", "pairwise": "pair"}
-VERSION_OF = {"evaluator-": "acme.version", "evalset-": "set_version_name"}
+VERSION_OF = {
+    "evaluator-": "acme.version",
+    "evaluators:": "acme.version",
+    "evalset-": "set_version_name",
+}
 
 
 def _value(world: World, spec: str):

@@ -1,5 +1,6 @@
 """Business logic for evaluators: the library (create, edit the draft, submit versions, copy,
-delete, restore) in `library`, the debug runner and test cases in `debug`."""
+delete, restore) in `library`, the debug runner and test cases in `debug`, what versions
+hold and how they differ in `versions`."""
 
 from .debug import (
     MAX_DEBUG_TURNS,
@@ -28,7 +29,11 @@ from .library import (
     next_version,
     prompt_locale_resolve,
     submit_problems,
+)
+from .versions import (
+    evaluator_draft_from_version,
     version_diff,
+    version_fields,
 )
 
 __all__ = [
@@ -42,6 +47,7 @@ __all__ = [
     "evaluator_create_from_template",
     "evaluator_debug",
     "evaluator_delete",
+    "evaluator_draft_from_version",
     "evaluator_restore",
     "evaluator_run_tests",
     "evaluator_submit_precheck",
@@ -57,4 +63,5 @@ __all__ = [
     "testcase_update",
     "validate_turns",
     "version_diff",
+    "version_fields",
 ]

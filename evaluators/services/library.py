@@ -275,11 +275,6 @@ def evaluator_restore(*, evaluator: Evaluator, user: AbstractBaseUser) -> Evalua
     return evaluator
 
 
-def version_diff(*, old: dict, new: dict) -> list[dict]:
-    """Field-by-field diff of two configs (versions or a version and the draft)."""
-    return config_schema.diff_configs(old, new)
-
-
 def latest_version(evaluator: Evaluator) -> EvaluatorVersion | None:
     """The highest SemVer (not the newest row: versions order by SemVer)."""
     return evaluator.latest_version

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -176,7 +174,8 @@ def _tests_note(result: dict | None) -> str:
 
 @workspace_view()
 def versions(request, id):
-    """Version list and a side-by-side diff of any two (or a version and the draft)."""
+    """Version list and a side-by-side diff of any two (or a version and the draft): every
+    field that changes results, under its plain label."""
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     all_versions = library_versions(item=evaluator)
     refs = ["draft"] + [v.version for v in all_versions]
@@ -184,7 +183,10 @@ def versions(request, id):
     new = request.GET.get("new") or (refs[1] if len(refs) > 1 else "draft")
     changes = None
     if old in refs and new in refs and len(refs) > 1:
-        changes = services.version_diff(old=_config(evaluator, old), new=_config(evaluator, new))
+        changes = services.version_diff(
+            old=selectors.evaluator_snapshot(evaluator=evaluator, ref=old),
+            new=selectors.evaluator_snapshot(evaluator=evaluator, ref=new),
+        )
     return render(
         request,
         "evaluators/versions.html",
@@ -195,54 +197,48 @@ def versions(request, id):
             "old": old,
             "new": new,
             "changes": changes,
-            "rows": _side_by_side(changes or []),
             "tab": "versions",
         },
     )
 
 
-def _config(evaluator, ref: str) -> dict:
-    if ref == "draft":
-        return evaluator.draft_config
-    return library_version_get(item=evaluator, version=ref).config
+@workspace_view()
+def version_detail(request, id, version):
+    """One submitted version, read-only, with a button that restores it into the draft."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    found = library_version_get(item=evaluator, version=version)
+    snapshot = selectors.evaluator_snapshot(evaluator=evaluator, ref=found.version)
+    return render(
+        request,
+        "evaluators/version_detail.html",
+        {
+            "evaluator": evaluator,
+            "version": found,
+            "fields": services.version_fields(snapshot=snapshot),
+            "tab": "versions",
+        },
+    )
 
 
-def _side_by_side(changes: list[dict]) -> list[dict]:
-    """Turn unified-diff text changes into left/right line pairs for the diff table."""
-    rows = []
-    for change in changes:
-        if "diff" in change:
-            rows.append({"path": change["path"], "pairs": _pairs(change["diff"])})
-        else:
-            rows.append(
-                {
-                    "path": change["path"],
-                    "old": _show(change["old"]),
-                    "new": _show(change["new"]),
-                    "change": change["change"],
-                }
-            )
-    return rows
-
-
-def _pairs(lines: list[str]) -> list[tuple]:
-    pairs = []
-    for line in lines[2:]:  # skip the ---/+++ header
-        if line.startswith("@@"):
-            pairs.append(("hunk", line, line))
-        elif line.startswith("-"):
-            pairs.append(("del", line[1:], ""))
-        elif line.startswith("+"):
-            pairs.append(("add", "", line[1:]))
-        else:
-            pairs.append(("same", line[1:], line[1:]))
-    return pairs
-
-
-def _show(value) -> str:
-    if value is None:
-        return "—"
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+@require_POST
+@workspace_view()
+def version_restore(request, id, version):
+    """Put an old version back into the draft (submitted versions never change)."""
+    evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
+    found = library_version_get(item=evaluator, version=version)
+    try:
+        services.evaluator_draft_from_version(evaluator=evaluator, version=found, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(
+            "evaluators:version", ws=request.workspace.slug, id=id, version=found.version
+        )
+    messages.success(
+        request,
+        _("Version %(v)s restored into the draft. Save edits or submit it as a new version.")
+        % {"v": found.version},
+    )
+    return redirect("evaluators:detail", ws=request.workspace.slug, id=id)
 
 
 @require_POST
