@@ -31,8 +31,12 @@ messages: $(VENV)/.installed
 messages-update: $(VENV)/.installed
 	$(PY) scripts/i18n_update.py
 
+# `PORT=8001 make run`, or `ADDR=0.0.0.0:8000 make run` to listen on every interface.
+PORT ?= 8000
+ADDR ?= 127.0.0.1:$(PORT)
+
 run: setup
-	$(PY) manage.py assay_run
+	$(PY) manage.py assay_run --addr $(ADDR)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)

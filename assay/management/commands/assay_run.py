@@ -23,6 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-demo", action="store_true")
 
     def handle(self, *args, addr, no_worker, no_demo, **options):
+        # SIGTERM stops the platform as Ctrl-C does: runserver returns and `finally` stops the
+        # worker, which runs in a session of its own (so it is stopped by us, in order).
+        signal.signal(signal.SIGTERM, _interrupt)
         call_command("migrate", interactive=False, verbosity=0)
         if not no_demo:
             call_command("load_demo")
@@ -35,8 +38,7 @@ class Command(BaseCommand):
             call_command("runserver", addr, use_reloader=False, use_threading=True)
         finally:
             if worker is not None:
-                worker.send_signal(signal.SIGTERM)
-                worker.wait(timeout=20)
+                _stop(worker)
 
     def _start_worker(self) -> subprocess.Popen:
         queues = ",".join(settings.CELERY_TASK_QUEUES_NAMES)
@@ -58,4 +60,37 @@ class Command(BaseCommand):
             "--schedule",
             str(settings.DATA_DIR / "celerybeat-schedule"),
         ]
-        return subprocess.Popen(command, env=os.environ.copy())
+        return subprocess.Popen(command, env=os.environ.copy(), start_new_session=True)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+# Warm shutdown first: the node alone is told (it stops its pool and beat itself; a signal to
+# its pool would kill running tasks). A worker or beat still there after a few seconds is
+# stopped cold, then killed, group-wide. Nothing is lost: tasks are acknowledged late and a
+# stopped chunk's lease expires, so the next start picks it up.
+STOP_STEPS = (
+    (os.kill, signal.SIGTERM, 10),
+    (os.killpg, signal.SIGQUIT, 5),
+    (os.killpg, signal.SIGKILL, 5),
+)
+
+
+def _stop(worker: subprocess.Popen) -> None:
+    """Stop the worker's whole process group: the node, its pool and its beat."""
+    for send, signum, grace in STOP_STEPS:
+        try:
+            send(worker.pid, signum)
+        except ProcessLookupError:
+            break
+        try:
+            worker.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:
+        os.killpg(worker.pid, signal.SIGKILL)  # pool processes that outlived the node
+    except ProcessLookupError:
+        pass
