@@ -1,5 +1,5 @@
-"""Platform-wide models: workspaces, memberships, API tokens, encrypted secrets, providers,
-workers' heartbeats."""
+"""Platform-wide models: workspaces, memberships, invitations, API tokens, encrypted secrets,
+providers, workers' heartbeats."""
 
 from __future__ import annotations
 
@@ -62,6 +62,32 @@ class Membership(models.Model):
     @property
     def is_owner(self) -> bool:
         return self.role == self.Role.OWNER
+
+
+class Invitation(models.Model):
+    """A one-time link that makes its holder a member of one workspace with one role: only
+    the hash of its key is stored, it expires, and the first acceptance uses it up."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Membership.Role.choices)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.workspace} ({self.role})"
 
 
 class ApiToken(models.Model):

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from .models import (
     ApiToken,
+    Invitation,
     Membership,
     ModelProvider,
     Secret,
@@ -180,3 +181,32 @@ def run_waits_for_worker(*, active: bool, started: bool, heartbeat_at) -> bool:
     if not started or heartbeat_at is None:
         return True
     return (timezone.now() - heartbeat_at).total_seconds() > settings.ASSAY_WORKER_STALE_S
+
+
+def invitation_by_key(*, key: str):
+    """The invitation a link's key opens, if it is still usable (not used, withdrawn or
+    expired), else None."""
+    from .safety.crypto import hash_token_key
+
+    if not isinstance(key, str) or not key.startswith("inv_") or len(key) > 100:
+        return None
+    return (
+        Invitation.objects.select_related("workspace", "created_by")
+        .filter(
+            key_hash=hash_token_key(key),
+            accepted_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        )
+        .first()
+    )
+
+
+def invitations_pending(*, workspace: Workspace):
+    """The workspace's invitations that can still be accepted, newest first."""
+    return Invitation.objects.filter(
+        workspace=workspace,
+        accepted_at__isnull=True,
+        revoked_at__isnull=True,
+        expires_at__gt=timezone.now(),
+    ).select_related("created_by")

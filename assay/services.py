@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from .models import (
     ApiToken,
+    Invitation,
     Membership,
     ModelProvider,
     Secret,
@@ -88,7 +89,9 @@ def workspace_rename(*, workspace: Workspace, user: AbstractBaseUser, name: str)
 def user_create(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
     """Create a user account; the username must be free."""
     if User.objects.filter(username=username).exists():
-        raise ValidationError({"username": f"The username {username!r} is taken."})
+        raise ValidationError(
+            {"username": _("The username %(username)r is taken.") % {"username": username}}
+        )
     return User.objects.create_user(username=username, password=password, email=email)
 
 
@@ -156,6 +159,73 @@ def membership_remove(*, membership: Membership) -> None:
     """Remove a member, keeping at least one owner."""
     _ensure_owner_remains(membership=membership, new_role=None)
     membership.delete()
+
+
+INVITATION_DAYS = 7
+
+
+@dataclass(frozen=True)
+class IssuedInvitation:
+    invitation: Invitation
+    key: str  # in the link, shown once, never stored
+
+
+def invitation_create(
+    *, workspace: Workspace, user: AbstractBaseUser, role: str
+) -> IssuedInvitation:
+    """A one-time invitation to `workspace` with `role`, valid for INVITATION_DAYS days; the
+    key (for the link) is returned once and only its hash is kept."""
+    if role not in Membership.Role.values:
+        raise ValidationError(
+            {"role": _("Unknown role %(role)r; use owner, editor or viewer.") % {"role": role}}
+        )
+    key = "inv_" + secrets.token_urlsafe(30)
+    invitation = Invitation.objects.create(
+        workspace=workspace,
+        role=role,
+        key_hash=crypto.hash_token_key(key),
+        created_by=user,
+        expires_at=timezone.now() + timedelta(days=INVITATION_DAYS),
+    )
+    return IssuedInvitation(invitation=invitation, key=key)
+
+
+def invitation_revoke(*, invitation: Invitation) -> Invitation:
+    """Withdraw an unused invitation; its link stops working (revoking twice is harmless)."""
+    if invitation.revoked_at is None and invitation.accepted_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def invitation_accept(*, invitation: Invitation, user: AbstractBaseUser) -> Membership:
+    """Make `user` a member with the invitation's role and use the invitation up. The claim
+    is one conditional UPDATE, so two people opening one link cannot both get in; an
+    existing member keeps their role (the invitation is used up all the same)."""
+    with transaction.atomic():
+        claimed = Invitation.objects.filter(
+            pk=invitation.pk,
+            accepted_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        ).update(accepted_at=timezone.now(), accepted_by=user)
+        if not claimed:
+            raise ValidationError(_("This invitation was used, withdrawn or has expired."))
+        membership, _created = Membership.objects.get_or_create(
+            workspace=invitation.workspace, user=user, defaults={"role": invitation.role}
+        )
+    return membership
+
+
+def invitation_accept_new_user(
+    *, invitation: Invitation, username: str, password: str
+) -> AbstractBaseUser:
+    """Create the invitee's account and accept the invitation with it, in one transaction:
+    a used-up invitation creates no account."""
+    with transaction.atomic():
+        user = user_create(username=username, password=password)
+        invitation_accept(invitation=invitation, user=user)
+    return user
 
 
 def _ensure_owner_remains(*, membership: Membership, new_role: str | None) -> None:

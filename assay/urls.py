@@ -26,6 +26,12 @@ settings_urls = [
     path("", views.settings_home, name="settings"),
     path("members/", views.settings_members, name="settings_members"),
     path("members/<int:member_id>/", views.settings_member_change, name="settings_member_change"),
+    path("members/invite/", views.settings_invite, name="settings_invite"),
+    path(
+        "members/invitations/<uuid:invitation_id>/withdraw/",
+        views.settings_invitation_revoke,
+        name="settings_invitation_revoke",
+    ),
     path("secrets/", views.settings_secrets, name="settings_secrets"),
     path(
         "secrets/<uuid:secret_id>/delete/",
@@ -73,6 +79,7 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspaces/new/", views.workspace_new, name="workspace_new"),
+    path("invite/<str:key>/", views.invitation_open, name="invitation"),
     path("w/<slug:ws>/", include(workspace_urls)),
     path("api/v1/compare", CompareApi.as_view(), name="api-compare"),
     path(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import BaseUserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Membership, ModelProvider
@@ -24,6 +26,21 @@ class WorkspaceForm(forms.Form):
 class MemberAddForm(forms.Form):
     username = forms.CharField(label=_("Username"), max_length=150)
     role = forms.ChoiceField(label=_("Role"), choices=Membership.Role.choices)
+
+
+class InviteForm(forms.Form):
+    role = forms.ChoiceField(
+        label=_("Role"), choices=Membership.Role.choices, initial=Membership.Role.EDITOR
+    )
+
+
+class InviteeSignUpForm(BaseUserCreationForm):
+    """The account an invited colleague makes when they open their link: a free username
+    and a password twice, checked by the site's password rules (the service creates it)."""
+
+    class Meta(BaseUserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
 
 
 class TokenForm(forms.Form):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
@@ -12,10 +13,18 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import selectors, services
-from ..models import ApiToken, Membership, ModelProvider
+from ..models import ApiToken, Invitation, Membership, ModelProvider
 from .decorators import workspace_view
 from .errors import add_errors, form_service
-from .forms import MemberAddForm, ProviderForm, SecretForm, TokenForm, WorkspaceForm
+from .forms import (
+    InviteeSignUpForm,
+    InviteForm,
+    MemberAddForm,
+    ProviderForm,
+    SecretForm,
+    TokenForm,
+    WorkspaceForm,
+)
 
 
 @login_required
@@ -60,12 +69,92 @@ def settings_members(request):
         else:
             messages.success(request, _("Member added."))
             return redirect("settings_members", ws=request.workspace.slug)
-    members = selectors.members_list(workspace=request.workspace)
-    return render(
-        request,
-        "assay/settings_members.html",
-        {"form": form, "members": members, "roles": Membership.Role.choices},
+    return _members_page(request, form=form)
+
+
+def _members_page(request, *, form=None, invite_form=None, link: str = "", status: int = 200):
+    context = {
+        "form": form or MemberAddForm(),
+        "invite_form": invite_form or InviteForm(),
+        "members": selectors.members_list(workspace=request.workspace),
+        "invitations": selectors.invitations_pending(workspace=request.workspace),
+        "roles": Membership.Role.choices,
+        "invite_link": link,
+        "invitation_days": services.INVITATION_DAYS,
+    }
+    return render(request, "assay/settings_members.html", context, status=status)
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_invite(request):
+    """Create a one-time invitation link; it is shown once, on the page this answers."""
+    form = InviteForm(request.POST)
+    issued = None
+    if form.is_valid():
+        issued = form_service(
+            form,
+            services.invitation_create,
+            workspace=request.workspace,
+            user=request.user,
+            role=form.cleaned_data["role"],
+        )
+    if issued is None:
+        return _members_page(request, invite_form=form, status=400)
+    link = request.build_absolute_uri(reverse("invitation", kwargs={"key": issued.key}))
+    return _members_page(request, link=link)
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_invitation_revoke(request, invitation_id):
+    invitation = selectors.scoped_get(
+        Invitation.objects, workspace=request.workspace, public_id=invitation_id
     )
+    services.invitation_revoke(invitation=invitation)
+    messages.success(request, _("Invitation withdrawn: its link no longer works."))
+    return redirect("settings_members", ws=request.workspace.slug)
+
+
+def invitation_open(request, key: str):
+    """The page an invitation link opens: a signed-in person joins with one click; anyone
+    else makes an account here (or signs in first, and comes back)."""
+    invitation = selectors.invitation_by_key(key=key)
+    if invitation is None:
+        return render(request, "assay/invitation_gone.html", status=404)
+    signed_in = request.user.is_authenticated
+    form = None if signed_in else InviteeSignUpForm(request.POST or None)
+    if request.method == "POST" and (signed_in or form.is_valid()):
+        joined = _accept(request, invitation, form)
+        if joined:
+            messages.success(
+                request, _("Welcome to %(name)s.") % {"name": invitation.workspace.name}
+            )
+            return redirect("evaluators:list", ws=invitation.workspace.slug)
+    context = {"invitation": invitation, "form": form, "key": key}
+    return render(
+        request, "assay/invitation.html", context, status=400 if form and form.errors else 200
+    )
+
+
+def _accept(request, invitation, form) -> bool:
+    try:
+        if form is None:
+            services.invitation_accept(invitation=invitation, user=request.user)
+            return True
+        user = services.invitation_accept_new_user(
+            invitation=invitation,
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password1"],
+        )
+    except ValidationError as exc:
+        if form is None:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            add_errors(form, exc)
+        return False
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return True
 
 
 @require_POST

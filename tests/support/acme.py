@@ -45,6 +45,7 @@ class Acme:
     set_version: str
     secret: str
     garak_job: str
+    invitation: str = ""
 
 
 def acme_build(*, workspace, user, server) -> Acme:
@@ -85,4 +86,9 @@ def acme_build(*, workspace, user, server) -> Acme:
         set_version=str(version.public_id),
         secret=str(secret.public_id),
         garak_job=str(garak_job.public_id),
+        invitation=str(
+            platform.invitation_create(
+                workspace=workspace, user=user, role="editor"
+            ).invitation.public_id
+        ),
     )
