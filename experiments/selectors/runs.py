@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from assay.models import Workspace
 from assay.selectors import as_uuid, by_public_id, public_or_404
 from assay.vocabulary import ResultStatus, Verdict
-from evalsets.models import EvalSet
+from evalsets.models import EvalSet, EvalSetItem
 from evaluators.models import Evaluator
 
 from ..mapping import target_sources
@@ -185,6 +185,22 @@ def _executed_here(experiment: Experiment) -> bool:
     an upload, not a run (no throughput for them)."""
     spec = experiment.target_spec
     return spec.runs_on_workers and not (experiment.interval or {}).get("exact_garak")
+
+
+def experiment_refs(*, experiment: Experiment) -> dict:
+    """The run's set and evaluator versions as the client names them (NAME@VERSION), and its
+    first row's item id (an example for a push)."""
+    version = experiment.evalset_version
+    bindings = experiment.bindings.select_related("evaluator_version__evaluator").order_by("pk")
+    items = EvalSetItem.objects.of_version(version).order_by("position")
+    first = items.values_list("item_id", flat=True).first()
+    return {
+        "evalset": f"{version.evalset.name}@{version.version}",
+        "evaluators": [
+            f"{b.evaluator_version.evaluator.name}@{b.evaluator_version.version}" for b in bindings
+        ],
+        "first_item": str(first or "<item id>"),
+    }
 
 
 def _elapsed(experiment: Experiment, now: datetime) -> float | None:

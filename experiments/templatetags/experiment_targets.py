@@ -1,0 +1,44 @@
+"""Template tags of the target panels: the external target's commands (on the new-experiment
+form, and on a run waiting for its pushed outputs)."""
+
+from __future__ import annotations
+
+from django import template
+
+from ..selectors.resolving import evalset_version_choices, evaluator_version_choices
+from ..selectors.runs import experiment_refs
+from ..targets.external_help import TASK, close_command, push_command, ref, run_command
+
+register = template.Library()
+
+
+@register.simple_tag
+def external_refs(workspace) -> dict:
+    """Every evalset and evaluator version of the workspace as the client names it, by id: the
+    form's script writes the command for the set and evaluators chosen."""
+    return {
+        "task": TASK,
+        "evalsets": {
+            str(v.public_id): ref(v.evalset.name, v.version)
+            for v in evalset_version_choices(workspace=workspace)
+        },
+        "evaluators": {
+            str(v.public_id): ref(v.evaluator.name, v.version)
+            for v in evaluator_version_choices(workspace=workspace)
+        },
+    }
+
+
+@register.simple_tag(takes_context=True)
+def external_commands(context, experiment) -> dict:
+    """This waiting run's id and the commands that feed it (the API's address as the browser
+    reached this page)."""
+    api = context["request"].build_absolute_uri("/api/v1/")
+    refs = experiment_refs(experiment=experiment)
+    run_id = str(experiment.public_id)
+    return {
+        "id": run_id,
+        "run": run_command(evalset=refs["evalset"], evaluators=refs["evaluators"]),
+        "push": push_command(api=api, experiment_id=run_id, item_id=refs["first_item"]),
+        "close": close_command(api=api, experiment_id=run_id),
+    }
