@@ -16,8 +16,10 @@ def test_trends_mark_the_regression_and_fit_a_phone(live_server, page, history):
     sign_in(page, live_server)
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{live_server.url}/w/acme/evalsets/{evalset.public_id}/")
-    chart = page.locator("figure.trend[data-evaluator] svg.trend-chart").first
+    # each chart comes in a compact (phone) and a wide layout; CSS shows one
+    chart = page.locator("figure.trend[data-evaluator] svg.trend-chart >> visible=true").first
     chart.wait_for()
+    assert chart.bounding_box()["width"] > 1000  # the wide one fills the card at 1440 px
     assert chart.get_attribute("role") == "img"
     assert "Pass rate of Contains in 4 runs" in chart.get_attribute("aria-label")
     marker = chart.locator(".trend-point.regression")
@@ -35,14 +37,15 @@ def test_trends_mark_the_regression_and_fit_a_phone(live_server, page, history):
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
-    page.locator("svg.trend-chart").first.wait_for()
+    page.locator("svg.trend-chart >> visible=true").first.wait_for()
     scroll_width, inner_width = page.evaluate(SCROLL_WIDTH)
     assert scroll_width <= inner_width
     screenshot(page, "trends-evalset-390")
 
     page.goto(f"{live_server.url}/w/acme/experiments/{runs[2].public_id}/")
-    page.locator("#trends svg.trend-chart").first.wait_for()
-    assert page.locator("#trends .trend-current").count() == 2  # one column per evaluator
+    page.locator("#trends svg.trend-chart >> visible=true").first.wait_for()
+    current = page.locator("#trends .trend-current >> visible=true")
+    assert current.count() == 2  # one column per evaluator
     scroll_width, inner_width = page.evaluate(SCROLL_WIDTH)
     assert scroll_width <= inner_width
     page.locator("#trends").screenshot(path=str(screenshot_path("trends-experiment-390")))
