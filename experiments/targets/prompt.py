@@ -245,6 +245,9 @@ def _row(request: dict | None, result, missing: str = "", cost: float | None = N
         "output": output,
         "error": error,
         "rendered_request": request,
+        # the model's answer as it came back (capped and scrubbed of the key by the client),
+        # also for a failed parse or an error the provider explained; Test request shows it
+        "raw_response": result.raw_answer if result else None,
         "latency_ms": result.latency_ms if result else 0.0,
         "tokens_in": result.tokens_in if result else 0,
         "tokens_out": result.tokens_out if result else 0,

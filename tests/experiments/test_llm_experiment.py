@@ -130,3 +130,22 @@ def test_target_mapping_without_target_is_refused(setup, workspace, user):
             ],
         )
     assert "has no target" in str(raised.value)
+
+
+def test_a_prompt_target_test_request_shows_the_raw_response(setup, api, llm_server):
+    provider, version, _judge = setup
+    target = {
+        "kind": "prompt",
+        "provider_id": str(provider.public_id),
+        "messages": [{"role": "user", "content": "Answer briefly: {{input}}"}],
+    }
+    response = api.post(
+        "/api/v1/experiments/target-test/",
+        {"evalset_version": str(version.public_id), "target": target},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "success" and body["actual_output"]
+    assert body["response"] == body["actual_output"]  # was None: the page said "Response —"
+    assert not TargetResult.objects.exists()
