@@ -5,8 +5,8 @@ at 1440 and 390 px in English and Chinese (screenshots kept)."""
 
 import pytest
 
-from tests.experiments.test_trends import history  # noqa: F401 - the fixture
 from evaluators.services import evaluator_create
+from tests.experiments.test_trends import history  # noqa: F401 - the fixture
 from tests.support.fixtures import ARTIFACTS, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
