@@ -26,6 +26,7 @@ from assay.api.base import (
     WorkspaceScopedViewSet,
     validated,
 )
+from assay.safety.csvcells import excel_wanted
 from assay.semver import SEMVER_RE
 
 from . import selectors, services
@@ -163,6 +164,14 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         parameters=[
             OpenApiParameter("format", str, enum=["csv", "jsonl"], description="default jsonl"),
             OpenApiParameter("version", str, description="a version, or 'draft' (default)"),
+            OpenApiParameter(
+                "excel",
+                bool,
+                description=_(
+                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
+                    "Windows too) opens it as UTF-8"
+                ),
+            ),
         ],
         responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
     )
@@ -181,7 +190,11 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         version = _version(evalset, request.query_params)
         items = selectors.items_list(evalset=evalset, version=version)
         return export_response(
-            evalset=evalset, version=version, items=items, file_format=file_format
+            evalset=evalset,
+            version=version,
+            items=items,
+            file_format=file_format,
+            excel=excel_wanted(request.query_params),
         )
 
     @extend_schema(

@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
-from assay.safety.csvcells import csv_safe_row
+from assay.safety.csvcells import csv_safe_row, for_excel
 
 from .items.content import content_cell, export_value
 from .items.problems import report_rows
@@ -69,14 +69,24 @@ def _drain(out: io.StringIO) -> bytes:
 
 
 def export_response(
-    *, evalset: EvalSet, version: EvalSetVersion | None, items: QuerySet, file_format: str
+    *,
+    evalset: EvalSet,
+    version: EvalSetVersion | None,
+    items: QuerySet,
+    file_format: str,
+    excel: bool = False,
 ) -> StreamingHttpResponse:
-    """A download of `items` in `file_format` (csv or jsonl), streamed row chunk by chunk."""
+    """A download of `items` in `file_format` (csv or jsonl), streamed row chunk by chunk;
+    `excel` starts a CSV with a byte order mark, so Excel reads it as UTF-8."""
     columns = [c["name"] for c in (version.columns if version else evalset.columns)]
     lines = csv_lines if file_format == "csv" else jsonl_lines
-    response = StreamingHttpResponse(lines(items, columns), content_type=FORMATS[file_format])
+    body = lines(items, columns)
+    excel = excel and file_format == "csv"
+    if excel:
+        body = for_excel(body)
+    response = StreamingHttpResponse(body, content_type=FORMATS[file_format])
     label = version.version if version else "draft"
-    name = f"{slugify(evalset.name) or 'evalset'}-{label}.{file_format}"
+    name = f"{slugify(evalset.name) or 'evalset'}-{label}{'-excel' if excel else ''}.{file_format}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

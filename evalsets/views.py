@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from assay.safety.csvcells import excel_wanted
 from assay.selectors import library_versions
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
@@ -308,7 +309,13 @@ def export(request, id):
         raise Http404(gettext("Unknown export format"))
     version = selectors.version_ref(evalset=evalset, ref=request.GET.get("version"))
     items = selectors.items_list(evalset=evalset, version=version)
-    return export_response(evalset=evalset, version=version, items=items, file_format=file_format)
+    return export_response(
+        evalset=evalset,
+        version=version,
+        items=items,
+        file_format=file_format,
+        excel=excel_wanted(request.GET),
+    )
 
 
 @require_POST

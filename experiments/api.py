@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.http import StreamingHttpResponse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -14,15 +13,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
+from assay.safety.csvcells import excel_wanted
 
 from . import selectors, services
 from . import serializers as s
 from .models import Experiment, GarakImport
-from .results.exports import FORMATS, export_filename, export_stream
+from .results.exports import FORMATS
 from .results.gate import gate_check
 from .results.grid import grid_item_ids, grid_rows
 from .stats.interval_settings import interval_settings
-from .views.results import EXPORT_MIME
+from .views.results import export_download
 
 RESULT_FILTERS = ("evaluator", "verdict", "status", "tag", "q", "score_min", "score_max")
 GRID_FILTERS = (*RESULT_FILTERS, "sort", "item")
@@ -519,7 +519,17 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
         return Response(s.ResultDetailSerializer(found).data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=[*FORMATS])],
+        parameters=[
+            OpenApiParameter("format", str, enum=[*FORMATS]),
+            OpenApiParameter(
+                "excel",
+                bool,
+                description=_(
+                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
+                    "Windows too) opens it as UTF-8"
+                ),
+            ),
+        ],
         responses={(200, "text/csv"): str},
     )
     @action(
@@ -536,12 +546,7 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
             raise ValidationError(
                 {"format": gettext("Use one of %(formats)s.") % {"formats": ", ".join(FORMATS)}}
             )
-        response = StreamingHttpResponse(
-            export_stream(experiment, fmt), content_type=EXPORT_MIME[fmt]
-        )
-        name = export_filename(experiment, fmt)
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+        return export_download(experiment, fmt, excel=excel_wanted(request.query_params))
 
 
 @extend_schema_view(

@@ -35,3 +35,26 @@ def csv_safe_row(row):
     if isinstance(row, dict):
         return {key: csv_safe(value) for key, value in row.items()}
     return [csv_safe(value) for value in row]
+
+
+# A UTF-8 byte order mark: Excel opens a CSV without one in the system's code page (GBK on
+# Chinese Windows) and garbles every non-ASCII cell; with it, Excel reads UTF-8. Exports add it
+# only on request (`excel=1`), so the default file stays what scripts already read.
+EXCEL_BOM = "\ufeff"
+
+
+def excel_wanted(params) -> bool:
+    """Whether a request's query (`excel=1` / `true`) asks for the Excel flavour of a CSV."""
+    return str(params.get("excel", "")).lower() in ("1", "true", "yes")
+
+
+def for_excel(chunks):
+    """The chunks (text or UTF-8 bytes) of a CSV export with the byte order mark first."""
+    first = True
+    for chunk in chunks:
+        if first:
+            first = False
+            chunk = (EXCEL_BOM.encode() if isinstance(chunk, bytes) else EXCEL_BOM) + chunk
+        yield chunk
+    if first:
+        yield EXCEL_BOM
