@@ -48,11 +48,11 @@ class PairOutcome(models.TextChoices):
 class ContentType(models.TextChoices):
     """Coze Loop's content types; a content object is {"content_type": ..., <field>: value}."""
 
-    TEXT = "Text", "Text"
-    IMAGE = "Image", "Image"
-    AUDIO = "Audio", "Audio"
-    MULTIPART = "MultiPart", "MultiPart"
-    CONVERSATION = "Conversation", "Conversation"
+    TEXT = "Text", _("Text")
+    IMAGE = "Image", _("Image")
+    AUDIO = "Audio", _("Audio")
+    MULTIPART = "MultiPart", _("MultiPart")
+    CONVERSATION = "Conversation", _("Conversation")
 
 
 CONTENT_TYPES = tuple(ContentType.values)

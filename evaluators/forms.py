@@ -91,5 +91,5 @@ class NewEvaluatorForm(forms.Form):
     prompt_locale = forms.ChoiceField(
         label=_("Prompt language"),
         required=False,
-        choices=[("en", "English"), ("zh-hans", "中文")],
+        choices=[("en", "English"), ("zh-hans", "简体中文")],
     )

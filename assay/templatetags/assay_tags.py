@@ -12,7 +12,7 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from assay.vocabulary import ResultStatus, Verdict
+from assay.vocabulary import ContentType, ResultStatus, Verdict
 
 register = template.Library()
 
@@ -61,6 +61,7 @@ def percent(value, digits: int = 1) -> str:
 WORDS = {
     **dict(Verdict.choices),
     **dict(ResultStatus.choices),
+    **dict(ContentType.choices),  # a column's type: the code stays in JSON, files and the API
     # how a row's verdict moved between two runs (experiments.results.compare)
     "regression": gettext_lazy("regression"),
     "improvement": gettext_lazy("improvement"),
@@ -73,8 +74,8 @@ WORDS = {
 
 @register.filter
 def word(value):
-    """A verdict, a result status (`pass`, `timeout`…) or a row's change between two runs as
-    its label in the page's language; anything else as it is."""
+    """A verdict, a result status (`pass`, `timeout`…), a column's content type or a row's
+    change between two runs as its label in the page's language; anything else as it is."""
     return WORDS.get(str(value), value) if value is not None else value
 
 

@@ -7,8 +7,54 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 T = TypeVar("T")
+
+# What a reader calls the fields services name in their errors (`new_columns: …` read as code
+# in a Chinese page); a path not listed here is shown as it is (a config key is code).
+PATH_LABELS = {
+    "mapping": gettext_lazy("Mapping"),
+    "new_columns": gettext_lazy("New columns"),
+    "file": gettext_lazy("File"),
+    "format": gettext_lazy("Format"),
+    "encoding": gettext_lazy("Encoding"),
+    "evalset": gettext_lazy("Evaluation set"),
+    "evalset_version": gettext_lazy("Evaluation set version"),
+    "name": gettext_lazy("Name"),
+    "slug": gettext_lazy("Slug"),
+    "status": gettext_lazy("Status"),
+    "target": gettext_lazy("Target"),
+    "config": gettext_lazy("Configuration"),
+    "bindings": gettext_lazy("Evaluators"),
+    "turns": gettext_lazy("Turns"),
+    "version": gettext_lazy("Version"),
+    "columns": gettext_lazy("Columns"),
+    "items": gettext_lazy("Rows"),
+    "prices": gettext_lazy("Prices"),
+    "username": gettext_lazy("Username"),
+    "role": gettext_lazy("Role"),
+    "repetitions": gettext_lazy("Repetitions"),
+}
+
+
+def path_label(path: str, form=None) -> str:
+    """A field path in words: the form's label of its field, else PATH_LABELS' (the rest of a
+    nested path, `target.url`, kept as the code it is)."""
+    head, dot, rest = path.partition(".")
+    field = form.fields.get(head) if form is not None else None
+    label = (field.label if field is not None and field.label else None) or PATH_LABELS.get(head)
+    if label is None:
+        return path
+    return f"{label} · {rest}" if dot else str(label)
+
+
+def labelled(path: str | None, message: str, form=None) -> str:
+    """One problem with what it is about in front ("映射：…"), or alone for the whole object."""
+    if path in ("__all__", None):
+        return message
+    return _("%(field)s: %(message)s") % {"field": path_label(path, form), "message": message}
 
 
 def error_items(exc: ValidationError) -> dict[str, list[str]]:
@@ -19,7 +65,7 @@ def error_items(exc: ValidationError) -> dict[str, list[str]]:
 def error_lines(exc: ValidationError) -> list[str]:
     """One "path: message" line per problem, for a page that shows a list."""
     return [
-        message if path == "__all__" else f"{path}: {message}"
+        labelled(path, message)
         for path, messages in error_items(exc).items()
         for message in messages
     ]
@@ -50,5 +96,4 @@ def add_errors(
         if field in form.fields:
             form.add_error(field, messages)
         else:
-            prefix = "" if path in ("__all__", None) else f"{path}: "
-            form.add_error(None, [prefix + message for message in messages])
+            form.add_error(None, [labelled(path, message, form) for message in messages])

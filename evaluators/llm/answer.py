@@ -24,14 +24,23 @@ _INSTRUCTION = (
     '"score": <a number from 0 to 1>}. The score must be a JSON number between 0 and 1 '
     "inclusive, not a string."
 )
+# The same rule for a judge whose prompt is written in Chinese: a Chinese prompt ending in an
+# English rule reads as two voices, and the judge then tends to reason in English. The JSON
+# keys stay as they are, the parser reads them.
+_INSTRUCTION_ZH = (
+    "只回答一个 JSON 对象，不要有其他内容（不要代码块，对象前后不要有任何文字），格式必须是："
+    '{"reason": "<你的理由，先写理由>", "score": <0 到 1 之间的数字>}。'
+    "score 必须是 0 到 1 之间（含 0 和 1）的 JSON 数字，不能是字符串。"
+)
 
 _REASON_DESCRIPTION = "Your reasoning for the score, written before deciding the score."
 _SCORE_DESCRIPTION = "The score, a number from 0.0 to 1.0 inclusive."
 
 
-def answer_instruction() -> str:
-    """The strict JSON answer instruction appended to the system prompt in text modes."""
-    return _INSTRUCTION
+def answer_instruction(language: str = "en") -> str:
+    """The strict JSON answer instruction appended to the system prompt in text modes, in the
+    prompt's language ("zh": Chinese; see render.prompt_language)."""
+    return _INSTRUCTION_ZH if language == "zh" else _INSTRUCTION
 
 
 def answer_schema() -> dict[str, Any]:

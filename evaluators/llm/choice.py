@@ -28,6 +28,11 @@ INSTRUCTION = (
     '"verdict": "A" or "B" or "tie"}. "A" means the first answer is better, "B" the second, '
     '"tie" that neither is better than the other.'
 )
+INSTRUCTION_ZH = (
+    "只回答一个 JSON 对象，不要有其他内容（不要代码块，对象前后不要有任何文字），格式必须是："
+    '{"reason": "<你的比较理由，先写理由>", "verdict": "A" 或 "B" 或 "tie"}。'
+    '"A" 表示第一个回答更好，"B" 表示第二个回答更好，"tie" 表示两者不分高下。'
+)
 _VERDICT_PATTERN_RE = re.compile(
     r"""["']?\bverdict\b["']?\s*[:=]\s*["'*]*\s*(A|B|tie)\b""", re.IGNORECASE
 )
@@ -65,9 +70,10 @@ def choice_schema() -> dict[str, Any]:
     }
 
 
-def choice_instruction() -> str:
-    """The strict JSON answer instruction appended to the system prompt in text modes."""
-    return INSTRUCTION
+def choice_instruction(language: str = "en") -> str:
+    """The strict JSON answer instruction appended to the system prompt in text modes, in the
+    prompt's language ("zh": Chinese)."""
+    return INSTRUCTION_ZH if language == "zh" else INSTRUCTION
 
 
 def parse_choice(raw: str | Mapping[str, Any]) -> ParsedChoice:

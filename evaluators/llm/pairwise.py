@@ -22,7 +22,7 @@ from .choice import choice_instruction, choice_schema, parse_choice
 from .client import CallResult, ProviderSettings, call_completion
 from .pool import ClientPool
 from .ratelimit import RateLimiter
-from .render import MediaResolver, RenderError
+from .render import MediaResolver, RenderError, prompt_language
 from .request import build_request
 from .slots import RunLimit
 
@@ -162,7 +162,7 @@ class _Asker:
             default_model=self.settings.model,
             media_resolver=resolver,
             schema=choice_schema(),
-            instruction=choice_instruction(),
+            instruction=choice_instruction(prompt_language(self.config)),
         )
 
     async def _call(self, client, request: dict[str, Any]) -> CallResult:

@@ -28,6 +28,8 @@ MediaResolver = Callable[[str], str]
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 _DATA_URL_RE = re.compile(r"^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$", re.DOTALL)
 _INSTRUCTION_MODES = ("text", "json_object")
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_RE = re.compile(r"[A-Za-z]")
 # MIME types of data URLs mapped to the format names the chat API expects.
 _AUDIO_FORMATS = {"audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/wav": "wav", "audio/x-wav": "wav"}
 
@@ -67,7 +69,8 @@ def render_messages(
     ctx.check_evidence(config.get("needs_tool_results") or ())
     messages = [_render_message(message, ctx) for message in config.get("messages") or []]
     if structured_mode in _INSTRUCTION_MODES:
-        messages = _with_instruction(messages, instruction or answer_instruction())
+        rule = instruction or answer_instruction(prompt_language(config))
+        messages = _with_instruction(messages, rule)
     history = _history(config.get("chat_history_variable"), ctx, structured_mode)
     return _with_history(messages, history)
 
@@ -289,6 +292,20 @@ def _with_history(messages: list[dict[str, Any]], history: list[dict[str, Any]])
     """The history after the judge's leading system messages, before its own user message."""
     lead = next((i for i, m in enumerate(messages) if m["role"] != "system"), len(messages))
     return [*messages[:lead], *history, *messages[lead:]]
+
+
+def prompt_language(config: Mapping[str, Any]) -> str:
+    """ "zh" when the evaluator's own prompt is written in Chinese, else "en": the language of
+    the answer rule Assay appends. Only the prompt's text counts (placeholders out, row values
+    never): a Chinese character weighs like a few Latin letters, as a word does."""
+    texts = []
+    for message in config.get("messages") or []:
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        texts += [p.get("text") or "" for p in parts if p.get("type") == "text"]
+    text = PLACEHOLDER_RE.sub(" ", " ".join(texts))
+    cjk = len(_CJK_RE.findall(text))
+    return "zh" if cjk and cjk * 3 >= len(_LATIN_RE.findall(text)) else "en"
 
 
 def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:

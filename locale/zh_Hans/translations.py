@@ -7,8 +7,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
  '%(b)s is better than %(a)s': '%(b)s 优于 %(a)s',
  '%(b)s wins %(rate)s of the pairs': '%(b)s 赢得 %(rate)s 的配对',
+ '%(baseline)s → %(candidate)s': '%(baseline)s → %(candidate)s',
  '%(c)s CI': '%(c)s 置信区间',
  "%(detector)s's scores are not a list of numbers.": '%(detector)s 的分数不是数字列表。',
+ '%(done)s of %(total)s': '%(done)s / %(total)s',
  '%(done)s of %(total)s pairs': '%(done)s / %(total)s 个配对',
  '%(done)s of %(total)s pairs judged · %(pct)s%%': '已评判 %(done)s / %(total)s 个配对 · %(pct)s%%',
  '%(done)s of %(total)s probe imported': ['已导入 %(done)s / %(total)s 个探针'],
@@ -21,9 +23,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                          '个偏向第一个位置，%(s)s '
                                                                                          '个偏向第二个位置（50 '
                                                                                          '%%：只是噪声，不是偏好）',
+ '%(field)s: %(message)s': '%(field)s：%(message)s',
  '%(h)d h %(m)d min': '%(h)d 小时 %(m)d 分',
  '%(i)s of %(j)s pairs answered in both orders changed with the order': '两种顺序都有回答的 %(j)s 个配对中，有 '
                                                                         '%(i)s 个的结果随顺序改变',
+ '%(i)s/%(o)s tokens': '%(i)s/%(o)s Token',
  '%(j)s rows the judge left unknown and %(h)s without a human verdict are not counted.': '评判模型判为未知的 '
                                                                                          '%(j)s '
                                                                                          '行和没有人工判定的 '
@@ -39,7 +43,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(key)s must be a whole number ≥ 0.': '%(key)s 必须是 ≥ 0 的整数。',
  '%(key)s reference is longer than %(limit)s characters': '%(key)s 引用超过 %(limit)s 个字符',
  '%(key)s.url and %(key)s.uri must be strings': '%(key)s.url 和 %(key)s.uri 必须是字符串',
- '%(l)s ms · %(ti)s/%(to)s tokens for both calls': '%(l)s ms · 两次调用共 %(ti)s/%(to)s 令牌',
+ '%(l)s ms · %(ti)s/%(to)s tokens for both calls': '%(l)s ms · 两次调用共 %(ti)s/%(to)s Token',
  '%(label)s: %(n)s scored row in %(bins)s bins from %(lo)s to %(hi)s; the most, %(most)s, in %(where)s.': ['%(label)s：%(n)s '
                                                                                                            '个已打分的行，分为 '
                                                                                                            '%(bins)s '
@@ -54,12 +58,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(level)s%% bootstrap, %(iterations)s resamples, n ≥ %(min)s': '%(level)s%% bootstrap，重采样 '
                                                                  '%(iterations)s 次，n ≥ %(min)s',
  '%(m)d min %(s)d s': '%(m)d 分 %(s)d 秒',
- '%(model)r: give input and output prices per million tokens.': '%(model)r：请填写每百万令牌的输入和输出价格。',
+ '%(model)r: give input and output prices per million tokens.': '%(model)r：请填写每百万 Token 的输入和输出价格。',
  '%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens).': '%(model)r：%(side)s '
-                                                                            '价格必须是 ≥ 0 '
-                                                                            '的数字（每百万令牌美元价格）。',
- '%(n)s bad row was skipped; see the error report.': ['已跳过 %(n)s 个坏行；请查看错误报告。'],
- '%(n)s bad rows were skipped; see the error report.': '已跳过 %(n)s 个坏行；请查看错误报告。',
+                                                                            '价格必须是 ≥ 0 的数字（每百万 '
+                                                                            'Token 美元价格）。',
+ '%(n)s bad row was skipped; see the error report.': ['已跳过 %(n)s 个错误行；请查看错误报告。'],
+ '%(n)s bad rows were skipped; see the error report.': '已跳过 %(n)s 个错误行；请查看错误报告。',
+ '%(n)s call in flight': ['%(n)s 个调用进行中'],
  '%(n)s completed run on this evaluation set so far: a trend needs two.': ['此评测集目前有 %(n)s '
                                                                            '次已完成的运行：趋势至少需要两次。'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
@@ -68,31 +73,35 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(n)s pair': ['%(n)s 个配对'],
  '%(n)s pair without two readable answers not counted': ['%(n)s 个没有两个可读回答的配对不计入'],
  '%(n)s regression': ['%(n)s 次退化'],
+ '%(n)s req/min': '%(n)s 次请求/分钟',
  '%(n)s row': ['%(n)s 行'],
  '%(n)s row imported': ['已导入 %(n)s 行'],
+ '%(n)s row read': ['已读取 %(n)s 行'],
  '%(n)s run as a table': ['以表格显示 %(n)s 次运行'],
  '%(n)s turn': ['%(n)s 轮'],
  '%(n)s unknown not counted': ['%(n)s 个未知不计入'],
  '%(name)r is %(content_type)s; the target output is %(output_type)s.': '%(name)r 的类型是 '
-                                                                        '%(content_type)s；评估对象的输出是 '
+                                                                        '%(content_type)s；评测对象的输出是 '
                                                                         '%(output_type)s。',
  '%(name)r is %(content_type)s; the target output is Text.': '%(name)r 的类型是 '
-                                                             '%(content_type)s；评估对象的输出是 Text。',
+                                                             '%(content_type)s；评测对象的输出是 Text。',
  '%(name)r is %(status)s; gate completed runs.': '%(name)r 处于 %(status)s 状态；门禁只检查已完成的运行。',
  '%(name)r is mapped to a column the evalset does not have: %(source)r.': '%(name)r '
                                                                           '映射到了评测集没有的列：%(source)r。',
  '%(name)r is mapped to the target output, but the experiment has no target.': '%(name)r '
-                                                                               '映射到了评估对象的输出，但实验没有评估对象。',
+                                                                               '映射到了评测对象的输出，但实验没有评测对象。',
  '%(name)r is not a header name.': '%(name)r 不是合法的请求头名称。',
  '%(name)r is not a variable of this evaluator.': '%(name)r 不是此评估器的变量。',
  '%(name)r must be required: both outputs count.': '%(name)r 必须为必填：两个输出都要计入。',
  '%(name)r runs on another evalset; only runs on the same evalset can be paired.': '%(name)r '
                                                                                    '运行在另一个评测集上；只有同一评测集上的运行才能成对对比。',
- '%(name)r: the target does not produce %(output)r (it offers %(offered)s).': '%(name)r：评估对象不产生 '
+ '%(name)r: the target does not produce %(output)r (it offers %(offered)s).': '%(name)r：评测对象不产生 '
                                                                               '%(output)r（它提供 '
                                                                               '%(offered)s）。',
+ '%(name)s (%(type)s)': '%(name)s（%(type)s）',
  '%(name)s (%(type)s, optional)': '%(name)s（%(type)s，可选）',
  '%(name)s (Conversation JSON)': '%(name)s（Conversation JSON）',
+ '%(name)s (row field)': '%(name)s（行字段）',
  '%(name)s has more than %(limit)s rows; a rows file is imported inside the request. Push a larger set as a version first (assay evalset push) and run on it.': '%(name)s '
                                                                                                                                                                 '超过 '
                                                                                                                                                                 '%(limit)s '
@@ -181,6 +190,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(where)s: id %(id)s is already used by message %(number)s': '%(where)s：id %(id)s 已被第 %(number)s '
                                                                '条消息使用',
  "%(where)s: type must be 'function', got %(got)s": "%(where)s：type 必须是 'function'，实际为 %(got)s",
+ '%(who)s invites you to this workspace as <strong>%(role)s</strong>.': '%(who)s '
+                                                                        '邀请你以<strong>%(role)s</strong>身份加入此工作空间。',
  '%(worse)s pass → fail, %(better)s fail → pass of %(n)s paired row': ['%(n)s 个配对行中 %(worse)s 个通过 '
                                                                        '→ 未通过，%(better)s 个未通过 → '
                                                                        '通过'],
@@ -192,7 +203,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '+ turn': '+ 轮次',
  ", garak's exact resampling (seed %(seed)s)": '，garak 的精确重采样（种子 %(seed)s）',
  '1 to 500, default 25.': '1 到 500，默认 25。',
- 'A %(kind)s target has no request to test.': '%(kind)s 评估对象没有可测试的请求。',
+ 'A %(kind)s target has no request to test.': '%(kind)s 评测对象没有可测试的请求。',
  'A %(status)s experiment cannot be cancelled.': '处于 %(status)s 状态的实验不能取消。',
  "A Conversation variable whose messages are sent before the judge's own user message, as chat messages. A Conversation placeholder in a message gives its transcript instead.": '一个 '
                                                                                                                                                                                  'Conversation '
@@ -228,6 +239,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                              '的 '
                                                                                                                                                                                                                                              'Z '
                                                                                                                                                                                                                                              '值为探针和检测器名称匹配的运行评级；检测器指标（detector_metrics_summary.json）用于校正这些检测器的区间。每种取最新的文件。',
+ 'A code evaluator calls no model: it costs nothing.': '代码评估器不调用模型，不产生成本。',
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
  'A draft item already has the id %(item_id)s.': '草稿中已有数据项使用 id %(item_id)s。',
@@ -236,7 +248,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'A pairwise judge compares the outputs of two or more finished experiments row by row, each pair in both orders: which answer is better, A, B or a tie.': '成对评估器逐行比较两个或更多已结束实验的输出，每对按两种顺序评判：哪个回答更好，A、B '
                                                                                                                                                            '还是平局。',
  'A pairwise judge needs a Text variable %(name)r.': '成对评估器需要一个 Text 变量 %(name)r。',
- 'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评估对象输出的已结束实验。',
+ 'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评测对象输出的已结束实验。',
+ 'A person who already signs in to Assay can be added by their username.': '已能登录 Assay '
+                                                                           '的用户可以按用户名直接添加。',
  "A policy is an object like {'kind': 'threshold', 'threshold': 0.5}.": "策略是一个对象，例如 {'kind': "
                                                                         "'threshold', 'threshold': "
                                                                         '0.5}。',
@@ -272,7 +286,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Add a test case': '添加测试用例',
  "Add a token your application expects, then use it in an HTTP target's headers.": '添加你的应用需要的令牌，然后在 '
                                                                                    'HTTP '
-                                                                                   '评估对象的请求头中使用它。',
+                                                                                   '评测对象的请求头中使用它。',
  'Add an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, DeepSeek…) so LLM judges can run.': '添加一个兼容 '
                                                                                                       'OpenAI '
                                                                                                       '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
@@ -285,6 +299,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Add provider': '添加模型服务',
  'Add row': '添加行',
  'Add rows one by one, or import a CSV or JSONL file.': '逐行添加，或导入 CSV 或 JSONL 文件。',
+ 'Add someone who has an account': '添加已有账号的成员',
  'Add variable': '添加变量',
  'Adds an existing user by `username` with a `role` (owner, editor or viewer; editor when left out). Owners only (403 otherwise). 400 names the field when no user has that username, the user is already a member or the role is unknown.': '按 '
                                                                                                                                                                                                                                              '`username` '
@@ -304,6 +319,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'All statuses': '全部状态',
  'All tags': '全部标签',
  'Allowed origins': '允许的源',
+ 'Already have an account? <a href="%(url)s" id="invite-sign-in">Sign in</a> and you come back here to join.': '已有账号？<a '
+                                                                                                               'href="%(url)s" '
+                                                                                                               'id="invite-sign-in">登录</a>后会回到这里完成加入。',
  'An API key is stored. It is never shown again; type a new one to replace it. Changing the base URL removes the stored key: enter the key for the new endpoint with it.': '已保存 '
                                                                                                                                                                            'API '
                                                                                                                                                                            '密钥。它不会再显示；输入新的密钥即可替换。修改 '
@@ -319,7 +337,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'An evaluator named %(name)r exists; rename it before restoring.': '已有名为 %(name)r 的评估器；恢复前请先重命名它。',
  'An evaluator needs a name.': '评估器需要名称。',
  'An experiment needs a name.': '实验需要名称。',
- 'An external target takes no settings (got %(config)s).': '外部评估对象不接受任何设置（收到 %(config)s）。',
+ 'An experiment scores every row of an evaluation set with the evaluators you choose. Each step builds on the one before.': '实验用你选择的评估器为评测集的每一行打分。每一步都以上一步为基础。',
+ 'An external target takes no settings (got %(config)s).': '外部评测对象不接受任何设置（收到 %(config)s）。',
  'An http(s) URL, or upload a file below.': 'http(s) URL，或在下方上传文件。',
  'An import into the draft is under way; commit when it has finished.': '草稿正在导入；请等导入完成后再提交。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
@@ -331,7 +350,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Any tag': '任意标签',
  'Any verdict': '任意判定',
  'Anyone': '任何人',
- 'App under test (JSON of an HTTP or prompt target)': '被测应用（HTTP 或提示词评估对象的 JSON）',
+ 'App under test': '被测应用',
+ 'App under test (JSON of an HTTP or prompt target)': '被测应用（HTTP 或提示词评测对象的 JSON）',
  'Apply': '应用',
  'As a table': '以表格显示',
  'Asks the endpoint for its models (GET <base_url>/models) with the stored key and answers `ok`, a `message`, a few `models` and `latency_ms`. A refused address, a failure to connect or an HTTP error from the endpoint is an answer with `ok` false, not an error status. Owners only.': '用已保存的密钥向端点请求模型列表（GET '
@@ -350,6 +370,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Asks the endpoint for its models with the saved key (save changes first).': '用已保存的密钥向端点请求模型列表（请先保存修改）。',
  'Assay sends %(name)s itself, one key per row and repetition; remove this header.': 'Assay 会自行发送 '
                                                                                      '%(name)s，每行每次重复一个键；请删除此请求头。',
+ 'Assistant message': 'assistant 消息',
  "At least one message must have role 'user'.": "至少要有一条角色为 'user' 的消息。",
  'At most %(max_bindings)s evaluators per experiment.': '每个实验最多 %(max_bindings)s 个评估器。',
  'At most %(max_bulk)s changes per call.': '每次调用最多修改 %(max_bulk)s 处。',
@@ -357,6 +378,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
+ 'Audio': '音频',
  "Authentication credentials were not provided: send an API token as 'Authorization: Bearer <key>' (or 'Token <key>'), or sign in.": '未提供身份凭证：请以 '
                                                                                                                                      "'Authorization: "
                                                                                                                                      'Bearer '
@@ -372,6 +394,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'B better': 'B 更好',
  'B better: %(n)s': 'B 更好：%(n)s',
  "B's win rate": 'B 的胜率',
+ 'Back to Assay': '返回 Assay',
  'Back to sign in': '返回登录',
  'Back to the comparison': '返回对比',
  'Back to the library': '返回评估器库',
@@ -380,6 +403,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Baseline (A)': '基线（A）',
  'Baseline id.': '基线 id。',
  'Baseline ✓': '基线 ✓',
+ 'Body template': '请求体模板',
  'Body template (JSON)': '请求体模板（JSON）',
  'Both orders': '两种顺序',
  'Bradley–Terry strengths fitted on %(n)s judged pairs; each bar is the chance of beating an experiment of average strength, with its bootstrap interval (items resampled with all their pairs).': '在 '
@@ -395,7 +419,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'By tag': '按标签',
  'By turn': '按轮次',
  'By verdict': '按判定',
+ 'CSV for Excel': 'Excel 用 CSV',
+ 'CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese Windows too) opens it as UTF-8': '仅限 '
+                                                                                                            'CSV：文件以 '
+                                                                                                            'UTF-8 '
+                                                                                                            '字节顺序标记（BOM）开头，让 '
+                                                                                                            'Excel（包括中文 '
+                                                                                                            'Windows）按 '
+                                                                                                            'UTF-8 '
+                                                                                                            '打开',
  'CSV or JSONL file': 'CSV 或 JSONL 文件',
+ 'CSV with a byte order mark, so Excel (Chinese Windows too) shows Chinese text correctly': '带 BOM '
+                                                                                            '的 '
+                                                                                            'CSV，Excel（包括中文 '
+                                                                                            'Windows）能正确显示中文',
  'CSV: a header row, then one row per item, UTF-8. JSONL: one JSON object per line.': 'CSV：一行表头，之后每个数据项一行，UTF-8 '
                                                                                       '编码。JSONL：每行一个 '
                                                                                       'JSON 对象。',
@@ -452,7 +489,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                        '403）；名称为空时返回 '
                                                                                                                                        '400。',
  'Chat history': '对话历史',
+ 'Chat history variable': '对话历史变量',
  'Check the CI gate': '检查 CI 门禁',
+ 'Check the mapping below.': '请检查下方的映射。',
  'Check the name below.': '请检查下方的名称。',
  'Choose a model provider of this workspace.': '请选择此工作空间的模型服务。',
  'Choose a model.': '请选择模型。',
@@ -462,7 +501,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
  'Choose the provider the simulated user runs on.': '请选择模拟用户所用的模型服务。',
- 'Choose the provider the target prompt runs on.': '请选择评估对象提示词所用的模型服务。',
+ 'Choose the provider the target prompt runs on.': '请选择评测对象提示词所用的模型服务。',
  'Choose two versions.': '请选择两个版本。',
  'Chunk size': '分块大小',
  'Chunk size must be between 10 and 10,000.': '分块大小必须在 10 到 10,000 之间。',
@@ -475,6 +514,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Close': '关闭',
  'Close an external run': '关闭外部运行',
  'Code': '代码',
+ 'Code language': '代码语言',
  'Column': '列',
  'Column %(name)r is empty in some rows; fill them before making it required.': '列 %(name)r '
                                                                                 '在某些行中为空；请先填写再设为必填。',
@@ -485,6 +525,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                             '行中存有 '
                                                                                                             '%(content_type)s '
                                                                                                             '值；请先清空它们再修改类型。',
+ "Column names are letters, digits and _ (they are the variables evaluators and experiments use). A header that is not such a name gets its usual name (问题 → input) or its pinyin; the header is kept as the column's description.": '列名由字母、数字和 '
+                                                                                                                                                                                                                                     '_ '
+                                                                                                                                                                                                                                     '组成（评估器和实验用它们作变量名）。不符合的表头会取常用名称（问题 '
+                                                                                                                                                                                                                                     '→ '
+                                                                                                                                                                                                                                     'input）或其拼音；原表头保留为列的描述。',
  'Columns': '列',
  'Columns must be a list.': '列必须是一个列表。',
  'Columns saved.': '列已保存。',
@@ -503,6 +548,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Compare experiments': '对比实验',
  'Compare runs with a baseline': '将运行与基线对比',
  'Compare with %(name)s': '与 %(name)s 对比',
+ 'Compare with the draft': '与草稿对比',
  'Completed': '已完成',
  'Concurrency': '并发数',
  'Concurrency must be between 1 and 64.': '并发数必须在 1 到 64 之间。',
@@ -511,6 +557,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Config hash': '配置哈希',
  'Config is not valid JSON: %(exc)s': '配置不是有效的 JSON：%(exc)s',
  'Config must be a JSON object.': '配置必须是 JSON 对象。',
+ 'Configuration': '配置',
+ 'Conversation': '对话',
  "Conversation cells hold the JSON array of their messages in OpenAI's chat shape (role system, user, assistant or tool; content; tool_calls and tool_call_id); in JSONL the array itself.": 'Conversation '
                                                                                                                                                                                              '单元格存放其消息的 '
                                                                                                                                                                                              'JSON '
@@ -525,6 +573,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                              'tool_call_id）；在 '
                                                                                                                                                                                              'JSONL '
                                                                                                                                                                                              '中直接是数组本身。',
+ 'Conversation checks': '对话检查',
+ 'Copied': '已复制',
  'Copied as “%(name)s”.': '已复制为“%(name)s”。',
  'Copy': '复制',
  'Copy an evaluator': '复制评估器',
@@ -534,20 +584,26 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Correction saved; the row and the dashboard show it.': '修正已保存；该行和看板都会显示它。',
  'Cost': '成本',
  'Cost and latency': '成本和延迟',
+ 'Cost in USD (JMESPath)': '成本，美元（JMESPath）',
  'Cost in USD (JMESPath, optional)': '成本，美元（JMESPath，可选）',
  'Could not clone: %(p)s': '无法克隆：%(p)s',
  'Could not load rows.': '无法加载行。',
  'Counts so far; the win rates, their intervals and the leaderboard are computed when the run finishes.': '目前的计数；胜率、其区间和排行榜在运行结束时计算。',
  'Create': '创建',
+ 'Create a link and send it to them. Opening it, they choose a username and password (or sign in with the account they have) and join this workspace with the role below. Each link works once and expires after %(days)s day.': ['创建一个链接发给对方。对方打开后设置用户名和密码（或用已有账号登录），即以下方的角色加入此工作空间。每个链接只能使用一次，%(days)s '
+                                                                                                                                                                                                                                  '天后过期。'],
  'Create a pairwise run': '创建成对运行',
  'Create a token': '创建令牌',
  'Create a workspace': '创建工作空间',
+ 'Create account and join': '创建账号并加入',
  'Create an API token': '创建 API 令牌',
  'Create an evaluation set': '创建评测集',
  'Create an evaluator': '创建评估器',
  'Create an experiment': '创建实验',
  'Create evaluator': '创建评估器',
+ 'Create invitation link': '创建邀请链接',
  'Create token': '创建令牌',
+ 'Create your account': '创建你的账号',
  'Created': '创建于',
  'Created by': '创建人',
  'Creates a draft (201), or with `launch: true` creates and launches it in one call (202). The body names the `evalset_version` (an id or "name@version"), an optional `target` ({kind: none, prompt, http, external or rescore, ...}: what produces the outputs) and `bindings`: the evaluator versions that score each row, each {evaluator_version, mapping?, policy?, ext?}, where `mapping` sends the evaluator\'s variables to `column:<name>` or `target:actual_output` (suggested by name when left out). `repetitions` runs every row several times; `interval` overrides the workspace\'s interval settings. Nothing is created unless all of it is valid: 400 names each problem by path (e.g. `bindings[0].mapping`).': '创建草稿（201），或用 '
@@ -587,16 +643,18 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                           '400 '
                                                                                                                                                                                                                                                                                                                           '时会指明不在实验中或没有该版本的评估器。',
  'Creates a new evaluator (201) with this one\'s draft and details, named after it with "(copy)" (numbered when taken). Versions and test cases are not copied.': '以此评估器的草稿和详情创建一个新评估器（201），名称为原名加“(copy)”（重名时加编号）。版本和测试用例不会复制。',
- "Creates a new experiment that scores this finished run's target outputs with other evaluator versions (`bindings`, as for Create an experiment) without calling the target again; it records this run as `outputs_from` and compares paired with it. Launched at once (202) unless `launch: false` (201). 400 names the problem: a run not finished or without target outputs, or a binding at fault.": '创建一个新实验，用其他评估器版本（`bindings`，与创建实验相同）为此已结束运行的评估对象输出打分，而不再调用评估对象；它将此运行记录为 '
+ "Creates a new experiment that scores this finished run's target outputs with other evaluator versions (`bindings`, as for Create an experiment) without calling the target again; it records this run as `outputs_from` and compares paired with it. Launched at once (202) unless `launch: false` (201). 400 names the problem: a run not finished or without target outputs, or a binding at fault.": '创建一个新实验，用其他评估器版本（`bindings`，与创建实验相同）为此已结束运行的评测对象输出打分，而不再调用评测对象；它将此运行记录为 '
                                                                                                                                                                                                                                                                                                                                                                                                           '`outputs_from`，并与之成对对比。立即启动（202），除非 '
                                                                                                                                                                                                                                                                                                                                                                                                           '`launch: '
                                                                                                                                                                                                                                                                                                                                                                                                           'false`（201）。返回 '
                                                                                                                                                                                                                                                                                                                                                                                                           '400 '
-                                                                                                                                                                                                                                                                                                                                                                                                          '时会指明问题：运行未结束或没有评估对象输出，或某个绑定有误。',
+                                                                                                                                                                                                                                                                                                                                                                                                          '时会指明问题：运行未结束或没有评测对象输出，或某个绑定有误。',
  'Creates a provider from `name`, `base_url` (checked against the outbound policy), `default_model`, optional call settings, `prices` ({model: {input, output}} in USD per million tokens) and an optional `api_key`, stored encrypted. Owners only. 400 names the field when the name is taken, the URL is not allowed or the prices are malformed.': '由 '
                                                                                                                                                                                                                                                                                                                                                        '`name`、`base_url`（按出站策略检查）、`default_model`、可选的调用设置、`prices`（{model: '
                                                                                                                                                                                                                                                                                                                                                        '{input, '
-                                                                                                                                                                                                                                                                                                                                                       'output}}，单位为每百万令牌的美元价格）和可选的 '
+                                                                                                                                                                                                                                                                                                                                                       'output}}，单位为每百万 '
+                                                                                                                                                                                                                                                                                                                                                       'Token '
+                                                                                                                                                                                                                                                                                                                                                       '的美元价格）和可选的 '
                                                                                                                                                                                                                                                                                                                                                        '`api_key`（加密保存）创建模型服务。仅限所有者。名称已被占用、URL '
                                                                                                                                                                                                                                                                                                                                                        '不被允许或价格格式不对时返回 '
                                                                                                                                                                                                                                                                                                                                                        '400，并指明字段。',
@@ -622,6 +680,17 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                 '403。名称为空、slug '
                                                                                                                                                                                                                                                                                                                                 '已被占用或不含字母和数字时返回 '
                                                                                                                                                                                                                                                                                                                                 '400，并指明字段。',
+ 'Creates a workspace with you as its only owner. `slug` (used in page URLs and in `X-Assay-Workspace`) is made from the name when left out: numbered when taken, and a short random one (`ws-k3m9qa`) for a name without Latin letters or digits. Needs a signed-in session: an API token acts inside its own workspace and gets 403. 400 names the field when the name is empty or a given slug is taken or has no letters or digits.': '创建一个工作空间，你是其唯一的所有者。省略 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '`slug`（用于页面 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          'URL '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '`X-Assay-Workspace`）时，由名称生成：已被占用时加上编号，名称中没有拉丁字母或数字时生成一个简短的随机 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          'slug（`ws-k3m9qa`）。需要已登录的会话：API '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '令牌只在自己的工作空间内生效，会得到 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '403。名称为空、给定的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          'slug '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '已被占用或不含字母和数字时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                          '400，并指明字段。',
  'Creates an evaluator with an editable draft: blank from `kind` (llm or code, with `language` python or javascript for code), from a preset `template` (see List evaluator templates), or with a full `config`. Submit a version to use it in experiments. 400 names the field: neither kind nor template, no name without a template, an unknown template or language, a name already taken, or a config the kind refuses (named by path, e.g. `config.prompt`).': '创建一个带可编辑草稿的评估器：由 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '`kind` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '新建空白评估器（llm '
@@ -666,9 +735,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           'prompt_locale、名称已被占用，或该类型不接受的配置（按路径指明，例如 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '`config.prompt`）。',
  'Creating the run here instead leaves it waiting for outputs at': '如果改为在这里创建运行，它将在以下位置等待输出：',
+ 'Creating the run here instead leaves it waiting for outputs at <code>POST /api/v1/experiments/&lt;id&gt;/outputs/</code>.': '如果改为在这里创建运行，它会等待你向 '
+                                                                                                                              '<code>POST '
+                                                                                                                              '/api/v1/experiments/&lt;id&gt;/outputs/</code> '
+                                                                                                                              '推送输出。',
+ 'Creating the run here instead leaves it waiting for outputs at <code>POST /api/v1/experiments/&lt;id&gt;/outputs/</code>; its page then shows the id and the commands.': '如果改为在这里创建运行，它会等待你向 '
+                                                                                                                                                                           '<code>POST '
+                                                                                                                                                                           '/api/v1/experiments/&lt;id&gt;/outputs/</code> '
+                                                                                                                                                                           '推送输出；运行页面会显示其 '
+                                                                                                                                                                           'ID '
+                                                                                                                                                                           '和相应命令。',
  'Creator': '创建人',
  'Current policy': '当前策略',
  'Current policy:': '当前策略：',
+ 'Current policy: %(policy_text)s.': '当前策略：%(policy_text)s。',
  'Custom LLM judge': '自定义 LLM 评估器',
  'Custom code': '自定义代码',
  'Dashboard': '看板',
@@ -776,13 +856,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Delete this evaluation set?': '删除此评测集？',
  'Delete this evaluator?': '删除此评估器？',
  'Delete this provider?': '删除此模型服务？',
- 'Delete this secret? Targets that use it will fail their rows.': '删除此密钥？使用它的评估对象将在各行上失败。',
+ 'Delete this secret? Targets that use it will fail their rows.': '删除此密钥？使用它的评测对象将在各行上失败。',
  'Deleted evaluators': '已删除的评估器',
  'Deleted evaluators appear here and can be restored.': '已删除的评估器会显示在这里，并可以恢复。',
  'Deletes the provider and its stored key. Owners only.': '删除该模型服务及其保存的密钥。仅限所有者。',
  'Deletes the secret. Rows of HTTP targets whose headers use it fail until a secret of that name exists again. Owners only.': '删除该密钥。请求头使用它的 '
                                                                                                                               'HTTP '
-                                                                                                                              '评估对象，其行会失败，直到再次存在同名密钥。仅限所有者。',
+                                                                                                                              '评测对象，其行会失败，直到再次存在同名密钥。仅限所有者。',
  'Deletes the test case (204); versions keep the results they recorded.': '删除测试用例（204）；版本保留它们记录的结果。',
  'Description': '描述',
  'Diff two evaluator versions': '对比两个评估器版本',
@@ -824,6 +904,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "Edit an evaluator's draft": '编辑评估器草稿',
  'Edit an item': '编辑数据项',
  'Edit row': '编辑行',
+ 'Edit row %(n)s': '编辑第 %(n)s 行',
  'Editor': '编辑者',
  'Elapsed': '已用时间',
  'Empty, or an empty cell: the simulated user writes the first message.': '留空或单元格为空：由模拟用户写第一条消息。',
@@ -835,7 +916,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Evalset': '评测集',
  'Evalset version': '评测集版本',
  'Evalsets': '评测集',
+ 'Evaluation set': '评测集',
  'Evaluation set created. Add columns, or import a file.': '评测集已创建。请添加列，或导入文件。',
+ 'Evaluation set version': '评测集版本',
  'Evaluation sets': '评测集',
  'Evaluator': '评估器',
  'Evaluator created. Edit the draft, then submit a version.': '评估器已创建。编辑草稿，然后提交一个版本。',
@@ -844,25 +927,47 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Evaluators': '评估器',
  'Evaluators, mappings and policies': '评估器、映射和策略',
  'Evaluators: pass rate': '评估器：通过率',
+ 'Every difference between two versions that can change results: the score meaning, the default policy (`default_policy.kind`, `default_policy.threshold`) and the config, field by field. Each change has its `path`, a plain `label` (Threshold, System message, Model), `change` (added/removed/changed), `old` and `new` with their readable `old_text` and `new_text`, and for text a unified `diff`. `old` and `new` are version strings or `draft` (`new` defaults to the draft). 404 when either version does not exist.': '两个版本之间所有会改变结果的差异：分数含义、默认策略（`default_policy.kind`、`default_policy.threshold`）以及配置，逐字段列出。每项变更包含 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`path`、易读的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`label`（Threshold、System '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'message、Model）、`change`（added/removed/changed）、`old` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`new` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '及其易读的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`old_text` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`new_text`，文本还有统一格式的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`diff`。`old` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`new` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '为版本号或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`draft`（`new` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '默认为草稿）。任一版本不存在时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '404。',
  'Every pair is asked in both orders; when the answers disagree the pair counts as a tie, so a judge that favours a slot cannot make wins. Wilson score intervals over pairs.': '每个配对都按两种顺序提问；回答不一致时这一对算作平局，因此偏向某个位置的评判模型无法因此得胜。区间为按配对计算的 '
                                                                                                                                                                                 'Wilson '
                                                                                                                                                                                 '分数区间。',
  'Every pair is asked twice, the outputs in order and swapped. When the two answers disagree the pair counts as a tie and is flagged position-inconsistent, so a judge that favours a slot cannot make wins.': '每一对都会问两次：按原顺序一次，交换顺序一次。两次回答不一致时，这一对算作平局并标记为位置不一致，这样偏向某个位置的评判模型无法因此得胜。',
  'Every pair is judged twice, the outputs in order and swapped; orders that disagree count as a tie and are flagged position-inconsistent.': '每个配对评判两次：按原顺序一次，交换顺序一次；两种顺序结果不一致时算作平局，并标记为位置不一致。',
+ "Every required variable already has a column or the target's output.": '每个必填变量都已有同名的列或评测对象的输出。',
  'Expected': '期望',
  'Expected verdict': '期望判定',
  'Expected verdict must be pass, fail or unknown.': '期望判定必须是 pass、fail 或 unknown。',
  'Experiment': '实验',
+ 'Experiment id': '实验 ID',
  'Experiment id.': '实验 id。',
  'Experiment ids, comma-separated or the parameter repeated.': '实验 id，用逗号分隔或重复该参数。',
  'Experiment launched.': '实验已启动。',
  'Experiments': '实验',
+ 'Expires': '过期时间',
  'Export': '导出',
  'Export CSV': '导出 CSV',
+ 'Export CSV for Excel': '导出 Excel 用 CSV',
  'Export JSONL': '导出 JSONL',
  "Export a pairwise run's pairs": '导出成对运行的配对',
  'Export an evaluation set': '导出评测集',
  "Export an experiment's results": '导出实验的结果',
+ 'Export draft (CSV for Excel)': '导出草稿（Excel 用 CSV）',
  'Export draft (CSV)': '导出草稿（CSV）',
  'External: your code computes the outputs and pushes them (SDK, CLI, CI)': '外部：由你的代码计算输出并推送（SDK、CLI、CI）',
  'Extracted': '提取结果',
@@ -875,8 +980,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'File field': '文件字段',
  'File format': '文件格式',
  'Filter': '筛选',
+ "Fit this evalset's columns": '适配此评测集的列',
  'Flips': '翻转',
- "For an experiment with an external target: up to 1,000 `outputs` per call, each {item_id, repeat?, actual_output, trajectory?, latency_ms?, tokens_in?, tokens_out?, cost?, error?}. Evaluators score the rows as their outputs arrive; the first output of a row wins (`accepted` counts new ones, `duplicates` the rest). 400 names the entry at fault, and is the answer when the experiment's target computes its own outputs or the run is not queued or running.": '用于外部评估对象的实验：每次调用最多 '
+ "For an experiment with an external target: up to 1,000 `outputs` per call, each {item_id, repeat?, actual_output, trajectory?, latency_ms?, tokens_in?, tokens_out?, cost?, error?}. Evaluators score the rows as their outputs arrive; the first output of a row wins (`accepted` counts new ones, `duplicates` the rest). 400 names the entry at fault, and is the answer when the experiment's target computes its own outputs or the run is not queued or running.": '用于外部评测对象的实验：每次调用最多 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1,000 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '个 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`outputs`，每个为 '
@@ -892,7 +998,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '计新输出，`duplicates` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '计其余）。返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '400 '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '时会指明出错的条目；实验的评估对象自己计算输出，或运行不在排队中或运行中时也返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '时会指明出错的条目；实验的评测对象自己计算输出，或运行不在排队中或运行中时也返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '400。',
  'Form': '表单',
  'Format': '格式',
@@ -922,6 +1028,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '时会指明字段：版本已存在、不大于最新版本或不是 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'SemVer、评测集已删除，或草稿正在提交或导入。',
+ 'From a shell or CI job, with the Python client installed (it creates the run with the set and evaluators chosen on this page):': '在 '
+                                                                                                                                   'shell '
+                                                                                                                                   '或 '
+                                                                                                                                   'CI '
+                                                                                                                                   '任务中，安装 '
+                                                                                                                                   'Python '
+                                                                                                                                   '客户端后运行（它会用本页所选的评测集和评估器创建运行）：',
  'From a shell or CI job, with the Python client installed:': '在 shell 或 CI 任务中，安装 Python 客户端后：',
  'From the file name': '按文件名判断',
  'Get a garak import': '获取 garak 导入',
@@ -971,7 +1084,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).': '价格格式为 '
                                                                                         '{"model": '
                                                                                         '{"input": '
-                                                                                        '每百万令牌美元价格, '
+                                                                                        '每百万 Token '
+                                                                                        '美元价格, '
                                                                                         '"output": '
                                                                                         '…}}（最多 '
                                                                                         '200 个模型）。',
@@ -981,6 +1095,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Give the app under test: {kind: http, …} or {kind: prompt, …}.': '请给出被测应用：{kind: http, …} 或 '
                                                                    '{kind: prompt, …}。',
  "Give the endpoint's http:// or https:// URL.": '请填写端点的 http:// 或 https:// URL。',
+ 'Give the new column a name.': '请为新列命名。',
  "Give the secret's value.": '请填写密钥的值。',
  "Give the simulated user's instructions (16 KB).": '请填写模拟用户的指令（最多 16 KB）。',
  'Go to the evalsets': '前往评测集',
@@ -988,10 +1103,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Goal column': '目标列',
  'Goes to': '映射到',
  "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
+ 'Headers': '请求头',
  'Headers (JSON object)': '请求头（JSON 对象）',
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
+ 'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
  'Human verdict': '人工判定',
  'Ignore': '忽略',
+ 'Image': '图片',
  "Image and Audio cells hold an http(s) URL, or the path of a file uploaded to this workspace (upload media through the API's /evalsets/media/ endpoint or the row editor). MultiPart cells hold JSON.": 'Image '
                                                                                                                                                                                                          '和 '
                                                                                                                                                                                                          'Audio '
@@ -1010,15 +1128,19 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Import a file into an evaluation set': '向评测集导入文件',
  'Import a garak scan': '导入 garak 扫描',
  'Import a report cut short as partial': '将被截断的报告作为部分导入',
- 'Import again, skipping the bad rows': '再次导入，跳过坏行',
+ 'Import again, skipping the bad rows': '再次导入，跳过错误行',
+ 'Import garak': '导入 garak',
  'Imported %(n)d run(s) of garak; the workers are scoring them.': '已导入 %(n)d 个 garak '
                                                                   '运行；工作进程正在为它们打分。',
  'Input': '输入',
- 'Input tokens (JMESPath, optional)': '输入令牌数（JMESPath，可选）',
+ 'Input tokens (JMESPath)': '输入 Token 数（JMESPath）',
+ 'Input tokens (JMESPath, optional)': '输入 Token 数（JMESPath，可选）',
+ 'Input variable %(n)d': '输入变量 %(n)d',
  'Input variables': '输入变量',
  'Inputs': '输入',
  'Inputs and reference': '输入和参考',
  'Inputs:': '输入：',
+ 'Inputs: %(inputs)s': '输入：%(inputs)s',
  'Insert at cursor': '插入到光标处',
  'Instructions, turns, stop phrase and seed': '指令、轮数、结束语和种子',
  'Interval': '区间',
@@ -1047,6 +1169,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                        'A '
                                                                                                                                                        '的获胜次数，不计平局。',
  'Invalid or revoked API token.': 'API 令牌无效或已被吊销。',
+ 'Invitation': '邀请',
+ 'Invitation link — copy it now and send it to your colleague; it will not be shown again:': '邀请链接——请立即复制并发给你的同事，之后不会再显示：',
+ 'Invitation withdrawn: its link no longer works.': '邀请已撤回：其链接不再有效。',
+ 'Invite a colleague': '邀请同事',
  'Issues a token named `name` that acts as you, with your role, in this workspace only. The response carries the `key` once: store it now, only its hash is kept. Send it as `Authorization: Bearer <key>` (or `Token <key>`). Any member may create one; 400 when the name is empty.': '签发一个名为 '
                                                                                                                                                                                                                                                                                         '`name` '
                                                                                                                                                                                                                                                                                         '的令牌，它以你的身份和角色、仅在此工作空间内生效。响应中只出现一次 '
@@ -1057,8 +1183,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                         '`Token '
                                                                                                                                                                                                                                                                                         '<key>`）发送。任何成员都可以创建；名称为空时返回 '
                                                                                                                                                                                                                                                                                         '400。',
+ 'It creates a new run with this set and these evaluators, calls your function on every row and pushes the outputs itself:': '它会用这个评测集和这些评估器创建新的运行，对每一行调用你的函数，并自动推送输出：',
+ 'It works once, for %(days)s day, and gives the role you chose.': ['只能使用一次，%(days)s '
+                                                                    '天内有效，加入后获得你选择的角色。'],
+ 'Item id': '数据项 ID',
  'Item id.': '数据项 id。',
  'JSON mode': 'JSON 模式',
+ 'Join %(name)s': '加入 %(name)s',
+ 'Join the workspace': '加入工作空间',
  'Judge': '评判模型',
  'Judge against the baseline (B)': '与基线对比评判（B）',
  'Judge calibration against human verdicts (n = %(n)s)': '评判模型与人工判定的校准（n = %(n)s）',
@@ -1097,7 +1229,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Launch the experiment to fill this table.': '启动实验以填充此表。',
  'Leaderboard': '排行榜',
  'Letters, digits and _; HTTP targets use it as {{secrets.NAME}} in headers.': '字母、数字和 _；HTTP '
-                                                                               '评估对象在请求头中以 '
+                                                                               '评测对象在请求头中以 '
                                                                                '{{secrets.NAME}} '
                                                                                '使用它。',
  'Limit': '限流',
@@ -1154,6 +1286,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
  'Main': '主导航',
+ 'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown first.': '交换两个输出的位置后，许多回答随之改变，其中 '
+                                                                                                                  '%(f)s '
+                                                                                                                  '偏向先展示的输出。',
+ 'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown second.': '交换两个输出的位置后，许多回答随之改变，其中 '
+                                                                                                                   '%(f)s '
+                                                                                                                   '偏向后展示的输出。',
  'Map columns': '映射列',
  "Map the file's fields onto the set's columns": '将文件的字段映射到评测集的列',
  'Mapping': '映射',
@@ -1169,8 +1307,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                  '`baseline=latest` '
                                                                                                                                                                                                                                  '取候选运行所在评测集上最新标记的运行。标记未完成的运行时返回 '
                                                                                                                                                                                                                                  '400。',
+ 'Max output tokens': '最大输出 Token 数',
  'Max retries': '最大重试次数',
- 'Max tokens': '最大令牌数',
+ 'Max tokens': '最大 Token 数',
  'Maximum score': '最高分',
  'McNemar p': 'McNemar p',
  'Mean score': '平均分',
@@ -1178,17 +1317,22 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Member added.': '成员已添加。',
  'Members': '成员',
  'Memory (MB)': '内存（MB）',
+ 'Memory limit (MB)': '内存限制（MB）',
  'Menu': '菜单',
+ 'Message %(n)d': '消息 %(n)d',
+ 'Messages': '消息',
  'Method': '方法',
  'Minimum score': '最低分',
  'Model': '模型',
  'Model provider': '模型服务',
  'Model providers': '模型服务',
+ 'Model settings': '模型设置',
  'Model:': '模型：',
  'Models': '模型',
  'Models:': '模型：',
  'More than %(n)s row': ['超过 %(n)s 行'],
  'More than %(rows)s row': ['超过 %(rows)s 行'],
+ 'MultiPart': '多模态',
  'MultiPart content needs a list of contents.': 'MultiPart 内容需要一个内容列表。',
  'MultiPart parts cannot be MultiPart themselves': 'MultiPart 的部分本身不能是 MultiPart',
  'Must be a %(what)s.': '必须是%(what)s。',
@@ -1215,6 +1359,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Name Z–A': '名称 Z–A',
  'Name a Text column of the evalset.': '请指定评测集的一个 Text 列。',
  'Name and evalset version': '名称和评测集版本',
+ 'Name of the new column': '新列的名称',
  'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
                                                                      'Conversation：%(sources)s 之一。',
  'Name the column of the scenario.': '请指定场景所在的列。',
@@ -1223,10 +1368,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                          '_ '
                                                                                                                                                                                                          '开头，后接字母、数字或 '
                                                                                                                                                                                                          '_。评估器变量按名称映射到列。重命名列会在草稿的每一行中重命名它；已提交的版本保留各自的列。',
+ 'Need a mapping': '需要映射',
+ 'Needs tool results': '需要工具结果',
  'Neither run scored this item.': '两次运行都没有为这个数据项打分。',
  'New column': '新列',
  'New column %(name)r cannot be required: existing rows have no value for it.': '新列 %(name)r '
                                                                                 '不能设为必填：已有的行在这一列上没有值。',
+ 'New column: name and type': '新列：名称和类型',
+ 'New columns': '新列',
  'New evaluation set': '新建评测集',
  'New evaluator': '新建评估器',
  'New experiment': '新建实验',
@@ -1295,6 +1444,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No workspace selected.': '未选择工作空间。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
  'Not compared (on one side only): %(names)s.': '未对比（仅在一边出现）：%(names)s。',
+ 'Not enough history: %(n)s earlier run here; relative standing needs three.': ['历史不足：此前这里只有 %(n)s '
+                                                                                '次运行，相对排名至少需要三次。'],
+ 'Not enough history: %(n)s run of this evaluator here; a trend needs two.': ['历史不足：这里此评估器只有 %(n)s '
+                                                                              '次运行，趋势至少需要两次。'],
  'Not in both runs': '不在两次运行中',
  'Not in both runs:': '不在两次运行中：',
  'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
@@ -1307,17 +1460,17 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Nothing to review yet.': '还没有可检查的内容。',
  'Nothing was imported: %(n)s problem found. Fix it, or import again with “skip bad rows”.': ['没有导入任何内容：发现 '
                                                                                               '%(n)s '
-                                                                                              '个问题。请修正后重试，或勾选“跳过坏行”再次导入。'],
+                                                                                              '个问题。请修正后重试，或勾选“跳过错误行”再次导入。'],
  'Nothing was imported: %(n)s problems found. Fix them, or import again with “skip bad rows”.': '没有导入任何内容：发现 '
                                                                                                 '%(n)s '
-                                                                                                '个问题。请修正后重试，或勾选“跳过坏行”再次导入。',
+                                                                                                '个问题。请修正后重试，或勾选“跳过错误行”再次导入。',
  'Nothing was saved:': '未保存任何内容：',
  'Of those, favouring the output shown first': '其中偏向先展示的输出的比例',
  'One evaluator with its draft `config`, whether the draft differs from the latest version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable (`deleted: true`) because experiments may use its versions.': '一个评估器及其草稿 '
                                                                                                                                                                                                                                     '`config`、草稿是否与最新版本不同（`draft_changed`）和 '
                                                                                                                                                                                                                                     '`latest_version`。已删除的评估器仍可读取（`deleted: '
                                                                                                                                                                                                                                     'true`），因为实验可能在使用它的版本。',
- "One experiment with its target (secrets never shown), its bindings with each evaluator's pass rate and interval, result counts, progress with throughput and ETA, and chunk counts. Poll it while the run goes on.": '一个实验及其评估对象（从不显示密钥）、绑定（附每个评估器的通过率和区间）、结果计数、进度（含吞吐量和预计剩余时间）以及分块计数。运行期间可轮询它。',
+ "One experiment with its target (secrets never shown), its bindings with each evaluator's pass rate and interval, result counts, progress with throughput and ETA, and chunk counts. Poll it while the run goes on.": '一个实验及其评测对象（从不显示密钥）、绑定（附每个评估器的通过率和区间）、结果计数、进度（含吞吐量和预计剩余时间）以及分块计数。运行期间可轮询它。',
  "One garak import, to poll after Import a garak scan: `status`, `probes_done` of `probes_total` and `percent`, `experiments` (each probe's run, with its own status), `notes` (how the threshold was read; a partial run's note) and `message` (why a failed import stopped).": '一个 '
                                                                                                                                                                                                                                                                                  'garak '
                                                                                                                                                                                                                                                                                  '导入，在“导入 '
@@ -1348,7 +1501,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                          '排行榜。',
  'One per line, scheme://host[:port]. HTTP targets may send the secret only to these; with none it is sent nowhere.': '每行一个，格式为 '
                                                                                                                       'scheme://host[:port]。HTTP '
-                                                                                                                      '评估对象只能把密钥发送到这些源；没有则不发送到任何地方。',
+                                                                                                                      '评测对象只能把密钥发送到这些源；没有则不发送到任何地方。',
  'One provider with its settings; the API key is never returned.': '一个模型服务及其设置；从不返回 API 密钥。',
  "One result by its `id` in this experiment, with the exact input the evaluator received, its stdout, the rendered judge request and the raw answer. 404 when the id is not this experiment's.": '按 '
                                                                                                                                                                                                  '`id` '
@@ -1414,19 +1567,22 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                               '令牌时：不是该令牌的工作空间时）。',
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
- 'Only an import that failed on bad rows can be retried.': '只有因坏行而失败的导入才能重试。',
+ 'Only an import that failed on bad rows can be retried.': '只有因错误行而失败的导入才能重试。',
  'Only experiments on one evalset can be paired (any versions of it).': '只有同一评测集（可为其任意版本）上的实验才能配对。',
  'Only experiments on one evalset can be paired (any versions of it: rows pair by item id). Only finished experiments with target outputs are offered.': '只有同一评测集（可为其任意版本：行按数据项 '
                                                                                                                                                          'id '
-                                                                                                                                                         '配对）上的实验才能配对。只提供有评估对象输出的已结束实验。',
+                                                                                                                                                         '配对）上的实验才能配对。只提供有评测对象输出的已结束实验。',
  'Only owners can change model providers.': '只有所有者可以修改模型服务。',
  'Only owners can rename a workspace.': '只有所有者可以重命名工作空间。',
  'Only rows with this item tag.': '只显示带此数据项标签的行。',
  'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
+ 'Open invitations': '未使用的邀请',
  'Open row %(n)s': '打开第 %(n)s 行',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
+ 'Opening message column': '开场消息列',
  'Opening message column (optional)': '开场消息列（可选）',
+ 'Or let the Python client run your task': '或者让 Python 客户端运行你的任务',
  'Orders': '顺序',
  'Orders disagreed': '两种顺序结果不一致',
  'Orders disagreed on %(i)s of %(j)s pairs (counted as ties).': '%(j)s 个配对中有 %(i)s '
@@ -1435,8 +1591,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Output': '输出',
  'Output (JMESPath)': '输出（JMESPath）',
  'Output (print)': '输出（print）',
- 'Output tokens (JMESPath, optional)': '输出令牌数（JMESPath，可选）',
- 'Outputs re-used from %(name)s: no target calls were made.': '复用了 %(name)s 的输出：没有调用评估对象。',
+ 'Output tokens (JMESPath)': '输出 Token 数（JMESPath）',
+ 'Output tokens (JMESPath, optional)': '输出 Token 数（JMESPath，可选）',
+ 'Outputs re-used from %(name)s: no target calls were made.': '复用了 %(name)s 的输出：没有调用评测对象。',
  "Overrides a result's `verdict` (pass, fail or unknown) and optionally its `score` in [0, 1], with a `note` saying why; the original verdict and score stay beside the correction, and the run's pass rates count the corrected verdict. An empty verdict removes the correction. 400 names the field: an unknown verdict, a missing note, or a score outside [0, 1].": '覆盖某个结果的 '
                                                                                                                                                                                                                                                                                                                                                                          '`verdict`（pass、fail '
                                                                                                                                                                                                                                                                                                                                                                          '或 '
@@ -1451,6 +1608,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                          '[0, '
                                                                                                                                                                                                                                                                                                                                                                          '1]。',
  'Owner': '所有者',
+ 'P(best)': '最优概率',
  'Page %(n)s of %(total)s · %(count)s in all': '第 %(n)s / %(total)s 页 · 共 %(count)s 项',
  'Pages': '分页',
  'Pair': '配对',
@@ -1467,8 +1625,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'id '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '不是此工作空间的实验时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '404。',
+ 'Pairwise': '成对评测',
  'Pairwise LLM judge': '成对 LLM 评估器',
  'Pairwise judge': '成对评估器',
+ 'Pairwise judges': '成对评判',
  'Pairwise runs': '成对运行',
  "Partial: the report stops at line %(line)s without garak's closing “completion” entry; this run holds the %(attempts)s scored attempts it had.": '部分导入：报告在第 '
                                                                                                                                                    '%(line)s '
@@ -1535,7 +1695,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Provider': '模型服务',
  'Provider deleted.': '模型服务已删除。',
  'Provider saved.': '模型服务已保存。',
- 'Push target outputs': '推送评估对象的输出',
+ 'Push outputs to this run': '向此运行推送输出',
+ 'Push target outputs': '推送评测对象的输出',
  'Python may import': 'Python 可导入',
  'Python may import:': 'Python 可导入：',
  'Python or JavaScript defining exec_evaluation(turn), run in the sandbox.': '定义 '
@@ -1549,11 +1710,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                           '400。',
  'Rank': '排名',
  'Raw model answer': '模型原始回答',
- 'Raw target response': '评估对象的原始响应',
+ 'Raw target response': '评测对象的原始响应',
  'Re-score': '重新打分',
  'Re-score a run once it has finished.': '请在运行结束后再重新打分。',
  'Re-score an experiment': '重新打分',
- 'Re-score launched: the target is not called again.': '重新打分已启动：不会再次调用评估对象。',
+ 'Re-score launched: the target is not called again.': '重新打分已启动：不会再次调用评测对象。',
  'Re-score of an earlier run': '对之前某次运行重新打分',
  'Re-score with other evaluators': '用其他评估器重新打分',
  'Re-score: the outputs of an earlier run': '重新打分：使用之前某次运行的输出',
@@ -1566,6 +1727,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                     'report.jsonl、命中日志和控制台输出也能按 '
                                                                                                                                                                                                     'garak '
                                                                                                                                                                                                     '的格式导出。',
+ 'Reading the file…': '正在读取文件…',
  'Ready': '就绪',
  'Reason': '理由',
  'Recent imports': '最近的导入',
@@ -1592,6 +1754,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Replace a model provider': '替换模型服务',
  "Replace a secret's value": '替换密钥的值',
  'Replace the code with the starter of the other language? Your edits will be lost.': '用另一种语言的初始代码替换当前代码？你的修改将会丢失。',
+ 'Replace the draft with this version? Unsubmitted edits in the draft are lost.': '用此版本替换草稿？草稿中未提交的修改将会丢失。',
  "Replace the draft's rows instead of adding to them": '替换草稿的行，而不是追加',
  "Replaces the workspace's defaults with `interval`; keys left out fall back to garak's defaults. Runs already created keep their settings. 400 names the key at fault.": '用 '
                                                                                                                                                                           '`interval` '
@@ -1601,6 +1764,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                           '400 '
                                                                                                                                                                           '时会指明出错的键。',
  'Request': '请求',
+ 'Requests per minute': '每分钟请求数',
  'Requests per minute (optional)': '每分钟请求数（可选）',
  'Required': '必填',
  'Required variable %(name)r is not mapped.': '必填变量 %(name)r 未映射。',
@@ -1608,10 +1772,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Response': '响应',
  'Restore': '恢复',
  'Restore a deleted evaluator': '恢复已删除的评估器',
+ 'Restore into the draft': '恢复到草稿',
  'Results': '结果',
  'Results to compute': '要计算的结果',
  'Retries': '重试次数',
- 'Retry %(n)s failed row (%(target)s target, %(evaluator)s evaluator)': ['重试 %(n)s 个失败行（评估对象 '
+ 'Retry %(n)s failed row (%(target)s target, %(evaluator)s evaluator)': ['重试 %(n)s 个失败行（评测对象 '
                                                                          '%(target)s 个，评估器 '
                                                                          '%(evaluator)s 个）'],
  'Retry %(n)s pair that errored': ['重试 %(n)s 个出错的配对'],
@@ -1623,7 +1788,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Retrying %(n)d failed rows: %(target)d target rows are called again, then scored; %(evaluator)d evaluator rows are scored again.': '正在重试 '
                                                                                                                                      '%(n)d '
                                                                                                                                      '个失败行：%(target)d '
-                                                                                                                                     '行重新调用评估对象后打分；%(evaluator)d '
+                                                                                                                                     '行重新调用评测对象后打分；%(evaluator)d '
                                                                                                                                      '行由评估器重新打分。',
  "Returns the workspaces you are a member of, each with your `role` in it. With an API token, only the token's own workspace is listed.": '返回你所属的工作空间，并附上你在其中的 '
                                                                                                                                           '`role`。使用 '
@@ -1655,7 +1820,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Run an evaluator on test rows': '在测试行上运行评估器',
  "Run an evaluator's test cases": '运行评估器的测试用例',
  'Run tests': '运行测试',
- 'Run the target (or, without one, each judge) this many times per row: the dashboard shows pass@k and pass^k, and intervals resample rows, not repetitions.': '每行运行评估对象（没有评估对象时，运行每个评估器）这么多次：看板显示 '
+ 'Run the target (or, without one, each judge) this many times per row: the dashboard shows pass@k and pass^k, and intervals resample rows, not repetitions.': '每行运行评测对象（没有评测对象时，运行每个评估器）这么多次：看板显示 '
                                                                                                                                                                'pass@k '
                                                                                                                                                                '和 '
                                                                                                                                                                'pass^k，区间按行而不是按重复重采样。',
@@ -1675,7 +1840,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '或已提交的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '`version`，每个 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              'turn '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '返回一个结果：状态、分数、判定、理由、stdout、渲染后的评判请求、原始回答、延迟和令牌数。不保存任何内容。turn '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '返回一个结果：状态、分数、判定、理由、stdout、渲染后的评判请求、原始回答、延迟和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '数。不保存任何内容。turn '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '为 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '{evaluate_dataset_fields: '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '{name: '
@@ -1697,7 +1864,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              'timeout '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '的结果，而不是错误状态码。',
  "Runs the editor's current draft (saved or not) on these turns. Nothing is stored.": '在这些轮次上运行编辑器中的当前草稿（无论是否已保存）。不保存任何内容。',
- 'Runs the failed rows again, into the same experiment (202): the rows whose target call failed (an error or a timeout) are called again — only those, with the same Idempotency-Key — and then scored; the rows whose evaluator errored or timed out (or never wrote a result) are scored again. `retried` says how many rows, `target_rows` and `evaluator_rows` how many of each. 400 while the run is not finished, or when there is nothing to retry.': '在同一实验中再次运行失败的行（202）：评估对象调用失败（出错或超时）的行会重新调用——只调用这些行，并使用相同的 '
+ 'Runs the failed rows again, into the same experiment (202): the rows whose target call failed (an error or a timeout) are called again — only those, with the same Idempotency-Key — and then scored; the rows whose evaluator errored or timed out (or never wrote a result) are scored again. `retried` says how many rows, `target_rows` and `evaluator_rows` how many of each. 400 while the run is not finished, or when there is nothing to retry.': '在同一实验中再次运行失败的行（202）：评测对象调用失败（出错或超时）的行会重新调用——只调用这些行，并使用相同的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                              'Idempotency-Key——然后打分；评估器出错、超时（或从未写入结果）的行会重新打分。`retried` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                              '表示总行数，`target_rows` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                              '和 '
@@ -1748,11 +1915,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`item_id`，否则为第一行）交给 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`target`（与创建实验中的对象相同），返回实际发送的请求（密钥只显示名称，从不显示值）、原始响应、提取出的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`actual_output` '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '和轨迹、状态、错误、延迟、令牌数和成本。不保存任何内容。返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '和轨迹、状态、错误、延迟、Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '数和成本。不保存任何内容。返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '400 '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '时会指明字段：评估对象无效、该类型不发送请求（none、external、rescore），或该行不在此版本中。',
- 'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评估对象并显示返回的内容；不保存任何内容。',
- 'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评估对象并显示返回的内容；不保存任何内容。',
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                              '时会指明字段：评测对象无效、该类型不发送请求（none、external、rescore），或该行不在此版本中。',
+ 'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评测对象并显示返回的内容；不保存任何内容。',
+ 'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评测对象并显示返回的内容；不保存任何内容。',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Set the default interval settings': '设置默认区间设置',
  "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it may be sent to (omitted: the stored ones stay); the name does not change. An HTTP target whose URL's origin is no longer listed is refused from its next request. Owners only; 400 when the value is over 8 KB or an origin is not scheme://host[:port].": '设置新的 '
@@ -1760,7 +1928,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                               '`origins`（省略则保留已保存的源）；名称不变。URL '
                                                                                                                                                                                                                                                                                                                                               '的源不再列出的 '
                                                                                                                                                                                                                                                                                                                                               'HTTP '
-                                                                                                                                                                                                                                                                                                                                              '评估对象，从下一次请求起会被拒绝。仅限所有者；值超过 '
+                                                                                                                                                                                                                                                                                                                                              '评测对象，从下一次请求起会被拒绝。仅限所有者；值超过 '
                                                                                                                                                                                                                                                                                                                                               '8 '
                                                                                                                                                                                                                                                                                                                                               'KB '
                                                                                                                                                                                                                                                                                                                                               '或某个源不是 '
@@ -1809,13 +1977,15 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "Simulated user's provider": '模拟用户的模型服务',
  'Simulated user: an LLM plays the user against your app, turn by turn': '模拟用户：由 LLM '
                                                                          '扮演用户，与你的应用逐轮对话',
- 'Skip bad rows (import the good ones and report the rest)': '跳过坏行（导入好的行，报告其余的）',
+ 'Skip bad rows (import the good ones and report the rest)': '跳过错误行（导入正确的行，并报告错误行）',
+ 'Slug': 'Slug',
  'Slug (optional)': 'Slug（可选）',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
                                                                                                                                                      '`deleted=true` '
                                                                                                                                                      '列出），之后可以恢复；使用其版本的实验仍保留这些版本。',
  'Soft delete (204): the set leaves the list; experiments keep the versions they ran on.': '软删除（204）：评测集从列表中消失；实验保留其运行时所用的版本。',
  'Some experiments never met a common opponent: their strengths across groups rest on the prior alone.': '有些实验从未遇到共同的对手：它们在不同组之间的实力值只取决于先验。',
+ 'Some required variable has no column of its name: choose one below.': '有必填变量没有同名的列：请在下方选择。',
  'Something went wrong on our side; it was logged.': '服务端出错了，已记录日志。',
  'Sort': '排序',
  'Sort by score:<evaluator>, -score:… or verdict:….': '排序方式为 score:<evaluator>、-score:… 或 '
@@ -1849,7 +2019,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '64 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '个字符，例如 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'APP_TOKEN）；HTTP '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '评估对象的请求头以 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           '评测对象的请求头以 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`{{secrets.NAME}}` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '使用它，且只能发送到它的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`origins`（scheme://host[:port]，最多 '
@@ -1872,7 +2042,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                 '64 '
                                                                                                                                                                                                                                                                                                                 '个字符，例如 '
                                                                                                                                                                                                                                                                                                                 'APP_TOKEN）；HTTP '
-                                                                                                                                                                                                                                                                                                                '评估对象的请求头以 '
+                                                                                                                                                                                                                                                                                                                '评测对象的请求头以 '
                                                                                                                                                                                                                                                                                                                 '`{{secrets.NAME}}` '
                                                                                                                                                                                                                                                                                                                 '使用它。保存已存在的名称会替换其值。仅限所有者。名称格式不对、值为空或超过 '
                                                                                                                                                                                                                                                                                                                 '8 '
@@ -1883,11 +2053,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Strengths are log-odds, centred on 0, with a weak prior (SD %(sd)s) that keeps a clean sweep finite; %(r)s bootstrap refits give the intervals and P(best).': '实力值为以 '
                                                                                                                                                                 '0 '
                                                                                                                                                                 '为中心的对数几率，带有一个弱先验（标准差 '
-                                                                                                                                                                '%(sd)s），使全胜的结果也保持有限；%(r)s '
+                                                                                                                                                                '%(sd)s），使全胜的结果也保持有限；区间和最优概率来自 '
+                                                                                                                                                                '%(r)s '
                                                                                                                                                                 '次 '
                                                                                                                                                                 'bootstrap '
-                                                                                                                                                                '重新拟合给出区间和 '
-                                                                                                                                                                'P(best)。',
+                                                                                                                                                                '重新拟合。',
  'Structured output (JSON schema)': '结构化输出（JSON Schema）',
  'Submit': '提交',
  'Submit a version': '提交版本',
@@ -1895,6 +2065,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Submit checks': '提交检查',
  'Submit the draft as 0.0.1 from the Draft tab; experiments run submitted versions.': '在“草稿”标签页把草稿提交为 '
                                                                                       '0.0.1；实验运行已提交的版本。',
+ 'Submit the draft as 1.0.0 from the Draft tab; experiments run submitted versions.': '请在“草稿”标签页将草稿提交为 '
+                                                                                      '1.0.0；实验只运行已提交的版本。',
  'Submit version': '提交版本',
  'Submits the saved draft. Versions never change once submitted.': '提交已保存的草稿。版本一经提交便不再改变。',
  'Submitted': '提交于',
@@ -1904,11 +2076,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Tag': '标签',
  'Tags': '标签',
  'Tags must be a list of strings.': '标签必须是字符串列表。',
- 'Target': '评估对象',
+ 'Target': '评测对象',
+ 'Target outputs': '评测对象输出',
  'Temperature': '温度',
  'Template': '模板',
  "Test a provider's connection": '测试模型服务的连接',
- 'Test a target on one row': '在一行上测试评估对象',
+ 'Test a target on one row': '在一行上测试评测对象',
  'Test case': '测试用例',
  'Test case name': '测试用例名称',
  "Test cases are turns with the verdict the evaluator should give. They run on every submit (the version records the agreement) and with Run an evaluator's test cases.": '测试用例是带有评估器应给出的判定的 '
@@ -1917,12 +2090,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Test request': '测试请求',
  'Tests': '测试',
  'Tests: %(a)d of %(t)d agree with the expected verdict.': '测试：%(t)d 个中有 %(a)d 个与期望判定一致。',
+ 'Text': '文本',
  "Text content needs a string 'text'.": "Text 内容需要字符串字段 'text'。",
- 'That run has no target outputs to score again.': '该运行没有可重新打分的评估对象输出。',
+ 'That run has no target outputs to score again.': '该运行没有可重新打分的评测对象输出。',
  "The %(n)s rows' target outputs of this run are scored again; the target is not called. The new run uses the same evalset version and repetitions, so it compares paired with this one.": '此运行 '
                                                                                                                                                                                            '%(n)s '
-                                                                                                                                                                                           '行的评估对象输出将重新打分；不会调用评估对象。新运行使用相同的评测集版本和重复次数，因此可以与本运行成对对比。',
+                                                                                                                                                                                           '行的评测对象输出将重新打分；不会调用评测对象。新运行使用相同的评测集版本和重复次数，因此可以与本运行成对对比。',
  'The JSON body is nested more than %(max_depth)s levels deep.': 'JSON 请求体的嵌套超过 %(max_depth)s 层。',
+ 'The baseline (A) is not judged against itself: untick it in B.': '基线（A）不会与自身对比：请在 B 中取消勾选它。',
  'The baseline cannot also be a candidate.': '基线不能同时作为候选。',
  'The body template is larger than 64 KB.': '请求体模板大于 64 KB。',
  "The candidate's evalset version holds other values here:": '候选的评测集版本在这里存有不同的值：',
@@ -1940,6 +2115,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The draft of %(name)r has changes that are not committed as a version; commit or undo them first, or name another set.': '%(name)r '
                                                                                                                            '的草稿有尚未提交为版本的更改；请先提交或撤销这些更改，或指定另一个评测集。',
  'The draft was not saved:': '草稿未保存：',
+ 'The encoding %(name)s is now chosen below: choose the file again and upload it.': '已在下方选好编码 '
+                                                                                    '%(name)s：请重新选择文件并上传。',
  'The encoding is one of %(encodings)s.': '编码须为 %(encodings)s 之一。',
  'The evalset version has no column %(column)r.': '评测集版本没有列 %(column)r。',
  'The evaluation set was deleted during the import; nothing was imported.': '导入期间评测集被删除了；没有导入任何内容。',
@@ -1975,7 +2152,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
                                                                                                       '%(upper)s '
                                                                                                       '文本。%(looks)s请选择它的编码（%(encodings)s）后重新上传。',
- 'The first row as it will be stored': ['前 %(n)s 行的保存结果'],
+ 'The first row as it will be stored': ['预览：前 %(n)s 行导入后的内容'],
  'The garak reference files uploaded to this workspace: calibrations and detector metrics, with their entry counts. The newest of each kind is used.': '上传到此工作空间的 '
                                                                                                                                                        'garak '
                                                                                                                                                        '参考文件：校准文件和检测器指标，附带条目数。每种取最新的一个。',
@@ -1992,13 +2169,16 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '为多数结果。某次运行不在此工作空间、两次运行没有共同的评估器或都没有为该数据项打分时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '404；运行不在同一评测集上时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '400。',
+ 'The judges read only the two outputs.': '评判模型只读取这两个输出。',
  "The language of the judge's prompt in the new draft; you can edit it afterwards.": '新草稿中评判模型提示词的语言，之后仍可编辑。',
+ "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
  'The mapping must be an object of variable → source.': '映射必须是 变量 → 来源 的对象。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
  'The outputs and their latency come from the source run, <a href="%(source_url)s">%(name)s</a>; nothing was called (no tokens, no cost).': '输出及其延迟来自来源运行 '
                                                                                                                                             '<a '
-                                                                                                                                            'href="%(source_url)s">%(name)s</a>；没有进行任何调用（不产生令牌数和成本）。',
+                                                                                                                                            'href="%(source_url)s">%(name)s</a>；没有进行任何调用（不消耗 '
+                                                                                                                                            'Token，不产生成本）。',
  "The pass rate above counts rows: a row's verdict is its turns' (%(rule)s).": '上面的通过率按行计数：一行的判定由其各轮决定（%(rule)s）。',
  "The preset catalogue, the same in every workspace: each template's kind, inputs, score meaning, default policy, languages and starter configs. Filter with `kind` (llm or code). Create an evaluator from one with `template: <slug>`.": '预置模板目录，在所有工作空间中相同：每个模板的类型、输入、分数含义、默认策略、语言和初始配置。用 '
                                                                                                                                                                                                                                            '`kind`（llm '
@@ -2058,7 +2238,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The request body is %(length)s bytes; the limit is %(limit)s.': '请求体为 %(length)s 字节，上限为 '
                                                                   '%(limit)s。',
  'The request body must be a JSON object, not %(data)s.': '请求体必须是 JSON 对象，而不是 %(data)s。',
- "The results grid: one row per item of the evalset version, with its row number, tags, data, the target's output and every evaluator's results on it, paginated. The filters of List an experiment's results select the rows that have a matching result; `q` also searches the row's cells, and `item` picks one row by its id. `sort` is row order by default, or score:<binding>, -score:<binding> or verdict:<binding> (fails first). 400 names a filter that cannot match.": '结果表格：评测集版本的每个数据项一行，附行号、标签、数据、评估对象的输出以及每个评估器在其上的结果，分页返回。“列出实验的结果”的筛选条件选出有匹配结果的行；`q` '
+ "The results grid: one row per item of the evalset version, with its row number, tags, data, the target's output and every evaluator's results on it, paginated. The filters of List an experiment's results select the rows that have a matching result; `q` also searches the row's cells, and `item` picks one row by its id. `sort` is row order by default, or score:<binding>, -score:<binding> or verdict:<binding> (fails first). 400 names a filter that cannot match.": '结果表格：评测集版本的每个数据项一行，附行号、标签、数据、评测对象的输出以及每个评估器在其上的结果，分页返回。“列出实验的结果”的筛选条件选出有匹配结果的行；`q` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '还会搜索行的单元格，`item` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '按 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    'id '
@@ -2095,6 +2275,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                               '个），附带状态、进度和行数。',
  'The shaded column is this run.': '带阴影的一列是本次运行。',
  'The simulated user writes it to end the conversation.': '模拟用户写出它即结束对话。',
+ 'The slug %(slug)r is taken.': 'slug %(slug)r 已被占用。',
  'The slug must contain letters or digits.': 'slug 必须包含字母或数字。',
  "The statistics stored when the run last finished (the same as in Get a pairwise run): per pair of experiments, B's win rate over A with ties split and excluded, intervals, sign test p-values and position bias; the judge's position bias over every pair; with three or more experiments the leaderboard with strengths, intervals and P(best). Empty until the run finishes.": '运行最近一次结束时保存的统计（与“获取成对运行”中相同）：每对实验中 '
                                                                                                                                                                                                                                                                                                                                                                                      'B '
@@ -2103,29 +2284,32 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                      '的胜率（平局平分和排除平局）、区间、符号检验 '
                                                                                                                                                                                                                                                                                                                                                                                      'p '
                                                                                                                                                                                                                                                                                                                                                                                      '值和位置偏差；评判模型在所有配对上的位置偏差；有三个或更多实验时，还有附带实力值、区间和 '
-                                                                                                                                                                                                                                                                                                                                                                                     'P(best) '
+                                                                                                                                                                                                                                                                                                                                                                                     '最优概率 '
                                                                                                                                                                                                                                                                                                                                                                                      '的排行榜。运行结束前为空。',
  'The stored report is gone; upload it again.': '已保存的报告不见了；请重新上传。',
  'The stored report was refused: %(error)s': '已保存的报告被拒绝：%(error)s',
  'The submitted versions of one evaluator, highest SemVer first, each with its frozen config and the result of its test cases. 404 when the evaluator is not in this workspace.': '一个评估器已提交的版本，SemVer '
                                                                                                                                                                                   '最高的在前，每个附带其冻结的配置和测试用例的结果。评估器不在此工作空间时返回 '
                                                                                                                                                                                   '404。',
- 'The target has not answered this row yet.': '评估对象尚未回答这一行。',
- 'The target is %(known)s, not %(name)r.': '评估对象是 %(known)s，不是 %(name)r。',
- 'The target is an object with a kind.': '评估对象是一个带有 kind 的对象。',
- 'The target needs a user message.': '评估对象需要一条用户消息。',
+ 'The target has not answered this row yet.': '评测对象尚未回答这一行。',
+ 'The target is %(known)s, not %(name)r.': '评测对象是 %(known)s，不是 %(name)r。',
+ 'The target is an object with a kind.': '评测对象是一个带有 kind 的对象。',
+ 'The target needs a user message.': '评测对象需要一条用户消息。',
  'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
  'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '
                                                                                                                                                       '`revoked_at`；再次吊销不会有任何变化。已吊销的令牌无法恢复：请新建一个。',
  'The turn is larger than %(max_turn_bytes)s KB.': 'turn 大于 %(max_turn_bytes)s KB。',
+ "The two outputs are the experiments' answers; the rest is read from the evalset's columns. The choices start from the experiments' own mappings.": '两个输出是两个实验的回答，其余变量从评测集的列读取。初始选项取自实验自身的映射。',
  'The two runs do not share this evaluator.': '两次运行没有共同的这个评估器。',
  'The two runs used different versions of this evaluator': '两次运行使用了此评估器的不同版本',
+ 'The username %(username)r is taken.': '用户名 %(username)r 已被占用。',
  'The version is ready: experiments can use it, and the draft can be changed again.': '版本已就绪：实验可以使用它，草稿也可以再次修改。',
+ 'The win rates stay fair (an answer that changes with the order counts as a tie), but this judge says more about the order than about the outputs: try a clearer prompt or a stronger model before trusting close results.': '胜率仍然公平（随顺序改变的回答按平局计），但这个评判模型的判断更多取决于顺序而不是输出本身：在相信接近的结果之前，请先试试更清楚的提示词或更强的模型。',
  "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt targets: name, base URL, default model, call settings (timeout, retries, rate limits, structured output) and prices. `has_api_key` says whether a key is stored; the key itself is never returned. Any member may list them.": '工作空间中兼容 '
                                                                                                                                                                                                                                                                                                             'OpenAI '
                                                                                                                                                                                                                                                                                                             '的端点，供 '
                                                                                                                                                                                                                                                                                                             'LLM '
-                                                                                                                                                                                                                                                                                                            '评估器和提示词评估对象使用：名称、Base '
+                                                                                                                                                                                                                                                                                                            '评估器和提示词评测对象使用：名称、Base '
                                                                                                                                                                                                                                                                                                             'URL、默认模型、调用设置（超时、重试、限流、结构化输出）和价格。`has_api_key` '
                                                                                                                                                                                                                                                                                                             '表示是否保存了密钥；密钥本身从不返回。任何成员都可以查看。',
  "The workspace's defaults for the intervals new runs report: method (bootstrap or none), iterations, confidence, min_sample, exact_garak and seed. A run's own `interval` overrides them.": '工作空间对新运行所报告区间的默认设置：method（bootstrap '
@@ -2173,6 +2357,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                '15 '
                                                                                                                                                                '分钟。其他账号不受影响。',
  "These intervals treat each repetition as an independent row, so they are narrower than the card's clustered one; they are clustered by row once the run's numbers are recomputed.": '这些区间把每次重复当作独立的行，因此比卡片上按行聚类的区间窄；重新计算运行的数据后，它们也会按行聚类。',
+ "They compare two experiments' outputs: use them in a pairwise run, not here.": '它们比较两个实验的输出：请在成对运行中使用，不要在这里使用。',
+ "They read a whole conversation: a Conversation column or the simulated user's chat.": '它们读取整段对话：对话类型的列，或模拟用户的对话。',
+ 'They read the scores of an imported garak scan.': '它们读取导入的 garak 扫描的分数。',
  'This evaluation set is deleted.': '此评测集已删除。',
  'This evaluator declares no variables.': '此评估器没有声明变量。',
  'This evaluator did not score this row (its row filter left it out, or the run stopped first).': '此评估器没有为这一行打分（其行筛选排除了它，或运行提前停止了）。',
@@ -2180,17 +2367,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'This evaluator is not in the experiment.': '此评估器不在实验中。',
  'This evaluator version is already in the experiment.': '此评估器版本已在实验中。',
  'This experiment has no evaluator %s.': '此实验没有评估器 %s。',
- "This experiment's outputs are computed by its target.": '此实验的输出由其评估对象计算。',
+ "This experiment's outputs are computed by its target.": '此实验的输出由其评测对象计算。',
  'This garak run is being imported already: here is that import.': '此 garak 运行已在导入中：这是该导入。',
  'This garak run was imported before: nothing new was made. Its experiments:': '此 garak '
                                                                                '运行之前已导入：没有创建新内容。其实验：',
  'This garak run was imported before: nothing new was made; here it is.': '此 garak '
                                                                           '运行之前已导入：没有创建新内容；这是之前的导入。',
  'This import is already %(status)s.': '此导入已经是 %(status)s 状态。',
+ 'This invitation cannot be used': '此邀请无法使用',
+ 'This invitation was used, withdrawn or has expired.': '此邀请已被使用、已撤回或已过期。',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
  'This row in the evaluation set': '评测集中的这一行',
  'This run did not score this row.': '此运行没有为这一行打分。',
  'This run joins the trend once it completes.': '此运行完成后会加入趋势。',
+ 'This run scores each range of rows as soon as its outputs are pushed. Rows never pushed are scored unknown when the run is closed.': '每批行的输出一推送，此运行就为其打分。运行关闭时，从未推送的行记为未知。',
  'This run waits until a worker starts; it then picks the run up where it is.': '此运行会等待工作进程启动；启动后从当前进度接着运行。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
  'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
@@ -2210,16 +2400,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "Ties excluded: the rate is B's share of the pairs one side won; ties are left out.": '排除平局：胜率是 B '
                                                                                        '在有一方获胜的配对中所占的比例；平局不计入。',
  'Ties split: a tie counts as half a win for each side, so every judged pair counts.': '平局平分：平局算双方各赢一半，因此每个已评判的配对都计入。',
+ 'Time limit (s)': '时间限制（秒）',
  'Timeout (s)': '超时（秒）',
  'Token name': '令牌名称',
  'Token revoked.': '令牌已吊销。',
- 'Tokens in / out': '输入 / 输出令牌数',
- 'Tokens per minute (optional)': '每分钟令牌数（可选）',
+ 'Tokens in / out': '输入 / 输出 Token',
+ 'Tokens per minute (optional)': '每分钟 Token 数（可选）',
  'Too many failed sign-ins': '登录失败次数过多',
  'Tool call': '工具调用',
+ 'Top P': 'Top P',
  'Total': '合计',
  'Total:': '合计：',
+ 'Total: <strong>%(cost)s</strong>': '合计：<strong>%(cost)s</strong>',
  'Trajectory': '轨迹',
+ 'Trajectory (JMESPath)': '轨迹（JMESPath）',
  'Trajectory (JMESPath, optional)': '轨迹（JMESPath，可选）',
  'Trends': '趋势',
  'Try another filter.': '试试其他筛选条件。',
@@ -2227,6 +2421,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Turn': '轮次',
  'Turn %(n)s': '轮次 %(n)s',
  'Turn intervals resample conversations with all their turns together (clustered by row): the turns of one conversation are not independent.': '轮次区间把一段对话及其所有轮次一起重采样（按行聚类）：同一段对话的各轮并不独立。',
+ 'Turns': '轮次',
  'Turns as JSON': '以 JSON 编辑轮次',
  'Turns at most': '最多轮数',
  'Turns passed': '通过的轮次',
@@ -2252,6 +2447,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                             '400 '
                                                                                                                                                                                                                                                                                                                                                                                             '并按路径指明每个问题（例如 '
                                                                                                                                                                                                                                                                                                                                                                                             '`create[2].data.question`）。',
+ 'Two new columns are called %(name)r.': '有两个新列都叫 %(name)r。',
  'Two new items name the same item id.': '两个新数据项使用了相同的数据项 id。',
  'Two outputs, judged in both orders': '两个输出，按两种顺序评判',
  'Type': '类型',
@@ -2260,11 +2456,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                            '和 '
                                                                                            'enum；不能使用文件、网络和其他模块。',
  'Type of the new column': '新列的类型',
- 'USD per million tokens by model, for cost figures: {"gpt-4o": {"input": 2.5, "output": 10}}. Leave empty when unknown.': '按模型填写每百万令牌的美元价格，用于计算成本：{"gpt-4o": '
+ 'USD per million tokens by model, for cost figures: {"gpt-4o": {"input": 2.5, "output": 10}}. Leave empty when unknown.': '按模型填写每百万 '
+                                                                                                                           'Token '
+                                                                                                                           '的美元价格，用于计算成本：{"gpt-4o": '
                                                                                                                            '{"input": '
                                                                                                                            '2.5, '
                                                                                                                            '"output": '
                                                                                                                            '10}}。不清楚时留空。',
+ 'UTF-8 with BOM': 'UTF-8（带 BOM）',
  'Undoes a delete; restoring a live evaluator changes nothing. 400 when a live evaluator has taken its name meanwhile: rename that one first.': '撤销删除；恢复一个现有的评估器不会有任何变化。若在此期间已有现有评估器使用了它的名称，返回 '
                                                                                                                                                 '400：请先重命名那个评估器。',
  'Unknown': '未知',
@@ -2286,6 +2485,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                   'quality 或 risk。',
  'Unknown verdict %(verdict)r; use pass, fail or unknown.': '未知的判定 %(verdict)r；请使用 pass、fail 或 '
                                                             'unknown。',
+ "Up to 1,000 outputs a request, each with its row's <code>item_id</code> (the first row's shown); an API token in <code>ASSAY_TOKEN</code>.": '每个请求最多 '
+                                                                                                                                               '1,000 '
+                                                                                                                                               '个输出，每个带上所在行的 '
+                                                                                                                                               '<code>item_id</code>（示例为第一行的）；API '
+                                                                                                                                               '令牌放在 '
+                                                                                                                                               '<code>ASSAY_TOKEN</code> '
+                                                                                                                                               '中。',
  'Up to 10 rows; columns fill the variables of the same name. Edit them before running.': '最多 10 '
                                                                                           '行；列会填入同名的变量。运行前可以修改。',
  'Update a model provider': '更新模型服务',
@@ -2316,7 +2522,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '[{name, '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'content_type}] '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '用于添加列；`skip_bad_rows` '
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '在有坏行时导入好的行（否则什么都不导入）；`replace` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '在有错误行时导入正确的行（否则什么都不导入）；`replace` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '替换草稿的行。返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '时会指明字段：未知格式、空文件或文件过大、文件不是所选编码（并附上对正确编码的猜测），或映射的问题。',
@@ -2423,23 +2629,26 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
                                                                        '{{input}}。',
  'Used by the threshold policy.': '由阈值策略使用。',
+ 'Used in page URLs: letters, digits and hyphens. Left empty, it is made from the name (a short random one for a name in Chinese).': '用于页面 '
+                                                                                                                                     'URL：字母、数字和连字符。留空时由名称生成（中文名称会生成一个简短的随机 '
+                                                                                                                                     'slug）。',
  'User': '用户',
  'User message': '用户消息',
  'Username': '用户名',
  'Value': '值',
  'Values an HTTP target sends in its headers, written as {{secrets.NAME}} (for example Authorization: Bearer {{secrets.APP_TOKEN}}). They are encrypted, never shown, never stored in results, and sent only to the origins listed for each: a target whose URL is elsewhere is refused.': 'HTTP '
-                                                                                                                                                                                                                                                                                           '评估对象在请求头中发送的值，写作 '
+                                                                                                                                                                                                                                                                                           '评测对象在请求头中发送的值，写作 '
                                                                                                                                                                                                                                                                                            '{{secrets.NAME}}（例如 '
                                                                                                                                                                                                                                                                                            'Authorization: '
                                                                                                                                                                                                                                                                                            'Bearer '
                                                                                                                                                                                                                                                                                            '{{secrets.APP_TOKEN}}）。它们经过加密，从不显示，从不保存在结果中，只发送到为每个密钥列出的源：URL '
-                                                                                                                                                                                                                                                                                           '指向其他地方的评估对象会被拒绝。',
+                                                                                                                                                                                                                                                                                           '指向其他地方的评测对象会被拒绝。',
  'Values an HTTP target sends in its headers, written as {{secrets.NAME}} (for example Authorization: Bearer {{secrets.APP_TOKEN}}). They are encrypted, never shown, never stored in results, and sent only to the target that names them.': 'HTTP '
-                                                                                                                                                                                                                                              '评估对象在请求头中发送的值，写作 '
+                                                                                                                                                                                                                                              '评测对象在请求头中发送的值，写作 '
                                                                                                                                                                                                                                               '{{secrets.NAME}}（例如 '
                                                                                                                                                                                                                                               'Authorization: '
                                                                                                                                                                                                                                               'Bearer '
-                                                                                                                                                                                                                                              '{{secrets.APP_TOKEN}}）。它们经过加密，从不显示，从不保存在结果中，只发送给引用它们的评估对象。',
+                                                                                                                                                                                                                                              '{{secrets.APP_TOKEN}}）。它们经过加密，从不显示，从不保存在结果中，只发送给引用它们的评测对象。',
  'Variable': '变量',
  'Variable %(name)r %(what)s; this needs a Conversation variable.': '变量 %(name)r %(what)s；这里需要一个 '
                                                                     'Conversation 变量。',
@@ -2458,6 +2667,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Verdict': '判定',
  'Verdict policy': '判定策略',
  'Version': '版本',
+ 'Version %(v)s': '版本 %(v)s',
  'Version %(v)s committed with %(n)s rows.': '版本 %(v)s 已提交，共 %(n)s 行。',
  'Version %(v)s is being committed: its %(n)s rows are copied in the background. The draft cannot be changed until the copy has finished.': '版本 '
                                                                                                                                             '%(v)s '
@@ -2479,15 +2689,22 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                   '/ '
                                                                                                                                                   '%(total)s '
                                                                                                                                                   '行）；提交完成后实验才能使用它。',
+ 'Version %(v)s restored into the draft. Save edits or submit it as a new version.': '已将版本 %(v)s '
+                                                                                     '恢复到草稿。请保存修改，或将其提交为新版本。',
  'Version %(v)s submitted.': '版本 %(v)s 已提交。',
  'Version %(v)s · %(n)s rows · read-only': '版本 %(v)s · %(n)s 行 · 只读',
  'Version %(version)s already exists in this set.': '此评测集中已存在版本 %(version)s。',
  'Versions': '版本',
  'Viewer': '查看者',
+ 'Waiting for a worker to start the import…': '正在等待工作进程开始导入…',
  'Waiting for the column mapping': '等待列映射',
+ 'Waiting for your outputs': '正在等待你的输出',
+ 'Welcome to %(name)s.': '欢迎加入 %(name)s。',
+ 'When every output is in, or to stop waiting:': '所有输出都推送完毕，或不想再等待时：',
  'Where actual_output is in the answer, e.g. answer; empty: the whole body.': 'actual_output '
                                                                               '在回答中的位置，例如 '
                                                                               'answer；留空：整个响应体。',
+ "Where the judge's other variables come from": '评判模型的其他变量从哪里来',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Why': '原因',
  'Win rates': '胜率',
@@ -2502,6 +2719,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                         '计数；该运行的阈值位于 '
                                                                                                                                         '%(bounds)s '
                                                                                                                                         '内。',
+ 'Withdraw': '撤回',
  'Won · lost · tied': '胜 · 负 · 平',
  'Workspace': '工作空间',
  'Workspace created.': '工作空间已创建。',
@@ -2509,6 +2727,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Write-only. Leave empty to keep the stored key.': '只写。留空则保留已保存的密钥。',
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值。',
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value; leave it empty to keep the stored value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值；留空则保留已保存的值。',
+ 'You are signed in as %(username)s.': '你已以 %(username)s 身份登录。',
+ 'Your first experiment in three steps': '三步完成你的第一个实验',
  'Your new token — copy it now, it will not be shown again:': '你的新令牌——请立即复制，之后不会再显示：',
  "Your own code computes each row's output and pushes it; the evaluators start on every range of rows as soon as its outputs are in. Rows never pushed are scored unknown (“no output”) when the run is closed.": '由你自己的代码计算每行的输出并推送；某一段行的输出一到，评估器就开始打分。运行关闭时，从未推送的行判为未知（“无输出”）。',
  'Your role in this workspace does not allow this.': '你在此工作空间中的角色不允许此操作。',
@@ -2546,10 +2766,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                            '%(id)s '
                                                                                                            '的调用）',
  'active': '有效',
+ 'added': '新增',
  'against %(n)s earlier runs on this evalset': '相对于此评测集上之前的 %(n)s 次运行',
  'ago': '前',
  'agreed': '一致',
  'all pairs': '全部配对',
+ 'all rows': '全部行',
  'alpha %(alpha)s, max drop %(drop)s pts, max unknown rate %(unknown)s, min decided %(decided)d rows': 'alpha '
                                                                                                        '%(alpha)s，最大下降 '
                                                                                                        '%(drop)s '
@@ -2566,6 +2788,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'an object': '对象',
  'an output is neither text nor a message.': '有一个输出既不是文本也不是消息。',
  'any': '任意',
+ 'any change': '有变化的行',
  'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
  'assistant': 'assistant',
  'at most %(m)s': '最多 %(m)s',
@@ -2573,14 +2796,18 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'at most 200 characters': '最多 200 个字符',
  'baseline': '基线',
  'better': '更好',
+ 'by %(who)s, %(when)s': '%(who)s · %(when)s',
  'by %(who)s, %(when)s ago': '由 %(who)s 创建，%(when)s前',
  'cached': '已缓存',
  'cancelled': '已取消',
  'cancelling': '取消中',
  'cannot become a column': '不能成为列',
+ 'choose evaluators in step 3': '请在第 3 步选择评估器',
+ 'choose the set, a target if your app should answer, and the evaluators; then launch.': '选择评测集、评估器，需要你的应用作答时再选择评测对象；然后启动。',
  'chunks %(d)s/%(t)s': '分块 %(d)s/%(t)s',
  'cloned from': '克隆自',
  'code evaluators': '代码评估器',
+ 'column %(name)r already exists': '列 %(name)r 已存在',
  'column %(name)r appears twice': '列 %(name)r 出现了两次',
  'column %(name)r is required but no field maps to it': '列 %(name)r 为必填，但没有字段映射到它',
  'column %(name)s was added meanwhile with another type': '列 %(name)s 已在此期间以另一种类型添加',
@@ -2617,6 +2844,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'detector_results is not an object.': 'detector_results 不是对象。',
  'disagreed': '不一致',
  'done': '完成',
+ 'done: a committed version is ready.': '已完成：已有提交的版本。',
+ 'done: a submitted version is ready.': '已完成：已有提交的版本。',
  'download': '下载',
  'draft': '草稿',
  'draft changed': '草稿有改动',
@@ -2665,6 +2894,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'first run shown': '显示的第一次运行',
  'garak %(kind)s stored.': '已保存 garak %(kind)s。',
  'garak calibration or detector metrics (.json)': 'garak 校准文件或检测器指标（.json）',
+ 'garak detectors': 'garak 检测器',
  'garak report (.report.jsonl)': 'garak 报告（.report.jsonl）',
  'garak run %(run)s': 'garak 运行 %(run)s',
  "garak's --eval_threshold for this run. garak does not write it into the report, so Assay reads it from garak's own counts; give it when you know it (it must reproduce those counts).": '此运行的 '
@@ -2682,6 +2912,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                              '%(got)s',
  'human: fail': '人工：未通过',
  'human: pass': '人工：通过',
+ 'import a CSV or JSONL file, or type rows, then commit a version.': '导入 CSV 或 JSONL '
+                                                                     '文件，或手动录入行，然后提交一个版本。',
  'improvement': '改进',
  'improvements': '改进',
  'in %(name)s %(v)s ↗': '位于 %(name)s %(v)s ↗',
@@ -2692,6 +2924,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'judge': '评判模型',
  'judge: fail': '评判：未通过',
  'judge: pass': '评判：通过',
+ 'just now': '刚刚',
  'label is longer than %(max)s characters': '标注超过 %(max)s 个字符',
  'label must be text': '标注必须是文本',
  'line %(line)s, column %(column)s: %(problem)s': '第 %(line)s 行，列 %(column)s：%(problem)s',
@@ -2720,11 +2953,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
  "n counts a tag's decided rows; a row with several tags counts under each.": 'n '
                                                                               '统计一个标签下已判定的行；带多个标签的行在每个标签下都计入。',
+ 'name': '名称',
  'new column %(name)r has no field mapped to it': '新列 %(name)r 没有映射到它的字段',
  'new_columns is a list of {name, content_type}.': 'new_columns 是 {name, content_type} 的列表。',
  'no JSON object found in the first lines': '前几行中没有找到 JSON 对象',
- 'no detectable difference at n = %(n)s': 'n = %(n)s 时无可检测的差异',
+ 'no detectable difference at n = %(n)s': 'n = %(n)s 时未检测到显著差异',
  'no evaluator ran in both runs, so nothing was compared': '没有评估器在两次运行中都运行过，因此没有可对比的内容',
+ 'no field of the file goes to a column, so every imported row would be empty; make at least one field a new column (and give it a name)': '文件中没有任何字段对应到列，导入的每一行都会是空的；请至少把一个字段设为新列（并为它命名）',
  'no field of the file maps to a column of the set (%(names)s); map at least one, or every imported row would be empty there': '文件中没有字段映射到评测集的列（%(names)s）；请至少映射一个，否则导入的每一行在这些列上都会是空的',
  'no file yet': '还没有文件',
  'no interval below n = %(m)s': 'n 低于 %(m)s 时无区间',
@@ -2754,7 +2989,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'not valid JSON: %(error)s at character %(column)s': '不是有效的 JSON：第 %(column)s 个字符处 %(error)s',
  'nothing evaluated': '没有评估任何内容',
  'nothing to compare yet': '还没有可对比的内容',
- 'of %(n)s decided': ['基于 %(n)s 个已判定'],
+ 'of %(n)s decided': ['基于 %(n)s 行已判定结果'],
  'of %(n)s decided pair, ties excluded': ['基于 %(n)s 个有胜负的配对，排除平局'],
  'of %(n)s judged pair, ties split': ['基于 %(n)s 个已评判的配对，平局平分'],
  'of %(n)s row decided in every repetition': ['基于 %(n)s 个每次重复都有判定的行'],
@@ -2791,16 +3026,19 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'provider default': '模型服务默认值',
  'queued': '排队中',
  're-scored': '已重新打分',
+ 'read-only': '只读',
  'ready': '就绪',
  'regression': '退化',
  'regression (%(p)s)': '退化（%(p)s）',
  'regressions': '退化',
  'remove': '移除',
+ 'removed': '删除',
  'repeat must be a whole number from 0 to %(repetitions)s.': 'repeat 必须是 0 到 %(repetitions)s '
                                                              '之间的整数。',
  'repetition %(k)s': '第 %(k)s 次重复',
  'repetition %(r)s': '第 %(r)s 次重复',
  'required': '必填',
+ 'results.csv for Excel': 'results.csv（Excel 用）',
  'revoked': '已吊销',
  'risk': '风险',
  'risk score': '风险分数',
@@ -2820,23 +3058,28 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'show all %(n)s character': ['显示全部 %(n)s 个字符'],
  'skipped': '跳过',
  'specificity': '特异度',
+ 'start from a template (an LLM judge or code), debug it on a few rows and submit a version.': '从模板开始（LLM '
+                                                                                               '评估器或代码评估器），在几行数据上调试，然后提交一个版本。',
  'stored': '已保存',
+ 'strongly position-biased': '位置偏差严重',
  'success': '成功',
  'system': 'system',
  'tag %(tag)s is longer than %(max)s characters': '标签 %(tag)s 超过 %(max)s 个字符',
  'tags are not a valid JSON list: %(error)s': '标签不是有效的 JSON 列表：%(error)s',
  'tags is a non-empty list of tags.': 'tags 是非空的标签列表。',
  'tags must be a list of strings': '标签必须是字符串列表',
- 'target': '评估对象',
- 'target:': '评估对象：',
- 'target: %(output)s (%(type)s)': '评估对象：%(output)s（%(type)s）',
- 'target: %(output)s (Text)': '评估对象：%(output)s（Text）',
+ 'target': '评测对象',
+ 'target:': '评测对象：',
+ 'target: %(kind)s': '评测对象：%(kind)s',
+ 'target: %(output)s (%(type)s)': '评测对象：%(output)s（%(type)s）',
+ 'target: %(output)s (Text)': '评测对象：%(output)s（Text）',
  'test cases agree with the expected verdict': '个测试用例与期望判定一致',
  'text is %(size)s bytes; the limit is %(limit)s bytes': '文本为 %(size)s 字节，上限为 %(limit)s 字节',
  'the JSON on this line is nested too deeply': '这一行的 JSON 嵌套层级过深',
  'the conversation is %(size)s bytes of JSON; the limit is %(limit)s bytes': '该对话的 JSON 为 %(size)s '
                                                                              '字节，上限为 %(limit)s 字节',
  'the default model': '默认模型',
+ 'the description of %(name)r must be text': '%(name)r 的描述必须是文本',
  'the file has %(count)s fields; a header has at most %(max)s': '文件有 %(count)s 个字段；表头最多 %(max)s 个',
  'the file is empty: a CSV file needs a header row': '文件为空：CSV 文件需要一个表头行',
  'the header line is longer than %(limit)s bytes; a header has at most %(max)s fields': '表头行超过 '
@@ -2859,7 +3102,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'ties excluded': '排除平局',
  'ties split': '平局平分',
  'timeout': '超时',
- 'tokens': '令牌',
+ 'to or from unknown': '变为或变自未知',
+ 'tokens': 'Token',
  'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
  'tool': 'tool',
  'tool call': '工具调用',
@@ -2878,8 +3122,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'unknown column %(field)s: map it to a column of the set, or ignore it': '未知列 '
                                                                           '%(field)s：请将其映射到评测集的某一列，或忽略它',
  'unknown field %(field)s; a message has %(keys)s': '未知字段 %(field)s；消息的字段为 %(keys)s',
- 'unknown flip': '未知翻转',
- 'unknown flips': '未知翻转',
+ 'unknown flip': '变为或变自未知',
+ 'unknown flips': '个变为或变自未知',
  'unknown rate %(rate)s above %(limit)s': '未知率 %(rate)s 高于 %(limit)s',
  'unknown rate rose from %(base)s to %(cand)s (%(to)d rows became unknown, %(back)d became decided; %(p)s)': '未知率从 '
                                                                                                              '%(base)s '
@@ -2891,7 +3135,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'user': 'user',
  'variable name': '变量名',
  'vs': '对比',
- 'waiting for its target chunk': '等待其评估对象分块',
+ 'waiting (nothing finished in the last %(s)s s)': '等待中（最近 %(s)s 秒内没有完成任何调用）',
+ 'waiting for its target chunk': '等待其评测对象分块',
  'was %(s)s': '原为 %(s)s',
  'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
  'with': '与',
