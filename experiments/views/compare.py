@@ -29,6 +29,14 @@ from ..results.compare import (
 from ..serializers import CompareSerializer
 
 PAGE_SIZE = 25
+# The row filter's choices as the page shows them (the codes stay in the URL and the API).
+FILTER_LABELS = {
+    "all": _("all rows"),
+    "regressions": _("regressions"),
+    "improvements": _("improvements"),
+    "unknown": _("to or from unknown"),
+    "changed": _("any change"),
+}
 
 
 def _params(params) -> dict:
@@ -54,7 +62,7 @@ def compare(request):
         "experiments": finished,
         "candidate_choices": _candidate_choices(finished, params["baseline"]),
         "params": params,
-        "filters": FILTERS,
+        "filters": [(code, FILTER_LABELS[code]) for code in FILTERS],
     }
     if params["baseline"] and params["candidates"]:
         try:

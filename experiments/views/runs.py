@@ -23,6 +23,7 @@ from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
 from ..results.grid_pages import GridPage
 from ..results.trends import evalset_trends
 from ..targets import TARGETS, target_get
+from ..targets.labels import config_facts
 
 RESULT_FILTERS = (
     "evaluator",
@@ -287,6 +288,7 @@ def detail(request, id):
     )
     spec, config = experiment.target_spec, experiment.target_config
     context["target_config"] = spec.public_config(config)
+    context["target_facts"] = config_facts(context["target_config"])
     context["target_text"] = spec.summary(config)
     return render(request, "experiments/detail.html", context)
 
