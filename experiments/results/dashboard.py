@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
-from assay.templatetags.assay_tags import MIN_WHISKER
+from assay.templatetags.assay_tags import MIN_WHISKER, word
 from evaluators.kinds import kind_get
 from evaluators.policies import describe_policy
 
@@ -68,6 +69,7 @@ def _card(binding, summary: dict | None) -> dict:
     card["interval_method"], card["min_sample"] = settings["method"], settings["min_sample"]
     card["ci_label"] = _("%(level)s%% CI") % {"level": f"{settings['confidence'] * 100:g}"}
     card["ci_note"] = _ci_note(evaluated, settings) if not card["pass_ci"] else ""
+    card["unknown_why"] = unknown_why(summary.get("statuses") or {})
     card["histogram"] = _histogram(summary)
     card["tags"], card["tags_clustered"] = _tags(summary, settings)
     card["standing"] = relative_standing(binding=binding, pass_rate=summary.get("pass_rate"))
@@ -97,6 +99,13 @@ def usage_overview(experiment: Experiment, cards: list[dict]) -> dict:
         "total_cost": sum(costs) if costs else None,
         "shown": bool(target or judges),
     }
+
+
+def unknown_why(statuses: dict) -> str:
+    """Why rows are unknown, "14 error, 2 timeout", joined in the page's language (Chinese
+    lists take 、, not an ASCII comma); empty when every row succeeded."""
+    parts = [f"{n} {word(status)}" for status, n in statuses.items() if status != "success" and n]
+    return pgettext("list separator", ", ").join(parts)
 
 
 def _calls_no_model(binding) -> bool:

@@ -139,3 +139,23 @@ def test_the_wide_trend_chart_fills_a_card_and_labels_read_level():
     assert [c["label"] for c in wide["columns"]] == [r["name"] for r in runs]  # not cut
     compact = chart_layout(runs=runs, points=points)
     assert compact["width"] <= 480 and compact["min_width"] <= 340  # a phone's card
+
+
+def test_why_rows_are_unknown_is_one_phrase_joined_in_the_pages_language(web, workspace, user):
+    from django.utils import translation
+
+    from experiments.results.dashboard import unknown_why
+
+    with translation.override("en"):
+        assert unknown_why({"success": 3, "error": 2, "timeout": 1}) == "2 error, 1 timeout"
+        assert unknown_why({"success": 3, "error": 0}) == ""
+    with translation.override("zh-hans"):
+        separator = translation.pgettext("list separator", ", ")
+        assert unknown_why({"error": 2, "timeout": 1}).count(separator) == 1
+    version = make_evalset_version(
+        workspace=workspace, user=user, rows=qa_rows(6, error_every=3), name="Errors"
+    )
+    check = make_code_version(workspace=workspace, user=user, name="Contains")
+    run = run_inline(workspace=workspace, user=user, version=version, evaluator_version=check)
+    why = re.search(r'<span class="muted unknown-why">(.*?)</span>', page_of(web, run)).group(1)
+    assert why == "unknown rows: 2 error"
