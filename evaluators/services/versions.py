@@ -52,6 +52,7 @@ VARIABLE_KEYS = {
     "required": gettext_lazy("required"),
     "description": gettext_lazy("description"),
 }
+FIRST_KEYS = {"name": 0, "content_type": 1, "required": 2}  # a variable reads name first
 _MESSAGE = re.compile(r"^messages\[(\d+)\](?:\.(.+))?$")
 _VARIABLE = re.compile(r"^input_variables\[(\d+)\](?:\.(\w+))?$")
 
@@ -163,7 +164,7 @@ def version_fields(*, snapshot: dict) -> list[dict]:
 def _leaves(value: Any, path: str):
     """(path, value) of every leaf, with diff_configs' path grammar."""
     if isinstance(value, dict):
-        for key in sorted(value, key=str):
+        for key in sorted(value, key=lambda k: (FIRST_KEYS.get(k, len(FIRST_KEYS)), str(k))):
             yield from _leaves(value[key], config_schema.join(path, str(key)))
     elif isinstance(value, list) and value and path != "model":
         for i, item in enumerate(value):
