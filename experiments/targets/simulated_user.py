@@ -70,6 +70,22 @@ TURN_COLUMNS = [
 ]
 
 
+# The app's service error paths → its fields on the form (`simulated_user_form`: the HTTP
+# and prompt targets' own fields under `su_app_`).
+APP_ALIASES = {
+    "target.app": "su_app_kind",
+    **{
+        f"target.app.{key}": f"su_app_http_{key}"
+        for key in ("url", "method", "headers", "body", "output", "trajectory")
+        + ("tokens_in", "tokens_out", "cost", "timeout_s", "max_retries", "rpm_limit")
+    },
+    "target.app.provider_id": "su_app_provider",
+    "target.app.model": "su_app_model",
+    "target.app.messages": "su_app_system_prompt",
+    "target.app.temperature": "su_app_temperature",
+}
+
+
 class SimulatedUserTarget(TargetSpec):
     name = "simulated_user"
     label = _("Simulated user: an LLM plays the user against your app, turn by turn")
@@ -77,9 +93,12 @@ class SimulatedUserTarget(TargetSpec):
     form_template = "experiments/targets/_simulated_user.html"
     testable = True
     form_aliases = {
-        f"target.{key}": f"su_{key}"
-        for key in ("provider_id", "model", "persona", "goal", "opening", "system_prompt")
-        + ("max_turns", "stop_phrase", "seed", "temperature", "app")
+        **{
+            f"target.{key}": f"su_{key}"
+            for key in ("provider_id", "model", "persona", "goal", "opening", "system_prompt")
+            + ("max_turns", "stop_phrase", "seed", "temperature")
+        },
+        **APP_ALIASES,
     }
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:

@@ -1,25 +1,34 @@
-"""The simulated-user target's fields on the new-experiment page: the same config the API takes
-(the app under test as the JSON of an HTTP or prompt target)."""
+"""The simulated-user target's fields on the new-experiment page: the same config the API takes.
+
+The scenario's persona, goal and opening are picked from the evalset's Text columns (the page's
+script keeps to the chosen version's columns and preselects ones named so). The app under test
+is filled in with the HTTP or prompt target's own fields (their copies, named `su_app_<field>`)
+and checked and turned into config by those kinds' own form code, never copied."""
 
 from __future__ import annotations
-
-import json
 
 from django import forms
 from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
+from assay.vocabulary import ContentType
+
+from .http_form import http_config, http_fields, http_form_problems
 from .simulated_user import DEFAULT_PROMPT, DEFAULTS, MAX_TURNS_CAP
 
-APP_EXAMPLE = (
-    '{"kind": "http", "url": "https://app.example.com/chat", '
-    '"body": {"messages": "{{conversation}}"}, "output": "reply"}'
-)
 OPTIONAL = ("model", "temperature")
+APP = "su_app_"  # the prefix of the app's fields
+APP_KINDS = [
+    ("http", _("Your endpoint (HTTP)")),
+    ("prompt", _("A prompt on a model provider")),
+]
+SCENARIO = ("persona", "goal", "opening")
+# the prompt target's form fields an app uses (its messages come before the chat)
+PROMPT_APP_FIELDS = ("provider", "model", "system_prompt", "user_prompt", "temperature")
 
 
 def simulated_user_fields(*, workspace) -> dict:
-    """Form fields, each named `su_<config key>`."""
+    """Form fields, each named `su_<config key>` (the app's `su_app_<its kind's field>`)."""
     from assay.selectors import providers_list
 
     providers = [("", _t("Choose a provider"))] + [
@@ -36,7 +45,7 @@ def simulated_user_fields(*, workspace) -> dict:
             max_length=200,
             help_text=_("Empty: the provider's default model."),
         ),
-        **_scenario_fields(),
+        **_scenario_fields(text_columns(workspace=workspace)),
         "su_system_prompt": forms.CharField(
             label=_("Simulated user's instructions"),
             required=False,
@@ -45,31 +54,40 @@ def simulated_user_fields(*, workspace) -> dict:
             help_text=_("{{persona}}, {{goal}}, {{stop_phrase}}, {{max_turns}} or any {{column}}."),
         ),
         **_limit_fields(),
-        "su_app": forms.CharField(
-            label=_("App under test (JSON of an HTTP or prompt target)"),
-            required=False,
-            widget=forms.Textarea(attrs={"rows": 4, "class": "mono", "spellcheck": "false"}),
-            help_text=_(
-                "e.g. %(example)s — its templates may use {{conversation}} (the chat so far) "
-                "and {{message}} (the user's latest message)."
-            )
-            % {"example": APP_EXAMPLE},
-        ),
+        **_app_fields(workspace),
     }
 
 
-def _scenario_fields() -> dict:
-    def column(label, help_text=None):
-        return forms.CharField(
-            label=label, required=False, max_length=200, help_text=help_text or ""
+def text_columns(*, workspace) -> dict[str, list[str]]:
+    """Each evalset version's Text columns by version id (what a scenario column may be)."""
+    from ..selectors.resolving import evalset_version_choices
+
+    return {
+        str(v.public_id): [c["name"] for c in v.columns if c["content_type"] == ContentType.TEXT]
+        for v in evalset_version_choices(workspace=workspace)
+    }
+
+
+def _scenario_fields(columns: dict[str, list[str]]) -> dict:
+    names = sorted({name for found in columns.values() for name in found})
+
+    def column(key, label, help_text=""):
+        empty = _t("— none: the simulated user starts") if key == "opening" else "—"
+        return forms.ChoiceField(
+            label=label,
+            required=False,
+            help_text=help_text,
+            choices=[("", empty)] + [(n, n) for n in names],
+            widget=forms.Select(attrs={"data-column-picker": key}),
         )
 
     return {
-        "su_persona": column(_("Persona column")),
-        "su_goal": column(_("Goal column")),
+        "su_persona": column("persona", _("Persona column")),
+        "su_goal": column("goal", _("Goal column")),
         "su_opening": column(
+            "opening",
             _("Opening message column (optional)"),
-            _("Empty, or an empty cell: the simulated user writes the first message."),
+            _("None, or an empty cell: the simulated user writes the first message."),
         ),
     }
 
@@ -99,24 +117,58 @@ def _limit_fields() -> dict:
     }
 
 
+def _app_fields(workspace) -> dict:
+    """The app's kind, then the HTTP and the prompt target's own fields under `su_app_`."""
+    from .prompt import PromptTarget
+
+    fields = {
+        f"{APP}kind": forms.ChoiceField(
+            label=_("App under test"),
+            choices=APP_KINDS,
+            initial="http",
+            required=False,
+            widget=forms.RadioSelect(attrs={"data-app-kind": "1"}),
+        )
+    }
+    fields.update({APP + name: field for name, field in http_fields().items()})
+    fields[f"{APP}http_body"].help_text = _(
+        'e.g. {"message": "{{message}}", "history": "{{conversation}}"}: {{message}} is the '
+        "user's latest message, {{conversation}} the chat so far (OpenAI messages), and any "
+        "{{column}} of the row."
+    )
+    prompt = PromptTarget().form_fields(workspace=workspace)
+    fields.update({APP + name: prompt[name] for name in PROMPT_APP_FIELDS})
+    fields[f"{APP}user_prompt"].help_text = _(
+        "Optional: sent before the chat, filled from the row like the system message."
+    )
+    return fields
+
+
+def _app_data(data: dict) -> dict:
+    """The app's fields under their own kind's names."""
+    return {k.removeprefix(APP): v for k, v in data.items() if k.startswith(APP)}
+
+
 def simulated_user_problems(data: dict) -> dict[str, str]:
     problems = {}
     if not data.get("su_provider_id"):
         problems["su_provider_id"] = _t("Choose the provider the simulated user runs on.")
     for key in ("su_persona", "su_goal"):
         if not (data.get(key) or "").strip():
-            problems[key] = _t("Name the column of the scenario.")
-    app = _app(data)
-    if not isinstance(app, dict) or "kind" not in app:
-        problems["su_app"] = _t('Give the app as a JSON object with a "kind" (http or prompt).')
+            problems[key] = _t("Choose the column of the scenario.")
+    found = _app_problems(_app_data(data))
+    return {**problems, **{APP + name: message for name, message in found.items()}}
+
+
+def _app_problems(app: dict) -> dict[str, str]:
+    if (app.get("kind") or "http") == "http":
+        return http_form_problems(app)
+    problems = {}
+    if not app.get("provider"):
+        problems["provider"] = _t("Choose the provider your prompt app runs on.")
+    if not any((app.get(k) or "").strip() for k in ("system_prompt", "user_prompt")):
+        problems["system_prompt"] = _t("Give the app's system message (the chat follows it).")
     return problems
-
-
-def _app(data: dict):
-    try:
-        return json.loads(data.get("su_app") or "")
-    except ValueError:
-        return None
 
 
 def simulated_user_config(data: dict) -> dict:
@@ -128,7 +180,7 @@ def simulated_user_config(data: dict) -> dict:
         "opening": (data.get("su_opening") or "").strip(),
         "system_prompt": data.get("su_system_prompt") or DEFAULT_PROMPT,
         "stop_phrase": data.get("su_stop_phrase") or DEFAULTS["stop_phrase"],
-        "app": _app(data),
+        "app": app_config(_app_data(data)),
     }
     for key in ("max_turns", "seed"):
         value = data.get(f"su_{key}")
@@ -136,4 +188,22 @@ def simulated_user_config(data: dict) -> dict:
     for key in OPTIONAL:
         if data.get(f"su_{key}") not in (None, ""):
             config[key] = data[f"su_{key}"]
+    return config
+
+
+def app_config(app: dict) -> dict:
+    """The app's target config from its fields: the HTTP target's own, or a prompt's messages
+    (system, then the optional user message; the chat follows them)."""
+    if (app.get("kind") or "http") == "http":
+        return {"kind": "http", **http_config(app)}
+    messages = [
+        {"role": role, "content": app[key]}
+        for role, key in (("system", "system_prompt"), ("user", "user_prompt"))
+        if (app.get(key) or "").strip()
+    ]
+    config = {"kind": "prompt", "provider_id": app["provider"], "messages": messages}
+    if (app.get("model") or "").strip():
+        config["model"] = app["model"].strip()
+    if app.get("temperature") is not None:
+        config["temperature"] = app["temperature"]
     return config

@@ -42,3 +42,12 @@ def external_commands(context, experiment) -> dict:
         "push": push_command(api=api, experiment_id=run_id, item_id=refs["first_item"]),
         "close": close_command(api=api, experiment_id=run_id),
     }
+
+
+@register.simple_tag
+def scenario_columns(workspace) -> dict:
+    """Each evalset version's Text columns by id: the simulated user's column pickers keep to
+    the chosen version's."""
+    from ..targets.simulated_user_form import text_columns
+
+    return text_columns(workspace=workspace)

@@ -1,5 +1,6 @@
-// The new-experiment page: only the chosen target kind's fields are shown, and the external
-// target's `assay run` command names the evalset and evaluators chosen on the page.
+// The new-experiment page: only the chosen target kind's fields are shown, the external
+// target's `assay run` command names the evalset and evaluators chosen on the page, and the
+// simulated user's column pickers and app under test follow the choices.
 (function () {
   "use strict";
   function show() {
@@ -29,14 +30,50 @@
     if (!chosen.length) words.push("--evaluator " + quote("<" + code.dataset.none + ">"));
     code.textContent = words.join(" \\\n  ");
   }
+  // The simulated user's app under test: only the chosen kind's fields (HTTP or prompt).
+  function appPanels() {
+    const checked = document.querySelector('input[name="su_app_kind"]:checked');
+    const kind = checked ? checked.value : "http";
+    document.querySelectorAll("[data-app-panel]").forEach(function (panel) {
+      panel.hidden = panel.dataset.appPanel !== kind;
+    });
+  }
+  // The scenario's column pickers offer the chosen version's Text columns; with `pick` (the
+  // page opened, or another set chosen) an unset picker takes the column named like it
+  // (persona, goal, opening), never later: "none" stays a choice.
+  function columnPickers(pick) {
+    const data = document.getElementById("su-columns");
+    const evalset = document.querySelector('[name="evalset_version"]');
+    if (!data || !evalset) return;
+    const columns = JSON.parse(data.textContent)[evalset.value] || [];
+    document.querySelectorAll("select[data-column-picker]").forEach(function (select) {
+      Array.prototype.forEach.call(select.options, function (option) {
+        const offered = !option.value || columns.indexOf(option.value) >= 0;
+        option.hidden = !offered;
+        option.disabled = !offered;
+      });
+      const current = select.options[select.selectedIndex];
+      if (current && current.value && current.disabled) select.value = "";
+      if (pick && !select.value && columns.indexOf(select.dataset.columnPicker) >= 0) {
+        select.value = select.dataset.columnPicker;
+      }
+    });
+  }
   function refresh() {
     show();
     command();
+    appPanels();
+    columnPickers(false);
   }
   document.addEventListener("change", function (event) {
     if (event.target && event.target.name === "target_kind") show();
     if (event.target && /^(evalset_version|evaluator_versions)$/.test(event.target.name)) command();
+    if (event.target && event.target.name === "su_app_kind") appPanels();
+    if (event.target && event.target.name === "evalset_version") columnPickers(true);
   });
-  document.addEventListener("DOMContentLoaded", refresh);
+  document.addEventListener("DOMContentLoaded", function () {
+    refresh();
+    columnPickers(true);
+  });
   document.addEventListener("htmx:afterSwap", refresh);
 })();

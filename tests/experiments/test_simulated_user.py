@@ -366,13 +366,9 @@ def test_the_default_prompt_is_stored_and_the_secrets_never_shown(
     assert "up to 6 turns" in experiment.target_spec.summary(experiment.target_config)
 
 
-def test_the_form_panel_creates_the_target(web, workspace, user, llm_server, app, counter):
-    version = scenarios(workspace, user, [scenario()])
-    provider = make_provider(workspace, llm_server)
-    page = web.get(reverse("experiments:new", kwargs={"ws": "acme"})).content.decode()
-    assert 'data-target-panel="simulated_user"' in page and 'name="su_app"' in page
+def form_data(version, provider, counter, **app) -> dict:
     vid = counter.public_id
-    data = {
+    return {
         "name": "From the form",
         "evalset_version": str(version.public_id),
         "target_kind": "simulated_user",
@@ -386,24 +382,67 @@ def test_the_form_panel_creates_the_target(web, workspace, user, llm_server, app
         "su_max_turns": "4",
         "su_stop_phrase": "<STOP>",
         "su_seed": "3",
-        "su_app": json.dumps(http_app(app)),
         f"map__{vid}__chat": "target:conversation",
         f"policy__{vid}__kind": "threshold",
         f"policy__{vid}__threshold": "0.5",
         "step": "draft",
+        **app,
     }
+
+
+def test_the_form_panel_creates_the_target(web, workspace, user, llm_server, app, counter):
+    version = scenarios(workspace, user, [scenario()])
+    provider = make_provider(workspace, llm_server)
+    page = web.get(reverse("experiments:new", kwargs={"ws": "acme"})).content.decode()
+    assert 'data-target-panel="simulated_user"' in page
+    # the scenario's columns are pickers of the set's Text columns, not free text
+    assert '<select name="su_persona"' in page and '<option value="goal">goal</option>' in page
+    assert '<script id="su-columns" type="application/json">' in page
+    # the app under test is the HTTP target's own form (and the prompt target's), not JSON
+    assert 'name="su_app_http_url"' in page and 'name="su_app_system_prompt"' in page
+    assert 'name="su_app"' not in page and 'id="test-request-simulated_user"' in page
+    body = '{"question": "{{message}}", "history": "{{conversation}}"}'
+    http = {"su_app_kind": "http", "su_app_http_url": app.url, "su_app_http_method": "POST"}
+    http |= {"su_app_http_body": body, "su_app_http_output": "answer"}
+    data = form_data(version, provider, counter, **http)
     response = web.post(reverse("experiments:new", kwargs={"ws": "acme"}), data)
     assert response.status_code == 302, response.content.decode()[:2000]
     experiment = Experiment.objects.get()
     config = experiment.target_config
     assert experiment.target_kind == "simulated_user" and config["max_turns"] == 4
     assert (config["stop_phrase"], config["seed"], config["opening"]) == ("<STOP>", 3, "")
-    assert config["app"]["url"] == app.url and config["system_prompt"] == DEFAULT_PROMPT
+    assert config["system_prompt"] == DEFAULT_PROMPT
+    assert config["app"]["kind"] == "http" and config["app"]["url"] == app.url
+    assert config["app"]["body"] == {"question": "{{message}}", "history": "{{conversation}}"}
     missing = web.post(
         reverse("experiments:new", kwargs={"ws": "acme"}),
-        {**data, "su_app": "not json", "su_persona": ""},
+        {**data, "su_app_http_url": "", "su_persona": "", "su_goal": "nope"},
     ).content.decode()
-    assert "Give the app as a JSON object" in missing and "Name the column" in missing
+    assert "Give the URL of your application" in missing
+    assert "Choose the column of the scenario" in missing
+    assert "Select a valid choice. nope is not one of the available choices." in missing
+
+
+def test_the_form_builds_a_prompt_app(web, workspace, user, llm_server, counter):
+    version = scenarios(workspace, user, [scenario()])
+    provider = make_provider(workspace, llm_server)
+    prompt = {
+        "su_app_kind": "prompt",
+        "su_app_provider": str(provider.public_id),
+        "su_app_system_prompt": "You are the shop's support bot. The customer: {{persona}}",
+    }
+    data = form_data(version, provider, counter, **prompt)
+    response = web.post(reverse("experiments:new", kwargs={"ws": "acme"}), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    app = Experiment.objects.get().target_config["app"]
+    assert app["kind"] == "prompt" and app["provider_id"] == str(provider.public_id)
+    assert app["messages"] == [{"role": "system", "content": prompt["su_app_system_prompt"]}]
+    empty = web.post(
+        reverse("experiments:new", kwargs={"ws": "acme"}),
+        {**data, "su_app_system_prompt": "", "su_app_provider": ""},
+    ).content.decode()
+    assert "Give the app&#x27;s system message" in empty
+    assert "Choose the provider your prompt app runs on." in empty
 
 
 @pytest.mark.django_db(transaction=True)
