@@ -34,7 +34,8 @@ case "${1:-web}" in
       --access-logfile - --graceful-timeout 20
     ;;
   worker)
-    exec celery -A assay worker -Q "${WORKER_QUEUES:-default,code,llm}" --loglevel INFO
+    exec celery -A assay worker -Q "${WORKER_QUEUES:-default,code,llm}" \
+      --hostname "${WORKER_NAME:-celery@%h}" --loglevel INFO
     ;;
   beat)
     exec celery -A assay beat --loglevel INFO --schedule "$DATA_DIR/celerybeat-schedule"

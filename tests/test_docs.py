@@ -20,6 +20,7 @@ FOLDERS = (
     "static",
     "docs",
     "docker",
+    "deploy",
     "clients",
     "locale",
 )

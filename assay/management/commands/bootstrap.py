@@ -1,9 +1,11 @@
 """First start of an installation (the compose `init` service and the Helm migrations hook):
 the administrator from ASSAY_ADMIN_* and, with ASSAY_DEMO=1, the demo. Safe on every start."""
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from assay import services
 from assay.env import env_bool, env_str
@@ -19,6 +21,16 @@ class Command(BaseCommand):
         if username:
             self._admin(username)
         if env_bool("ASSAY_DEMO", False):
+            self._demo()
+
+    def _demo(self) -> None:
+        """The demo's model providers are servers on this machine (a local Ollama, a scripted
+        user served while loading), which a production policy (`public`) refuses to save: the
+        demo loads with loopback allowed, as under `make run`. Runs started later still call
+        out under the installation's own policy."""
+        policy = settings.ASSAY_OUTBOUND_ALLOW
+        allowed = policy if policy.strip() == "*" else f"{policy},127.0.0.0/8"
+        with override_settings(ASSAY_OUTBOUND_ALLOW=allowed):
             call_command("load_demo", stdout=self.stdout)
 
     def _admin(self, username: str) -> None:
