@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .models import (
     ApiToken,
@@ -437,43 +438,94 @@ def _provider_assign(*, provider: ModelProvider, fields: dict) -> None:
 
 
 def provider_test_connection(*, provider: ModelProvider) -> dict:
-    """Ask the provider's endpoint for its models (GET <base_url>/models) with the stored key:
-    {"ok", "message", "models" (a few), "latency_ms"}. The key goes only to the provider's own
-    address, checked by the outbound policy, and is scrubbed from whatever comes back."""
+    """Test a saved provider with its stored key (see connection_test)."""
+    key = secret_reveal(secret=provider.api_key) if provider.api_key_id else ""
+    return connection_test(
+        base_url=provider.base_url,
+        key=key,
+        model=provider.default_model,
+        timeout_s=provider.timeout_s,
+    )
+
+
+def provider_try_connection(
+    *,
+    workspace: Workspace,
+    base_url: str,
+    api_key: str = "",
+    default_model: str = "",
+    timeout_s: float = 15.0,
+    provider: ModelProvider | None = None,
+) -> dict:
+    """Test a provider form's values before they are saved: the typed key, else the stored
+    key of `provider`, but only while the base URL is the stored one (a key given for one
+    host never goes to another, as in provider_update)."""
+    problem = url_problem(base_url, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW))
+    if problem:
+        return {"ok": False, "message": problem, "models": [], "latency_ms": None}
+    key = api_key
+    if not key and provider is not None and provider.api_key_id:
+        key = secret_reveal(secret=provider.api_key) if base_url == provider.base_url else ""
+    return connection_test(base_url=base_url, key=key, model=default_model, timeout_s=timeout_s)
+
+
+def connection_test(*, base_url: str, key: str, model: str, timeout_s: float) -> dict:
+    """Ask an OpenAI-compatible endpoint for its models (GET <base_url>/models) or, where it
+    lists none (404/405), for a 1-token chat with `model`: {"ok", "message", "models" (a
+    few), "latency_ms"}. The key goes only to that address, through the outbound policy's
+    transport, and is scrubbed from whatever comes back."""
     import time
 
     import httpx2
-    from django.conf import settings
 
     from .safety.outbound import refused_in, ssl_context, sync_transport
 
-    key = secret_reveal(secret=provider.api_key) if provider.api_key_id else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     transport = sync_transport(
         outbound_policy(settings.ASSAY_OUTBOUND_ALLOW), ssl_context=ssl_context()
     )
     started = time.perf_counter()
     try:
-        with httpx2.Client(transport=transport, timeout=min(provider.timeout_s, 15.0)) as client:
-            response = client.get(provider.base_url.rstrip("/") + "/models", headers=headers)
+        with httpx2.Client(transport=transport, timeout=min(timeout_s or 15.0, 15.0)) as client:
+            response = _connection_ask(client, base_url.rstrip("/"), headers, model)
     except Exception as exc:  # any failure to connect is the answer, not an error of ours
         refused = refused_in(exc)
-        text = str(refused) if refused else f"could not connect: {type(exc).__name__}: {exc}"
+        text = (
+            str(refused)
+            if refused
+            else _("could not connect: %(error)s") % {"error": f"{type(exc).__name__}: {exc}"}
+        )
         return {"ok": False, "message": scrub(text, key)[:500], "models": [], "latency_ms": None}
     return _connection_answer(response, key, (time.perf_counter() - started) * 1000)
+
+
+def _connection_ask(client, base: str, headers: dict, model: str):
+    response = client.get(base + "/models", headers=headers)
+    if response.status_code in (404, 405) and model:
+        body = {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+        response = client.post(base + "/chat/completions", headers=headers, json=body)
+    return response
 
 
 def _connection_answer(response, key: str, latency_ms: float) -> dict:
     if response.status_code >= 400:
         body = scrub(response.text, key)[:300]
-        message = f"the endpoint answered HTTP {response.status_code}: {body}"
+        message = _("the endpoint answered HTTP %(status)s: %(body)s") % {
+            "status": response.status_code,
+            "body": body,
+        }
         return {"ok": False, "message": message, "models": [], "latency_ms": round(latency_ms)}
     try:
         listed = [m.get("id") for m in response.json().get("data", []) if isinstance(m, dict)]
     except (ValueError, AttributeError):
         listed = []
     models = [str(m)[:100] for m in listed if m][:10]
-    message = f"connected; {len(listed)} model(s) listed" if listed else "connected"
+    message = (
+        ngettext("connected; %(n)d model listed", "connected; %(n)d models listed", len(listed))
+        % {"n": len(listed)}
+        if listed
+        else _("connected")
+    )
     return {"ok": True, "message": message, "models": models, "latency_ms": round(latency_ms)}
 
 

@@ -40,6 +40,7 @@ settings_urls = [
     ),
     path("providers/", views.settings_providers, name="settings_providers"),
     path("providers/new/", views.settings_provider_edit, name="settings_provider_new"),
+    path("providers/test/", views.settings_provider_test, name="settings_provider_try"),
     path("providers/<uuid:provider_id>/", views.settings_provider_edit, name="settings_provider"),
     path(
         "providers/<uuid:provider_id>/test/",

@@ -94,6 +94,7 @@ NEEDS = {  # URL name → (role, why)
     "settings_provider_new": (OWNER, PROVIDERS),
     "settings_provider": (OWNER, PROVIDERS),
     "settings_provider_test": (OWNER, PROVIDERS),
+    "settings_provider_try": (OWNER, PROVIDERS),
     "settings_provider_delete": (OWNER, PROVIDERS),
     "provider-list": (OWNER, PROVIDERS),
     "provider-detail": (OWNER, PROVIDERS),

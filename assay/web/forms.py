@@ -81,6 +81,15 @@ class SecretForm(forms.Form):
         return [part.strip() for part in text.replace(",", "\n").splitlines() if part.strip()]
 
 
+class PricesField(forms.JSONField):
+    """A provider's prices as JSON, shown empty (not `null` or `{}`) when there are none."""
+
+    def prepare_value(self, value):
+        if value is None or value == {} or value == "null":
+            return ""
+        return super().prepare_value(value)
+
+
 class ProviderForm(forms.ModelForm):
     base_url = forms.URLField(
         label=_("Base URL"),
@@ -95,7 +104,7 @@ class ProviderForm(forms.ModelForm):
         help_text=_("Write-only. Leave empty to keep the stored key."),
     )
 
-    prices = forms.JSONField(
+    prices = PricesField(
         label=_("Prices"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "class": "mono"}),
@@ -117,6 +126,14 @@ class ProviderForm(forms.ModelForm):
             "structured_mode": _("Answer mode"),
             "max_retries": _("Max retries"),
         }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:  # nothing stored to keep yet
+            self.fields["api_key"].help_text = _(
+                "Optional: only for endpoints that need one. Write-only: stored encrypted and "
+                "never shown again."
+            )
 
     def clean_prices(self):
         return self.cleaned_data.get("prices") or {}

@@ -237,13 +237,34 @@ def settings_provider_edit(request, provider_id=None):
 
 @require_POST
 @workspace_view(write_role=Membership.Role.OWNER)
-def settings_provider_test(request, provider_id):
-    """The provider page's "Test connection": the endpoint asked for its models (a partial)."""
-    provider = selectors.scoped_get(
-        ModelProvider.objects, workspace=request.workspace, public_id=provider_id
-    )
-    tried = services.provider_test_connection(provider=provider)
+def settings_provider_test(request, provider_id=None):
+    """The provider form's "Test connection" (a partial): the form's values as typed, saved
+    or not (a new provider too), else the saved provider's."""
+    provider = None
+    if provider_id is not None:
+        provider = selectors.scoped_get(
+            ModelProvider.objects, workspace=request.workspace, public_id=provider_id
+        )
+    if provider is not None and "base_url" not in request.POST:
+        tried = services.provider_test_connection(provider=provider)
+    else:
+        tried = services.provider_try_connection(
+            workspace=request.workspace, provider=provider, **_typed_connection(request.POST)
+        )
     return render(request, "assay/_provider_test.html", {"tried": tried})
+
+
+def _typed_connection(data) -> dict:
+    try:
+        timeout_s = float(data.get("timeout_s") or 15.0)
+    except ValueError:
+        timeout_s = 15.0
+    return {
+        "base_url": data.get("base_url", "").strip(),
+        "api_key": data.get("api_key", ""),
+        "default_model": data.get("default_model", "").strip(),
+        "timeout_s": timeout_s,
+    }
 
 
 def _save_provider(request, form, provider) -> bool:

@@ -195,7 +195,7 @@ def test_test_connection_lists_models_and_never_shows_the_key(api, workspace, ll
     response = api.post(f"/api/v1/providers/{provider.public_id}/test-connection/")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body["ok"] is True and body["models"] and "model(s) listed" in body["message"]
+    assert body["ok"] is True and body["models"] and "1 model listed" in body["message"]
     seen = llm_server.requests[-1]
     assert seen.path.endswith("/models") and KEY in str(seen.headers)  # sent, to it alone
     assert KEY not in response.content.decode()
