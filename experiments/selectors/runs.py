@@ -138,6 +138,8 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
         "elapsed_s": round(elapsed, 3) if elapsed is not None else None,
         "results_per_s": round(results_per_s, 2) if results_per_s else None,
         "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
+        # before any result: how fast the target answers (the throughput is not "—")
+        "targets_per_s": round(targets_done / elapsed, 2) if elapsed and targets_done else None,
         "eta_s": eta,
         "waiting": experiment.is_active and eta is None and units[0] > 0,
         "idle_s": round(IDLE_S),

@@ -58,6 +58,7 @@ def test_progress_moves_while_the_target_answers(
     assert number(page, "#progress-text", "data-done") == 0
     assert number(page, "#calls-in-flight", "data-calls") > 0
     assert float(page.locator("#progress .progress").get_attribute("aria-valuenow")) > 0
+    assert "target outputs/s" in page.inner_text("#throughput")  # not "—" before results
     assert "Target outputs" in page.inner_text("#target-line")
     assert "in flight" in page.inner_text("#calls-in-flight")
     screenshot(page, "progress-target-running-1440")

@@ -61,8 +61,9 @@ def test_target_outputs_and_calls_in_flight_move_before_the_batch_commits(
     assert partial == sorted(partial)  # never backwards
     assert max(p["calls_in_flight"] for p in seen) == 2  # the run's concurrency
     assert all(p["results_done"] == 0 for p in seen if p["targets_done"] < ROWS)
-    moving = [p["overall_percent"] for p in seen if 0 < p["targets_done"] < ROWS]
-    assert moving[0] > 0  # the bar moves while the target answers
+    moving = [p for p in seen if 0 < p["targets_done"] < ROWS]
+    assert moving[0]["overall_percent"] > 0  # the bar moves while the target answers
+    assert moving[0]["targets_per_s"] > 0 and moving[0]["eta_s"] is not None
     final = selectors.experiment_progress(experiment)
     assert final["targets_done"] == ROWS and final["results_done"] == ROWS
     assert final["calls_in_flight"] == 0 and final["overall_percent"] == 100.0
