@@ -121,13 +121,22 @@ class _Handler(BaseHTTPRequestHandler):
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
             if state.record:
                 state.requests.append(Seen(self.command, self.path, dict(self.headers), body))
+        self.in_flight = True
         try:
             if state.latency_s:
                 time.sleep(state.latency_s)
             self._act(self.server.step(body), body)
         finally:
-            with state.lock:
-                state.in_flight -= 1
+            self.answered()
+
+    def answered(self) -> None:
+        """Out of the in-flight count, once, before the answer's last bytes leave: a client
+        that has its answer may send the next request at once, and that one must not meet
+        this one still counted (a fast client made the peak read one over the limit)."""
+        if getattr(self, "in_flight", False):
+            self.in_flight = False
+            with self.server.state.lock:
+                self.server.state.in_flight -= 1
 
     def _act(self, script: str, body: dict) -> None:
         name, _, arg = script.partition(":")
@@ -192,6 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in pieces:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 written += len(piece)
+            self.answered()
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -211,6 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"1\r\n \r\n")
                 self.wfile.flush()
                 time.sleep(0.25)
+            self.answered()
             self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -227,6 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
+            self.answered()
             self.end_headers()
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):

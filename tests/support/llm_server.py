@@ -144,13 +144,22 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.in_flight_changed(1)
+        self.in_flight = True
         try:
             if state.latency_s:
                 time.sleep(state.latency_s)
             _act(self, script, body)
         finally:
-            with state.lock:
-                state.in_flight_changed(-1)
+            self.answered()
+
+    def answered(self) -> None:
+        """Out of the in-flight count, once, before the answer's bytes leave: a client that
+        has its answer may send the next request at once, and that one must not meet this
+        one still counted (a fast client made the peak read one over the limit)."""
+        if getattr(self, "in_flight", False):
+            self.in_flight = False
+            with self.server.state.lock:
+                self.server.state.in_flight_changed(-1)
 
     def _read_json(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -175,10 +184,12 @@ class _Handler(BaseHTTPRequestHandler):
         lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"]
         lines += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
         lines += [f"{key}: {value}" for key, value in (headers or {}).items()]
+        self.answered()
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
 
     def drop(self) -> None:
         """Close the connection without answering (a dropped connection)."""
+        self.answered()
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
