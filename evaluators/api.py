@@ -83,9 +83,11 @@ from .models import Evaluator
             "and returns one outcome per turn: status, score, verdict, reason, stdout, the "
             "rendered judge request, the raw answer, latency and tokens. Nothing is saved. A "
             "turn is {evaluate_dataset_fields: {name: content}, evaluate_target_output_fields: "
-            "{name: content}, ext: {key: text}}, where content is text or a content object. "
-            "400 names the turn field or config key at fault; a row that fails to run is an "
-            "outcome with status error or timeout, not an error status."
+            "{name: content}, ext: {key: text}}, where content is text or a content object; "
+            'a flat turn, {"input": "…", "actual_output": "…"}, is nested the same way '
+            "(output names to the target's fields). 400 names the turn field or config key at "
+            "fault; a row that fails to run is an outcome with status error or timeout, not an "
+            "error status."
         ),
     ),
 )

@@ -4,6 +4,9 @@
      "evaluate_target_output_fields": {name: content},
      "ext": {str: str}}
 
+The debug panel and API also take a flat turn, `{"input": "…", "actual_output": "…"}`
+(`turn_from_flat`), and nest it the same way.
+
 Output-like names (`actual_output`, `output`, `trajectory`) and whatever came from the target
 go to the target output fields; everything else to the dataset fields. Debug turns, test cases
 and experiment rows all come from `turn_build`.
@@ -33,6 +36,23 @@ def turn_build(
         group = TARGET if name in OUTPUT_NAMES or name in targeted else DATASET
         turn[group][name] = content
     return turn
+
+
+def turn_from_flat(turn):
+    """A turn typed flat, `{"input": "…", "actual_output": "…"}` (names straight to text or
+    content objects, as other tools write them), in the nested shape; a nested turn, or
+    anything that is not an object, comes back as it is for the validator to judge."""
+    if not isinstance(turn, dict) or set(turn) & set(GROUPS):
+        return turn
+    text = ContentType.TEXT.value
+    contents = {
+        name: {"content_type": text, "text": value} if isinstance(value, str) else value
+        for name, value in turn.items()
+        if name != "ext"
+    }
+    built = turn_build(contents)
+    built["ext"] = turn.get("ext", {})  # as given: the validator names a bad one
+    return built
 
 
 def turn_fields(turn: Mapping) -> dict:

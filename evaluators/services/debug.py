@@ -21,7 +21,7 @@ from evalsets.items.problems import problem_text
 from .. import config as config_schema
 from ..models import Evaluator, EvaluatorTestCase
 from ..runner import RunOutcome, evaluator_run_batch
-from ..turns import GROUPS, KEYS
+from ..turns import GROUPS, KEYS, turn_from_flat
 
 MAX_DEBUG_TURNS = 10
 MAX_TURN_BYTES = 256 * 1024
@@ -33,8 +33,11 @@ CONTENT_KEYS = CONTENT_FIELD
 def evaluator_debug(
     *, evaluator: Evaluator, turns: Any, config: dict | None = None, version: str | None = None
 ) -> list[RunOutcome]:
-    """Run the draft, an unsaved config, or a submitted version on 1–10 turns."""
+    """Run the draft, an unsaved config, or a submitted version on 1–10 turns (nested, or
+    flat: `{"input": "…", "actual_output": "…"}`)."""
     config, policy, meaning = _target(evaluator, config, version)
+    if isinstance(turns, list):  # flat turns ({"input": "…"}) are nested like typed ones
+        turns = [turn_from_flat(turn) for turn in turns]
     validate_turns(turns, config)
     return evaluator_run_batch(
         workspace=evaluator.workspace,
