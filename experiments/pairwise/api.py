@@ -4,7 +4,6 @@ pairs with filters, the statistics with the leaderboard, exports."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.http import StreamingHttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -13,11 +12,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
+from assay.safety.csvcells import excel_wanted
 
 from ..models import PairwiseRun
 from . import selectors, services
 from . import serializers as s
-from .exports import FORMATS, MIME, pairwise_export_filename, pairwise_export_stream
+from .exports import FORMATS, pairwise_export_response
 from .selectors import RESULT_FILTERS
 
 
@@ -178,7 +178,17 @@ class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.R
         return Response({"summary": run.summary, "summary_at": run.summary_at})
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=[*FORMATS])],
+        parameters=[
+            OpenApiParameter("format", str, enum=[*FORMATS]),
+            OpenApiParameter(
+                "excel",
+                bool,
+                description=_(
+                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
+                    "Windows too) opens it as UTF-8"
+                ),
+            ),
+        ],
         responses={(200, "text/csv"): str},
     )
     @action(
@@ -193,7 +203,4 @@ class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.R
         fmt = request.query_params.get("format", "csv")
         if fmt not in FORMATS:
             raise ValidationError({"format": f"Use one of {', '.join(FORMATS)}."})
-        response = StreamingHttpResponse(pairwise_export_stream(run, fmt), content_type=MIME[fmt])
-        name = pairwise_export_filename(run, fmt)
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+        return pairwise_export_response(run, fmt, excel=excel_wanted(request.query_params))

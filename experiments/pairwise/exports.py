@@ -7,7 +7,9 @@ import io
 import json
 from collections.abc import Iterator
 
-from assay.safety.csvcells import csv_safe_row
+from django.http import StreamingHttpResponse
+
+from assay.safety.csvcells import csv_safe_row, for_excel
 
 from ..models import PairwiseResult, PairwiseRun
 
@@ -46,6 +48,17 @@ def pairwise_export_stream(run: PairwiseRun, fmt: str) -> Iterator[str]:
 
 def pairwise_export_filename(run: PairwiseRun, fmt: str) -> str:
     return f"pairwise-{run.public_id}-pairs.{fmt}"
+
+
+def pairwise_export_response(run: PairwiseRun, fmt: str, *, excel: bool) -> StreamingHttpResponse:
+    """The streamed download; `excel` (CSV only) starts it with a byte order mark so Excel
+    reads UTF-8 (the default file is unchanged)."""
+    stream, name = pairwise_export_stream(run, fmt), pairwise_export_filename(run, fmt)
+    if excel and fmt == "csv":
+        stream, name = for_excel(stream), name.replace(".csv", "-excel.csv")
+    response = StreamingHttpResponse(stream, content_type=MIME[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 def _pairs(run: PairwiseRun):

@@ -7,11 +7,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from assay.safety.csvcells import excel_wanted
 from assay.vocabulary import PairOutcome, ResultStatus
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, error_lines
@@ -19,7 +20,7 @@ from assay.web.errors import add_errors, error_lines
 from ..selectors.mappings import mapping_of_experiments
 from . import selectors, services
 from .cards import leaderboard_rows, pair_cards, ties_mode
-from .exports import FORMATS, MIME, pairwise_export_filename, pairwise_export_stream
+from .exports import FORMATS, pairwise_export_response
 from .forms import (
     NewPairwiseRunForm,
     field_for,
@@ -230,6 +231,4 @@ def export(request, id, fmt):
     if fmt not in FORMATS:
         raise Http404(_("No such export"))
     run = selectors.pairwise_run_get(workspace=request.workspace, public_id=id)
-    response = StreamingHttpResponse(pairwise_export_stream(run, fmt), content_type=MIME[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{pairwise_export_filename(run, fmt)}"'
-    return response
+    return pairwise_export_response(run, fmt, excel=excel_wanted(request.GET))

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assay.api.base import WorkspaceMixin
+from assay.safety.csvcells import EXCEL_BOM, excel_wanted
 from assay.web.decorators import workspace_view
 
 from ..engine.turns import result_turns
@@ -128,8 +129,10 @@ def compare_export(request):
         response = HttpResponse(json.dumps(body, indent=2), content_type="application/json")
         name = "comparison.json"
     else:
-        response = HttpResponse(comparison_csv(body), content_type="text/csv")
-        name = "comparison.csv"
+        text = comparison_csv(body)
+        excel = excel_wanted(request.GET)  # a byte order mark: Excel then reads UTF-8
+        response = HttpResponse(EXCEL_BOM + text if excel else text, content_type="text/csv")
+        name = "comparison-excel.csv" if excel else "comparison.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

@@ -43,3 +43,34 @@ def test_results_csv_for_excel_from_the_page_and_the_api(web, api, finished):
     assert not report.startswith(BOM)
     html = web.get(f"/w/acme/experiments/{finished.public_id}/").content.decode()
     assert 'id="export-excel"' in html and "export/csv/?excel=1" in html
+
+
+def test_pairs_csv_for_excel_from_the_page_and_the_api(web, api, pw_finished):
+    run = pw_finished("X", "Y")
+    page = f"/w/acme/pairwise/{run.public_id}/export/csv/"
+    plain, excel = body(web.get(page)), web.get(page + "?excel=1")
+    assert plain.startswith(b"item_id,") and body(excel) == BOM + plain
+    assert excel["Content-Disposition"].endswith('-pairs-excel.csv"')
+    api_url = f"/api/v1/pairwise-runs/{run.public_id}/export/?format=csv"
+    assert body(api.get(api_url)) == plain and body(api.get(api_url + "&excel=1")) == BOM + plain
+    html = web.get(f"/w/acme/pairwise/{run.public_id}/").content.decode()
+    assert 'id="export-excel"' in html
+
+
+def test_the_comparison_csv_for_excel(web, finished, workspace, user):
+    other = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="候选",
+        evalset_version=finished.evalset_version,
+        bindings=[{"evaluator_version": finished.bindings.get().evaluator_version}],
+    )
+    services.experiment_launch(experiment=other)
+    engine.experiment_run_inline(experiment_id=other.pk)
+    query = f"baseline={finished.public_id}&candidates={other.public_id}"
+    plain = web.get(f"/w/acme/compare/export/?{query}&format=csv")
+    excel = web.get(f"/w/acme/compare/export/?{query}&format=csv&excel=1")
+    assert plain.content.startswith(b"candidate,") and excel.content == BOM + plain.content
+    assert excel["Content-Disposition"].endswith('comparison-excel.csv"')
+    page = web.get(f"/w/acme/compare/?{query}").content.decode()
+    assert 'class="export-excel"' in page and "excel=1" in page
