@@ -16,7 +16,7 @@ from assay.vocabulary import ContentType, Verdict
 from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
-from .mapping import output_type, suggest_mapping, target_source
+from .mapping import mapping_problems, output_type, suggest_mapping, target_source
 from .models import TurnAggregate
 from .targets import TARGETS, target_get
 
@@ -70,6 +70,17 @@ class NewExperimentForm(forms.Form):
             for v in evaluator_versions
         ]
 
+    def evaluator_groups(self, groups: dict[str, str]) -> list[dict]:
+        """The evaluator checkboxes by group (`groups`: public id → EVALUATOR_GROUPS key), in
+        the groups' order; a group without evaluators is left out."""
+        boxes = list(self["evaluator_versions"])
+        found = []
+        for key, label, help_text in EVALUATOR_GROUPS:
+            mine = [b for b in boxes if groups.get(str(b.data["value"])) == key]
+            if mine:
+                found.append({"key": key, "label": label, "help": help_text, "boxes": mine})
+        return found
+
     def clean(self):
         data = super().clean()
         if data.get("target_kind"):
@@ -82,6 +93,60 @@ class NewExperimentForm(forms.Form):
         return target_get(self.cleaned_data["target_kind"]).from_form(self.cleaned_data)
 
 
+EVALUATOR_GROUPS = (
+    (
+        "fits",
+        _("Fit this evalset's columns"),
+        _("Every required variable already has a column or the target's output."),
+    ),
+    (
+        "needs_mapping",
+        _("Need a mapping"),
+        _("Some required variable has no column of its name: choose one below."),
+    ),
+    (
+        "conversation",
+        _("Conversation checks"),
+        _("They read a whole conversation: a Conversation column or the simulated user's chat."),
+    ),
+    (
+        "garak",
+        _("garak detectors"),
+        _("They read the scores of an imported garak scan."),
+    ),
+    (
+        "pairwise",
+        _("Pairwise judges"),
+        _("They compare two experiments' outputs: use them in a pairwise run, not here."),
+    ),
+)
+
+
+def evaluator_groups(
+    *, versions: list, evalset_version, target_outputs: tuple[str, ...], remembered: dict
+) -> dict[str, str]:
+    """Each evaluator version's group on the picker (public id → EVALUATOR_GROUPS key)."""
+    columns = evalset_version.columns if evalset_version is not None else []
+    return {str(v.public_id): _group_of(v, columns, target_outputs, remembered) for v in versions}
+
+
+def _group_of(version, columns, target_outputs, remembered) -> str:
+    if version.kind_spec.pairwise:
+        return "pairwise"
+    if "garak" in (version.evaluator.tags or []):
+        return "garak"
+    variables = version.config.get("input_variables") or []
+    if any(v.get("content_type") == ContentType.CONVERSATION for v in variables):
+        return "conversation"
+    mapping = suggest_mapping(
+        variables=variables, columns=columns, target_outputs=target_outputs, remembered=remembered
+    )
+    problems = mapping_problems(
+        variables=variables, mapping=mapping, columns=columns, target_outputs=target_outputs
+    )
+    return "needs_mapping" if problems else "fits"
+
+
 def mapping_field(version, variable: str) -> str:
     return f"map__{version.public_id}__{variable}"
 
@@ -91,11 +156,17 @@ def policy_field(version, part: str) -> str:
 
 
 def binding_plan(
-    *, data, evalset_version, versions: list, target_outputs: tuple[str, ...]
+    *,
+    data,
+    evalset_version,
+    versions: list,
+    target_outputs: tuple[str, ...],
+    remembered: dict | None = None,
 ) -> list[dict]:
     """For each chosen evaluator version: its mapping dropdowns and policy, as posted or
-    suggested. A posted source that the evalset version does not offer falls back to the
-    suggestion (it belonged to a previously chosen version)."""
+    suggested (`remembered`: the set's last mapping, then names and synonyms). A posted source
+    that the evalset version does not offer falls back to the suggestion (it belonged to a
+    previously chosen version)."""
     columns = evalset_version.columns if evalset_version is not None else []
     options = [("", _("— not mapped —"))] + [
         (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
@@ -108,12 +179,13 @@ def binding_plan(
         for output in target_outputs
     ]
     valid = {value for value, _label in options}
-    return [_plan_one(data, v, columns, options, valid, target_outputs) for v in versions]
+    suggest = {"columns": columns, "target_outputs": target_outputs, "remembered": remembered}
+    return [_plan_one(data, v, options, valid, suggest) for v in versions]
 
 
-def _plan_one(data, version, columns, options, valid, target_outputs) -> dict:
+def _plan_one(data, version, options, valid, suggest: dict) -> dict:
     variables = version.config.get("input_variables") or []
-    suggested = suggest_mapping(variables=variables, columns=columns, target_outputs=target_outputs)
+    suggested = suggest_mapping(variables=variables, **suggest)
     rows = []
     for variable in variables:
         name = mapping_field(version, variable["name"])

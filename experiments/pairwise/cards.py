@@ -118,3 +118,24 @@ def leaderboard_rows(*, run: PairwiseRun) -> list[dict]:
     experiments = {str(e.public_id): e for e in run_experiments(run=run)}
     rows = [{**model, "experiment": experiments[model["name"]]} for model in board["models"]]
     return sorted(rows, key=lambda row: (row["rank"] is None, row["rank"] or 0))
+
+
+# A judge is flagged as strongly position-biased when at least this share of its pairs changed
+# with the order and the pairs that did lean to one slot beyond chance (the share's interval
+# stays clear of 50 %): its ties then say more about the order than about the outputs.
+STRONG_BIAS_INCONSISTENT = 0.25
+
+
+def strong_position_bias(bias: dict | None) -> dict | None:
+    """The page's warning when the judge strongly favours one position: the share of the
+    order-dependent pairs that leaned to the favoured slot, and whether it is the first."""
+    if not bias or bias.get("inconsistent_rate") is None:
+        return None
+    share, ci = bias.get("first_position_share"), bias.get("first_position_ci")
+    if share is None or not ci or bias["inconsistent_rate"] < STRONG_BIAS_INCONSISTENT:
+        return None
+    if ci[0] > 0.5:
+        return {"share": share, "first": True}
+    if ci[1] < 0.5:
+        return {"share": 1 - share, "first": False}
+    return None

@@ -19,7 +19,7 @@ from assay.web.errors import add_errors, error_lines
 
 from ..selectors.mappings import mapping_of_experiments
 from . import selectors, services
-from .cards import leaderboard_rows, pair_cards, ties_mode
+from .cards import leaderboard_rows, pair_cards, strong_position_bias, ties_mode
 from .exports import FORMATS, pairwise_export_response
 from .forms import (
     NewPairwiseRunForm,
@@ -136,6 +136,7 @@ def detail(request, id):
         "cards": pair_cards(run=run, ties=ties),
         "leaderboard": leaderboard_rows(run=run),
         "bias": run.summary.get("position_bias"),
+        "bias_strong": strong_position_bias(run.summary.get("position_bias")),
         "failed": run.results.filter(status__in=[ResultStatus.ERROR, ResultStatus.TIMEOUT]).count(),
     }
     return render(request, "experiments/pairwise_detail.html", context)

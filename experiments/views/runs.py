@@ -16,12 +16,20 @@ from assay.web.decorators import workspace_view
 from assay.web.errors import error_lines
 
 from .. import selectors, services
-from ..forms import CloneForm, NewExperimentForm, attach_errors, binding_plan, plan_bindings
+from ..forms import (
+    CloneForm,
+    NewExperimentForm,
+    attach_errors,
+    binding_plan,
+    evaluator_groups,
+    plan_bindings,
+)
 from ..models import ExperimentStatus
 from ..results.dashboard import dashboard_cards, usage_overview
 from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
 from ..results.grid_pages import GridPage
 from ..results.trends import evalset_trends
+from ..selectors.first_run import first_run_steps
 from ..targets import TARGETS, target_get
 from ..targets.labels import config_facts
 
@@ -44,8 +52,11 @@ GRID_PAGE = 50
 
 @workspace_view()
 def index(request):
-    """All experiments with status and progress; the table polls itself while any is active."""
-    return render(request, "experiments/list.html", _list_context(request))
+    """All experiments with status and progress; the table polls itself while any is active.
+    A workspace that never ran one gets the first-run card instead of a bare empty list."""
+    context = _list_context(request)
+    context["first_run"] = first_run_steps(workspace=request.workspace)
+    return render(request, "experiments/list.html", context)
 
 
 @workspace_view()
@@ -114,22 +125,29 @@ def new(request):
 def new_plan(request):
     """The mapping + review section for the posted choices (htmx swaps it in place)."""
     plan = _plan(request, request.POST)
-    context = _new_context(request, None, plan, request.POST)
-    return render(request, "experiments/_plan.html", context)
+    if not request.POST.get("regroup"):
+        context = _new_context(request, None, plan, request.POST)
+        return render(request, "experiments/_plan.html", context)
+    # the evalset or the target changed: the picker's groups change with them (out of band)
+    form = NewExperimentForm(request.POST, workspace=request.workspace, **_choices(request))
+    context = _new_context(request, form, plan, request.POST)
+    return render(request, "experiments/_plan_regroup.html", context)
 
 
 def _choices(request) -> dict:
-    return {
-        "evalset_versions": selectors.evalset_version_choices(workspace=request.workspace),
-        "evaluator_versions": selectors.evaluator_version_choices(workspace=request.workspace),
-    }
+    if not hasattr(request, "experiment_choices"):  # read once per request
+        request.experiment_choices = {
+            "evalset_versions": selectors.evalset_version_choices(workspace=request.workspace),
+            "evaluator_versions": selectors.evaluator_version_choices(workspace=request.workspace),
+        }
+    return request.experiment_choices
 
 
 def _initial_state(request, choices) -> QueryDict:
     """GET parameters (evalset_version, evaluator_versions) with sensible defaults."""
     state = request.GET.copy()
     if not state.get("evalset_version") and choices["evalset_versions"]:
-        state["evalset_version"] = str(choices["evalset_versions"][0].public_id)
+        state["evalset_version"] = str(_latest_committed(choices["evalset_versions"]).public_id)
     state.setdefault("target_kind", "none")
     state.setdefault("concurrency", "8")
     state.setdefault("chunk_size", "1000")
@@ -138,6 +156,11 @@ def _initial_state(request, choices) -> QueryDict:
     if provider is not None:
         state.setdefault("provider", str(provider.public_id))
     return state
+
+
+def _latest_committed(versions):
+    """The version committed last: the set a user just made is the one they mean."""
+    return max(versions, key=lambda v: (v.committed_at or v.created_at, v.pk))
 
 
 def _initial_dict(state: QueryDict) -> dict:
@@ -160,7 +183,13 @@ def _plan(request, state) -> list[dict]:
         evalset_version=version,
         versions=chosen,
         target_outputs=_target_outputs(state),
+        remembered=_remembered(request, version),
     )
+
+
+def _remembered(request, version) -> dict:
+    evalset = version.evalset if version is not None else None
+    return selectors.mapping_remembered(workspace=request.workspace, evalset=evalset)
 
 
 def _target_label(state) -> str:
@@ -220,6 +249,7 @@ def _new_context(request, form, plan, state) -> dict:
     return {
         "form": form,
         "plan": plan,
+        "evaluator_groups": _evaluator_groups(request, form, version, state),
         "evalset_version": version,
         "target_label": _target_label(state),
         "repetitions": _repetitions(state),
@@ -231,6 +261,19 @@ def _new_context(request, form, plan, state) -> dict:
             if spec.in_new_form and spec.form_template
         ],
     }
+
+
+def _evaluator_groups(request, form, version, state) -> list[dict]:
+    """The picker's checkboxes grouped by whether they fit the chosen set and target."""
+    if form is None:
+        return []
+    groups = evaluator_groups(
+        versions=_choices(request)["evaluator_versions"],
+        evalset_version=version,
+        target_outputs=_target_outputs(state),
+        remembered=_remembered(request, version),
+    )
+    return form.evaluator_groups(groups)
 
 
 @require_POST
