@@ -4,12 +4,14 @@ hold and how they differ in `versions`."""
 
 from .debug import (
     MAX_DEBUG_TURNS,
+    TestsDisagree,
     evaluator_debug,
     evaluator_run_tests,
     evaluator_submit_with_tests,
     testcase_create,
     testcase_delete,
     testcase_update,
+    tests_disagree_text,
     validate_turns,
 )
 from .library import (
@@ -41,6 +43,7 @@ __all__ = [
     "MAX_DEBUG_TURNS",
     "MAX_NAME",
     "MAX_TAGS",
+    "TestsDisagree",
     "evaluator_copy",
     "evaluator_create",
     "evaluator_create_from_choice",
@@ -61,6 +64,7 @@ __all__ = [
     "testcase_create",
     "testcase_delete",
     "testcase_update",
+    "tests_disagree_text",
     "validate_turns",
     "version_diff",
     "version_fields",

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from assay.vocabulary import CONTENT_FIELD, CONTENT_TYPES, ContentType, Verdict
 from evalsets.items.cells import CellError
@@ -262,8 +263,22 @@ def _case_row(case: EvaluatorTestCase, outcome: RunOutcome) -> dict:
     }
 
 
-def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, change_note: str = ""):
+class TestsDisagree(ValidationError):
+    """The draft's test cases do not all agree with their expected verdicts, and the person
+    submitting has not said to submit anyway."""
+
+
+def evaluator_submit_with_tests(
+    *,
+    evaluator: Evaluator,
+    user,
+    version: str,
+    change_note: str = "",
+    disagreement_ok: bool = True,
+):
     """Submit a version after running its tests; the version records the result either way.
+    With `disagreement_ok` False, test cases that disagree stop the submit (TestsDisagree,
+    nothing written) so the page can ask first.
 
     The cheap checks run first, so a bad version string does not cost a test run.
     """
@@ -271,6 +286,18 @@ def evaluator_submit_with_tests(*, evaluator: Evaluator, user, version: str, cha
 
     evaluator_submit_precheck(evaluator=evaluator, version=version)
     result = evaluator_run_tests(evaluator=evaluator) if evaluator.test_cases.exists() else None
+    if result and not result["passed"] and not disagreement_ok:
+        raise TestsDisagree(tests_disagree_text(result))
     return evaluator_submit_version(
         evaluator=evaluator, user=user, version=version, change_note=change_note, test_result=result
     )
+
+
+def tests_disagree_text(result: dict) -> str:
+    """ "1 of 2 test cases disagrees with its expected verdict." for a page's warning."""
+    wrong = result["total"] - result["agreed"]
+    return ngettext(
+        "%(wrong)d of %(total)d test cases disagrees with its expected verdict.",
+        "%(wrong)d of %(total)d test cases disagree with their expected verdicts.",
+        wrong,
+    ) % {"wrong": wrong, "total": result["total"]}

@@ -182,6 +182,7 @@ def _tests_partial(request, evaluator, *, errors=(), result=None, status=200):
             "cases": cases,
             "errors": errors,
             "result": result,
+            "disagree_text": services.tests_disagree_text(result) if result else "",
             # the submit dialog shows the same table beside the panel's: keep the ids apart
             "box_id": "submit-tests-box" if request.POST.get("box") == "submit" else "tests-box",
         },

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from assay.selectors import library_version_get, library_versions
 from assay.web.decorators import workspace_view
-from assay.web.errors import form_service
+from assay.web.errors import add_errors, form_service
 
 from .. import selectors, services, turns
 from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
@@ -139,17 +139,13 @@ def _detail_context(request, evaluator, form, submit_form=None) -> dict:
 @require_POST
 @workspace_view()
 def submit(request, id):
-    """Freeze the saved draft as a new version."""
+    """Freeze the saved draft as a new version; test cases that disagree ask first (the
+    dialog's "Submit anyway")."""
     evaluator = selectors.evaluator_get(workspace=request.workspace, public_id=id)
     form = SubmitVersionForm(request.POST)
+    version, disagree = None, False
     if form.is_valid():
-        version = form_service(
-            form,
-            services.evaluator_submit_with_tests,
-            evaluator=evaluator,
-            user=request.user,
-            **form.cleaned_data,
-        )
+        version, disagree = _submit(request, evaluator, form)
         if version is not None:
             messages.success(
                 request,
@@ -159,8 +155,25 @@ def submit(request, id):
             return redirect("evaluators:versions", ws=request.workspace.slug, id=id)
     draft = EvaluatorDraftForm(initial=EvaluatorDraftForm.initial_for(evaluator))
     context = _detail_context(request, evaluator, draft, submit_form=form)
-    context["open_submit"] = True
+    context.update(open_submit=True, tests_disagree=disagree)
     return render(request, "evaluators/detail.html", context, status=400)
+
+
+def _submit(request, evaluator, form):
+    """(the version or None, whether disagreeing tests stopped it)."""
+    try:
+        return services.evaluator_submit_with_tests(
+            evaluator=evaluator,
+            user=request.user,
+            disagreement_ok=request.POST.get("tests_disagree_ok") == "1",
+            **form.cleaned_data,
+        ), False
+    except services.TestsDisagree as exc:
+        form.add_error(None, exc.messages)
+        return None, True
+    except ValidationError as exc:
+        add_errors(form, exc)
+        return None, False
 
 
 def _tests_note(result: dict | None) -> str:
