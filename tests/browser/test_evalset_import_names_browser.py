@@ -50,6 +50,9 @@ def test_chinese_headers_import_into_named_columns(
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, f"import-zh-headers-{language}-390")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # the name boxes shrink: the mapping table fits the phone without scrolling sideways
+    box = "document.querySelector('#mapping-table').parentElement"
+    assert page.evaluate(f"{box}.scrollWidth <= {box}.clientWidth")
     page.set_viewport_size({"width": 1440, "height": 900})
 
     assert "(0)" in page.inner_text("#evalset-tabs")
