@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from evalsets import selectors, services
 from evalsets.importing import evalset_version_from_rows, import_create, proposed_mapping
 from evalsets.importing.naming import column_suggestion, matched_targets, suggested_names
-from evalsets.models import EvalSetImport, EvalSetItem
+from evalsets.models import EvalSet, EvalSetImport, EvalSetItem
 from tests.evalsets.conftest import run_now, upload
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +173,33 @@ def test_the_api_imports_chinese_headers_and_refuses_a_no_column_mapping(api, wo
     error = refused.json()["error"]
     assert "no field of the file goes to a column" in error["message"]
     assert EvalSetImport.objects.filter(evalset__public_id=other["id"]).count() == 0
+
+
+def test_the_command_names_chinese_columns_and_refuses_a_file_with_no_column(tmp_path, workspace):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    source = tmp_path / "faq.csv"
+    source.write_text(CHINESE, encoding="utf-8")
+    call_command("import_evalset", str(source), workspace="acme", evalset="命令行")
+    created = EvalSet.objects.get(name="命令行")
+    assert created.column_names == [
+        "input",
+        "reference_output",
+        "actual_output",
+        "yong_hu_man_yi_du",
+    ]
+    only_tags = tmp_path / "tags.csv"
+    only_tags.write_text("标签\n地理\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="no field of the file goes to a column"):
+        call_command("import_evalset", str(only_tags), workspace="acme", evalset="空的")
+    assert not EvalSetItem.objects.filter(evalset__name="空的").exists()
+
+
+def test_a_rows_file_that_would_store_no_column_is_refused(workspace, user):
+    with pytest.raises(ValidationError) as refused:
+        evalset_version_from_rows(
+            workspace=workspace, user=user, upload=upload("tags.csv", "tag\nx\n")
+        )
+    assert "no field of the file goes to a column" in " ".join(refused.value.messages)
+    assert not EvalSetItem.objects.exists() and not EvalSet.objects.filter(name="tags").exists()
