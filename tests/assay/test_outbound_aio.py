@@ -1,12 +1,16 @@
 """The aiohttp sessions of assay.safety.outbound_aio (judges, HTTP targets): the policy holds on
 every address dialled — an IP-literal host (which never reaches aiohttp's resolver) in the
-connector, a name in the resolver — and a provider's answer is read no further than its cap,
-with a declared length or chunked."""
+connector, a name in the resolver — TLS peers are verified, and a provider's answer is read no
+further than its cap, with a declared length or chunked."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import ipaddress
+import ssl
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -101,3 +105,65 @@ def test_a_provider_answer_past_its_cap_is_cut(path):
     assert isinstance(outcome, ProviderTooLarge), outcome
     assert str(outcome) == "the provider's answer is larger than 100,000 bytes"
     assert seen == [path]
+
+
+def _self_signed(tmp_path) -> ssl.SSLContext:
+    """A server context with a certificate for 127.0.0.1 that no trust store knows."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    (tmp_path / "cert.pem").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    return context
+
+
+def test_an_https_peer_whose_certificate_no_one_trusts_is_refused(tmp_path):
+    async def fetch():
+        app = web.Application()
+        app[SEEN] = []
+        app.router.add_get("/", _answer)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=_self_signed(tmp_path))
+        await site.start()
+        port = runner.addresses[0][1]
+        session = client_session(outbound_policy("*"), limit=1, ssl_context=ssl_context())
+        try:
+            async with session.get(f"https://127.0.0.1:{port}/") as response:
+                return await response.read()
+        except aiohttp.ClientError as exc:
+            return exc
+        finally:
+            await session.close()
+            await runner.cleanup()
+
+    outcome = asyncio.run(fetch())
+    assert isinstance(outcome, aiohttp.ClientConnectorCertificateError), outcome
+    assert "certificate verify failed" in str(outcome)
