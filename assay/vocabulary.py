@@ -155,6 +155,8 @@ def for_pages() -> dict:
         "verdicts": list(VERDICTS),
         "result_statuses": list(ResultStatus.values),
         "content_types": list(CONTENT_TYPES),
+        # lazy: json_script renders each in the page's language
+        "content_type_labels": {str(value): label for value, label in ContentType.choices},
         "media_types": [str(t) for t in MEDIA_TYPES],
         "content_fields": {str(k): v for k, v in CONTENT_FIELD.items()},
         "chat_roles": list(CHAT_ROLES),

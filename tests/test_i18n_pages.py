@@ -66,7 +66,8 @@ def rejected_words() -> list[str]:
 def seen(page: str) -> str:
     """What a reader sees: markup kept (the patterns look at <dt> and <option>), scripts, code
     and user-typed boxes out, and the visible attributes added."""
-    page = re.sub(r"(?is)<(script|style|pre|code|textarea|template)\b.*?</\1>", " ", page)
+    # what is left out stays a mark (code after "：" is not a space after it)
+    page = re.sub(r"(?is)<(script|style|pre|code|textarea|template)\b.*?</\1>", "·", page)
     attrs = " ".join(
         m.group(2)
         for m in re.finditer(r'\b(title|aria-label|placeholder|alt|data-confirm)="([^"]*)"', page)

@@ -8,9 +8,10 @@ import re
 
 from django import template
 from django.utils import timezone
+from django.utils.html import format_html_join
 from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from assay.vocabulary import ContentType, ResultStatus, Verdict
 
@@ -93,6 +94,14 @@ def plain_words(value) -> str:
     if found:
         return _("no detectable difference at n = %(n)s") % {"n": found.group(1)}
     return value
+
+
+@register.filter
+def code_list(items) -> str:
+    """Names as code, joined the page's way ("a, b" in English, "a、b" in Chinese), to sit
+    inside a translated sentence; each name is escaped."""
+    separator = pgettext("list separator", ", ")
+    return format_html_join(separator, "<code>{}</code>", ((item,) for item in items))
 
 
 @register.filter

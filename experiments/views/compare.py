@@ -33,10 +33,10 @@ PAGE_SIZE = 25
 # The row filter's choices as the page shows them (the codes stay in the URL and the API).
 FILTER_LABELS = {
     "all": _("all rows"),
-    "regressions": _("regressions"),
-    "improvements": _("improvements"),
-    "unknown": _("to or from unknown"),
-    "changed": _("any change"),
+    "regressions": _("regressions only"),
+    "improvements": _("improvements only"),
+    "unknown": _("rows to or from unknown"),
+    "changed": _("rows with any change"),
 }
 
 

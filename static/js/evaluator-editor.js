@@ -9,6 +9,8 @@
   const hasCode = Boolean(document.getElementById("code-card"));
   const { ContentType } = window.Assay.vocabulary;
   const TYPES = Object.values(ContentType);
+  // the page's language names the types; the code stays the option's value
+  const TYPE_LABELS = window.Assay.vocabulary.content_type_labels || {};
   // what a {{placeholder}} can hold: text, or a conversation (rendered as its transcript)
   const inText = (v) => v.content_type === ContentType.TEXT || v.content_type === ContentType.CONVERSATION;
   let config;
@@ -29,7 +31,7 @@
     varBody.replaceChildren();
     (config.input_variables || []).forEach((v, i) => {
       const type = el("select", { "aria-label": gettext("type"), onchange: (e) => { v.content_type = e.target.value; sync(); renderChips(); } },
-        TYPES.map((t) => { const o = el("option", { value: t, text: t }); if (t === v.content_type) o.selected = true; return o; }));
+        TYPES.map((t) => { const o = el("option", { value: t, text: TYPE_LABELS[t] || t }); if (t === v.content_type) o.selected = true; return o; }));
       const required = el("input", { type: "checkbox", "aria-label": gettext("required"), onchange: (e) => { v.required = e.target.checked; sync(); } });
       required.checked = v.required !== false;
       varBody.appendChild(el("tr", {}, [
