@@ -1949,11 +1949,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
  'Score meaning': '分数含义',
- 'Scored': '打分方式',
+ 'Scored': '已打分',
  'Scored per assistant turn: %(turns)s turns of %(n)s conversation': ['按助手轮次打分：%(n)s 段对话共 '
                                                                       '%(turns)s 轮'],
  'Scored reply': '被打分的回复',
  'Scored reply: %(reply)s': '被打分的回复：%(reply)s',
+ 'Scoring': '打分方式',
  'Scoring per assistant turn needs a Conversation variable mapped to a Conversation column or to target:conversation.': '按助手轮次打分需要一个映射到 '
                                                                                                                         'Conversation '
                                                                                                                         '列或 '
