@@ -28,7 +28,10 @@ class PairwiseRunCreateSerializer(StrictSerializer):
         child=serializers.CharField(),
         required=False,
         default=None,
-        help_text="The judge's other variables → column:<name> (suggested by name when unset).",
+        help_text=(
+            "The judge's other variables → column:<name>; when unset, as the experiments' own "
+            "bindings map them, else a column of that name or a synonym (question → input)."
+        ),
     )
     repetitions = serializers.IntegerField(required=False, default=1)
     concurrency = serializers.IntegerField(required=False, default=8)

@@ -53,7 +53,8 @@ def pairwise_run_create(
 
     `experiments` and `evaluator_version` are this workspace's objects (None where an id named
     nothing here, refused by its place); `mapping` sends the judge's other variables to
-    `column:<name>` (suggested by name when left out).
+    `column:<name>` (when left out: as the experiments' own bindings map them, else by name or
+    synonym).
     """
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
