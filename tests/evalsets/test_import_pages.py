@@ -119,3 +119,9 @@ def test_the_columns_tab_is_sent_along_when_the_import_finishes(web, fresh):
     done = web.get(progress).content.decode()
     tabs = done.split('id="evalset-tabs"')[1].split("</nav>")[0]
     assert 'hx-swap-oob="true"' in tabs and "Columns (3)" in tabs
+
+
+def test_the_upload_page_says_how_headers_become_column_names(web, fresh):
+    page = web.get(url("import", fresh)).content.decode()
+    hint = page.split('id="header-names"')[1].split("</p>")[0]
+    assert "问题" in hint and "pinyin" in hint
