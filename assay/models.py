@@ -202,12 +202,16 @@ class ModelProvider(models.Model):
 
 
 class UserPreference(models.Model):
-    """What a user chose for themself: the interface language (blank: follow the browser)."""
+    """What a user chose for themself: the interface language (blank: follow the browser);
+    and whether their password is a temporary one to change at the next sign-in."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
     )
     language = models.CharField(max_length=16, choices=settings.LANGUAGES, blank=True)
+    must_change_password = models.BooleanField(
+        default=False, help_text="Signed in with a temporary password an owner was shown."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

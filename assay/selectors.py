@@ -145,14 +145,29 @@ def preference_language(*, user) -> str:
     browser). Remembered on the user object, so a request reads it once."""
     if not getattr(user, "is_authenticated", False):
         return ""
-    cached = getattr(user, "_assay_language", None)
-    if cached is None:
-        cached = (
-            UserPreference.objects.filter(user=user).values_list("language", flat=True).first()
-            or ""
-        )
-        user._assay_language = cached
+    cached = _preference(user)["language"]
     return cached if cached in dict(settings.LANGUAGES) else ""
+
+
+def password_change_required(*, user) -> bool:
+    """True while a signed-in user still has the temporary password an owner set (read with
+    the language, in the same one query a request makes)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return _preference(user)["must_change_password"]
+
+
+def _preference(user) -> dict:
+    if getattr(user, "_assay_language", None) is None:
+        found = UserPreference.objects.filter(user=user).values_list(
+            "language", "must_change_password"
+        )
+        language, must_change = found.first() or ("", False)
+        user._assay_language, user._assay_must_change = language or "", must_change
+    return {
+        "language": user._assay_language,
+        "must_change_password": getattr(user, "_assay_must_change", False),
+    }
 
 
 def workers_status() -> dict:

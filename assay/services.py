@@ -162,6 +162,38 @@ def membership_remove(*, membership: Membership) -> None:
     membership.delete()
 
 
+@dataclass(frozen=True)
+class IssuedMember:
+    membership: Membership
+    password: str  # temporary, shown once to the owner, changed at the first sign-in
+
+
+def member_create_with_password(*, workspace: Workspace, username: str, role: str) -> IssuedMember:
+    """Make an account for a colleague with a random temporary password and add them with
+    `role`; they must choose their own password when they first sign in."""
+    errors = {}
+    if role not in Membership.Role.values:
+        errors["role"] = [_("Unknown role %(role)r; use owner, editor or viewer.") % {"role": role}]
+    try:
+        User.username_validator(username)
+    except ValidationError as exc:
+        errors["username"] = exc.messages
+    if errors:
+        raise ValidationError(errors)
+    password = secrets.token_urlsafe(12)
+    with transaction.atomic():
+        user = user_create(username=username, password=password)
+        UserPreference.objects.create(user=user, must_change_password=True)
+        membership = Membership.objects.create(workspace=workspace, user=user, role=role)
+    return IssuedMember(membership=membership, password=password)
+
+
+def password_change_done(*, user: AbstractBaseUser) -> None:
+    """The user chose their own password: the temporary one's hold on them ends."""
+    UserPreference.objects.filter(user=user).update(must_change_password=False)
+    user._assay_must_change = False
+
+
 INVITATION_DAYS = 7
 
 

@@ -27,6 +27,7 @@ settings_urls = [
     path("members/", views.settings_members, name="settings_members"),
     path("members/<int:member_id>/", views.settings_member_change, name="settings_member_change"),
     path("members/invite/", views.settings_invite, name="settings_invite"),
+    path("members/new/", views.settings_member_create, name="settings_member_create"),
     path(
         "members/invitations/<uuid:invitation_id>/withdraw/",
         views.settings_invitation_revoke,
@@ -79,6 +80,11 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password/",
+        views.PasswordChangeFirstView.as_view(),
+        name="password_change_first",
+    ),
     path("workspaces/new/", views.workspace_new, name="workspace_new"),
     path("invite/<str:key>/", views.invitation_open, name="invitation"),
     path("w/<slug:ws>/", include(workspace_urls)),

@@ -63,6 +63,7 @@ OPEN = {
     "i18n/setlang/": "the language switch: the session's own setting",
     "accounts/login/": "signing in",
     "accounts/logout/": "signing out",
+    "accounts/password/": "changing one's own password (required after a temporary one)",
     "workspaces/new/": "anyone signed in may create a workspace, and owns it",
     "invite/<str:key>/": "an invitation link: its secret key is the permission, for anyone",
     "api/v1/workspaces/": "anyone signed in may create a workspace (POST), and owns it; the "
@@ -86,6 +87,7 @@ NEEDS = {  # URL name → (role, why)
     "member-list": (OWNER, MEMBERS),
     "member-detail": (OWNER, MEMBERS),
     "settings_invite": (OWNER, MEMBERS),
+    "settings_member_create": (OWNER, MEMBERS),
     "settings_invitation_revoke": (OWNER, MEMBERS),
     "settings_secrets": (OWNER, SECRETS),
     "settings_secret_delete": (OWNER, SECRETS),

@@ -25,7 +25,16 @@ class WorkspaceForm(forms.Form):
 
 class MemberAddForm(forms.Form):
     username = forms.CharField(label=_("Username"), max_length=150)
-    role = forms.ChoiceField(label=_("Role"), choices=Membership.Role.choices)
+    role = forms.ChoiceField(
+        label=_("Role"), choices=Membership.Role.choices, initial=Membership.Role.EDITOR
+    )
+
+
+class MemberCreateForm(forms.Form):
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(
+        label=_("Role"), choices=Membership.Role.choices, initial=Membership.Role.EDITOR
+    )
 
 
 class InviteForm(forms.Form):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordChangeView
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -20,6 +20,7 @@ from .forms import (
     InviteeSignUpForm,
     InviteForm,
     MemberAddForm,
+    MemberCreateForm,
     ProviderForm,
     SecretForm,
     TokenForm,
@@ -30,6 +31,8 @@ from .forms import (
 @login_required
 def home(request):
     """Send the user to their current (or first) workspace, or to create one."""
+    if selectors.password_change_required(user=request.user):
+        return redirect("password_change_first")
     mine = selectors.workspaces_for_user(user=request.user)
     chosen = request.GET.get("ws") or request.session.get("workspace_slug", "")  # the switcher
     current = mine.filter(slug=chosen).first()
@@ -72,10 +75,21 @@ def settings_members(request):
     return _members_page(request, form=form)
 
 
-def _members_page(request, *, form=None, invite_form=None, link: str = "", status: int = 200):
+def _members_page(
+    request,
+    *,
+    form=None,
+    invite_form=None,
+    create_form=None,
+    link: str = "",
+    created=None,
+    status: int = 200,
+):
     context = {
         "form": form or MemberAddForm(),
         "invite_form": invite_form or InviteForm(),
+        "create_form": create_form or MemberCreateForm(prefix="new"),
+        "created": created,
         "members": selectors.members_list(workspace=request.workspace),
         "invitations": selectors.invitations_pending(workspace=request.workspace),
         "roles": Membership.Role.choices,
@@ -103,6 +117,25 @@ def settings_invite(request):
         return _members_page(request, invite_form=form, status=400)
     link = request.build_absolute_uri(reverse("invitation", kwargs={"key": issued.key}))
     return _members_page(request, link=link)
+
+
+@require_POST
+@workspace_view(write_role=Membership.Role.OWNER)
+def settings_member_create(request):
+    """Make a colleague's account with a temporary password, shown once on the page this
+    answers; they choose their own at the first sign-in."""
+    form = MemberCreateForm(request.POST, prefix="new")
+    issued = None
+    if form.is_valid():
+        issued = form_service(
+            form,
+            services.member_create_with_password,
+            workspace=request.workspace,
+            **form.cleaned_data,
+        )
+    if issued is None:
+        return _members_page(request, create_form=form, status=400)
+    return _members_page(request, created=issued)
 
 
 @require_POST
@@ -329,3 +362,22 @@ class SignInView(LoginView):
         context = super().get_context_data(**kwargs)
         context["demo_sign_in"] = selectors.demo_sign_in()
         return context
+
+
+class PasswordChangeFirstView(PasswordChangeView):
+    """Choosing one's own password; required before anything else after signing in with a
+    temporary one (workspace_view sends such a user here)."""
+
+    template_name = "registration/password_change_first.html"
+    success_url = reverse_lazy("home")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["required"] = selectors.password_change_required(user=self.request.user)
+        return context
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.password_change_done(user=self.request.user)
+        messages.success(self.request, _("Your password is changed."))
+        return response

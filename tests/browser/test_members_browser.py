@@ -132,3 +132,39 @@ def test_a_threshold_change_shows_in_the_diff_and_an_old_version_restores(
     assert judge.default_policy["threshold"] == 0.5 and "# v2" not in judge.draft_config["source"]
     assert page.console_errors == []
     context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_owner_creates_an_account_and_the_colleague_changes_the_password_first(
+    live_server, browser, user, workspace, lang
+):
+    platform.preference_language_set(user=user, language=lang)
+    owner_context, owner = _context(browser, lang)
+    sign_in(owner, live_server)
+    owner.goto(f"{live_server.url}/w/acme/settings/members/")
+    owner.fill("#id_new-username", f"wang.fang.{lang}")
+    owner.click("#create-member-submit")
+    owner.wait_for_selector("#temporary-password")
+    password = owner.locator("#temporary-password").inner_text().strip()
+    _both_widths(owner, f"members-temporary-password-{lang}")
+    owner_context.close()
+
+    guest_context, guest = _context(browser, lang)
+    platform.preference_language_set(
+        user=Membership.objects.get(user__username=f"wang.fang.{lang}").user, language=lang
+    )
+    guest.goto(live_server.url + "/accounts/login/")
+    guest.fill("#id_username", f"wang.fang.{lang}")
+    guest.fill("#id_password", password)
+    guest.click("button[type=submit]")
+    guest.wait_for_url("**/accounts/password/")
+    assert guest.locator("#password-change-required").is_visible()
+    _both_widths(guest, f"password-change-first-{lang}")
+    guest.fill("#id_old_password", password)
+    guest.fill("#id_new_password1", "a-long-unusual-passphrase-42")
+    guest.fill("#id_new_password2", "a-long-unusual-passphrase-42")
+    guest.click("#password-change-submit")
+    guest.wait_for_url("**/w/acme/evaluators/")
+    assert "Acme" in guest.locator("body").inner_text()
+    assert guest.console_errors == []
+    guest_context.close()
