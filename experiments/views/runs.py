@@ -159,8 +159,9 @@ def _initial_state(request, choices) -> QueryDict:
 
 
 def _latest_committed(versions):
-    """The version committed last: the set a user just made is the one they mean."""
-    return max(versions, key=lambda v: (v.committed_at or v.created_at, v.pk))
+    """The version committed last (a ready one before one still copying its rows): the set a
+    user just made is the one they mean."""
+    return max(versions, key=lambda v: (v.is_ready, v.committed_at or v.created_at, v.pk))
 
 
 def _initial_dict(state: QueryDict) -> dict:
