@@ -168,3 +168,38 @@ def test_an_owner_creates_an_account_and_the_colleague_changes_the_password_firs
     assert "Acme" in guest.locator("body").inner_text()
     assert guest.console_errors == []
     guest_context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_submit_dialog_asks_when_test_cases_disagree(
+    live_server, browser, user, workspace, lang
+):
+    platform.preference_language_set(user=user, language=lang)
+    checker = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name="Equal", kind="code", language="python"
+    )
+    text = {"content_type": "Text"}
+    turn = {
+        "evaluate_dataset_fields": {"reference_output": {**text, "text": "Paris"}},
+        "evaluate_target_output_fields": {"actual_output": {**text, "text": "Lyon"}},
+        "ext": {},
+    }
+    evaluator_services.testcase_create(
+        evaluator=checker, user=user, name="lyon", turn=turn, expected_verdict="pass"
+    )
+    context, page = _context(browser, lang)
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/acme/evaluators/{checker.public_id}/")
+    page.click("#open-submit")
+    page.wait_for_selector("#submit-dialog #tests-disagree")
+    assert "1 / 1" not in page.locator("#submit-dialog").inner_text()
+    _both_widths(page, f"submit-dialog-tests-disagree-{lang}")
+    page.click("#confirm-submit")  # not ticked: asked again, nothing submitted
+    page.wait_for_selector("#submit-dialog[open] #tests-disagree-ok")
+    assert not checker.versions.exists()
+    page.check("#submit-dialog #tests-disagree-ok")
+    page.click("#confirm-submit")
+    page.wait_for_url(f"**/evaluators/{checker.public_id}/versions/")
+    assert checker.versions.get().test_result["agreed"] == 0
+    assert page.console_errors == []
+    context.close()
