@@ -173,6 +173,21 @@ def test_the_form_defaults_to_the_set_committed_last(web, workspace, user):
 
 
 @pytest.mark.django_db
+def test_a_set_still_copying_its_rows_is_not_the_default(web, workspace, user, settings):
+    from evalsets.models import VersionStatus
+
+    settings.ASSAY_COMMIT_INLINE_ROWS = 1  # three rows are copied in the background
+    ready = faq(workspace, user, name="Ready FAQ")
+    rows = [{"question": f"q{i}"} for i in range(3)]
+    copying = make_evalset_version(
+        workspace=workspace, user=user, rows=rows, name="Copying", columns=FAQ_COLUMNS, inline=False
+    )
+    assert copying.status == VersionStatus.COMMITTING
+    page = web.get(url("new")).content.decode()
+    assert f'<option value="{ready.public_id}" selected>' in page
+
+
+@pytest.mark.django_db
 def test_the_picker_groups_evaluators_by_whether_they_fit(web, workspace, user, pw_provider):
     version = faq(workspace, user)
     contains = make_code_version(workspace=workspace, user=user)  # actual_output: no column
