@@ -1,5 +1,6 @@
 """Model answers, reasons, stdout and errors are stored at capped sizes with a marker saying
-how much was dropped: a 30 MB answer cannot grow the database by more than a few hundred KB."""
+how much was dropped: a 6 MB answer cannot grow the database by more than a few hundred KB (a
+provider's answer past 8 MiB is not read at all: test_llm_call_limits.py)."""
 
 import json
 
@@ -52,10 +53,10 @@ def test_cap_text_marks_what_it_dropped():
     assert caps.cap_json({"a": ["x" * 50]}, 10) == {"a": ["x" * 10 + "… truncated 40 bytes"]}
 
 
-def test_a_30_mb_judge_answer_grows_the_database_by_a_few_hundred_kb(workspace, user, llm_server):
+def test_a_6_mb_judge_answer_grows_the_database_by_a_few_hundred_kb(workspace, user, llm_server):
     provider = make_provider(workspace=workspace, server=llm_server, timeout_s=60)
     judge = make_llm_version(workspace=workspace, user=user, provider=provider)
-    rows = [{"input": f"q{i} [[script:huge:30]]", "output": "a"} for i in range(2)]
+    rows = [{"input": f"q{i} [[script:huge:6]]", "output": "a"} for i in range(2)]
     version = make_evalset_version(workspace=workspace, user=user, columns=COLUMNS, rows=rows)
     experiment = services.experiment_create(
         workspace=workspace,
@@ -74,11 +75,11 @@ def test_a_30_mb_judge_answer_grows_the_database_by_a_few_hundred_kb(workspace, 
         assert result.status == "error" and result.verdict == "unknown"
         assert len(result.raw_answer.encode()) <= caps.ANSWER_BYTES + 40
         assert "… truncated" in result.raw_answer
-    # two capped answers (2 × 256 KB) plus page and TOAST overhead; uncapped: 60 MB
+    # two capped answers (2 × 256 KB) plus page and TOAST overhead; uncapped: 12 MB
     assert grown < 768 * 1024, f"{grown:,} bytes stored for two rows"
 
 
-def test_a_30_mb_target_answer_is_stored_capped(workspace, user, llm_server):
+def test_a_6_mb_target_answer_is_stored_capped(workspace, user, llm_server):
     provider = make_provider(workspace=workspace, server=llm_server, timeout_s=60)
     code = make_code_version(workspace=workspace, user=user, source=CHATTY)
     columns = [*COLUMNS[:1], {"name": "reference_output", "content_type": "Text"}]
@@ -86,7 +87,7 @@ def test_a_30_mb_target_answer_is_stored_capped(workspace, user, llm_server):
         workspace=workspace,
         user=user,
         columns=columns,
-        rows=[{"input": "[[script:huge:30]]", "reference_output": "r"}],
+        rows=[{"input": "[[script:huge:6]]", "reference_output": "r"}],
     )
     target = {
         "kind": "prompt",
@@ -119,9 +120,7 @@ def test_a_debug_response_stays_bounded(api, workspace, user, llm_server):
     provider = make_provider(workspace=workspace, server=llm_server, timeout_s=60)
     judge = make_llm_evaluator(workspace=workspace, user=user, provider=provider)
     turn = {
-        "evaluate_dataset_fields": {
-            "input": {"content_type": "Text", "text": "[[script:huge:30]]"}
-        },
+        "evaluate_dataset_fields": {"input": {"content_type": "Text", "text": "[[script:huge:6]]"}},
         "evaluate_target_output_fields": {
             "output": {"content_type": "Text", "text": "a" * 200_000}
         },
