@@ -92,6 +92,11 @@ def test_chinese_labels_and_times_fit_and_pages_read_well(
         assert page.evaluate(NO_SIDEWAYS), width
         screenshot(page, f"zh-run-{width}")
         shot(page.locator("#trends"), f"zh-trends-{width}")
+        shot(page.locator("#dashboard .eval-card").first, f"zh-card-{width}")
+        page.locator("#results-table tbody tr").nth(11).locator("td.data-cell").first.click()
+        assert open_drawer_title(page) == "第 12 行"
+        shot(page.locator("#result-drawer"), f"zh-drawer-{width}")
+        close_drawer(page)
 
         page.goto(f"{live_server.url}/api/docs/")
         back = page.locator("#api-docs-back a")
