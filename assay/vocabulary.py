@@ -56,6 +56,18 @@ class ContentType(models.TextChoices):
 
 
 CONTENT_TYPES = tuple(ContentType.values)
+
+
+def column_label(column: dict) -> str:
+    """A column as a select offers it, "input (文本)": its type named in the page's language
+    (the code stays in JSON, files and the API)."""
+    from django.utils.translation import gettext
+
+    kind = column["content_type"]
+    label = dict(ContentType.choices).get(kind, kind)
+    return gettext("%(name)s (%(type)s)") % {"name": column["name"], "type": label}
+
+
 MEDIA_TYPES = (ContentType.IMAGE, ContentType.AUDIO, ContentType.MULTIPART)
 # The key of a content object that holds its value.
 CONTENT_FIELD = {

@@ -7,7 +7,7 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from assay.vocabulary import ContentType, Verdict
+from assay.vocabulary import ContentType, Verdict, column_label
 
 from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
 from .items.conversation import MESSAGES
@@ -16,13 +16,6 @@ from .items.rows import SPECIAL_TARGETS, column_name_problem
 
 TYPE_CHOICES = ContentType.choices  # the codes, labelled in the page's language
 NEW, IGNORE = "__new__", "__ignore__"
-
-
-def column_choice(column: dict) -> str:
-    """A column as the map step offers it: its name and its type's label."""
-    kind = column["content_type"]
-    label = dict(ContentType.choices).get(kind, kind)
-    return _("%(name)s (%(type)s)") % {"name": column["name"], "type": label}
 
 
 def row_field_choice(name: str) -> str:
@@ -314,7 +307,7 @@ class MappingForm(forms.Form):
 
 def mapping_targets(columns: list[dict]) -> list[tuple[str, str]]:
     """The set's columns (with their type) and the row fields, as a file field's targets."""
-    targets = [(c["name"], f"{c['name']} ({c['content_type']})") for c in columns]
+    targets = [(c["name"], column_label(c)) for c in columns]
     targets += [
         (target, _("%(name)s (row field)") % {"name": label})
         for target, label in SPECIAL_TARGETS.items()

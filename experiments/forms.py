@@ -12,7 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from assay.vocabulary import ContentType, Verdict
+from assay.vocabulary import ContentType, Verdict, column_label
 from assay.web.errors import add_errors
 from evaluators.policies import describe_policy, policy_dict
 
@@ -169,12 +169,13 @@ def binding_plan(
     previously chosen version)."""
     columns = evalset_version.columns if evalset_version is not None else []
     options = [("", _("— not mapped —"))] + [
-        (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
+        (f"column:{c['name']}", column_label(c)) for c in columns
     ]
     options += [
         (
             target_source(output),
-            _("target: %(output)s (%(type)s)") % {"output": output, "type": output_type(output)},
+            _("target: %(output)s (%(type)s)")
+            % {"output": output, "type": ContentType(output_type(output)).label},
         )
         for output in target_outputs
     ]

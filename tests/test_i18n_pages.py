@@ -36,6 +36,7 @@ ENGLISH = {
     r"|cost|timeout_s|max_retries|rpm_limit|seed|model|max_turns|provider_id|stop_phrase"
     r"|system_prompt|app|persona|goal|opening)\s*</dt>",
     "column type names": r"<option\b[^>]*>\s*(?:Text|Image|Audio|MultiPart|Conversation)\s*<",
+    "column type after a name": r"\((?:Text|Image|Audio|MultiPart|Conversation)[,)]",
     "language named in Chinese": r"英语",
     "relative time": r"\d+\s分钟\s前|(?<!\d)0\s分钟",
     "model tokens": r"\btok\b",

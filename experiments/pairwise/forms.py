@@ -8,6 +8,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from assay.vocabulary import column_label
 from evaluators.pairing import SLOTS
 
 from ..mapping import suggest_mapping
@@ -117,7 +118,7 @@ def mapping_rows(*, judges: list, columns: list[dict], data, remembered: dict) -
     judges share is one row, shown for each of them): the posted column, or the suggestion
     (what the experiments' own mappings said, else a column of that name or a synonym)."""
     options = [("", _("— not mapped —"))] + [
-        (f"column:{c['name']}", f"{c['name']} ({c['content_type']})") for c in columns
+        (f"column:{c['name']}", column_label(c)) for c in columns
     ]
     valid = {value for value, _label in options}
     rows: dict[str, dict] = {}

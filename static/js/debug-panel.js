@@ -8,6 +8,8 @@
   const TARGET_NAMES = shape.output_names;
   const GROUPS = shape.groups;
   const { ContentType, content_fields: FIELDS } = window.Assay.vocabulary;
+  // a type by its label in the page's language (the code stays in the JSON view)
+  const typeLabel = (t) => (window.Assay.vocabulary.content_type_labels || {})[t] || t;
   const csrf = () => document.querySelector("[name=csrfmiddlewaretoken]").value;
   let turns = JSON.parse(document.getElementById("sample-turns").textContent);
   let current = 0;
@@ -72,7 +74,7 @@
           try { setContent(turn, v.name, JSON.parse(e.target.value)); syncJson(); } catch (err) { /* wait for valid JSON */ } } });
         input.value = JSON.stringify(content || { content_type: "MultiPart", multi_part: [] });
       }
-      return el("div", { class: "field" }, [el("label", { for: id, text: v.required === false ? interpolate(gettext("%(name)s (%(type)s, optional)"), { name: v.name, type: v.content_type }, true) : `${v.name} (${v.content_type})` }), input]);
+      return el("div", { class: "field" }, [el("label", { for: id, text: interpolate(v.required === false ? gettext("%(name)s (%(type)s, optional)") : gettext("%(name)s (%(type)s)"), { name: v.name, type: typeLabel(v.content_type) }, true) }), input]);
     }));
   }
 
