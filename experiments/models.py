@@ -221,9 +221,12 @@ class ExperimentChunk(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
-    # the target's calls this chunk's runner has in flight (reported every second; read only
-    # while the chunk runs)
+    # the calls (the target's, or an LLM chunk's judge calls) this chunk's runner has in flight
+    # (reported every second; read only while the chunk runs)
     calls_in_flight = models.PositiveIntegerField(default=0)
+    # an LLM chunk's judge calls answered since its last commit (reported every second, reset
+    # by the commit that writes them; read only while the chunk runs)
+    calls_answered = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -8,6 +8,7 @@ Every function takes ids or rows and is safe to run twice: a chunk computes what
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 from functools import partial
 
 from django.db import connection, transaction
@@ -25,7 +26,7 @@ from . import lifecycle
 from .dispatch import QUEUE, chunks_dispatch
 from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
 from .leases import ChunkLease
-from .progress import calls_counted
+from .progress import calls_counted, judge_calls_counted
 from .scoring import EvaluatorWork
 from .turns import json_loads
 from .writes import COLUMNS, results_write, stale_turns_delete
@@ -119,10 +120,15 @@ def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
     items = _chunk_items(chunk)
     work = WORK[chunk.kind](chunk, lease)  # reads what every mini-batch shares, once
     size = BATCH_ROWS[chunk.kind]
-    for start in range(0, len(items), size):
-        if not lease.check():
-            raise ChunkStopped(lease.reason)
-        work(items[start : start + size])
+    judged = chunk.kind == ChunkKind.LLM  # its judge calls are counted as they finish
+    with judge_calls_counted(chunk, lease) if judged else nullcontext() as calls:
+        for start in range(0, len(items), size):
+            if not lease.check():
+                raise ChunkStopped(lease.reason)
+            batch = items[start : start + size]
+            if calls is not None:
+                calls.batch(len(batch) * len(work.bindings) * chunk.experiment.repetitions)
+            work(batch)
 
 
 def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
@@ -223,6 +229,8 @@ def _commit(
         if not lifecycle.experiment_progress(chunk.experiment_id, count, targets=targets):
             lease.reason = "cancelled"
             raise ChunkStopped("the experiment is no longer running")
+        if (calls := lease.progress) is not None:
+            calls.settle()  # the judge calls answered so far are written now
 
 
 def _flush_later() -> None:

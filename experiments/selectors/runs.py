@@ -108,32 +108,39 @@ IDLE_S = 10.0
 
 def experiment_progress(experiment: Experiment, now: datetime | None = None) -> dict:
     """Counters (target outputs, results), percent, elapsed time, throughput (results/s and
-    rows/s), the target's calls in flight and the ETA.
+    rows/s), the calls in flight and the ETA.
 
-    The ETA extrapolates the rate at the last move (outputs and results together) and counts
-    down from that moment, so it never grows while nothing lands; after IDLE_S without a move,
-    or once overdue, it is None with `waiting` set. Before the first move there is nothing
-    honest to extrapolate.
+    `results_done` counts the results written; `results_answered` adds the judge calls of the
+    running chunks answered but not yet written (they land per mini-batch). The ETA
+    extrapolates the rate at the last move (outputs and results together) and counts down from
+    that moment, so it never grows while nothing lands; after IDLE_S without a move, or once
+    overdue, it is None with `waiting` set. Before the first move there is nothing honest to
+    extrapolate.
     """
     now = now or timezone.now()
     done, total = experiment.results_done, experiment.results_total
+    calls = _running_calls(experiment)
+    answered = min(total, done + calls["judge_answered"])
     targets_total = _targets_total(experiment)
     targets_done = min(experiment.targets_done, targets_total)
     elapsed = _elapsed(experiment, now)
-    results_per_s = done / elapsed if elapsed and done and _executed_here(experiment) else None
+    results_per_s = done / elapsed if elapsed and done else None
     bindings = max(1, total // experiment.items_total) if experiment.items_total else 1
-    units = (min(done, total) + targets_done, total + targets_total)
+    units = (answered + targets_done, total + targets_total)
     eta = _eta(experiment, now, *units)
     return {
         "results_done": done,
+        "results_answered": answered,
         "results_total": total,
         "targets_done": targets_done,
         "targets_total": targets_total,
-        "calls_in_flight": _calls_in_flight(experiment),
+        "calls_in_flight": calls["target"],
+        "judge_calls_in_flight": calls["judge"],
         "items_total": experiment.items_total,
         "chunks_done": experiment.chunks_done,
         "chunks_total": experiment.chunks_total,
         "percent": round(100 * experiment.progress, 1),
+        "answered_percent": round(100 * answered / total, 1) if total else None,
         "overall_percent": _overall_percent(experiment, *units),
         "elapsed_s": round(elapsed, 3) if elapsed is not None else None,
         "results_per_s": round(results_per_s, 2) if results_per_s else None,
@@ -153,12 +160,26 @@ def _targets_total(experiment: Experiment) -> int:
     return experiment.items_total * experiment.repetitions
 
 
-def _calls_in_flight(experiment: Experiment) -> int:
-    """The target's calls its running chunks have in flight (as reported each second)."""
-    if not experiment.is_active or not experiment.target_spec.runs_on_workers:
-        return 0
-    running = experiment.chunks.filter(status=ChunkStatus.RUNNING, kind=ChunkKind.TARGET)
-    return running.aggregate(n=Sum("calls_in_flight"))["n"] or 0
+def _running_calls(experiment: Experiment) -> dict[str, int]:
+    """What the running chunks report each second: the target's calls in flight, and the
+    judge calls in flight and answered since their chunk's last commit."""
+    found = {"target": 0, "judge": 0, "judge_answered": 0}
+    if not experiment.is_active:
+        return found
+    running = experiment.chunks.filter(
+        status=ChunkStatus.RUNNING, kind__in=[ChunkKind.TARGET, ChunkKind.LLM]
+    )
+    sums = (
+        running.order_by()
+        .values_list("kind")
+        .annotate(Sum("calls_in_flight"), Sum("calls_answered"))
+    )
+    for kind, flight, answered in sums:
+        if kind == ChunkKind.TARGET:
+            found["target"] = flight or 0
+        else:
+            found["judge"], found["judge_answered"] = flight or 0, answered or 0
+    return found
 
 
 def _overall_percent(experiment: Experiment, done: int, total: int) -> float:

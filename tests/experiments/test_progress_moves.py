@@ -12,9 +12,16 @@ from experiments import selectors, services
 from experiments.models import Experiment, ExperimentStatus
 from tests.experiments.conftest import wait_for
 from tests.support.app_server import ScriptedApp
-from tests.support.factories import make_code_version, make_evalset_version, qa_rows
+from tests.support.factories import (
+    make_code_version,
+    make_evalset_version,
+    make_llm_version,
+    make_provider,
+    qa_rows,
+)
 
 ROWS = 12
+JUDGE_MAPPING = {"input": "column:input", "output": "column:actual_output"}
 MAPPING = {"actual_output": "target:actual_output", "reference_output": "column:reference_output"}
 
 
@@ -67,6 +74,44 @@ def test_target_outputs_and_calls_in_flight_move_before_the_batch_commits(
     final = selectors.experiment_progress(experiment)
     assert final["targets_done"] == ROWS and final["results_done"] == ROWS
     assert final["calls_in_flight"] == 0 and final["overall_percent"] == 100.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_judge_answers_count_before_their_mini_batch_is_written(
+    celery_worker_inproc, workspace, user, llm_server_factory
+):
+    provider = make_provider(workspace=workspace, server=llm_server_factory(latency_s=0.6))
+    judge = make_llm_version(workspace=workspace, user=user, provider=provider)
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(ROWS))
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="slow judge",
+        evalset_version=version,
+        bindings=[{"evaluator_version": judge, "mapping": JUDGE_MAPPING}],
+        concurrency=2,
+        launch=True,
+    )
+    seen: list[dict] = []
+
+    def finished() -> bool:
+        experiment.refresh_from_db()
+        if experiment.status == ExperimentStatus.RUNNING:
+            seen.append(selectors.experiment_progress(experiment))
+        return not experiment.is_active
+
+    wait_for(finished, 120, "the run to finish")
+    assert experiment.status == ExperimentStatus.COMPLETED
+    # one mini-batch writes every result: before, the count went 0 → 12 at once
+    early = [p for p in seen if p["results_done"] == 0 and p["results_answered"] > 0]
+    assert early, [(p["results_done"], p["results_answered"]) for p in seen]
+    partial = [p["results_answered"] for p in early if p["results_answered"] < ROWS]
+    assert partial and partial == sorted(partial)
+    assert max(p["judge_calls_in_flight"] for p in seen) == 2
+    assert all(p["results_answered"] <= ROWS for p in seen)
+    final = selectors.experiment_progress(experiment)
+    assert final["results_done"] == final["results_answered"] == ROWS
+    assert final["judge_calls_in_flight"] == 0
 
 
 @pytest.mark.django_db
