@@ -65,6 +65,7 @@ def test_chinese_labels_and_times_fit_and_pages_read_well(
     user,
 ):
     _, runs = history
+    evaluator = runs[2].bindings.first().evaluator_version.evaluator
     for i in range(3):  # long descriptions and tags squeeze the list's short columns
         evaluator_create(
             workspace=workspace,
@@ -97,6 +98,13 @@ def test_chinese_labels_and_times_fit_and_pages_read_well(
         assert open_drawer_title(page) == "第 12 行"
         shot(page.locator("#result-drawer"), f"zh-drawer-{width}")
         close_drawer(page)
+
+        page.goto(f"{live_server.url}/w/acme/evaluators/{evaluator.public_id}/")
+        required = page.locator("#variables-table thead th", has_text="必填").first
+        remove = page.locator("#variables-table button", has_text="移除").first
+        remove.wait_for()
+        assert required.evaluate(LINES) == 1 and remove.evaluate(LINES) == 1, width
+        shot(page.locator("#variables-table"), f"zh-variables-{width}")
 
         page.goto(f"{live_server.url}/api/docs/")
         back = page.locator("#api-docs-back a")
