@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 
 from assay.demo import DEMO_WORKSPACE, demo_load
+from experiments.demo import GARAK_RUN, PUSHED
 from tests.test_i18n import CATALOGUES, ZH
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,8 +155,22 @@ def main_pages(demo) -> list[str]:
     stricter = Experiment.objects.get(workspace=demo["ws"], name="Demo QA · stricter containment")
     simulated = Experiment.objects.filter(workspace=demo["ws"], target_kind="simulated_user")
     item = baseline.evalset_version.items.order_by("position").first()
+    contains = baseline.bindings.first().evaluator_version.evaluator
+    garak = Experiment.objects.get(workspace=demo["ws"], name=GARAK_RUN)
+    pushed = Experiment.objects.get(workspace=demo["ws"], name=PUSHED)
+    pairwise = demo["pairwise"].public_id
     pages = [
         "/",
+        "/workspaces/new/",
+        f"{ws}/evaluators/{contains.public_id}/versions/?old=1.0.0&new=1.1.0",
+        f"{ws}/evaluators/{contains.public_id}/versions/1.0.0/",
+        f"{ws}/evalsets/{qa.public_id}/columns/",
+        f"{ws}/evalsets/{qa.public_id}/versions/",
+        f"{ws}/evalsets/{qa.public_id}/rows/new/",
+        f"{ws}/experiments/{garak.public_id}/",
+        f"{ws}/experiments/{pushed.public_id}/",
+        f"{ws}/experiments/{pushed.public_id}/rescore/",
+        f"{ws}/pairwise/{pairwise}/rows/",
         f"{ws}/evaluators/",
         f"{ws}/evaluators/new/",
         f"{ws}/evaluators/{evaluator.public_id}/",
