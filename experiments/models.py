@@ -115,7 +115,13 @@ class Experiment(models.Model):
 
     @property
     def progress_percent(self) -> int:
-        return round(100 * self.progress)
+        """Target outputs and results together: a list's bar moves while the target answers
+        (`results_done` alone sat at 0 % until the first results were written)."""
+        targets = self.items_total * self.repetitions if self.target_spec.produces_output else 0
+        if not (targets and self.results_total):
+            return round(100 * self.progress)
+        done = min(self.results_done, self.results_total) + min(self.targets_done, targets)
+        return round(100 * done / (self.results_total + targets))
 
     @property
     def is_active(self) -> bool:

@@ -145,3 +145,24 @@ def test_the_eta_counts_down_while_idle_then_says_waiting(workspace, user):
     experiment.refresh_from_db()
     fresh = selectors.experiment_progress(experiment, moved)
     assert fresh["eta_s"] is None and not fresh["waiting"]
+
+
+@pytest.mark.django_db
+def test_the_list_bar_counts_target_outputs(web, workspace, user):
+    app_url = "http://127.0.0.1:9/answer"  # never called: the run is only counted here
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(10))
+    check = make_code_version(workspace=workspace, user=user)
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="half answered",
+        evalset_version=version,
+        bindings=[{"evaluator_version": check, "mapping": MAPPING}],
+        target={"kind": "http", "url": app_url, "body": {"q": "{{input}}"}, "output": "answer"},
+        launch=True,
+    )
+    Experiment.objects.filter(pk=experiment.pk).update(
+        status=ExperimentStatus.RUNNING, targets_done=5
+    )
+    page = web.get("/w/acme/experiments/").content.decode()
+    assert 'aria-valuenow="25"' in page  # 5 of 10 outputs, 0 of 10 results: was 0
