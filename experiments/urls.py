@@ -8,6 +8,7 @@ app_name = "experiments"
 urlpatterns = [
     path("", views.index, name="list"),
     path("rows/", views.list_rows, name="list_rows"),
+    path("first-run/", views.first_run, name="first_run"),
     path("new/", views.new, name="new"),
     path("new/plan/", views.new_plan, name="new_plan"),
     path("new/target-test/", views.target_test, name="target_test"),

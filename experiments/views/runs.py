@@ -60,6 +60,16 @@ def index(request):
 
 
 @workspace_view()
+def first_run(request):
+    """The first-run card alone, for the page a user lands on (the evaluators list asks for it
+    once loaded); nothing once the workspace has an experiment."""
+    steps = first_run_steps(workspace=request.workspace)
+    if steps is None:
+        return HttpResponse("")
+    return render(request, "experiments/_first_run.html", {"first_run": steps})
+
+
+@workspace_view()
 def list_rows(request):
     """The list's table partial that htmx polls."""
     return render(request, "experiments/_list_table.html", _list_context(request))

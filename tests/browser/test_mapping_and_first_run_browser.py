@@ -1,8 +1,8 @@
-"""Headless Chromium (issue 28): the first-run card on an empty workspace's experiments list,
-then the new-experiment form on a team's own set — the set committed last chosen, evaluators
-grouped by whether they fit, the mapping suggested by synonyms and regrouped when a target is
-chosen — and the compare page's title and neutral pills, in English and 简体中文, at 1440 and
-390 px, never wider than the screen. Screenshots are kept."""
+"""Headless Chromium (issue 28): the first-run card on an empty workspace's landing page and
+experiments list, then the new-experiment form on a team's own set — the set committed last
+chosen, evaluators grouped by whether they fit, the mapping suggested by synonyms, regrouped
+when the set changes — and the compare page's title and neutral pills, in English and 简体中文,
+at 1440 and 390 px, never wider than the screen. Screenshots are kept."""
 
 import pytest
 
@@ -33,7 +33,10 @@ def test_first_run_then_a_form_that_knows_the_set(
     live_server, page, workspace, user, pw_provider, language
 ):
     UserPreference.objects.update_or_create(user=user, defaults={"language": language})
-    sign_in(page, live_server)
+    sign_in(page, live_server)  # lands on the evaluators list, which loads the card
+    page.wait_for_selector("#first-run")
+    assert page.locator("#first-run li").count() == 3
+    screenshot(page, f"first-run-landing-{language}-1440")
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(f"{live_server.url}/w/acme/experiments/")

@@ -61,3 +61,21 @@ def test_the_first_run_card_walks_set_evaluator_experiment(web, workspace, user)
     assert '<li class="done" data-step="evaluator">' in card
     run_inline(workspace=workspace, user=user, version=version, evaluator_version=contains)
     assert 'id="first-run"' not in experiments_list(web)
+
+
+def test_the_landing_page_asks_for_the_card_which_goes_once_an_experiment_ran(web, workspace, user):
+    first_run = reverse("experiments:first_run", kwargs={"ws": "acme"})
+    landing = web.get(reverse("evaluators:list", kwargs={"ws": "acme"})).content.decode()
+    assert f'hx-get="{first_run}" hx-trigger="load"' in landing
+    card = web.get(first_run).content.decode()
+    assert 'id="first-run"' in card and 'data-step="experiment"' in card
+    version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(3))
+    contains = make_code_version(workspace=workspace, user=user)
+    run_inline(workspace=workspace, user=user, version=version, evaluator_version=contains)
+    gone = web.get(first_run)
+    assert gone.status_code == 200 and gone.content == b""
+
+
+def test_an_outsider_gets_no_card_of_acme(client, outsider):
+    client.force_login(outsider)
+    assert client.get(reverse("experiments:first_run", kwargs={"ws": "acme"})).status_code == 404
