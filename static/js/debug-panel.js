@@ -24,6 +24,18 @@
     for (const g of GROUPS) if (turn[g] && turn[g][name]) return [g, turn[g][name]];
     return [TARGET_NAMES.includes(name) ? GROUPS[1] : GROUPS[0], null];
   }
+  // A flat turn ({"input": "…", "actual_output": "…"}) nested as the server does it
+  // (evaluators/turns.py turn_from_flat), so the form view shows what will run.
+  function nested(turn) {
+    if (!turn || typeof turn !== "object" || Array.isArray(turn) || GROUPS.some((g) => g in turn)) return turn;
+    const out = { [GROUPS[0]]: {}, [GROUPS[1]]: {}, ext: turn.ext || {} };
+    for (const [name, value] of Object.entries(turn)) {
+      if (name === "ext") continue;
+      const content = typeof value === "string" ? { content_type: ContentType.TEXT, text: value } : value;
+      out[TARGET_NAMES.includes(name) ? GROUPS[1] : GROUPS[0]][name] = content;
+    }
+    return out;
+  }
   function setContent(turn, name, content) {
     const [group] = findContent(turn, name);
     turn[group] = turn[group] || {};
@@ -93,7 +105,7 @@
     try {
       const parsed = JSON.parse(e.target.value);
       if (!Array.isArray(parsed) || !parsed.length) throw new Error("a list of 1 to 10 turns");
-      turns = parsed; current = Math.min(current, turns.length - 1); error.textContent = ""; renderTabs();
+      turns = parsed.map(nested); current = Math.min(current, turns.length - 1); error.textContent = ""; renderTabs();
     } catch (err) { error.textContent = `JSON: ${err.message}`; }
   });
 

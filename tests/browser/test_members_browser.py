@@ -203,3 +203,26 @@ def test_the_submit_dialog_asks_when_test_cases_disagree(
     assert checker.versions.get().test_result["agreed"] == 0
     assert page.console_errors == []
     context.close()
+
+
+def test_flat_turns_typed_in_the_json_view_fill_the_form_and_run(
+    live_server, page, user, workspace
+):
+    checker = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name="Equal", kind="code", language="python"
+    )
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/acme/evaluators/{checker.public_id}/")
+    page.click("#view-json")
+    flat = '[{"actual_output": "Paris", "reference_output": "Paris"}]'
+    page.fill("#turn-json", flat)
+    page.click("#view-form")
+    assert page.input_value("#turn-var-actual_output") == "Paris"
+    assert page.input_value("#turn-var-reference_output") == "Paris"
+    page.click("#debug-run")
+    page.wait_for_selector(".debug-result")
+    assert page.locator(".debug-result .score").first.inner_text() == "1.00"
+    assert "Unknown field" not in page.locator("#debug-panel").inner_text()
+    screenshot(page, "debug-flat-turns-en-1440")
+    assert page.console_errors == []
