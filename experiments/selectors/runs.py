@@ -124,7 +124,9 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
     targets_total = _targets_total(experiment)
     targets_done = min(experiment.targets_done, targets_total)
     elapsed = _elapsed(experiment, now)
-    results_per_s = done / elapsed if elapsed and done else None
+    # no throughput for a run Assay did not execute (a garak import, pushed outputs)
+    timed = elapsed if _executed_here(experiment) else None
+    results_per_s = done / timed if timed and done else None
     bindings = max(1, total // experiment.items_total) if experiment.items_total else 1
     units = (answered + targets_done, total + targets_total)
     eta = _eta(experiment, now, *units)
@@ -146,7 +148,7 @@ def experiment_progress(experiment: Experiment, now: datetime | None = None) -> 
         "results_per_s": round(results_per_s, 2) if results_per_s else None,
         "rows_per_s": round(results_per_s / bindings, 2) if results_per_s else None,
         # before any result: how fast the target answers (the throughput is not "—")
-        "targets_per_s": round(targets_done / elapsed, 2) if elapsed and targets_done else None,
+        "targets_per_s": round(targets_done / timed, 2) if timed and targets_done else None,
         "eta_s": eta,
         "waiting": experiment.is_active and eta is None and units[0] > 0,
         "idle_s": round(IDLE_S),

@@ -80,9 +80,11 @@ def test_no_throughput_for_outputs_a_client_pushed(api, workspace, user, code_ru
         bindings=[{"evaluator_version": code_run.bindings.get().evaluator_version}],
     )
     pushed.results_done, pushed.results_total, pushed.items_total = 6, 6, 6
+    pushed.targets_done = 6  # every output pushed
     pushed.finished_at = code_run.finished_at
     progress = experiment_progress(two_seconds(pushed))
     assert progress["elapsed_s"] == 2.0 and progress["rows_per_s"] is None
+    assert progress["targets_per_s"] is None  # the client's pushes are not a throughput either
 
 
 def test_titles_name_rows_by_number_not_by_item_id(web, workspace, user, code_run):
