@@ -174,6 +174,7 @@ API = [
     ("post", "/api/v1/tokens/{token}/revoke/"),
     ("patch", "/api/v1/members/{member}/"),
     ("delete", "/api/v1/members/{member}/"),
+    ("delete", "/api/v1/invitations/{invitation}/"),
     ("get", "/api/v1/workspaces/acme/"),
 ]
 

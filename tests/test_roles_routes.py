@@ -88,6 +88,8 @@ NEEDS = {  # URL name → (role, why)
     "member-detail": (OWNER, MEMBERS),
     "settings_invite": (OWNER, MEMBERS),
     "settings_member_create": (OWNER, MEMBERS),
+    "invitation-list": (OWNER, MEMBERS),
+    "invitation-detail": (OWNER, MEMBERS),
     "settings_invitation_revoke": (OWNER, MEMBERS),
     "settings_secrets": (OWNER, SECRETS),
     "settings_secret_delete": (OWNER, SECRETS),
@@ -231,6 +233,7 @@ ID_OF = {
     "provider-": "acme.provider",
     "secret-": "acme.secret",
     "member-": "acme.member",
+    "invitation-": "acme.invitation",
     "token-": "viewer_token_id",
 }
 # Routes that read ids from the query string as well, by URL name.

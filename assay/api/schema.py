@@ -17,6 +17,7 @@ AREAS = {
     "secrets": "settings",
     "tokens": "settings",
     "members": "settings",
+    "invitations": "settings",
     "workspaces": "settings",
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from assay.models import ApiToken, Membership, ModelProvider, Secret, Workspace
+from assay.models import ApiToken, Invitation, Membership, ModelProvider, Secret, Workspace
 from assay.safety.origins import MAX_ORIGIN_CHARS, MAX_ORIGINS
 
 
@@ -128,3 +128,24 @@ class ProviderSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["created_at", "updated_at"]
         validators = []
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "role", "created_by", "created_at", "expires_at"]
+        read_only_fields = fields
+
+
+class InvitationCreateSerializer(StrictSerializer):
+    role = serializers.CharField(max_length=16)
+
+
+class IssuedInvitationSerializer(InvitationSerializer):
+    url = serializers.CharField(read_only=True, help_text="The one-time link; shown once.")
+
+    class Meta(InvitationSerializer.Meta):
+        fields = InvitationSerializer.Meta.fields + ["url"]

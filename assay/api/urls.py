@@ -33,6 +33,7 @@ class Router(DefaultRouter):
 router = Router()
 router.register("workspaces", views.WorkspaceViewSet, basename="workspace")
 router.register("members", views.MemberViewSet, basename="member")
+router.register("invitations", views.InvitationViewSet, basename="invitation")
 router.register("tokens", views.TokenViewSet, basename="token")
 router.register("providers", views.ProviderViewSet, basename="provider")
 router.register("secrets", views.SecretViewSet, basename="secret")

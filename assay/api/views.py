@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
@@ -13,7 +14,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from assay import selectors, services
-from assay.models import ApiToken, Membership, ModelProvider, Secret
+from assay.models import ApiToken, Invitation, Membership, ModelProvider, Secret
 
 from . import serializers as s
 from .base import WorkspaceMixin, WorkspaceScopedViewSet, validated
@@ -156,6 +157,61 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
 
     def perform_destroy(self, instance):
         services.membership_remove(membership=instance)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List open invitations"),
+        description=_(
+            "The workspace's invitations that can still be accepted: role, who created each "
+            "and when it expires. Owners only; the links are never returned again."
+        ),
+    ),
+    create=extend_schema(
+        summary=_("Invite a colleague"),
+        description=_(
+            "Creates a one-time invitation link for `role` (owner, editor or viewer), valid "
+            "for 7 days. The response carries the `url` once: send it to your colleague, who "
+            "opens it to make an account (or sign in) and join. Owners only; 400 names a bad "
+            "role."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_("Withdraw an invitation"),
+        description=_(
+            "Its link stops working at once (204); 404 for one already used, withdrawn or "
+            "expired."
+        ),
+    ),
+)
+class InvitationViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.DestroyModelMixin):
+    """One-time invitation links to the request's workspace; owners create and withdraw them."""
+
+    serializer_class = s.InvitationSerializer
+    queryset = Invitation.objects.all()
+    write_role = Membership.Role.OWNER
+
+    def scoped_queryset(self):
+        if not (self.request.membership and self.request.membership.is_owner):
+            return Invitation.objects.none()  # members see no links to hand out
+        return selectors.invitations_pending(workspace=self.request.workspace)
+
+    @extend_schema(
+        request=s.InvitationCreateSerializer, responses={201: s.IssuedInvitationSerializer}
+    )
+    def create(self, request):
+        body = validated(s.InvitationCreateSerializer, request)
+        issued = services.invitation_create(
+            workspace=request.workspace, user=request.user, role=body["role"]
+        )
+        issued.invitation.url = request.build_absolute_uri(
+            reverse("invitation", kwargs={"key": issued.key})
+        )
+        data = s.IssuedInvitationSerializer(issued.invitation).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        services.invitation_revoke(invitation=instance)
 
 
 @extend_schema_view(

@@ -135,3 +135,24 @@ def test_an_invitation_binds_to_its_own_workspace(client, workspace, user, outsi
     assert Membership.objects.get(workspace=other, user=user).role == "owner"
     assert Membership.objects.get(workspace=workspace, user=user).role == "owner"
     assert workspace.memberships.count() == 1
+
+
+def test_the_api_invites_lists_and_withdraws(api, workspace, client):
+    made = api.post("/api/v1/invitations/", {"role": "viewer"}, format="json")
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["role"] == "viewer" and "/invite/inv_" in body["url"]
+    listed = api.get("/api/v1/invitations/").json()["results"]
+    assert [i["id"] for i in listed] == [body["id"]] and "url" not in listed[0]
+    assert api.delete(f"/api/v1/invitations/{body['id']}/").status_code == 204
+    assert client.get(body["url"].split("testserver", 1)[-1]).status_code == 404
+    assert api.get("/api/v1/invitations/").json()["results"] == []
+    bad = api.post("/api/v1/invitations/", {"role": "god"}, format="json")
+    assert bad.status_code == 400 and "role" in bad.json()["error"]["details"]
+
+
+def test_the_api_shows_no_invitations_to_editors(workspace, user, member, api_client_for):
+    services.invitation_create(workspace=workspace, user=user, role="owner")
+    editor = api_client_for(workspace, member("ed", role="editor"))
+    assert editor.get("/api/v1/invitations/").json()["results"] == []
+    assert editor.post("/api/v1/invitations/", {"role": "owner"}, format="json").status_code == 403
