@@ -156,3 +156,19 @@ def test_the_api_shows_no_invitations_to_editors(workspace, user, member, api_cl
     editor = api_client_for(workspace, member("ed", role="editor"))
     assert editor.get("/api/v1/invitations/").json()["results"] == []
     assert editor.post("/api/v1/invitations/", {"role": "owner"}, format="json").status_code == 403
+
+
+def test_an_owner_withdraws_an_invitation_on_the_page(web, workspace, user, client):
+    issued = services.invitation_create(workspace=workspace, user=user, role="editor")
+    page = web.get(reverse("settings_members", kwargs={"ws": "acme"})).content.decode()
+    withdraw = reverse(
+        "settings_invitation_revoke",
+        kwargs={"ws": "acme", "invitation_id": issued.invitation.public_id},
+    )
+    assert f'action="{withdraw}"' in page
+    assert web.post(withdraw).status_code == 302
+    assert selectors.invitation_by_key(key=issued.key) is None
+    assert (
+        'id="invitations"'
+        not in web.get(reverse("settings_members", kwargs={"ws": "acme"})).content.decode()
+    )
