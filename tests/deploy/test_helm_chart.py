@@ -137,5 +137,8 @@ def test_production_values_use_the_existing_secret_and_tls():
     assert refs == {"assay-secrets"}
     ingress = docs[("Ingress", "team-assay")]
     assert ingress["spec"]["tls"][0]["secretName"] == "assay-tls"
-    worker = docs[("Deployment", "team-assay-worker-code")]
-    assert container(worker)["securityContext"]["capabilities"]["add"] == ["SYS_ADMIN"]
+    # both run the sandbox: the worker its runs, web the debug panel and submit checks
+    for name in ("team-assay-worker-code", "team-assay-web"):
+        context = container(docs[("Deployment", name)])["securityContext"]
+        assert context["capabilities"]["add"] == ["SYS_ADMIN"], name
+        assert context["seccompProfile"]["type"] == "RuntimeDefault", name
