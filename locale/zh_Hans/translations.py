@@ -1126,6 +1126,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
  'Headers': '请求头',
  'Headers (JSON object)': '请求头（JSON 对象）',
+ 'Headers in any language: a header that is not a column name (问题, 用户满意度) gets one in the next step, its usual name (input) or its pinyin, and you can change it there. question, answer and tag are recognised too.': '表头可以是任何语言：不是合法列名的表头（问题、用户满意度）会在下一步得到一个列名——常用名称（input）或其拼音，你可以在那里修改。question、answer '
+                                                                                                                                                                                                                       '和 '
+                                                                                                                                                                                                                       'tag '
+                                                                                                                                                                                                                       '也能识别。',
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
  'Human verdict': '人工判定',
