@@ -202,7 +202,7 @@ class ImportUploadForm(forms.Form):
         choices=[
             ("utf-8", "UTF-8"),
             ("utf-8-sig", _("UTF-8 with BOM")),
-            ("gb18030", "GB18030 (中文 Windows)"),
+            ("gb18030", _("GB18030 (中文 Windows)")),  # how Chinese Windows users know it
             ("latin-1", "Latin-1"),
         ],
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import ContentType, Verdict, column_label
@@ -21,6 +22,25 @@ from .models import TurnAggregate
 from .targets import TARGETS, target_get
 
 POLICY_KINDS = [("threshold", _("Threshold")), ("zero_tolerance", _("Zero tolerance"))]
+
+
+def evalset_version_label(version) -> str:
+    """An evalset version as the form offers it (QA @ 1.0.0 · 40 rows), in the page's
+    language."""
+    n = version.item_count
+    return ngettext(
+        "%(name)s @ %(version)s · %(n)s row", "%(name)s @ %(version)s · %(n)s rows", n
+    ) % {"name": version.evalset.name, "version": version.version, "n": n}
+
+
+def evaluator_version_label(version) -> str:
+    """An evaluator version as the form offers it (Contains @ 1.0.0 (Code)), its kind named
+    in the page's language."""
+    return gettext("%(name)s @ %(version)s (%(kind)s)") % {
+        "name": version.evaluator.name,
+        "version": version.version,
+        "kind": version.kind_label,
+    }
 
 
 class NewExperimentForm(forms.Form):
@@ -62,12 +82,10 @@ class NewExperimentForm(forms.Form):
         for spec in kinds:
             self.fields.update(spec.form_fields(workspace=workspace))
         self.fields["evalset_version"].choices = [
-            (str(v.public_id), f"{v.evalset.name} @ {v.version} · {v.item_count} rows")
-            for v in evalset_versions
+            (str(v.public_id), evalset_version_label(v)) for v in evalset_versions
         ]
         self.fields["evaluator_versions"].choices = [
-            (str(v.public_id), f"{v.evaluator.name} @ {v.version} ({v.kind_label})")
-            for v in evaluator_versions
+            (str(v.public_id), evaluator_version_label(v)) for v in evaluator_versions
         ]
 
     def evaluator_groups(self, groups: dict[str, str]) -> list[dict]:

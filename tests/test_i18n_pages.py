@@ -37,6 +37,7 @@ ENGLISH = {
     r"|cost|timeout_s|max_retries|rpm_limit|seed|model|max_turns|provider_id|stop_phrase"
     r"|system_prompt|app|persona|goal|opening)\s*</dt>",
     "column type names": r"<option\b[^>]*>\s*(?:Text|Image|Audio|MultiPart|Conversation)\s*<",
+    "row counts and kinds in choices": r"\d rows?\s*</option>|@ [\w.]+ \((?:Code|LLM judge)\)",
     "column type after a name": r"\((?:Text|Image|Audio|MultiPart|Conversation)[,)]",
     "language named in Chinese": r"英语",
     "relative time": r"\d+\s分钟\s前|(?<!\d)0\s分钟",
@@ -47,6 +48,7 @@ ENGLISH = {
 PROSE = {
     "space after a full-width colon": r"：[ \xa0]",
     "ASCII full stop after Chinese": r"[\u4e00-\u9fff]\.(?:\s|$)",
+    "ASCII brackets around Chinese": r"\([^()\n]*[\u4e00-\u9fff][^()\n]*\)",
 }
 
 
