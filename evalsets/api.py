@@ -438,7 +438,9 @@ class VersionViewSet(LibraryVersionViewSet):
             "ignore it}; without one, fields fill columns of the same name or a usual synonym "
             "(question or 问题 → input, answer or 参考答案 → reference_output, tag or 标签 → "
             "@tags), and a set without columns gets a column per field (a header that is not a "
-            "valid name gets a readable one: 问题 → input, 用户满意度 → yong_hu_man_yi_du). "
+            "valid name gets a readable one: 问题 → input, 用户满意度 → yong_hu_man_yi_du); "
+            "`add_columns` gives a set with columns a new column, named the same way, for "
+            "every field that matches none (as `assay evalset push` does). "
             "Every field must be mapped or ignored, and at least one must fill a column (an "
             "existing one, if the set has columns): an import that would store nothing is a "
             "400. `new_columns` [{name, content_type, description}] adds columns; "
@@ -498,6 +500,7 @@ class ImportViewSet(_EvalSetChildViewSet):
             new_columns=data.get("new_columns"),
             skip_bad_rows=data["skip_bad_rows"],
             replace=data["replace"],
+            add_columns=data["add_columns"],
         )
         return Response(s.ImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

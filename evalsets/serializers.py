@@ -237,6 +237,9 @@ class ImportCreateSerializer(StrictSerializer):
     new_columns = JSONValueField(required=False, help_text="[{name, content_type}]")
     skip_bad_rows = serializers.BooleanField(required=False, default=False)
     replace = serializers.BooleanField(required=False, default=False)
+    add_columns = serializers.BooleanField(
+        required=False, default=False, help_text="without a mapping: unmatched fields → new columns"
+    )
 
 
 class MediaUploadSerializer(StrictSerializer):

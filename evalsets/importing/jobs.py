@@ -225,15 +225,23 @@ def import_configure(
     new_columns: list[dict] | None = None,
     skip_bad_rows: bool = False,
     replace: bool = False,
+    add_columns: bool = False,
     enqueue: bool = True,
 ) -> EvalSetImport:
-    """Check the mapping against the set's columns and the file's fields, then queue the job."""
+    """Check the mapping against the set's columns and the file's fields, then queue the job.
+
+    Without a mapping the proposed one is used; `add_columns` makes every field it leaves
+    unmatched a new column (what `assay evalset push` asks for) instead of an error."""
     if job.status != ImportStatus.MAPPING:
         raise ValidationError(
             {"status": _("This import is already %(status)s.") % {"status": job.status}}
         )
     if mapping is None and new_columns is None:
-        mapping, new_columns = proposed_mapping(job)
+        mapping, new_columns = proposed_mapping(job, add_columns=add_columns)
+    elif add_columns:
+        raise ValidationError(
+            {"add_columns": _("add_columns applies only when no mapping is given.")}
+        )
     mapping, new_columns = mapping or {}, new_columns or []
     new_columns = _checked_new_columns(job.evalset, new_columns)
     _check_mapping(job, mapping, new_columns)

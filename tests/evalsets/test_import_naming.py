@@ -203,3 +203,39 @@ def test_a_rows_file_that_would_store_no_column_is_refused(workspace, user):
         )
     assert "no field of the file goes to a column" in " ".join(refused.value.messages)
     assert not EvalSetItem.objects.exists() and not EvalSet.objects.filter(name="tags").exists()
+
+
+def test_the_api_adds_columns_for_unmatched_fields_when_asked(api, workspace, user):
+    """`add_columns` (what `assay evalset push` sends): fields match the set's columns by
+    synonym and each other field becomes a new column named as the map step suggests."""
+    created = api.post("/api/v1/evalsets/", {"name": "有列"}, format="json").json()
+    url = f"/api/v1/evalsets/{created['id']}/imports/"
+    first = api.post(url, {"file": upload("a.csv", "input,reference_output\nq,a\n")})
+    run_now(EvalSetImport.objects.get(public_id=first.json()["id"]))
+    response = api.post(url, {"file": upload("faq.csv", CHINESE), "add_columns": "true"})
+    assert response.status_code == 202, response.content
+    assert response.json()["mapping"] == {
+        "问题": "input",
+        "参考答案": "reference_output",
+        "回答": "actual_output",
+        "标签": "@tags",
+        "用户满意度": "yong_hu_man_yi_du",
+    }
+    run_now(EvalSetImport.objects.get(public_id=response.json()["id"]))
+    columns = api.get(f"/api/v1/evalsets/{created['id']}/").json()["columns"]
+    assert [c["name"] for c in columns] == [
+        "input",
+        "reference_output",
+        "actual_output",
+        "yong_hu_man_yi_du",
+    ]
+    with_mapping = api.post(
+        url,
+        {
+            "file": upload("faq.csv", CHINESE),
+            "mapping": json.dumps({"问题": "input"}),
+            "add_columns": "true",
+        },
+    )
+    assert with_mapping.status_code == 400
+    assert "add_columns" in with_mapping.json()["error"]["details"]

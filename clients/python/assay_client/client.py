@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ import httpx
 from . import __version__
 from .config import resolve_credentials
 from .errors import AssayError, AssayTimeout
-from .evalset_files import SEMVER, file_format, import_mapping, next_version
+from .evalset_files import SEMVER, file_format, next_version
 from .gate import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_DROP,
@@ -376,10 +375,10 @@ class Client:
         return self.request("POST", f"evalsets/{evalset['id']}/versions/", json=body)
 
     def _import(self, evalset: dict, path: Path) -> dict:
-        fields = {"format": file_format(path), "replace": "true"}
-        if evalset.get("columns"):
-            mapping, new_columns = import_mapping(path, evalset["columns"])
-            fields.update(mapping=json.dumps(mapping), new_columns=json.dumps(new_columns))
+        # no mapping: the server matches fields to the set's columns by name and synonym
+        # (问题 → input, 标签 → tags) and makes the others new columns it names, as its web map
+        # step proposes; a file that would fill no column of the set is refused there
+        fields = {"format": file_format(path), "replace": "true", "add_columns": "true"}
         with path.open("rb") as handle:
             files = {"file": (path.name, handle, "application/octet-stream")}
             return self.request(
