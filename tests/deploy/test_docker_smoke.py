@@ -3,10 +3,14 @@ are present. Neither is true on a machine that reaches only package registries (
 images cannot be pulled there), and the test says so when it skips. Built, the image runs
 `init` then `web` on one data volume (SQLite, the filesystem broker): /healthz answers, the
 sign-in page renders, the processes are not root, the generated SECRET_KEY is kept in the
-volume, and the image's HEALTHCHECK turns healthy."""
+volume, and the image's HEALTHCHECK turns healthy. With the PostgreSQL and Redis images too,
+`docker compose up` of docker/compose.yaml serves a sign-in over plain HTTP on a LAN address."""
 
+import json
+import os
 import shutil
 import subprocess
+import sys
 import time
 import urllib.request
 import uuid
@@ -15,6 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parent))
 BASES = ("python:3.11-slim-bookworm", "node:20-bookworm-slim")
 IMAGE = "assay:smoke-test"
 
@@ -34,7 +39,7 @@ def image():
         pytest.skip("no docker CLI on this machine")
     if docker("info", check=False, timeout=30).returncode != 0:
         pytest.skip("no Docker daemon answers (start dockerd to run this test)")
-    missing = [b for b in BASES if docker("image", "inspect", b, check=False).returncode != 0]
+    missing = [b for b in BASES if not present(b)]
     if missing:
         pytest.skip(
             f"base images {', '.join(missing)} are not present and cannot be pulled from "
@@ -97,3 +102,50 @@ def test_the_image_migrates_then_serves_as_an_unprivileged_user(image, volume):
         )
     finally:
         docker("rm", "-f", name, check=False)
+
+
+def compose_command() -> list[str]:
+    if docker("compose", "version", check=False).returncode == 0:
+        return ["docker", "compose"]
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    pytest.skip("neither `docker compose` nor `docker-compose` is installed")
+
+
+def test_compose_up_serves_a_sign_in_over_plain_http(image, tmp_path):
+    needed = [i for i in ("postgres:16-bookworm", "redis:7-bookworm") if not present(i)]
+    if needed:
+        pytest.skip(f"{', '.join(needed)} not present and cannot be pulled from here")
+    from test_entrypoint import free_port, request, sign_in
+
+    port = free_port()
+    project = f"assaysmoke{uuid.uuid4().hex[:6]}"
+    compose = [*compose_command(), "-f", str(ROOT / "docker" / "compose.yaml"), "-p", project]
+    env = {
+        **os.environ,
+        "ASSAY_PORT": str(port),
+        "ASSAY_ADMIN_USERNAME": "ops",
+        "ASSAY_ADMIN_PASSWORD": "a-long-unusual-one",
+    }
+    try:
+        up = subprocess.run(
+            [*compose, "up", "-d", "--build"], env=env, capture_output=True, text=True, timeout=1800
+        )
+        assert up.returncode == 0, up.stdout + up.stderr
+        body = wait_until(lambda: healthy_body(port), 240, "/healthz with a live worker")
+        assert body["database"]["ok"] and body["broker"]["ok"]
+        session = sign_in(port, "ops", "a-long-unusual-one")
+        response, page = request(port, "GET", "/w/team/evaluators/", {"Cookie": session})
+        assert response.status == 200 and "ops" in page
+    finally:
+        subprocess.run([*compose, "down", "-v"], env=env, capture_output=True, timeout=300)
+
+
+def present(image_name: str) -> bool:
+    return docker("image", "inspect", image_name, check=False).returncode == 0
+
+
+def healthy_body(port: int) -> dict | None:
+    status, text = get(f"http://127.0.0.1:{port}/healthz")
+    body = json.loads(text)
+    return body if status == 200 and body["workers"]["ok"] else None
