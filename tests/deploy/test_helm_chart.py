@@ -1,6 +1,7 @@
 """deploy/helm/assay: every value a template reads exists, and with helm present (CI installs
 it: scripts/install_helm.py) the chart renders and passes `helm lint --strict` with the default
-and the production values, into the workloads the deployment docs describe."""
+and the production values, into the workloads the deployment docs describe, each valid against
+the Kubernetes API schemas (kubernetes-validate, strict)."""
 
 import re
 import shutil
@@ -89,6 +90,26 @@ def rendered(values: list[str]) -> dict[tuple[str, str], dict]:
     text = run_helm("template", "team", str(CHART), *values)
     documents = [doc for doc in yaml.safe_load_all(text) if doc]
     return {(doc["kind"], doc["metadata"]["name"]): doc for doc in documents}
+
+
+@pytest.mark.parametrize("values", VALUES.values(), ids=VALUES.keys())
+def test_rendered_manifests_match_the_kubernetes_api_schemas(values):
+    try:
+        import kubernetes_validate
+    except ImportError:
+        kubernetes_validate = None
+    require_service(
+        "kubernetes-validate",
+        kubernetes_validate is not None,
+        "scripts/install_helm.py installs it",
+    )
+    docs = rendered(values)
+    for version in ("1.29.0", kubernetes_validate.latest_version()):
+        for doc in docs.values():  # strict: an unknown or misspelt field is an error
+            kubernetes_validate.validate(doc, version, strict=True)
+    broken = dict(docs[("Deployment", "team-assay-web")], spec={"replica": 2})
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, "1.29.0", strict=True)
 
 
 def container(workload: dict) -> dict:
