@@ -38,6 +38,7 @@ ENGLISH = {
     r"|system_prompt|app|persona|goal|opening)\s*</dt>",
     "column type names": r"<option\b[^>]*>\s*(?:Text|Image|Audio|MultiPart|Conversation)\s*<",
     "row counts and kinds in choices": r"\d rows?\s*</option>|@ [\w.]+ \((?:Code|LLM judge)\)",
+    "the draft by its code": r">\s*draft\s*</(?:option|th)>",
     "column type after a name": r"\((?:Text|Image|Audio|MultiPart|Conversation)[,)]",
     "language named in Chinese": r"英语",
     "relative time": r"\d+\s分钟\s前|(?<!\d)0\s分钟",
