@@ -1,6 +1,7 @@
 """A judge reads a provider's answer no further than its cap (`max_body_bytes`): a longer one
-is an error saying so, never retried, and nothing of it is kept. The time a call waited for
-rate-limit slots is reported apart from its latency."""
+is an error saying so, never retried, and nothing of it is kept; `timeout_s` bounds a whole
+attempt, answer included. The time a call waited for rate-limit slots is reported apart from
+its latency."""
 
 from __future__ import annotations
 
@@ -39,3 +40,10 @@ def test_the_rate_limit_wait_is_reported_apart_from_the_latency(llm_server) -> N
     assert first.rate_limit_wait_ms == 0
     assert second.rate_limit_wait_ms >= 400  # the slot's booked wait, not a measured time
     assert second.latency_ms < second.rate_limit_wait_ms  # the call alone, without the wait
+
+
+def test_an_answer_trickling_past_timeout_s_times_out(llm_server) -> None:
+    # a space every 0.25 s for 3 s: no read waits long, the attempt as a whole does
+    outcome = judge(llm_server, "drip:3", timeout_s=1.0, max_retries=0)
+    assert outcome.status == "timeout"
+    assert outcome.error == "timed out after 1 attempts (1 s per request)"

@@ -21,7 +21,8 @@ number of assistant messages in the request (the simulator's own earlier message
 one repeats), e.g. ``say:hi|thanks <END>`` — give it as ``default_script``: a simulator's last
 user message is the app's reply, which carries no marker.
 Transport scripts: ``429[:seconds|:date:seconds|:none]``, ``500``, ``503``, ``400``,
-``slow:<seconds>`` (clean after a delay), ``hang:<seconds>`` (for client timeouts), ``drop``
+``slow:<seconds>`` (clean after a delay), ``hang:<seconds>`` (for client timeouts),
+``drip:<seconds>`` (a byte every 0.25 s, then a clean answer: a whole-attempt bound), ``drop``
 (close the connection without answering), ``echo_key[:masked]`` (401 whose message repeats the
 bearer key, whole or masked as some providers do), ``huge:<MB>`` (a clean-looking answer of that
 many megabytes of incompressible text).
@@ -233,6 +234,10 @@ def _say(arg: str, body: Any) -> str:
 
 def _answer(handler: _Handler, body: Any, content: str, *, allow_tool: bool = True) -> None:
     """A 200 chat completion; tool requests get the content as ``eval`` call arguments."""
+    handler._send_json(200, _completion(body, content, allow_tool=allow_tool))
+
+
+def _completion(body: Any, content: str, *, allow_tool: bool = True) -> dict[str, Any]:
     request = body if isinstance(body, dict) else {}
     use_tool = allow_tool and bool(request.get("tools"))
     message: dict[str, Any] = {"role": "assistant", "content": None if use_tool else content}
@@ -248,7 +253,7 @@ def _answer(handler: _Handler, body: Any, content: str, *, allow_tool: bool = Tr
         "choices": [{"index": 0, "message": message, "finish_reason": _finish(use_tool)}],
         "usage": _usage(prompt_tokens, max(1, len(content) // 4)),
     }
-    handler._send_json(200, completion)
+    return completion
 
 
 def _finish(use_tool: bool) -> str:
@@ -285,6 +290,24 @@ def _slow(handler: _Handler, arg: str, body: Any) -> None:
     _answer(handler, body, CLEAN)
 
 
+def _drip(handler: _Handler, arg: str, body: Any) -> None:
+    """Headers at once, then a space every 0.25 s for `arg` seconds, then a clean answer: every
+    read is quick, only a bound on the whole attempt stops it."""
+    data = json.dumps(_completion(body, CLEAN)).encode()
+    try:
+        handler.wfile.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        for _ in range(int(float(arg or 4) / 0.25)):
+            handler.wfile.write(b"1\r\n \r\n")
+            time.sleep(0.25)
+        handler.answered()
+        handler.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data))
+    except (BrokenPipeError, ConnectionResetError):
+        handler.close_connection = True
+
+
 def _drop(handler: _Handler, arg: str, body: Any) -> None:
     handler.drop()
 
@@ -315,6 +338,7 @@ _TRANSPORT: dict[str, Callable[[_Handler, str, Any], None]] = {
     "slow": _slow,
     "hang": _slow,
     "drop": _drop,
+    "drip": _drip,
     "echo_key": _echo_key,
     "huge": _huge,
 }
