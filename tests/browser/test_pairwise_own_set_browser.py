@@ -66,3 +66,42 @@ def test_launch_a_pairwise_run_on_a_question_column(
         assert _fits(page), f"the run page is wider than {width} px"
         screenshot(page, f"pairwise-own-set-run-{language}-{width}")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_biased_judge_is_badged_and_p_best_explained(
+    live_server, page, workspace, user, pw_version, pw_scorer, pw_judge, language
+):
+    from experiments.pairwise.services import pairwise_run_create
+    from tests.support.pairwise import pushed_run, steered
+
+    apps = [  # every output asks for the first slot: the judge always picks it
+        pushed_run(
+            workspace=workspace,
+            user=user,
+            version=pw_version,
+            evaluator_version=pw_scorer,
+            name=f"app {label}",
+            answer=steered(label, lambda i: True),
+        )
+        for label in ("P", "Q", "R")
+    ]
+    run = pairwise_run_create(
+        workspace=workspace,
+        user=user,
+        name="biased",
+        experiments=apps,
+        evaluator_version=pw_judge,
+        chunk_size=10,
+    )
+    engine.pairwise_run_inline(run_id=run.pk)
+    UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+    sign_in(page, live_server)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/w/acme/pairwise/{run.public_id}/")
+        assert page.locator("#judge-bias-badge").is_visible()
+        assert page.locator("#strong-bias").is_visible()
+        assert page.locator("#p-best-note").is_visible()
+        assert _fits(page), f"the run page is wider than {width} px"
+        screenshot(page, f"pairwise-biased-judge-{language}-{width}")
