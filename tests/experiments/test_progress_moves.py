@@ -148,7 +148,7 @@ def test_the_eta_counts_down_while_idle_then_says_waiting(workspace, user):
 
 
 @pytest.mark.django_db
-def test_the_list_bar_counts_target_outputs(web, workspace, user):
+def test_the_list_bar_counts_target_outputs(web, api, workspace, user):
     app_url = "http://127.0.0.1:9/answer"  # never called: the run is only counted here
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(10))
     check = make_code_version(workspace=workspace, user=user)
@@ -166,3 +166,8 @@ def test_the_list_bar_counts_target_outputs(web, workspace, user):
     )
     page = web.get("/w/acme/experiments/").content.decode()
     assert 'aria-valuenow="25"' in page  # 5 of 10 outputs, 0 of 10 results: was 0
+    # the API says the same, apart
+    progress = api.get(f"/api/v1/experiments/{experiment.public_id}/").json()["progress"]
+    assert (progress["targets_done"], progress["targets_total"]) == (5, 10)
+    assert (progress["results_done"], progress["results_answered"]) == (0, 0)
+    assert progress["calls_in_flight"] == 0 and progress["overall_percent"] == 25.0
