@@ -90,6 +90,7 @@ def test_the_image_migrates_then_serves_as_an_unprivileged_user(image, volume):
         status, page = get(f"http://127.0.0.1:{port}/accounts/login/")
         assert status == 200 and "Sign in to Assay" in page
         assert docker("exec", name, "id", "-u").stdout.strip() == "10001"
+        assert docker("exec", name, "id", "-g").stdout.strip() == "10001"  # the chart's group
         key = docker("exec", name, "stat", "-c", "%a %U", "/data/secret_key").stdout.split()
         assert key == ["600", "assay"]
         wait_until(
