@@ -154,7 +154,7 @@ def test_a_report_written_by_the_worker_reads_in_each_language(celery_worker_inp
 RAGGED_EN = "this row has 1 cells but the header has 2; check commas and quoting"
 RAGGED_ZH = "这一行有 1 个单元格，但表头有 2 个；请检查逗号和引号"
 NOTHING_EN = "Nothing was imported: 1 problem found. Fix it, or import again with “skip bad rows”."
-NOTHING_ZH = "没有导入任何内容：发现 1 个问题。请修正后重试，或勾选“跳过坏行”再次导入。"
+NOTHING_ZH = "没有导入任何内容：发现 1 个问题。请修正后重试，或勾选“跳过错误行”再次导入。"
 
 
 def api_job(api, evalset, job, **headers):
@@ -201,7 +201,7 @@ def test_skipped_rows_take_the_plural_and_a_file_the_worker_cannot_read_says_why
     )
     assert job.status == "completed"
     assert job.message == "2 bad rows were skipped; see the error report."
-    assert api_job(api, evalset, job, **ZH).json()["message"] == "已跳过 2 个坏行；请查看错误报告。"
+    assert api_job(api, evalset, job, **ZH).json()["message"] == "已跳过 2 个错误行；请查看错误报告。"
 
     # the file changed under a queued job: its header is refused by the worker
     job = import_create(evalset=evalset, user=None, upload=upload("r.csv", "question\nq\n"))
