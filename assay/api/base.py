@@ -13,6 +13,7 @@ from assay.selectors import (
     library_version_get,
     library_versions,
     membership_get,
+    password_change_required,
     workspaces_for_user,
 )
 
@@ -47,6 +48,11 @@ class WorkspaceMixin:
 
     def initial(self, request, *args, **kwargs):
         self.perform_authentication(request)
+        if not isinstance(request.auth, ApiToken) and password_change_required(user=request.user):
+            # the session's way round choosing one's own password (as workspace_view asks)
+            raise exceptions.PermissionDenied(
+                _("Choose your own password first: you signed in with a temporary one.")
+            )
         request.workspace = None
         request.membership = None
         if request.user and request.user.is_authenticated:

@@ -70,3 +70,22 @@ def test_only_owners_create_accounts(client, member):
     client.force_login(member("ed", role="editor"))
     assert client.post(CREATE, {"new-username": "x", "new-role": "owner"}).status_code == 403
     assert not User.objects.filter(username="x").exists()
+
+
+def test_the_api_is_closed_to_a_session_on_a_temporary_password(client, workspace):
+    # the API with the browser's session must not be a way around choosing one's own
+    # password (nor a way to mint a token that keeps the owner-known password working)
+    issued = services.member_create_with_password(workspace=workspace, username="li", role="editor")
+    client.force_login(issued.membership.user)
+    listed = client.get("/api/v1/evaluators/", HTTP_X_ASSAY_WORKSPACE="acme")
+    assert listed.status_code == 403 and "password" in listed.json()["error"]["message"]
+    minted = client.post(
+        "/api/v1/tokens/",
+        {"name": "ci"},
+        content_type="application/json",
+        HTTP_X_ASSAY_WORKSPACE="acme",
+    )
+    assert minted.status_code == 403
+    assert not issued.membership.user.api_tokens.exists()
+    services.password_change_done(user=issued.membership.user)
+    assert client.get("/api/v1/evaluators/", HTTP_X_ASSAY_WORKSPACE="acme").status_code == 200
