@@ -136,8 +136,9 @@ def lease_seconds() -> float:
 
 def chunk_claim(chunk_id: int) -> uuid.UUID | None:
     """Take a chunk under a new lease token: pending or queued, or running with an expired
-    lease (its worker died). A chunk whose lease is alive is someone else's: None."""
-    return _claim(ExperimentChunk, chunk_id)
+    lease (its worker died). A chunk whose lease is alive is someone else's: None. The counts
+    a dead runner's keeper left (engine.progress) start again at 0."""
+    return _claim(ExperimentChunk, chunk_id, calls_in_flight=0, calls_answered=0)
 
 
 def pairwise_chunk_claim(chunk_id: int) -> uuid.UUID | None:
@@ -145,7 +146,7 @@ def pairwise_chunk_claim(chunk_id: int) -> uuid.UUID | None:
     return _claim(PairwiseChunk, chunk_id)
 
 
-def _claim(model, chunk_id: int) -> uuid.UUID | None:
+def _claim(model, chunk_id: int, **fresh) -> uuid.UUID | None:
     now, token = timezone.now(), uuid.uuid4()
     claimable = Q(status__in=[C.PENDING, C.QUEUED]) | Q(status=C.RUNNING, lease_expires_at__lt=now)
     claimed = model.objects.filter(claimable, pk=chunk_id).update(
@@ -154,6 +155,7 @@ def _claim(model, chunk_id: int) -> uuid.UUID | None:
         claimed_at=now,
         attempts=F("attempts") + 1,
         lease_expires_at=now + timedelta(seconds=lease_seconds()),
+        **fresh,
     )
     return token if claimed else None
 
