@@ -215,6 +215,24 @@ def test_main_pages_in_chinese_show_none_of_the_english_the_walk_found(demo):
     assert not problems, "\n".join(f"{url}: {found}" for url, found in problems.items())
 
 
+def test_pages_before_signing_in_show_none_of_it_either(demo):
+    """The sign-in page and an invitation a colleague opens, in Chinese, signed out."""
+    from django.test import Client
+
+    from assay import services
+
+    issued = services.invitation_create(
+        workspace=demo["ws"], user=demo["ws"].memberships.get().user, role="editor"
+    )
+    problems = {}
+    for url in ("/accounts/login/", f"/invite/{issued.key}/"):
+        response = Client().get(url, **ZH)
+        assert response.status_code == 200, url
+        if found := english_found(response.content.decode()):
+            problems[url] = found
+    assert not problems, problems
+
+
 def test_the_language_switch_names_each_language_in_itself(demo):
     page = demo["client"].get(f"/w/{demo['ws'].slug}/evaluators/new/", **ZH).content.decode()
     switch = page[page.index('action="/i18n/setlang/"') :].split("</form>", 1)[0]
