@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -354,7 +355,8 @@ def experiment_retry_failed(*, experiment: Experiment) -> RetryCounts:
             retry_round=F("retry_round") + 1,
             # the results about to be written again (never-written ones were never counted)
             results_done=F("results_done") - written,
-            targets_done=F("targets_done") - counts.target_rows,  # called again
+            # called again; never below 0: a run finished before the counter existed has 0
+            targets_done=Greatest(F("targets_done") - counts.target_rows, 0),
             chunks_done=0,
             cancel_requested=False,
             finished_at=None,
