@@ -169,6 +169,42 @@ def test_init_then_web_serve_a_sign_in_over_plain_http_on_a_lan_address(tmp_path
             int(env["PORT"]), "GET", "/w/team/evaluators/", {"Cookie": session}
         )
         assert response.status == 200 and "ops" in page
+        # the image's health check, pointed at this gunicorn as if it were process 1
+        check = health_check(env, server.pid)
+        assert check.returncode == 0, check.stderr
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.communicate(timeout=60)
+
+
+def health_check(env: dict, pid: int) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["sh", str(ROOT / "docker" / "healthcheck.sh")],
+        env={**env, "ASSAY_HEALTH_PID": str(pid)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_health_check_of_beat_is_its_schedule_files_age(tmp_path):
+    # a process whose command line reads like beat's
+    beat = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "beat", "-"])
+    try:
+        env = base_env(tmp_path)
+        assert health_check(env, beat.pid).returncode != 0  # no schedule written yet
+        (tmp_path / "celerybeat-schedule.db").write_bytes(b"")
+        assert health_check(env, beat.pid).returncode == 0
+    finally:
+        beat.kill()
+        beat.wait()
+
+
+def test_the_health_check_refuses_a_process_it_does_not_know(tmp_path):
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        check = health_check(base_env(tmp_path), other.pid)
+        assert check.returncode != 0 and "no health check for: sleep 60" in check.stderr
+    finally:
+        other.kill()
+        other.wait()
