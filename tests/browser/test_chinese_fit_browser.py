@@ -153,3 +153,14 @@ def test_the_import_preview_reads_a_chinese_question_on_a_phone(live_server, pag
     assert lines <= 2, f"the question takes {lines} lines in its preview cell"
     screenshot(page, "zh-phone-import-preview")
     assert page.console_errors == []
+
+
+def test_the_pairwise_form_names_column_types_in_chinese(live_server, page):
+    demo_load()
+    sign_in_demo(page, live_server)
+    choose_language(page, live_server, "zh-hans")
+    open_page(page, live_server, "/pairwise/new/", "#pairwise-form table.mapping")
+    types = page.locator("#pairwise-form table.mapping tbody tr td:nth-child(2)").all_inner_texts()
+    assert types and all(t == "文本" for t in types), types
+    screenshot(page, "zh-pairwise-new-types")
+    assert page.console_errors == []
