@@ -83,6 +83,7 @@ class JudgeCalls(_Calls):
         super().__init__(chunk_id, experiment_id, watch)
         self.bound = 0  # the most results the current mini-batch writes
         self.shown = 0  # the chunk's calls_answered as last written
+        self.recheck = False  # a commit zeroed the counts: write them again at the next report
 
     def batch(self, results: int) -> None:
         """A mini-batch starts that writes at most `results` results."""
@@ -96,7 +97,8 @@ class JudgeCalls(_Calls):
             if self.closed:
                 return
             counts = (max(0, self.watch.in_flight), min(self.answered(), self.bound))
-            moved = counts != (self.in_flight, self.shown)
+            moved = counts != (self.in_flight, self.shown) or self.recheck
+            self.recheck = False
             grew = counts[1] > self.shown
             self.in_flight, self.shown = counts
         if moved:
@@ -110,13 +112,15 @@ class JudgeCalls(_Calls):
     def settle(self) -> None:
         with self.lock:
             self.base, shown, self.shown = self.watch.finished, self.shown, 0
+            # a report that read its counts before this may write them after our zero
+            self.recheck = True
         if shown:
             _chunk_counts(self.chunk_id, calls_answered=0)
 
     def close(self) -> None:
         with self.lock:
             self.closed = True
-            written = self.in_flight or self.shown
+            written = self.in_flight or self.shown or self.recheck
         if written:
             _chunk_counts(self.chunk_id, calls_in_flight=0, calls_answered=0)
 
