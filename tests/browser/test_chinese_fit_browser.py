@@ -164,3 +164,20 @@ def test_the_pairwise_form_names_column_types_in_chinese(live_server, page):
     assert types and all(t == "文本" for t in types), types
     screenshot(page, "zh-pairwise-new-types")
     assert page.console_errors == []
+
+
+def test_compare_filter_labels_stay_beside_their_fields_on_a_phone(live_server, page):
+    demo_load()
+    baseline, stricter = demo_runs()
+    sign_in_demo(page, live_server)
+    choose_language(page, live_server, "zh-hans")
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    open_page(page, live_server, f"/compare/?baseline={baseline}&candidates={stricter}", "#tag")
+    for field in ("filter", "tag"):
+        label = page.locator(f"#diff-filters label[for={field}]").bounding_box()
+        box = page.locator(f"#{field}").bounding_box()
+        # On one line: the label's middle lies within the field's height.
+        middle = label["y"] + label["height"] / 2
+        assert box["y"] <= middle <= box["y"] + box["height"], (field, label, box)
+    screenshot(page, "zh-phone-compare-filters")
+    assert page.console_errors == []
