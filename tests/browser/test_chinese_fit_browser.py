@@ -181,3 +181,29 @@ def test_compare_filter_labels_stay_beside_their_fields_on_a_phone(live_server, 
         assert box["y"] <= middle <= box["y"] + box["height"], (field, label, box)
     screenshot(page, "zh-phone-compare-filters")
     assert page.console_errors == []
+
+
+# A paragraph's text as drawn: its text nodes and, for each child element, the content the
+# stylesheet puts before it (the gap between sentences) and its own text.
+PARAGRAPH_AS_SHOWN = """(p) => [...p.childNodes].map(n => {
+  if (n.nodeType === 3) return n.textContent;
+  const before = getComputedStyle(n, '::before').content;
+  return (before && before !== 'none' ? before.replace(/^"|"$/g, '') : '') + n.textContent;
+}).join('')"""
+
+
+@pytest.mark.parametrize(
+    "language, policy, joint",
+    [("en", "Current policy", "≥ 0.5. A missing"), ("zh-hans", "当前策略", "时通过。缺失")],
+)
+def test_sentences_side_by_side_follow_the_language(live_server, page, language, policy, joint):
+    from evaluators.models import Evaluator
+
+    demo_load()
+    judge = Evaluator.objects.get(kind="llm").public_id
+    sign_in_demo(page, live_server)
+    choose_language(page, live_server, language)
+    open_page(page, live_server, f"/evaluators/{judge}/", "#draft-form")
+    note = page.locator("main p.muted", has_text=policy).first
+    assert joint in note.evaluate(PARAGRAPH_AS_SHOWN)
+    assert page.console_errors == []
