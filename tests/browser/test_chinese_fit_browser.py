@@ -162,7 +162,10 @@ def test_the_pairwise_form_names_column_types_in_chinese(live_server, page):
     open_page(page, live_server, "/pairwise/new/", "#pairwise-form table.mapping")
     types = page.locator("#pairwise-form table.mapping tbody tr td:nth-child(2)").all_inner_texts()
     assert types and all(t == "文本" for t in types), types
-    screenshot(page, "zh-pairwise-new-types")
+    for width in (DESKTOP, PHONE):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(SPLIT_WORDS) == [], width
+        screenshot(page, f"zh-pairwise-new-types-{width}")
     assert page.console_errors == []
 
 
