@@ -26,6 +26,7 @@ from assay.api.base import (
     WorkspaceScopedViewSet,
     validated,
 )
+from assay.api.schema import EXCEL_PARAMETER
 from assay.safety.csvcells import excel_wanted
 from assay.semver import SEMVER_RE
 
@@ -164,14 +165,7 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         parameters=[
             OpenApiParameter("format", str, enum=["csv", "jsonl"], description="default jsonl"),
             OpenApiParameter("version", str, description="a version, or 'draft' (default)"),
-            OpenApiParameter(
-                "excel",
-                bool,
-                description=_(
-                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
-                    "Windows too) opens it as UTF-8"
-                ),
-            ),
+            EXCEL_PARAMETER,
         ],
         responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
     )

@@ -13,6 +13,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
+from assay.api.schema import EXCEL_PARAMETER
 from assay.safety.csvcells import excel_wanted
 
 from . import selectors, services
@@ -521,14 +522,7 @@ class ExperimentViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Re
     @extend_schema(
         parameters=[
             OpenApiParameter("format", str, enum=[*FORMATS]),
-            OpenApiParameter(
-                "excel",
-                bool,
-                description=_(
-                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
-                    "Windows too) opens it as UTF-8"
-                ),
-            ),
+            EXCEL_PARAMETER,
         ],
         responses={(200, "text/csv"): str},
     )

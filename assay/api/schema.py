@@ -3,7 +3,19 @@ to authenticate."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiParameter
+
+# The `excel` query parameter of every CSV download (sets, results, pairs, comparisons).
+EXCEL_PARAMETER = OpenApiParameter(
+    "excel",
+    bool,
+    description=_(
+        "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
+        "Windows too) opens it as UTF-8"
+    ),
+)
 
 # the first path segment after /api/v1/ → the area it is listed under
 AREAS = {

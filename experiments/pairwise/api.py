@@ -12,6 +12,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
+from assay.api.schema import EXCEL_PARAMETER
 from assay.safety.csvcells import excel_wanted
 
 from ..models import PairwiseRun
@@ -180,14 +181,7 @@ class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.R
     @extend_schema(
         parameters=[
             OpenApiParameter("format", str, enum=[*FORMATS]),
-            OpenApiParameter(
-                "excel",
-                bool,
-                description=_(
-                    "CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese "
-                    "Windows too) opens it as UTF-8"
-                ),
-            ),
+            EXCEL_PARAMETER,
         ],
         responses={(200, "text/csv"): str},
     )
