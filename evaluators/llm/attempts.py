@@ -164,6 +164,22 @@ def run_blocking(coroutine: Any) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine)
+        return _run(coroutine)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+        return pool.submit(_run, coroutine).result()
+
+
+def _run(coroutine: Any) -> Any:
+    """``asyncio.run`` on uvloop's loop when it is installed (it spends about a fifth less CPU
+    a call than asyncio's own loop), else on asyncio's."""
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        return runner.run(coroutine)
+
+
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop factory, or None (asyncio's default loop) where uvloop is missing."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
