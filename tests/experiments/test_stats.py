@@ -302,3 +302,31 @@ def test_the_dashboard_pass_interval_is_the_fail_interval_mirrored(workspace, us
     assert card["pass_ci"] == (1 - fail_high, 1 - fail_low)
     expected = bootstrap_ci(card["summary"]["fails"], card["summary"]["passed"], seed=0)
     assert (fail_low, fail_high) == expected
+
+
+def _one_draw_means(scores: np.ndarray, seed: int, iterations: int = 10_000) -> np.ndarray:
+    """The mean bootstrap drawn as one B x n block (what any blocking must reproduce)."""
+    idx = np.random.default_rng(seed).integers(0, scores.size, size=(iterations, scores.size))
+    return scores[idx].mean(axis=1)
+
+
+@pytest.mark.parametrize("n", [30, 131, 1_999, MEAN_CI_BOOTSTRAP_MAX_N])
+def test_mean_bootstrap_in_blocks_equals_one_draw_to_the_last_bit(n):
+    scores = np.random.default_rng(n).random(n)
+    means = bootstrap._bootstrap_means(scores, 10_000, np.random.default_rng(9))
+    assert np.array_equal(means, _one_draw_means(scores, 9))
+    assert mean_ci(scores, seed=9) == bootstrap.percentile_bounds(_one_draw_means(scores, 9), 0.95)
+
+
+def test_mean_bootstrap_holds_a_small_block_of_draws_at_a_time():
+    import tracemalloc
+
+    scores = np.random.default_rng(5).random(MEAN_CI_BOOTSTRAP_MAX_N)
+    tracemalloc.start()
+    try:
+        mean_ci(scores, seed=5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 10,000 x 2,000 draws in blocks of ~1 MB (the indices and their scores), never 32 MB ones
+    assert peak < 4 * 1024 * 1024
