@@ -29,7 +29,7 @@ from .leases import ChunkLease
 from .progress import calls_counted, judge_calls_counted
 from .scoring import EvaluatorWork
 from .turns import json_loads
-from .writes import COLUMNS, results_write, stale_turns_delete
+from .writes import COLUMNS, results_write, stale_turns_delete, target_results_write
 
 # Rows between progress bumps and writes of an LLM judge's chunk. A judge batch, like a
 # target's, keeps `concurrency` calls in flight until its last rows and then waits for the
@@ -325,12 +325,7 @@ def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:
 
 
 def _target_upsert(rows: list[TargetResult]) -> None:
-    TargetResult.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["experiment", "item", "repeat"],
-        update_fields=TARGET_UPDATE_FIELDS,
-    )
+    target_results_write(rows=rows, update_fields=TARGET_UPDATE_FIELDS)
 
 
 # kind → (chunk, lease) → the function each mini-batch of item rows is given to

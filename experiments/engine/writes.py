@@ -7,7 +7,10 @@ number of rows, and no per-field preparation in Python (building `Result` instan
 Django's per-value `get_db_prep_save` were half a code-check chunk's time). Other databases
 (SQLite in development and tests) take the same rows through `bulk_create`, which says the
 same thing in more statements. Either way, two runners that both found a row missing still
-leave exactly one row: the upsert updates the row the other wrote.
+leave exactly one row: the upsert updates the row the other wrote. A target chunk's rows
+take the same path into their own staging table (`target_results_write`, conflict on
+(experiment, item, repeat)): a 1,000-row `INSERT … VALUES … ON CONFLICT` was the last step
+between a target chunk's last call and its code check.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import weakref
 
 from django.db import connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 
-from ..models import Result
+from ..models import Result, TargetResult
 
 # The columns a chunk writes, in the order of a row tuple. The rest of a result (human
 # corrections, their author and time) is never written by a chunk: an update keeps them.
@@ -54,8 +58,31 @@ BINDING, ITEM, REPEAT, TURN = (
 TAGS, REQUEST = COLUMNS.index("tags"), COLUMNS.index("rendered_request")
 JSON_COLUMNS = frozenset({"tags", "rendered_request"})
 STAGE = "assay_result_stage"
-# Raw connections that already have the staging table (it lives as long as the session).
-_STAGED: weakref.WeakSet = weakref.WeakSet()
+# A target chunk's rows, written the same way (COPY, then one upsert on the target's key).
+TARGET_COLUMNS = (
+    "experiment_id",
+    "item_id",
+    "item_uid",
+    "repeat",
+    "status",
+    "output",
+    "trajectory",
+    "conversation",
+    "error",
+    "rendered_request",
+    "raw_response",
+    "latency_ms",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "retry_round",
+    "created_at",
+)
+TARGET_UPDATED = TARGET_COLUMNS[TARGET_COLUMNS.index("status") : -1]  # never created_at
+TARGET_JSON = ("conversation", "rendered_request")
+TARGET_STAGE = "assay_target_stage"
+# (raw connection, staging table) pairs that exist (a table lives as long as the session).
+_STAGED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def unique_key() -> list[str]:
@@ -76,6 +103,27 @@ def results_write(*, rows: list[tuple]) -> None:
     else:  # the staging table empties at every commit: COPY and INSERT must share one
         with transaction.atomic():
             _copy_upsert(rows)
+
+
+def target_results_write(*, rows: list[TargetResult], update_fields: list[str]) -> None:
+    """Insert target rows or update `update_fields` of the row already there for (experiment,
+    item, repeat): two runners that both called a row still leave exactly one. Runs in the
+    caller's transaction, like `results_write`."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        TargetResult.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["experiment", "item", "repeat"],
+            update_fields=update_fields,
+        )
+        return
+    if connection.in_atomic_block:
+        _target_copy_upsert(rows, update_fields)
+    else:  # the staging table empties at every commit: COPY and INSERT must share one
+        with transaction.atomic():
+            _target_copy_upsert(rows, update_fields)
 
 
 def stale_turns_delete(*, rows: list[tuple]) -> int:
@@ -102,7 +150,7 @@ def _copy_upsert(rows: list[tuple]) -> None:
     table, columns = Result._meta.db_table, ", ".join(COLUMNS)
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in UPDATED)
     with connection.cursor() as cursor:
-        _ensure_stage(cursor)
+        _ensure_stage(cursor, STAGE, table, COLUMNS)
         with cursor.cursor.copy(f"COPY {STAGE} ({columns}) FROM STDIN") as copy:
             for values in _copy_rows(rows):
                 copy.write_row(values)
@@ -135,18 +183,43 @@ def _copy_rows(rows: list[tuple]):
         )
 
 
-def _ensure_stage(cursor) -> None:
+def _target_copy_upsert(rows: list[TargetResult], update_fields: list[str]) -> None:
+    table, columns = TargetResult._meta.db_table, ", ".join(TARGET_COLUMNS)
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in update_fields)
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        _ensure_stage(cursor, TARGET_STAGE, table, TARGET_COLUMNS)
+        with cursor.cursor.copy(f"COPY {TARGET_STAGE} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(_target_copy_row(row, now))
+        cursor.execute(
+            f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {TARGET_STAGE}"
+            f" ON CONFLICT (experiment_id, item_id, repeat) DO UPDATE SET {updates};"
+            f" DELETE FROM {TARGET_STAGE}"
+        )
+
+
+def _target_copy_row(row: TargetResult, now) -> tuple:
+    """A target row as COPY takes it: JSON columns as JSON text (NULL stays NULL)."""
+    values = {name: getattr(row, name) for name in TARGET_COLUMNS}
+    for name in TARGET_JSON:
+        if values[name] is not None:
+            values[name] = json.dumps(values[name])
+    values["created_at"] = values["created_at"] or now
+    return tuple(values.values())
+
+
+def _ensure_stage(cursor, stage: str, table: str, columns) -> None:
     """The session's staging table: created once per connection, emptied at every commit."""
     raw = connection.connection
-    if raw in _STAGED:
+    if stage in _STAGED.get(raw, ()):
         return
-    table = Result._meta.db_table
     cursor.execute(
-        f"CREATE TEMPORARY TABLE IF NOT EXISTS {STAGE} ON COMMIT DELETE ROWS AS"
-        f" SELECT {', '.join(COLUMNS)} FROM {table} WITH NO DATA"
+        f"CREATE TEMPORARY TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS"
+        f" SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
     )
     # a table created in a transaction that rolls back is gone: remember it once committed
-    transaction.on_commit(lambda: _STAGED.add(raw))
+    transaction.on_commit(lambda: _STAGED.setdefault(raw, set()).add(stage))
 
 
 # ----------------------------------------------------------------------------- elsewhere
