@@ -179,8 +179,7 @@ class MemberViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Destro
     destroy=extend_schema(
         summary=_("Withdraw an invitation"),
         description=_(
-            "Its link stops working at once (204); 404 for one already used, withdrawn or "
-            "expired."
+            "Its link stops working at once (204); 404 for one already used, withdrawn or expired."
         ),
     ),
 )
