@@ -29,7 +29,13 @@ from .leases import ChunkLease
 from .progress import calls_counted, judge_calls_counted
 from .scoring import EvaluatorWork
 from .turns import json_loads
-from .writes import COLUMNS, results_write, stale_turns_delete, target_results_write
+from .writes import (
+    COLUMNS,
+    TARGET_UPDATE_FIELDS,
+    results_write,
+    stale_turns_delete,
+    target_results_write,
+)
 
 # Rows between progress bumps and writes of an LLM judge's chunk. A judge batch, like a
 # target's, keeps `concurrency` calls in flight until its last rows and then waits for the
@@ -45,20 +51,6 @@ CODE_MINI_BATCH = 1000
 # slowest: small batches would spend much of their time in that tail. Cancelling still stops
 # the calls in flight at once (the cancel event reaches them).
 TARGET_MINI_BATCH = 2000
-TARGET_UPDATE_FIELDS = [
-    "status",
-    "output",
-    "trajectory",
-    "conversation",
-    "error",
-    "rendered_request",
-    "raw_response",
-    "latency_ms",
-    "tokens_in",
-    "tokens_out",
-    "cost",
-    "retry_round",
-]
 
 
 class ChunkStopped(Exception):

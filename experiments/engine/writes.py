@@ -59,11 +59,8 @@ TAGS, REQUEST = COLUMNS.index("tags"), COLUMNS.index("rendered_request")
 JSON_COLUMNS = frozenset({"tags", "rendered_request"})
 STAGE = "assay_result_stage"
 # A target chunk's rows, written the same way (COPY, then one upsert on the target's key).
-TARGET_COLUMNS = (
-    "experiment_id",
-    "item_id",
-    "item_uid",
-    "repeat",
+# What a rewrite of a target row sets (never its key or created_at).
+TARGET_UPDATE_FIELDS = [
     "status",
     "output",
     "trajectory",
@@ -76,9 +73,16 @@ TARGET_COLUMNS = (
     "tokens_out",
     "cost",
     "retry_round",
+]
+TARGET_COLUMNS = (
+    "experiment_id",
+    "item_id",
+    "item_uid",
+    "repeat",
+    *TARGET_UPDATE_FIELDS,
     "created_at",
 )
-TARGET_UPDATED = TARGET_COLUMNS[TARGET_COLUMNS.index("status") : -1]  # never created_at
+TARGET_UPDATED = tuple(TARGET_UPDATE_FIELDS)
 TARGET_JSON = ("conversation", "rendered_request")
 TARGET_STAGE = "assay_target_stage"
 # (raw connection, staging table) pairs that exist (a table lives as long as the session).
