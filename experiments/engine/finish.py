@@ -38,7 +38,7 @@ def experiment_finalize_if_done(*, experiment_id: int) -> bool:
 
 def _prepare_pages(experiment_id: int) -> None:
     # after the commit, outside the claim's transaction: a million-row pairing takes seconds
-    from ..results.compare_prepare import run_pages_prepare_on_commit
+    from ..results.compare.prepare import run_pages_prepare_on_commit
 
     run_pages_prepare_on_commit(experiment_id=experiment_id)
 

@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import ContentType
 
-from .http_form import http_config, http_fields, http_form_problems
-from .simulated_user import DEFAULT_PROMPT, DEFAULTS, MAX_TURNS_CAP
+from ..http.form import http_config, http_fields, http_form_problems
+from . import DEFAULT_PROMPT, DEFAULTS, MAX_TURNS_CAP
 
 OPTIONAL = ("model", "temperature")
 APP = "su_app_"  # the prefix of the app's fields
@@ -60,7 +60,7 @@ def simulated_user_fields(*, workspace) -> dict:
 
 def text_columns(*, workspace) -> dict[str, list[str]]:
     """Each evalset version's Text columns by version id (what a scenario column may be)."""
-    from ..selectors.resolving import evalset_version_choices
+    from ...selectors.resolving import evalset_version_choices
 
     return {
         str(v.public_id): [c["name"] for c in v.columns if c["content_type"] == ContentType.TEXT]
@@ -119,7 +119,7 @@ def _limit_fields() -> dict:
 
 def _app_fields(workspace) -> dict:
     """The app's kind, then the HTTP and the prompt target's own fields under `su_app_`."""
-    from .prompt import PromptTarget
+    from ..prompt import PromptTarget
 
     fields = {
         f"{APP}kind": forms.ChoiceField(
