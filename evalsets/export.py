@@ -21,6 +21,7 @@ from assay.safety.csvcells import csv_safe_row, for_excel
 from .items.content import content_cell, export_value
 from .items.problems import report_rows
 from .models import EvalSet, EvalSetVersion
+from .selectors import items_list
 
 CHUNK = 2000
 FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
@@ -72,15 +73,15 @@ def export_response(
     *,
     evalset: EvalSet,
     version: EvalSetVersion | None,
-    items: QuerySet,
     file_format: str,
     excel: bool = False,
 ) -> StreamingHttpResponse:
-    """A download of `items` in `file_format` (csv or jsonl), streamed row chunk by chunk;
-    `excel` starts a CSV with a byte order mark, so Excel reads it as UTF-8."""
+    """A download of the rows of `version` (None: the draft) in `file_format` (csv or jsonl),
+    streamed row chunk by chunk; `excel` starts a CSV with a byte order mark, so Excel reads it
+    as UTF-8. The page and the API both serve it."""
     columns = [c["name"] for c in (version.columns if version else evalset.columns)]
     lines = csv_lines if file_format == "csv" else jsonl_lines
-    body = lines(items, columns)
+    body = lines(items_list(evalset=evalset, version=version), columns)
     excel = excel and file_format == "csv"
     if excel:
         body = for_excel(body)
