@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
-from assay.safety.csvcells import csv_safe_row, for_excel
+from assay.safety.csvcells import csv_safe_row, download_response
 
 from .items.content import content_cell, export_value
 from .items.problems import report_rows
@@ -82,14 +82,9 @@ def export_response(
     columns = [c["name"] for c in (version.columns if version else evalset.columns)]
     lines = csv_lines if file_format == "csv" else jsonl_lines
     body = lines(items_list(evalset=evalset, version=version), columns)
-    excel = excel and file_format == "csv"
-    if excel:
-        body = for_excel(body)
-    response = StreamingHttpResponse(body, content_type=FORMATS[file_format])
     label = version.version if version else "draft"
-    name = f"{slugify(evalset.name) or 'evalset'}-{label}{'-excel' if excel else ''}.{file_format}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    name = f"{slugify(evalset.name) or 'evalset'}-{label}.{file_format}"
+    return download_response(body, name=name, content_type=FORMATS[file_format], excel=excel)
 
 
 def errors_csv(errors: list[dict]) -> str:
