@@ -143,3 +143,28 @@ def span_tree(spans: list[Span]) -> list[dict]:
         for key, n in nodes.items()
         if key not in reached
     ]
+
+
+def span_rows(spans: list[Span]) -> list[dict]:
+    """The span tree flattened depth first for a page: each {"span", "depth",
+    "parent_missing", "offset_pct", "width_pct"} (the last two place its bar on the trace's
+    timeline, from the first start to the last end)."""
+    start = min(s.start_time for s in spans)
+    total = max((max(s.end_time for s in spans) - start).total_seconds(), 1e-9)
+    rows, stack = [], [(node, 0) for node in reversed(span_tree(spans))]
+    while stack:
+        node, depth = stack.pop()
+        span = node["span"]
+        offset = (span.start_time - start).total_seconds() / total * 100
+        width = max((span.end_time - span.start_time).total_seconds() / total * 100, 0.5)
+        rows.append(
+            {
+                "span": span,
+                "depth": min(depth, 12),
+                "parent_missing": node.get("parent_missing", False),
+                "offset_pct": round(offset, 2),
+                "width_pct": round(min(width, 100 - offset), 2),
+            }
+        )
+        stack += [(child, depth + 1) for child in reversed(node["children"])]
+    return rows
