@@ -68,7 +68,11 @@ def test_import_edit_commit_export(
     screenshot(page, "evalset-rows")
 
     page.click("nav.tabs >> text=Versions")
+    # the dialog opens from the page's deferred script: a click before it ran did nothing and
+    # the note never became fillable (a 30 s timeout in CI under load)
+    page.wait_for_url("**/versions/")
     page.click("#open-commit")
+    page.wait_for_selector("#commit-dialog[open]")
     assert page.input_value("#commit-dialog #id_version") == "1.0.0"
     page.fill("#commit-dialog #id_note", "three flags")
     page.click("#confirm-commit")
