@@ -27,7 +27,8 @@ from evalsets.services import evalset_create, items_bulk, version_commit
 from evaluators.models import Evaluator
 from evaluators.services import evaluator_create, evaluator_submit_version
 
-from . import engine, services
+from . import scoring as engine
+from . import services
 from .models import Experiment
 
 SCENARIOS = "Support scenarios"
