@@ -43,6 +43,12 @@ def demo_load() -> Workspace:
     return workspace
 
 
+def demo_existing(model, workspace, name: str):
+    """The demo's object of that name, when an earlier start made it (loading runs each start):
+    the apps' demo loaders find what they made this way."""
+    return model.objects.filter(workspace=workspace, name=name).first()
+
+
 def _extra_loaders():
     """Apps contribute demo data through a `demo_load(workspace, user)` in their demo module."""
     from importlib import import_module

@@ -173,6 +173,35 @@ VARIABLES: list[tuple[str, str, str]] = [
         "Outputs (rows) the scored attempts of one garak import may hold.",
     ),
     (
+        "ASSAY_OTLP_MAX_BODY_BYTES",
+        "`8388608` (8 MiB)",
+        "Largest body one `POST /otlp/v1/traces` may send (as sent, compressed or not); a "
+        "larger one is a 413.",
+    ),
+    (
+        "ASSAY_OTLP_MAX_DECODED_BYTES",
+        "`33554432` (32 MiB)",
+        "Largest OTLP body once gzip is inflated; inflating stops there with a 413 (a gzip "
+        "bomb is never inflated whole).",
+    ),
+    (
+        "ASSAY_OTLP_MAX_SPANS",
+        "`10000`",
+        "Spans one OTLP request may bring; the rest are refused in the answer's `partial_success`.",
+    ),
+    (
+        "ASSAY_OTLP_MAX_QUEUED_BATCHES",
+        "`2000`",
+        "OTLP requests of one workspace waiting for a worker; past it the endpoint answers 429 "
+        "with `Retry-After`.",
+    ),
+    (
+        "ASSAY_TRACE_RETENTION_DAYS",
+        "`30`",
+        "Days spans are kept: older days' partitions are dropped hourly (PostgreSQL), older "
+        "spans deleted (SQLite), and spans older than this are refused at ingestion.",
+    ),
+    (
         "ASSAY_HSTS_SECONDS",
         "`31536000` in production, `0` in development",
         "Strict-Transport-Security max-age sent with HTTPS responses.",

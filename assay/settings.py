@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "evaluators",
     "evalsets",
     "experiments",
+    "traces",
 ]
 
 MIDDLEWARE = [
@@ -249,7 +250,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "evalsets", "description": "Evaluation sets, items, versions, imports."},
         {"name": "experiments", "description": "Runs, results, exports, the CI gate, garak."},
         {"name": "compare", "description": "Paired comparison of runs."},
-        {"name": "settings", "description": "Workspaces, members, tokens, secrets, providers."},
+        {
+            "name": "settings",
+            "description": "Workspaces, members, tokens, ingest keys, secrets, providers.",
+        },
     ],
 }
 
@@ -314,7 +318,20 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "evalsets.tasks.resume_commits",
         "schedule": float(ASSAY_REAPER_INTERVAL_S),
     },
+    "resume-span-batches": {
+        "task": "traces.tasks.resume_batches",
+        "schedule": float(ASSAY_REAPER_INTERVAL_S),
+    },
+    "trace-retention": {"task": "traces.tasks.apply_retention", "schedule": 3600.0},
 }
+# Traces (OTLP/HTTP at /otlp/v1/traces): the body as sent and once inflated, the spans one
+# request may bring (the rest are refused in partial_success), the batches a workspace may have
+# waiting for a worker (then 429 with Retry-After), and the days spans are kept.
+ASSAY_OTLP_MAX_BODY_BYTES = env_int("ASSAY_OTLP_MAX_BODY_BYTES", 8 * 1024 * 1024)
+ASSAY_OTLP_MAX_DECODED_BYTES = env_int("ASSAY_OTLP_MAX_DECODED_BYTES", 32 * 1024 * 1024)
+ASSAY_OTLP_MAX_SPANS = env_int("ASSAY_OTLP_MAX_SPANS", 10_000)
+ASSAY_OTLP_MAX_QUEUED_BATCHES = env_int("ASSAY_OTLP_MAX_QUEUED_BATCHES", 2_000)
+ASSAY_TRACE_RETENTION_DAYS = env_int("ASSAY_TRACE_RETENTION_DAYS", 30)
 # Evalset commits of more rows than this copy in the background, this many rows a batch.
 ASSAY_COMMIT_INLINE_ROWS = env_int("ASSAY_COMMIT_INLINE_ROWS", 20_000)
 ASSAY_COMMIT_BATCH_ROWS = env_int("ASSAY_COMMIT_BATCH_ROWS", 50_000)

@@ -98,4 +98,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", TemplateView.as_view(template_name="assay/api_docs.html"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("", include("traces.urls")),  # /otlp/v1/traces, where exporters send spans
 ]

@@ -327,7 +327,7 @@ def launch(bench: dict) -> None:
 def prepare(bench: dict) -> None:
     """What the candidate's completion stores for its first pages, timed from nothing stored."""
     from experiments.models import PairedComparison
-    from experiments.results.compare_prepare import run_pages_prepare
+    from experiments.results.compare.prepare import run_pages_prepare
 
     PairedComparison.objects.all().delete()
     before = reset_peak_rss()

@@ -20,19 +20,14 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.support import scratch_database  # noqa: E402
+from bench.support import scratch_environment  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 
 
 def main() -> None:
     os.environ["ASSAY_DATA_DIR"] = tempfile.mkdtemp(prefix="assay-bench-")
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    database = scratch_environment()
     import django
 
     django.setup()

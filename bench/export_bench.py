@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.support import scratch_database  # noqa: E402
+from bench.support import scratch_environment  # noqa: E402
 
 ROWS = int(os.environ.get("BENCH_ROWS", "1000000"))
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -41,12 +41,7 @@ def main() -> None:
     os.environ["ASSAY_DATA_DIR"] = tempfile.mkdtemp(prefix="assay-bench-")
     if os.environ.get("BENCH_REUSE") == "1":
         return reuse()
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)  # the streaming process finds the same file
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    database = scratch_environment()  # without PostgreSQL the streaming process finds the file
     import django
 
     django.setup()

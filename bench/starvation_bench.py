@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("BENCH_DB", "assay_starvation")
 
-from bench.support import scratch_database  # noqa: E402
+from bench.support import scratch_environment  # noqa: E402
 
 # The sandbox allows no sleep: a row of the runaways' check counts for about 0.05 s.
 SLOW_ROW = """def exec_evaluation(turn):
@@ -73,12 +73,7 @@ def parse_args() -> argparse.Namespace:
 def start_platform(concurrency: int):
     """Django migrated on a scratch database, a private redis-server and a worker with beat."""
     os.environ["ASSAY_DATA_DIR"] = tempfile.mkdtemp(prefix="assay-bench-")
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    database = scratch_environment()
     from tests.support.processes import RedisServer, Worker
 
     redis = RedisServer().start()

@@ -28,6 +28,19 @@ def scratch_database() -> str:
     return ""
 
 
+def scratch_environment() -> str:
+    """Point this process (and the processes it starts) at the scratch database, or, without a
+    PostgreSQL server, at SQLite in ASSAY_DATA_DIR (set it first), and at Assay's settings; the
+    database URL ('' for SQLite). Every bench that builds its own data starts here."""
+    database = scratch_database()
+    if database:
+        os.environ["DATABASE_URL"] = database
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    return database
+
+
 @contextmanager
 def platform_with_worker(*, concurrency: int):
     """Django on a scratch database (else a temporary SQLite file), migrated, with REDIS_URL
@@ -35,12 +48,7 @@ def platform_with_worker(*, concurrency: int):
     is yielded. Prints which database it is."""
     data_dir = tempfile.mkdtemp(prefix="assay-bench-")
     os.environ["ASSAY_DATA_DIR"] = data_dir
-    database = scratch_database()
-    if database:
-        os.environ["DATABASE_URL"] = database
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    database = scratch_environment()
     from tests.support.processes import RedisServer, Worker
 
     redis = None

@@ -237,15 +237,15 @@ def http_run(args, worker, run: int) -> float:
 # cumulative time it is (none calls another of the list).
 PHASES = {
     **ENGINE_PHASES,
-    "target: requests rendered": [("experiments/targets/http_call.py", "for_items")],
+    "target: requests rendered": [("experiments/targets/http/call.py", "for_items")],
     "target: run-wide slots (Redis)": [
         ("evaluators/llm/slots.py", "acquire"),
         ("evaluators/llm/slots.py", "release"),
         ("evaluators/llm/slots.py", "close"),
     ],
     "target: rate limit": [("evaluators/llm/ratelimit.py", "acquire")],
-    "target: HTTP send + receive": [("experiments/targets/http_call.py", "send")],
-    "target: answers extracted": [("experiments/targets/http.py", "row_fields")],
+    "target: HTTP send + receive": [("experiments/targets/http/call.py", "send")],
+    "target: answers extracted": [("experiments/targets/http/__init__.py", "row_fields")],
     "target: rows built and written": [
         ("experiments/scoring/chunks.py", "target_row"),
         ("experiments/scoring/chunks.py", "_commit"),

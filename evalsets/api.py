@@ -182,11 +182,9 @@ class EvalSetViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Retri
         if file_format not in ("csv", "jsonl"):
             raise ValidationError({"format": gettext("Use format=csv or format=jsonl.")})
         version = _version(evalset, request.query_params)
-        items = selectors.items_list(evalset=evalset, version=version)
         return export_response(
             evalset=evalset,
             version=version,
-            items=items,
             file_format=file_format,
             excel=excel_wanted(request.query_params),
         )

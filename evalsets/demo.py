@@ -11,6 +11,8 @@ import zlib
 
 from django.core.files.base import ContentFile
 
+from assay.demo import demo_existing
+
 from .demo_conversations import conversations_load
 from .items.media import media_store
 from .models import EvalSet
@@ -85,6 +87,19 @@ def demo_load(*, workspace, user) -> None:
     """Create the demo sets once (each is skipped when it exists already)."""
     _capitals_load(workspace=workspace, user=user)
     conversations_load(workspace=workspace, user=user)
+
+
+def demo_evalset_version(*, workspace, user, rows: list[dict], note: str, **fields):
+    """The demo set named `fields["name"]` (created with `fields` and `rows` when an earlier
+    start did not make it) and its latest version, committed as 1.0.0 with `note` when it has
+    none. The experiments' demos find their sets this way."""
+    evalset = demo_existing(EvalSet, workspace, fields["name"])
+    if evalset is None:
+        evalset = evalset_create(workspace=workspace, user=user, **fields)
+        items_bulk(evalset=evalset, create=rows)
+    return evalset.versions.first() or version_commit(
+        evalset=evalset, user=user, version="1.0.0", note=note
+    )
 
 
 def _capitals_load(*, workspace, user) -> None:

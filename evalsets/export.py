@@ -16,11 +16,12 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
-from assay.safety.csvcells import csv_safe_row, for_excel
+from assay.safety.csvcells import csv_safe_row, download_response
 
 from .items.content import content_cell, export_value
 from .items.problems import report_rows
 from .models import EvalSet, EvalSetVersion
+from .selectors import items_list
 
 CHUNK = 2000
 FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
@@ -72,23 +73,18 @@ def export_response(
     *,
     evalset: EvalSet,
     version: EvalSetVersion | None,
-    items: QuerySet,
     file_format: str,
     excel: bool = False,
 ) -> StreamingHttpResponse:
-    """A download of `items` in `file_format` (csv or jsonl), streamed row chunk by chunk;
-    `excel` starts a CSV with a byte order mark, so Excel reads it as UTF-8."""
+    """A download of the rows of `version` (None: the draft) in `file_format` (csv or jsonl),
+    streamed row chunk by chunk; `excel` starts a CSV with a byte order mark, so Excel reads it
+    as UTF-8. The page and the API both serve it."""
     columns = [c["name"] for c in (version.columns if version else evalset.columns)]
     lines = csv_lines if file_format == "csv" else jsonl_lines
-    body = lines(items, columns)
-    excel = excel and file_format == "csv"
-    if excel:
-        body = for_excel(body)
-    response = StreamingHttpResponse(body, content_type=FORMATS[file_format])
+    body = lines(items_list(evalset=evalset, version=version), columns)
     label = version.version if version else "draft"
-    name = f"{slugify(evalset.name) or 'evalset'}-{label}{'-excel' if excel else ''}.{file_format}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    name = f"{slugify(evalset.name) or 'evalset'}-{label}.{file_format}"
+    return download_response(body, name=name, content_type=FORMATS[file_format], excel=excel)
 
 
 def errors_csv(errors: list[dict]) -> str:

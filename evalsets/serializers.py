@@ -7,7 +7,7 @@ import json
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from assay.api.serializers import StrictSerializer
+from assay.api.serializers import AuthoredSerializer, StrictSerializer
 from assay.vocabulary import CONTENT_TYPES
 
 from .items.media import with_urls
@@ -34,10 +34,8 @@ class ColumnSerializer(serializers.Serializer):
     required = serializers.BooleanField(required=False)
 
 
-class EvalSetSerializer(serializers.ModelSerializer):
-    id = serializers.UUIDField(source="public_id", read_only=True)
+class EvalSetSerializer(AuthoredSerializer):
     columns = ColumnSerializer(many=True, read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
     latest_version = serializers.CharField(source="latest_version.version", default=None)
     draft_item_count = serializers.SerializerMethodField()
 
@@ -126,10 +124,8 @@ class ItemsBulkResultSerializer(serializers.Serializer):
 
 
 @extend_schema_serializer(component_name="EvalSetVersion")  # evaluators has one too
-class VersionSerializer(serializers.ModelSerializer):
-    id = serializers.UUIDField(source="public_id", read_only=True)
+class VersionSerializer(AuthoredSerializer):
     evalset = serializers.UUIDField(source="evalset.public_id", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
 
     class Meta:
         model = EvalSetVersion

@@ -308,11 +308,9 @@ def export(request, id):
     if file_format not in ("csv", "jsonl"):
         raise Http404(gettext("Unknown export format"))
     version = selectors.version_ref(evalset=evalset, ref=request.GET.get("version"))
-    items = selectors.items_list(evalset=evalset, version=version)
     return export_response(
         evalset=evalset,
         version=version,
-        items=items,
         file_format=file_format,
         excel=excel_wanted(request.GET),
     )

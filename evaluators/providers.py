@@ -20,7 +20,16 @@ def judge_run_batch(*, batch) -> list:
     """Judge a kind `Batch` with its LLM config on the workspace's provider: one RunOutcome a
     turn."""
     # imported here: the HTTP client stack costs time to import, which code-only workers never pay
-    from .llm import BatchCancelled, run_llm_batch
+    from .llm import run_llm_batch
+
+    return provider_batch_run(batch=batch, run=run_llm_batch, outcome=_judge_outcome)
+
+
+def provider_batch_run(*, batch, run, outcome) -> list:
+    """A kind `Batch` run by `run` (`run_llm_batch` or `run_pairwise_batch`: the same arguments)
+    on the workspace's provider with the shared limiter, cache, media and run slots; each answer
+    becomes `outcome(provider, answer)`. No provider: an error outcome a turn."""
+    from .llm import BatchCancelled
     from .runner import RunCancelled, RunOutcome
 
     provider = judge_provider(batch.workspace, batch.config)
@@ -29,7 +38,7 @@ def judge_run_batch(*, batch) -> list:
         return [RunOutcome(status="error", error=error) for _ in batch.turns]
     limiter, cache = llm_backends()
     try:
-        results = run_llm_batch(
+        answers = run(
             batch.config,
             batch.turns,
             provider_settings(provider),
@@ -43,18 +52,22 @@ def judge_run_batch(*, batch) -> list:
         )
     except BatchCancelled:
         raise RunCancelled from None
-    return [
-        RunOutcome.like(
-            r,
-            cost=provider_cost(provider, (r.rendered_request or {}).get("model"), r),
-            extra={
-                "attempts": r.attempts,
-                "parse_method": r.parse_method,
-                "rate_limit_wait_ms": r.rate_limit_wait_ms,  # latency_ms leaves it out
-            },
-        )
-        for r in results
-    ]
+    return [outcome(provider, answer) for answer in answers]
+
+
+def _judge_outcome(provider, r):
+    """One judge call's answer as the runner's outcome, with its cost and call details."""
+    from .runner import RunOutcome
+
+    return RunOutcome.like(
+        r,
+        cost=provider_cost(provider, (r.rendered_request or {}).get("model"), r),
+        extra={
+            "attempts": r.attempts,
+            "parse_method": r.parse_method,
+            "rate_limit_wait_ms": r.rate_limit_wait_ms,  # latency_ms leaves it out
+        },
+    )
 
 
 _SHARED: dict = {}

@@ -6,16 +6,14 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from assay.api.serializers import StrictSerializer
+from assay.api.serializers import AuthoredSerializer, StrictSerializer
 from assay.vocabulary import ScoreMeaning, Verdict
 
 from .models import Evaluator, EvaluatorTemplate, EvaluatorTestCase, EvaluatorVersion
 
 
-class EvaluatorSerializer(serializers.ModelSerializer):
-    id = serializers.UUIDField(source="public_id", read_only=True)
+class EvaluatorSerializer(AuthoredSerializer):
     config = serializers.JSONField(source="draft_config", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
     updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
     template = serializers.CharField(source="template.slug", read_only=True, default=None)
     latest_version = serializers.SerializerMethodField()
@@ -89,10 +87,8 @@ class EvaluatorUpdateSerializer(StrictSerializer):
 
 
 @extend_schema_serializer(component_name="EvaluatorVersion")  # evalsets has one too
-class VersionSerializer(serializers.ModelSerializer):
-    id = serializers.UUIDField(source="public_id", read_only=True)
+class VersionSerializer(AuthoredSerializer):
     evaluator = serializers.UUIDField(source="evaluator.public_id", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
 
     class Meta:
         model = EvaluatorVersion

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalsets.models import EvalSet
-from evalsets.services import evalset_create, items_bulk, version_commit
+from assay.demo import demo_existing
+from evalsets.demo import demo_evalset_version
 from evaluators.models import Evaluator, EvaluatorVersion
 from evaluators.services import evaluator_create, evaluator_submit_version, evaluator_update_draft
 
@@ -124,8 +124,10 @@ def demo_load(*, workspace, user) -> None:
     """Create the demo evalset, evaluator and the two finished experiments once each."""
     version = _evalset_version(workspace, user)
     v1, v2 = _contains_versions(workspace, user)
-    baseline = _existing(Experiment, workspace, BASELINE) or _baseline(workspace, user, version, v1)
-    if _existing(Experiment, workspace, STRICTER) is None:
+    baseline = demo_existing(Experiment, workspace, BASELINE) or _baseline(
+        workspace, user, version, v1
+    )
+    if demo_existing(Experiment, workspace, STRICTER) is None:
         stricter = services.experiment_clone(
             experiment=baseline, user=user, name=STRICTER, versions={v1.evaluator_id: v2}
         )
@@ -133,8 +135,8 @@ def demo_load(*, workspace, user) -> None:
     baseline.refresh_from_db()
     if not baseline.is_baseline:
         services.experiment_mark_baseline(experiment=baseline, is_baseline=True)
-    pushed = _existing(Experiment, workspace, PUSHED) or _pushed(workspace, user, version, v1)
-    if _existing(Experiment, workspace, RESCORED) is None:
+    pushed = demo_existing(Experiment, workspace, PUSHED) or _pushed(workspace, user, version, v1)
+    if demo_existing(Experiment, workspace, RESCORED) is None:
         rescored = services.experiment_rescore(
             experiment=pushed,
             user=user,
@@ -144,7 +146,7 @@ def demo_load(*, workspace, user) -> None:
         )
         engine.experiment_run_inline(experiment_id=rescored.pk)
     _pairwise_demo(workspace, user)
-    if _existing(Experiment, workspace, GARAK_RUN) is None:
+    if demo_existing(Experiment, workspace, GARAK_RUN) is None:
         for scan in services.garak_scan_import(
             workspace=workspace, user=user, data=GARAK_REPORT.read_bytes()
         ):
@@ -157,11 +159,6 @@ def _pairwise_demo(workspace, user) -> None:
     from .pairwise.demo import pairwise_demo_load  # it reads this module's facts
 
     pairwise_demo_load(workspace=workspace, user=user)
-
-
-def _existing(model, workspace, name: str):
-    """The demo's object of that name, when an earlier start made it (loading runs each start)."""
-    return model.objects.filter(workspace=workspace, name=name).first()
 
 
 def _baseline(workspace, user, version, contains) -> Experiment:
@@ -236,17 +233,11 @@ def _run(experiment: Experiment) -> None:
 
 
 def _evalset_version(workspace, user):
-    evalset = _existing(EvalSet, workspace, EVALSET_NAME) or _evalset(workspace, user)
-    version = evalset.versions.first()
-    if version is None:
-        version = version_commit(evalset=evalset, user=user, version="1.0.0", note="Sixty rows.")
-    return version
-
-
-def _evalset(workspace, user) -> EvalSet:
-    evalset = evalset_create(
+    return demo_evalset_version(
         workspace=workspace,
         user=user,
+        rows=_rows(),
+        note="Sixty rows.",
         name=EVALSET_NAME,
         tags=["demo", "qa"],
         description="Sixty short answers to general-knowledge questions: exact, verbose, "
@@ -266,8 +257,6 @@ def _evalset(workspace, user) -> EvalSet:
             )
         ],
     )
-    items_bulk(evalset=evalset, create=_rows())
-    return evalset
 
 
 def _rows() -> list[dict]:
@@ -306,7 +295,7 @@ def _variant(i: int, answer: str, wrong: str) -> tuple[str, str]:
 
 
 def _contains_versions(workspace, user) -> tuple[EvaluatorVersion, EvaluatorVersion]:
-    evaluator = _existing(Evaluator, workspace, EVALUATOR_NAME) or evaluator_create(
+    evaluator = demo_existing(Evaluator, workspace, EVALUATOR_NAME) or evaluator_create(
         workspace=workspace,
         user=user,
         name=EVALUATOR_NAME,

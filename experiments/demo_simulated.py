@@ -19,11 +19,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from django.conf import settings
 
+from assay.demo import demo_existing
 from assay.models import ModelProvider
 from assay.safety.outbound import outbound_policy, url_problem
 from assay.services import provider_create, provider_update
+from evalsets.demo import demo_evalset_version
 from evalsets.models import EvalSet
-from evalsets.services import evalset_create, items_bulk, version_commit
 from evaluators.models import Evaluator
 from evaluators.services import evaluator_create, evaluator_submit_version
 
@@ -107,9 +108,9 @@ def simulated_demo_load(*, workspace, user) -> None:
     """The scenarios set and its simulated-user run, and a per-turn run on "Support chats";
     each once."""
     forward = _evaluator(workspace, user, FORWARD, "conversation", "Conversation", FORWARD_CODE)
-    if _existing(Experiment, workspace, PER_TURN_RUN) is None:
+    if demo_existing(Experiment, workspace, PER_TURN_RUN) is None:
         _per_turn_run(workspace, user, forward)
-    if _existing(Experiment, workspace, SIMULATED_RUN) is not None:
+    if demo_existing(Experiment, workspace, SIMULATED_RUN) is not None:
         return
     with ScriptedServer() as server:
         if url_problem(server.url, outbound_policy(settings.ASSAY_OUTBOUND_ALLOW)):
@@ -118,13 +119,9 @@ def simulated_demo_load(*, workspace, user) -> None:
         _simulated_run(workspace, user, server, forward, resolved)
 
 
-def _existing(model, workspace, name: str):
-    return model.objects.filter(workspace=workspace, name=name).first()
-
-
 def _evaluator(workspace, user, name, variable, content_type, source):
     """A submitted 1.0.0 of a one-variable Python evaluator (the variable from the target)."""
-    found = _existing(Evaluator, workspace, name)
+    found = demo_existing(Evaluator, workspace, name)
     if found is not None:
         return found.versions.get(version="1.0.0")
     evaluator = evaluator_create(
@@ -146,7 +143,7 @@ def _evaluator(workspace, user, name, variable, content_type, source):
 
 
 def _per_turn_run(workspace, user, forward) -> None:
-    chats = _existing(EvalSet, workspace, CHATS)
+    chats = demo_existing(EvalSet, workspace, CHATS)
     version = chats.versions.first() if chats else None
     if version is None:
         return
@@ -217,7 +214,7 @@ def _target(provider, app_url: str) -> dict:
 
 def _provider(workspace, base_url: str) -> ModelProvider:
     """The scripted simulator's provider, pointed at this load's server."""
-    found = _existing(ModelProvider, workspace, PROVIDER)
+    found = demo_existing(ModelProvider, workspace, PROVIDER)
     if found is not None:
         return provider_update(provider=found, base_url=base_url)
     return provider_create(
@@ -232,28 +229,24 @@ def _provider(workspace, base_url: str) -> ModelProvider:
 
 
 def _scenarios(workspace, user):
-    evalset = _existing(EvalSet, workspace, SCENARIOS)
-    if evalset is None:
-        evalset = evalset_create(
-            workspace=workspace,
-            user=user,
-            name=SCENARIOS,
-            tags=["demo", "conversation"],
-            description="Who the user is, what they want and (optionally) how they open: "
-            "scenarios a simulated user plays against the app under test.",
-            columns=[
-                {"name": "persona", "content_type": "Text", "required": True},
-                {"name": "goal", "content_type": "Text", "required": True},
-                {"name": "opening", "content_type": "Text", "required": False},
-            ],
-        )
-        rows = [
-            {"data": {"persona": p, "goal": g, "opening": o}, "tags": ["support"]}
-            for p, g, o, _script in PLAYS
-        ]
-        items_bulk(evalset=evalset, create=rows)
-    return evalset.versions.first() or version_commit(
-        evalset=evalset, user=user, version="1.0.0", note="Four support scenarios."
+    rows = [
+        {"data": {"persona": p, "goal": g, "opening": o}, "tags": ["support"]}
+        for p, g, o, _script in PLAYS
+    ]
+    return demo_evalset_version(
+        workspace=workspace,
+        user=user,
+        rows=rows,
+        note="Four support scenarios.",
+        name=SCENARIOS,
+        tags=["demo", "conversation"],
+        description="Who the user is, what they want and (optionally) how they open: "
+        "scenarios a simulated user plays against the app under test.",
+        columns=[
+            {"name": "persona", "content_type": "Text", "required": True},
+            {"name": "goal", "content_type": "Text", "required": True},
+            {"name": "opening", "content_type": "Text", "required": False},
+        ],
     )
 
 

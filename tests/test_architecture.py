@@ -2,8 +2,9 @@
 
 Every `import` counts, inside functions too. Allowed app-to-app edges:
 
-- experiments → evaluators, evalsets, assay
-- evaluators → evalsets (media, rows), sandbox, assay
+- experiments → evaluators, evalsets, traces, assay
+- evaluators → evalsets (media, rows), sandbox, traces, assay
+- traces → evalsets, assay (production traces sit below evaluators)
 - evalsets → assay
 - assay → sandbox (the health check reports its isolation level)
 - sandbox → nothing of ours, and nothing of Django
@@ -19,10 +20,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("assay", "evaluators", "evalsets", "experiments", "sandbox")
+APPS = ("assay", "evaluators", "evalsets", "experiments", "sandbox", "traces")
 ALLOWED = {
-    "experiments": {"evaluators", "evalsets", "assay"},
-    "evaluators": {"evalsets", "sandbox", "assay"},
+    "experiments": {"evaluators", "evalsets", "traces", "assay"},
+    "evaluators": {"evalsets", "sandbox", "traces", "assay"},
+    "traces": {"evalsets", "assay"},
     "evalsets": {"assay"},
     "assay": {"sandbox"},
     "sandbox": set(),

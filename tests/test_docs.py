@@ -13,6 +13,7 @@ FOLDERS = (
     "evalsets",
     "experiments",
     "sandbox",
+    "traces",
     "tests",
     "bench",
     "scripts",

@@ -49,6 +49,7 @@ from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
 from tests.support.pairwise import make_pairwise_version, pushed_run, qa_version
+from traces.services import ingest_key_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -75,12 +76,15 @@ OPEN = {
     "api/v1/evaluator-templates/<slug:slug>/": "a built-in preset: the same for everyone",
     "api/schema/": "the OpenAPI schema",
     "api/docs/": "the API's documentation page",
+    "otlp/v1/traces": "the OTLP receiver: an ingest key is its permission, not a member; "
+    "tests/traces/test_ingest_keys.py sends another workspace's key, a revoked one and a token",
 }
 # Routes that need more than an editor, or less.
 MEMBERS = "owners manage members and their roles"
 SECRETS = "owners manage secrets: their values go out in HTTP targets' headers"
 PROVIDERS = "owners manage model providers: a provider decides where the workspace's key goes"
 TOKENS = "every member issues and revokes their own API tokens (a token acts with their role)"
+INGEST = "owners manage ingest keys: a key writes spans into the workspace"
 NEEDS = {  # URL name → (role, why)
     "settings_members": (OWNER, MEMBERS),
     "settings_member_change": (OWNER, MEMBERS),
@@ -108,6 +112,8 @@ NEEDS = {  # URL name → (role, why)
     "settings_token_revoke": (VIEWER, TOKENS),
     "token-list": (VIEWER, TOKENS),
     "token-revoke": (VIEWER, TOKENS),
+    "ingest-key-list": (OWNER, INGEST),
+    "ingest-key-revoke": (OWNER, INGEST),
 }
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
@@ -191,6 +197,7 @@ class World:
     pair: int
     media: str
     viewer_token_id: str
+    ingest_key_id: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
 
@@ -235,6 +242,7 @@ ID_OF = {
     "member-": "acme.member",
     "invitation-": "acme.invitation",
     "token-": "viewer_token_id",
+    "ingest-key-": "ingest_key_id",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {
@@ -340,6 +348,7 @@ def build_world(server) -> World:
     media = media_store(workspace=workspace, upload=image)["image"]["uri"]
     viewer_token = platform.token_issue(workspace=workspace, user=accounts[VIEWER], name="v")
     outsider_token = platform.token_issue(workspace=other, user=outsider, name="o")
+    ingest_key = ingest_key_issue(workspace=workspace, name="exporter").ingest_key
     sessions = {role: _sign_in(account) for role, account in accounts.items()}
     return World(
         acme=acme,
@@ -349,6 +358,7 @@ def build_world(server) -> World:
         pair=pair,
         media=media,
         viewer_token_id=str(viewer_token.token.public_id),
+        ingest_key_id=str(ingest_key.public_id),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
     )

@@ -28,6 +28,7 @@ AREAS = {
     "providers": "settings",
     "secrets": "settings",
     "tokens": "settings",
+    "ingest-keys": "settings",
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",

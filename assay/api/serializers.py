@@ -22,6 +22,14 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+# The base of a library row's output (an evaluator, an evaluation set and their versions):
+# `id` is its public id, `created_by` its author's username (null once the user is gone). A
+# comment, not a docstring: the API schema would show a docstring as each subclass's description.
+class AuthoredSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+
+
 class WorkspaceSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     role = serializers.SerializerMethodField()

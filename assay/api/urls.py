@@ -74,3 +74,7 @@ router.register("experiments", ExperimentViewSet, basename="experiment")
 from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
 
 router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")
+
+from traces.api import IngestKeyViewSet  # noqa: E402
+
+router.register("ingest-keys", IngestKeyViewSet, basename="ingest-key")

@@ -15,6 +15,10 @@ STDOUT_BYTES = 64 * 1024
 ERROR_BYTES = 16 * 1024
 MESSAGE_BYTES = 4 * 1024  # an experiment's or job's error message
 DISPLAY_STRING_BYTES = 16 * 1024  # each string of a stored turn or rendered request
+# A stored span's raw attributes (traces): each string value, and how many keys are kept (the
+# rest are counted in `assay.dropped_attributes`); its input and output texts take ANSWER_BYTES.
+SPAN_ATTRIBUTE_BYTES = 8 * 1024
+SPAN_ATTRIBUTES_MAX = 200
 
 
 # The largest usage numbers a row may store (pushed by a client, or taken out of an HTTP

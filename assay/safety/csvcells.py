@@ -7,6 +7,8 @@ character is escaped once more, which makes the pair exact inverses).
 
 from __future__ import annotations
 
+from django.http import StreamingHttpResponse
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -58,3 +60,16 @@ def for_excel(chunks):
         yield chunk
     if first:
         yield EXCEL_BOM
+
+
+def download_response(
+    stream, *, name: str, content_type: str, excel: bool = False
+) -> StreamingHttpResponse:
+    """A streamed download of `stream` saved as `name`. `excel` (a CSV only) starts it with a
+    byte order mark so Excel reads UTF-8 and saves it as `<name>-excel.csv`; without it the
+    file stays byte for byte what scripts read. Evalset and experiment exports are sent by it."""
+    if excel and name.endswith(".csv"):
+        stream, name = for_excel(stream), name.removesuffix(".csv") + "-excel.csv"
+    response = StreamingHttpResponse(stream, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -92,51 +92,24 @@ def pairwise_run_batch(*, batch) -> list:
     """Judge a kind `Batch` in both orders on the workspace's provider: one RunOutcome a turn,
     scored by B's share (1: B better, 0.5: tie, 0: A better) and carrying both calls."""
     # imported here: the SDK costs ~0.4 s to import, which code-only workers never pay
-    from ..llm import BatchCancelled
     from ..llm.pairwise import run_pairwise_batch
-    from ..providers import (
-        judge_provider,
-        llm_backends,
-        provider_settings,
-        run_limit,
-        storage_media_resolver,
-    )
-    from ..runner import RunCancelled, RunOutcome
+    from ..providers import provider_batch_run
 
-    provider = judge_provider(batch.workspace, batch.config)
-    if provider is None:
-        error = "no model provider is configured for this evaluator"
-        return [RunOutcome(status="error", error=error) for _ in batch.turns]
-    limiter, cache = llm_backends()
-    try:
-        judged = run_pairwise_batch(
-            batch.config,
-            batch.turns,
-            provider_settings(provider),
-            concurrency=batch.concurrency,
-            limiter=limiter,
-            cache=cache,
-            version_key=batch.version_key,
-            media_resolver=storage_media_resolver(batch.workspace),
-            cancel=batch.cancel,
-            run_limit=run_limit(batch.run_key),
-        )
-    except BatchCancelled:
-        raise RunCancelled from None
-    return [_outcome(RunOutcome, provider, j) for j in judged]
+    return provider_batch_run(batch=batch, run=run_pairwise_batch, outcome=_outcome)
 
 
-def _outcome(outcome_class, provider, judged):
+def _outcome(provider, judged):
     """A pair's judgement as the runner's outcome: the first order's request and answer on top,
     both calls (with their cost) under `extra["calls"]`."""
     from ..providers import provider_cost
+    from ..runner import RunOutcome
 
     calls = [
         order.to_dict() | {"cost": provider_cost(provider, _model(order), order)}
         for order in judged.orders
     ]
     costs = [call["cost"] for call in calls]
-    return outcome_class(
+    return RunOutcome(
         status=judged.status,
         score=B_SHARE.get(judged.outcome),
         reason=judged.first.reason,

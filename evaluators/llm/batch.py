@@ -10,7 +10,7 @@ from typing import Any
 
 from .attempts import gather_cancellable, run_blocking
 from .cache import ResponseCache, cache_key
-from .client import CallResult, ProviderClient, ProviderSettings, batch_cache, call_completion
+from .client import CallResult, ProviderSettings, batch_cache, call_completion
 from .pool import ClientPool
 from .ratelimit import RateLimiter, make_limiter
 from .render import MediaResolver, RenderError
@@ -160,10 +160,9 @@ class _Job:
         be sent, None)."""
         try:
             request = self._request(turn, resolver)
-        except RenderError as exc:
-            return LlmOutcome(status="skipped", error=f"{exc.lead}: {exc}"), None
-        except ValueError as exc:
-            return LlmOutcome(status="error", error=f"invalid evaluator config: {exc}"), None
+        except ValueError as exc:  # RenderError included
+            status, error = unsendable(exc)
+            return LlmOutcome(status=status, error=error), None
         if self.cache is None:
             return request, None
         return request, cache_key(self.version_key, request, self.settings.limiter_key)
@@ -172,13 +171,10 @@ class _Job:
         """Call and parse one prepared turn."""
         if isinstance(request, LlmOutcome):
             return request
-        started = time.monotonic()
-        async with self.pool.slot() as client:
-            result = await self._call(client, request, key)
-        outcome = _outcome(request, result)
-        if result.cached:
-            outcome.latency_ms = (time.monotonic() - started) * 1000
-        return outcome
+        result = await pooled_call(
+            self.pool, self.settings, request, limiter=self.limiter, cache=self.cache, key=key
+        )
+        return _outcome(request, result)
 
     def _request(self, turn: Mapping[str, Any], resolver: MediaResolver | None) -> dict[str, Any]:
         return build_request(
@@ -189,18 +185,34 @@ class _Job:
             media_resolver=resolver,
         )
 
-    async def _call(
-        self, client: ProviderClient, request: dict[str, Any], key: str | None
-    ) -> CallResult:
-        return await call_completion(
-            self.settings,
+
+def unsendable(exc: ValueError) -> tuple[str, str]:
+    """The status and error of a turn whose request cannot be built, for score and pairwise
+    judges alike: skipped when its prompt cannot be rendered (a RenderError, whose lead starts
+    the message), error when the config is invalid."""
+    if isinstance(exc, RenderError):
+        return "skipped", f"{exc.lead}: {exc}"
+    return "error", f"invalid evaluator config: {exc}"
+
+
+async def pooled_call(pool, settings, request, *, limiter, cache, key, parse=True) -> CallResult:
+    """One judge call through the batch's client pool (a score judge's, or with `parse` a
+    pairwise judge's): `call_completion`'s retries, rate limit and cache. An answer read from
+    the cache gets the time that took as its latency, not the original call's."""
+    started = time.monotonic()
+    async with pool.slot() as client:
+        result = await call_completion(
+            settings,
             request,
             client=client,
-            limiter=self.limiter,
-            cache=self.cache,
+            limiter=limiter,
+            cache=cache,
             cache_key=key,
-            parse=True,
+            parse=parse,
         )
+    if result.cached:
+        result.latency_ms = (time.monotonic() - started) * 1000
+    return result
 
 
 # What a judged turn's outcome takes over from its call as it is.

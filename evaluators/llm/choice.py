@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..pairing import TIE, A, B, parse_answer
-from .parse import AnswerError, _candidates, _excerpt, _reason_of
+from .parse import AnswerError, _excerpt, _reason_of, answer_read, field_key
 
 VERDICTS = (A, B, TIE)
 INSTRUCTION = (
@@ -79,31 +79,12 @@ def choice_instruction(language: str = "en") -> str:
 def parse_choice(raw: str | Mapping[str, Any]) -> ParsedChoice:
     """The verdict and reason in ``raw`` (answer text or tool-call arguments); AnswerError when
     no verdict can be read or the verdict found is not A, B or tie."""
-    if isinstance(raw, Mapping):
-        return _from_object(raw, raw, "tool")
-    if not isinstance(raw, str):
-        raise AnswerError(f"answer must be text or an object, got {type(raw).__name__}", raw)
-    text = raw.strip()
-    if not text:
-        raise AnswerError("the model returned an empty answer", raw)
-    saw_object = False
-    for method, obj in _candidates(text):
-        if _verdict_key(obj) is not None:
-            return _from_object(obj, raw, method)
-        saw_object = True
-    return _from_text(text, raw, saw_object)
-
-
-def _verdict_key(obj: Any) -> str | None:
-    """The key holding the verdict (matched case-insensitively), or None."""
-    if not isinstance(obj, dict):
-        return None
-    return next((k for k in obj if isinstance(k, str) and k.strip().lower() == "verdict"), None)
+    return answer_read(raw, field="verdict", from_object=_from_object, from_text=_from_text)
 
 
 def _from_object(obj: Mapping[str, Any], raw: Any, method: str) -> ParsedChoice:
     """Validate a decoded answer object; a verdict found here is final, valid or not."""
-    key = _verdict_key(dict(obj))
+    key = field_key(dict(obj), "verdict")
     if key is None:
         raise AnswerError("the answer has no verdict field", raw)
     verdict = parse_answer(obj[key])

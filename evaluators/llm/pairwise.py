@@ -9,20 +9,19 @@ provider's limits hold as they do for a score judge. Answers are read by `choice
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..pairing import SWAP, UNKNOWN, pair_verdict, swapped_turn
 from .attempts import gather_cancellable, run_blocking
-from .batch import _default_limiter
+from .batch import _default_limiter, pooled_call, unsendable
 from .cache import ResponseCache, cache_key
 from .choice import choice_instruction, choice_schema, parse_choice
-from .client import CallResult, ProviderSettings, call_completion
+from .client import CallResult, ProviderSettings
 from .pool import ClientPool
 from .ratelimit import RateLimiter
-from .render import MediaResolver, RenderError, prompt_language
+from .render import MediaResolver, prompt_language
 from .request import build_request
 from .slots import RunLimit
 
@@ -138,21 +137,23 @@ class _Asker:
 
     async def ask(self, turn, order: str, resolver: MediaResolver | None) -> OrderAnswer:
         """Render, call and read one order of one turn."""
-        started = time.monotonic()
         shown = turn if order == ORDERS[0] else swapped_turn(turn)
         try:
             request = self._request(shown, resolver)
-        except RenderError as exc:
-            lead = getattr(exc, "lead", "cannot render the prompt")
-            return OrderAnswer(order, "skipped", error=f"{lead}: {exc}")
-        except ValueError as exc:
-            return OrderAnswer(order, "error", error=f"invalid evaluator config: {exc}")
-        async with self.pool.slot() as client:
-            result = await self._call(client, request)
-        answer = _answer(order, request, result)
-        if result.cached:
-            answer.latency_ms = (time.monotonic() - started) * 1000
-        return answer
+        except ValueError as exc:  # RenderError included
+            status, error = unsendable(exc)
+            return OrderAnswer(order, status, error=error)
+        key = self._key(request)
+        result = await pooled_call(
+            self.pool,
+            self.settings,
+            request,
+            limiter=self.limiter,
+            cache=self.cache if key else None,
+            key=key,
+            parse=parse_choice,
+        )
+        return _answer(order, request, result)
 
     def _request(self, turn, resolver: MediaResolver | None) -> dict[str, Any]:
         return build_request(
@@ -165,20 +166,11 @@ class _Asker:
             instruction=choice_instruction(prompt_language(self.config)),
         )
 
-    async def _call(self, client, request: dict[str, Any]) -> CallResult:
+    def _key(self, request: dict[str, Any]) -> str | None:
         # drafts have no version key: they change without one, so nothing is cached for them
-        key = None
-        if self.cache is not None and self.version_key:
-            key = cache_key(self.version_key, request, self.settings.limiter_key)
-        return await call_completion(
-            self.settings,
-            request,
-            client=client,
-            limiter=self.limiter,
-            cache=self.cache if key else None,
-            cache_key=key,
-            parse=parse_choice,
-        )
+        if self.cache is None or not self.version_key:
+            return None
+        return cache_key(self.version_key, request, self.settings.limiter_key)
 
 
 # What an order's answer takes over from its call as it is.

@@ -49,8 +49,17 @@ def parse_answer(raw: str | Mapping[str, Any]) -> ParsedAnswer:
 
     Raises ``AnswerError`` when no score can be found or the score is invalid.
     """
+    return answer_read(raw, field="score", from_object=_from_object, from_text=_from_pattern)
+
+
+def answer_read(raw: str | Mapping[str, Any], *, field: str, from_object, from_text):
+    """Read a judge's answer whose deciding key is ``field`` (a score judge's and a pairwise
+    judge's alike): tool-call arguments as they are, else the first JSON object in the text
+    that has the key (best strategy first), else ``from_text(text, raw, saw_object)``.
+    ``from_object(obj, raw, method)`` validates what was found. AnswerError for an answer that
+    is neither text nor an object, or is empty."""
     if isinstance(raw, Mapping):
-        return _from_object(raw, raw, "tool")
+        return from_object(raw, raw, "tool")
     if not isinstance(raw, str):
         raise AnswerError(f"answer must be text or an object, got {type(raw).__name__}", raw)
     text = raw.strip()
@@ -58,10 +67,10 @@ def parse_answer(raw: str | Mapping[str, Any]) -> ParsedAnswer:
         raise AnswerError("the model returned an empty answer", raw)
     saw_object = False
     for method, obj in _candidates(text):
-        if _score_key(obj) is not None:
-            return _from_object(obj, raw, method)
+        if field_key(obj, field) is not None:
+            return from_object(obj, raw, method)
         saw_object = True
-    return _from_pattern(text, raw, saw_object)
+    return from_text(text, raw, saw_object)
 
 
 def _candidates(text: str) -> Iterator[tuple[str, Any]]:
@@ -149,14 +158,12 @@ def _repair_targets(text: str) -> list[str]:
     return targets
 
 
-def _score_key(obj: Any) -> str | None:
-    """The key holding the score (matched case-insensitively), or None."""
+def field_key(obj: Any, name: str) -> str | None:
+    """The key of ``obj`` that is ``name`` matched case-insensitively, or None (also when
+    ``obj`` is not an object)."""
     if not isinstance(obj, dict):
         return None
-    for key in obj:
-        if isinstance(key, str) and key.strip().lower() == "score":
-            return key
-    return None
+    return next((k for k in obj if isinstance(k, str) and k.strip().lower() == name), None)
 
 
 def _reason_of(obj: Mapping[str, Any]) -> str:
@@ -171,7 +178,7 @@ def _reason_of(obj: Mapping[str, Any]) -> str:
 
 def _from_object(obj: Mapping[str, Any], raw: Any, method: str) -> ParsedAnswer:
     """Validate a decoded answer object."""
-    key = _score_key(dict(obj))
+    key = field_key(dict(obj), "score")
     if key is None:
         raise AnswerError("the answer has no score field", raw)
     score = validate_score(obj[key], raw)

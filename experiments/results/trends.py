@@ -19,8 +19,8 @@ from evalsets.models import EvalSet, EvalSetItem
 from ..models import EvaluatorBinding, Experiment, ExperimentStatus, PairedComparison, Result
 from ..stats.compare import SIGNIFICANCE, mcnemar_worse
 from ..stats.interval_settings import pass_interval
-from .compare_sql import pairing_cursor
-from .compare_store import pair_stamp
+from .compare.sql import pairing_cursor
+from .compare.store import pair_stamp
 from .trend_chart import WIDE_WIDTH, chart_layout
 
 RUN_CAP = 20

@@ -61,7 +61,7 @@ class ExperimentRuns(RunKind):
 
     def completed(self, run_id: int) -> None:
         # after the commit, outside the claim's transaction: a million-row pairing takes seconds
-        from ..results.compare_prepare import run_pages_prepare_on_commit
+        from ..results.compare.prepare import run_pages_prepare_on_commit
 
         run_pages_prepare_on_commit(experiment_id=run_id)
 

@@ -68,22 +68,10 @@ class PromptTarget(TargetSpec):
     def form_fields(self, *, workspace) -> dict:
         from django import forms
 
-        from assay.selectors import providers_list
-
-        providers = [("", _t("Choose a provider"))] + [
-            (str(p.public_id), f"{p.name} · {p.default_model}")
-            for p in providers_list(workspace=workspace)
-        ]
+        provider, model = model_fields(workspace=workspace, provider_label=_("Model provider"))
         return {
-            "provider": forms.ChoiceField(
-                label=_("Model provider"), required=False, choices=providers
-            ),
-            "model": forms.CharField(
-                label=_("Model"),
-                required=False,
-                max_length=200,
-                help_text=_("Empty: the provider's default model."),
-            ),
+            "provider": provider,
+            "model": model,
             "system_prompt": forms.CharField(
                 label=_("System message"), required=False, widget=forms.Textarea(attrs={"rows": 2})
             ),
@@ -121,6 +109,28 @@ class PromptTarget(TargetSpec):
             if data.get(key) is not None:
                 target[key] = data[key]
         return target
+
+
+def model_fields(*, workspace, provider_label) -> tuple:
+    """The form fields that choose a model: a picker of the workspace's providers (each with
+    its default model) labelled `provider_label`, and the model (empty: the provider's
+    default). The prompt target's form and the simulated user's ask for them alike."""
+    from django import forms
+
+    from assay.selectors import providers_list
+
+    providers = [("", _t("Choose a provider"))] + [
+        (str(p.public_id), f"{p.name} · {p.default_model}")
+        for p in providers_list(workspace=workspace)
+    ]
+    provider = forms.ChoiceField(label=provider_label, required=False, choices=providers)
+    model = forms.CharField(
+        label=_("Model"),
+        required=False,
+        max_length=200,
+        help_text=_("Empty: the provider's default model."),
+    )
+    return provider, model
 
 
 def _well_formed(messages) -> bool:

@@ -48,6 +48,6 @@ def external_commands(context, experiment) -> dict:
 def scenario_columns(workspace) -> dict:
     """Each evalset version's Text columns by id: the simulated user's column pickers keep to
     the chosen version's."""
-    from ..targets.simulated_user_form import text_columns
+    from ..targets.simulated_user.form import text_columns
 
     return text_columns(workspace=workspace)

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from assay.api.base import WorkspaceMixin
 from assay.web.decorators import workspace_view
 
-from ..results.compare_detail import KIND_LABELS, item_comparison, item_comparison_json
+from ..results.compare.detail import KIND_LABELS, item_comparison, item_comparison_json
 
 
 @require_safe

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.safety.caps import ANSWER_BYTES
-from assay.safety.csvcells import excel_wanted, for_excel
+from assay.safety.csvcells import download_response, excel_wanted
 from assay.web.decorators import workspace_view
 from assay.web.errors import form_service
 from evaluators.llm.render import prompt_text
@@ -143,9 +143,9 @@ def export(request, id, fmt):
 def export_download(experiment, fmt: str, *, excel: bool) -> StreamingHttpResponse:
     """The streamed export; `excel` (CSV only) starts it with a byte order mark so Excel reads
     UTF-8 (the default file stays byte for byte what scripts read)."""
-    stream, name = export_stream(experiment, fmt), export_filename(experiment, fmt)
-    if excel and fmt == "csv":
-        stream, name = for_excel(stream), name.replace(".csv", "-excel.csv")
-    response = StreamingHttpResponse(stream, content_type=EXPORT_MIME[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return download_response(
+        export_stream(experiment, fmt),
+        name=export_filename(experiment, fmt),
+        content_type=EXPORT_MIME[fmt],
+        excel=excel,
+    )

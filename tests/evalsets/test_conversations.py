@@ -269,8 +269,7 @@ def test_csv_import_parses_json_cells_and_reports_bad_rows(chats):
 
 
 def exported(evalset, file_format: str) -> str:
-    items = selectors.items_list(evalset=evalset)
-    response = export_response(evalset=evalset, version=None, items=items, file_format=file_format)
+    response = export_response(evalset=evalset, version=None, file_format=file_format)
     return b"".join(response.streaming_content).decode("utf-8")
 
 

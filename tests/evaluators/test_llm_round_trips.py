@@ -196,9 +196,11 @@ def test_two_batches_of_one_run_split_its_slots_and_hand_them_on_without_redis(
     assert max(min(received[1]), min(received[2])) < min(max(received[1]), max(received[2]))
     # each batch hands its half of the slots on by itself: the scripts that took or gave back
     # slots (all but the 25 ms looks at who waits, one ZSCORE each, and the tries of a batch
-    # that found the run full, one BLPOP after each) were a take and a give-back a call, 320
+    # that found the run full, one BLPOP after each) were a take and a give-back a call, 320;
+    # how often the two batches trade slots grows with how they interleave (87 seen on a busy
+    # CI machine, 17 on a quiet one), so the bound is one script a call, half of that
     moved = commands["EVALSHA"] - commands["ZSCORE"] - commands["BLPOP"]
-    assert moved < PAIR_ROWS, commands
+    assert moved < 2 * PAIR_ROWS, commands
 
 
 def test_a_prompt_batch_caches_in_a_memory_cache_that_starts_empty(llm_server) -> None:

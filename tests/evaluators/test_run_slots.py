@@ -19,7 +19,7 @@ import pytest
 
 from evaluators.llm import BatchCancelled, run_llm_batch
 from evaluators.llm.slots import RunLimit, run_slots_open
-from experiments.targets.http_call import HttpCall, run_calls
+from experiments.targets.http.call import HttpCall, run_calls
 from tests.support import llm_fixtures
 from tests.support.app_server import ScriptedApp
 from tests.support.llm_fixtures import provider_settings

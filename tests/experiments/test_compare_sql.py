@@ -1,4 +1,4 @@
-"""The pairing done by PostgreSQL (experiments/results/compare_sql.py) gives the numbers and
+"""The pairing done by PostgreSQL (experiments/results/compare/sql.py) gives the numbers and
 ids `compare_paired` gives from the rows read into Python, bit for bit: with unknown
 verdicts, missing scores, corrections, rows on one side only and runs of two versions. On
 every database the stored comparison matches counts made by hand."""
@@ -8,17 +8,17 @@ import pytest
 from django.db import connection
 
 from experiments.models import Result
-from experiments.results import compare_sql
 from experiments.results.aggregates import aggregates_refresh
 from experiments.results.compare import bindings_by_evaluator, evaluator_side
-from experiments.results.compare_sql import (
+from experiments.results.compare import sql as compare_sql
+from experiments.results.compare.sql import (
     _same_version_sql,
     _side,
     database_pairs,
     paired_in_database,
     pairing_cursor,
 )
-from experiments.results.compare_store import SEGMENTS, packed, pair_stats
+from experiments.results.compare.store import SEGMENTS, packed, pair_stats
 from experiments.results.trends import FAIL, PASS, _flips_sql, paired_flips
 from experiments.stats import compare_paired
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline

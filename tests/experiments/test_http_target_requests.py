@@ -29,7 +29,7 @@ def sent(app, question):
 def test_every_request_says_assay_and_carries_the_rows_idempotency_key(
     workspace, user, contains, app
 ):
-    from experiments.targets.http_call import idempotency_key
+    from experiments.targets.http.call import idempotency_key
 
     rows = [row("q1", script="500,ok"), row("q2")]
     version = rows_version(workspace, user, rows)
@@ -226,7 +226,7 @@ def test_a_link_local_target_url_is_refused_at_send(workspace, user, contains, a
 
 
 def test_a_simulated_users_app_gets_one_key_per_turn(workspace, user, llm_server_factory, app):
-    from experiments.targets.http_call import idempotency_key
+    from experiments.targets.http.call import idempotency_key
     from tests.experiments.test_simulated_user import http_app, make_provider, scenario, scenarios
     from tests.experiments.test_simulated_user import target as simulated
 

@@ -11,7 +11,7 @@ from experiments import scoring as engine
 from experiments import services
 from experiments.models import PairedComparison, Result
 from experiments.results.compare import compare_experiments
-from experiments.results.compare_prepare import default_baseline, run_pages_prepare
+from experiments.results.compare.prepare import default_baseline, run_pages_prepare
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 
 pytestmark = pytest.mark.django_db

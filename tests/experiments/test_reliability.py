@@ -79,8 +79,13 @@ def test_kill_9_worker_mid_run_then_restart(big_experiment, postgres_url, redis_
 
 
 def test_redis_restart_mid_run(big_experiment, postgres_url, redis_server):
+    # supervised, as deployed: a worker celery gives up on while it reconnects comes back
     worker = Worker(
-        database_url=postgres_url, redis_url=redis_server.url, beat=True, extra_env=FAST_REAPER
+        database_url=postgres_url,
+        redis_url=redis_server.url,
+        beat=True,
+        extra_env=FAST_REAPER,
+        supervised=True,
     ).start()
     try:
         services.experiment_launch(experiment=big_experiment)

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -97,6 +98,7 @@ class Worker:
         beat: bool = False,
         concurrency: int = 2,
         extra_env: dict | None = None,
+        supervised: bool = False,
     ) -> None:
         self.env = {
             **os.environ,
@@ -108,8 +110,27 @@ class Worker:
         self.beat, self.concurrency = beat, concurrency
         self.process: subprocess.Popen | None = None
         self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"assay-worker-{free_port()}.log"
+        # As compose (restart: unless-stopped) and Kubernetes do: a worker that exits by itself
+        # is started again. Celery can exit on a broker race while it reconnects ("Unrecoverable
+        # error" from kombu, seen once in CI after a Redis restart); the run must survive that.
+        self.supervised, self.restarts = supervised, 0
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     def start(self) -> Worker:
+        self._spawn()
+        if self.supervised and self._supervisor is None:
+            self._supervisor = threading.Thread(target=self._supervise, daemon=True)
+            self._supervisor.start()
+        return self
+
+    def _supervise(self) -> None:
+        while not self._stopping.wait(0.5):
+            if self.process and self.process.poll() is not None and not self._stopping.is_set():
+                self.restarts += 1
+                self._spawn()
+
+    def _spawn(self) -> None:
         command = [
             sys.executable,
             "-m",
@@ -128,7 +149,7 @@ class Worker:
         ]
         if self.beat:
             command += ["-B", "--schedule", str(self.log.with_suffix(".beat"))]
-        handle = self.log.open("wb")
+        handle = self.log.open("ab")  # a restarted worker's lines follow the first one's
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -137,15 +158,16 @@ class Worker:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        return self
 
     def kill_hard(self) -> None:
         """kill -9 the whole worker (parent and pool children), as a crash would."""
+        self._stopping.set()
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
 
     def stop(self) -> None:
+        self._stopping.set()
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:

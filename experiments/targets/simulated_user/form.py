@@ -13,8 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import ContentType
 
-from .http_form import http_config, http_fields, http_form_problems
-from .simulated_user import DEFAULT_PROMPT, DEFAULTS, MAX_TURNS_CAP
+from ..http.form import http_config, http_fields, http_form_problems
+from ..prompt import PromptTarget, model_fields
+from . import DEFAULT_PROMPT, DEFAULTS, MAX_TURNS_CAP
 
 OPTIONAL = ("model", "temperature")
 APP = "su_app_"  # the prefix of the app's fields
@@ -29,22 +30,12 @@ PROMPT_APP_FIELDS = ("provider", "model", "system_prompt", "user_prompt", "tempe
 
 def simulated_user_fields(*, workspace) -> dict:
     """Form fields, each named `su_<config key>` (the app's `su_app_<its kind's field>`)."""
-    from assay.selectors import providers_list
-
-    providers = [("", _t("Choose a provider"))] + [
-        (str(p.public_id), f"{p.name} · {p.default_model}")
-        for p in providers_list(workspace=workspace)
-    ]
+    provider, model = model_fields(
+        workspace=workspace, provider_label=_("Simulated user's provider")
+    )
     return {
-        "su_provider_id": forms.ChoiceField(
-            label=_("Simulated user's provider"), required=False, choices=providers
-        ),
-        "su_model": forms.CharField(
-            label=_("Model"),
-            required=False,
-            max_length=200,
-            help_text=_("Empty: the provider's default model."),
-        ),
+        "su_provider_id": provider,
+        "su_model": model,
         **_scenario_fields(text_columns(workspace=workspace)),
         "su_system_prompt": forms.CharField(
             label=_("Simulated user's instructions"),
@@ -60,7 +51,7 @@ def simulated_user_fields(*, workspace) -> dict:
 
 def text_columns(*, workspace) -> dict[str, list[str]]:
     """Each evalset version's Text columns by version id (what a scenario column may be)."""
-    from ..selectors.resolving import evalset_version_choices
+    from ...selectors.resolving import evalset_version_choices
 
     return {
         str(v.public_id): [c["name"] for c in v.columns if c["content_type"] == ContentType.TEXT]
@@ -119,8 +110,6 @@ def _limit_fields() -> dict:
 
 def _app_fields(workspace) -> dict:
     """The app's kind, then the HTTP and the prompt target's own fields under `su_app_`."""
-    from .prompt import PromptTarget
-
     fields = {
         f"{APP}kind": forms.ChoiceField(
             label=_("App under test"),

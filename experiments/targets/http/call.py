@@ -36,7 +36,7 @@ from evaluators.llm.attempts import (
 from evaluators.llm.retry import Failure, short, status_failure
 from evaluators.runner import RunCancelled
 
-from .templating import PLACEHOLDER, SECRET_PREFIX, Renderer, RowError, placeholders
+from ..templating import PLACEHOLDER, SECRET_PREFIX, Renderer, RowError, placeholders
 
 FINAL_MESSAGES = {
     "rate_limited": "rate limited after {n} attempts ({detail})",

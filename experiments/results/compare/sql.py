@@ -22,8 +22,8 @@ from django.db.models import F
 
 from evalsets.models import EvalSetItem
 
-from ..models import EvaluatorBinding, Experiment, Result
-from ..stats.compare import (
+from ...models import EvaluatorBinding, Experiment, Result
+from ...stats.compare import (
     _CODES,
     _UNKNOWN_CODE,
     PASS,
@@ -33,7 +33,7 @@ from ..stats.compare import (
     _plain_words,
     mcnemar_exact,
 )
-from .compare_store import SEGMENTS, counts
+from .store import SEGMENTS, counts
 
 # compare_paired's defaults (the stored comparison uses them)
 ITERATIONS, CONFIDENCE = 10_000, 0.95
@@ -152,7 +152,7 @@ def _side(experiment: Experiment, binding, *, items: bool = True) -> tuple[str, 
     """One binding's (position, item id, final verdict, final score) as SQL (the corrections
     applied as the Python pairing applies them); without `items`, the item's row id instead
     of its stable id (two runs of one version pair by position, no join to the items)."""
-    from .compare import FINAL_SCORE, FINAL_VERDICT
+    from . import FINAL_SCORE, FINAL_VERDICT
 
     rows = Result.objects.filter(experiment=experiment, binding=binding)
     if items:

@@ -10,9 +10,9 @@ import logging
 
 from django.db import transaction
 
-from ..models import Experiment, ExperimentStatus
-from .compare import compare_experiments
-from .trends import evalset_trends
+from ...models import Experiment, ExperimentStatus
+from ..trends import evalset_trends
+from . import compare_experiments
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 results on every request.
 
 The first read of a pair of finished runs pairs their results (`compare_paired`, or with
-the same numbers by PostgreSQL: compare_sql) and stores the numbers and the row diff's item
+the same numbers by PostgreSQL: `sql`) and stores the numbers and the row diff's item
 ids; later reads take them while both runs' aggregates are unchanged (a correction or a
 retry refreshes an aggregate, and so the stamp).
 A page of the diff reads only its own ids out of the stored bytes. Runs still working are
@@ -18,8 +18,8 @@ from django.db import connection, transaction
 from django.db.models import BinaryField, Func, IntegerField, Value
 from django.db.models.functions import Cast
 
-from ..models import Aggregate, EvaluatorBinding, Experiment, PairedComparison
-from ..stats import compare_paired
+from ...models import Aggregate, EvaluatorBinding, Experiment, PairedComparison
+from ...stats import compare_paired
 
 # the row diff's lists in the order the page shows them ("all": every one, in turn)
 SEGMENTS = (
@@ -148,9 +148,9 @@ COMPARE = PairedComparison.Kind.COMPARE
 
 def _paired(*, baseline, base, candidate, cand, seed: int) -> tuple[dict, bytes]:
     """The pair's statistics and ids: paired by PostgreSQL when each side has one result an
-    item (compare_sql, the same numbers), else by `compare_paired` over both sides' rows."""
-    from .compare import evaluator_side
-    from .compare_sql import database_pairs, paired_in_database
+    item (`sql`, the same numbers), else by `compare_paired` over both sides' rows."""
+    from . import evaluator_side
+    from .sql import database_pairs, paired_in_database
 
     if database_pairs(baseline, base, candidate, cand):
         return paired_in_database(

@@ -2,6 +2,10 @@
 
 Rows pair by the item's stable id; evaluators pair by evaluator (any versions). Items present
 on one side only are counted and listed, never dropped silently.
+
+The package: this module (the comparison and its row diff), `store` (the paired statistics
+stored per pair of bindings), `sql` (the same pairing done by PostgreSQL), `detail` (one item
+side by side) and `prepare` (what a completed run's first pages count ahead).
 """
 
 from __future__ import annotations
@@ -22,14 +26,14 @@ from assay.safety.csvcells import csv_safe_row
 from evalsets.models import EvalSetItem
 from evaluators.turns import TARGET
 
-from ..models import Aggregate, Experiment, Result
-from ..scoring.turns import result_turns
-from ..selectors import experiment_get
-from ..stats.clustered import collapse_repetitions
-from .compare_store import FILTER_SEGMENTS, StoredPair, pair_stats
-from .grid import FINAL_VERDICT
-from .per_turn import per_turn_outcomes
-from .textdiff import marked_sides, text_diff
+from ...models import Aggregate, Experiment, Result
+from ...scoring.turns import result_turns
+from ...selectors import experiment_get
+from ...stats.clustered import collapse_repetitions
+from ..grid import FINAL_VERDICT
+from ..per_turn import per_turn_outcomes
+from ..textdiff import marked_sides, text_diff
+from .store import FILTER_SEGMENTS, StoredPair, pair_stats
 
 FILTERS = ("all", "regressions", "improvements", "unknown", "changed")
 

@@ -1,7 +1,7 @@
 """How a simulated-user target runs a batch of rows. Every row's conversation advances one turn
 at a time, all rows together, so each step is one batch of calls with `concurrency` in
 flight: the simulator's through the judges' call path and response cache
-(`prompt.completion_rows`), the app's through the HTTP target's request code (`http_call`) or
+(`prompt.completion_rows`), the app's through the HTTP target's request code (`http.call`) or
 the prompt target's (`prompt.prompt_rows`).
 
 A turn: the simulated user speaks — the row's opening cell on the first turn when it has one,
@@ -35,10 +35,10 @@ from evalsets.items.conversation import CONVERSATION_CAP
 from evaluators.config import PLACEHOLDER_RE
 from evaluators.llm.conversation import transcript
 
-from .http import row_fields as http_row_fields
-from .http_call import HttpCall, run_calls
-from .prompt import completion_rows, prompt_rows
-from .simulated_user import CONVERSATION_COLUMN, MESSAGE_COLUMN
+from ..http import row_fields as http_row_fields
+from ..http.call import HttpCall, run_calls
+from ..prompt import completion_rows, prompt_rows
+from . import CONVERSATION_COLUMN, MESSAGE_COLUMN
 
 MESSAGES = CONTENT_FIELD[ContentType.CONVERSATION]
 USER, ASSISTANT = ChatRole.USER.value, ChatRole.ASSISTANT.value

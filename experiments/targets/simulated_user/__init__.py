@@ -17,7 +17,8 @@ Config:
   target; its templates may also use {{conversation}} (the chat so far, OpenAI messages) and
   {{message}} (the user's latest message). A prompt app gets the chat after its own messages.
 
-How a batch runs: `experiments.targets.simulation`.
+The package: this module (the kind and its config), `simulation` (how a batch runs) and
+`form` (the config's fields on the experiment form).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from assay.selectors import provider_find
 from assay.vocabulary import ContentType
 from evaluators.config import PLACEHOLDER_RE
 
-from .base import TargetSpec
+from ..base import TargetSpec
 
 KEYS = {
     "provider_id",
@@ -70,7 +71,7 @@ TURN_COLUMNS = [
 ]
 
 
-# The app's service error paths → its fields on the form (`simulated_user_form`: the HTTP
+# The app's service error paths → its fields on the form (`form`: the HTTP
 # and prompt targets' own fields under `su_app_`).
 APP_ALIASES = {
     "target.app": "su_app_kind",
@@ -137,23 +138,23 @@ class SimulatedUserTarget(TargetSpec):
         return {**config, "app": {"kind": app["kind"], **shown}}
 
     def form_fields(self, *, workspace) -> dict:
-        from .simulated_user_form import simulated_user_fields
+        from .form import simulated_user_fields
 
         return simulated_user_fields(workspace=workspace)
 
     def form_problems(self, data: dict) -> dict[str, str]:
-        from .simulated_user_form import simulated_user_problems
+        from .form import simulated_user_problems
 
         return simulated_user_problems(data)
 
     def from_form(self, data: dict) -> dict:
-        from .simulated_user_form import simulated_user_config
+        from .form import simulated_user_config
 
         return {"kind": self.name, **simulated_user_config(data)}
 
 
 def _app_spec(app: dict) -> TargetSpec:
-    from . import target_get
+    from .. import target_get
 
     return target_get(app["kind"])
 

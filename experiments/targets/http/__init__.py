@@ -9,8 +9,11 @@ Calls share the judges' retry loop (`evaluators.llm.attempts`: 429/5xx/timeouts 
 backoff and Retry-After, one deadline), rate limiter (Redis when present) and outbound policy
 (every connection's address is checked against ASSAY_OUTBOUND_ALLOW). A bad answer is a row
 `error` that keeps the raw body (capped). Every request carries `User-Agent` and the row's
-`Idempotency-Key` (`http_call`); a config may not set the key itself. Secret values the endpoint
+`Idempotency-Key` (`call`); a config may not set the key itself. Secret values the endpoint
 echoes back are scrubbed from everything stored of the row: output, trajectory, body, error.
+
+The package: this module (the kind: config checks, answers → row fields), `call` (requests
+rendered, sent and retried) and `form` (the config's fields on the experiment form).
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from assay.safety.outbound import outbound_policy, url_problem
 from assay.safety.redact import scrub_secrets
 from assay.vocabulary import ResultStatus
 
-from .base import TargetSpec
-from .http_call import IDEMPOTENCY_HEADER, Answer, HttpCall, run_calls, secrets_used
-from .templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_problems
+from ..base import TargetSpec
+from ..templating import PLACEHOLDER, SECRET_PREFIX, placeholders, template_problems
+from .call import IDEMPOTENCY_HEADER, Answer, HttpCall, run_calls, secrets_used
 
 METHODS = ("POST", "GET", "PUT", "PATCH")
 EXTRACTS = ("output", "trajectory", "tokens_in", "tokens_out", "cost")
@@ -85,17 +88,17 @@ class HttpTarget(TargetSpec):
         return {key: config[key] for key in ORDER if config.get(key) not in (None, "")}
 
     def form_fields(self, *, workspace) -> dict:
-        from .http_form import http_fields
+        from .form import http_fields
 
         return http_fields()
 
     def form_problems(self, data: dict) -> dict[str, str]:
-        from .http_form import http_form_problems
+        from .form import http_form_problems
 
         return http_form_problems(data)
 
     def from_form(self, data: dict) -> dict:
-        from .http_form import http_config
+        from .form import http_config
 
         return {"kind": self.name, **http_config(data)}
 

@@ -20,12 +20,12 @@ from assay.vocabulary import Verdict
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET
 
-from ..models import EvaluatorBinding, Experiment, Result
-from ..scoring.turns import result_turn
-from ..selectors import experiment_get, results_list
-from ..stats.clustered import collapse_repetitions
-from .compare import bindings_by_evaluator, check_comparable, output_text
-from .textdiff import diff_json, marked_sides, text_diff
+from ...models import EvaluatorBinding, Experiment, Result
+from ...scoring.turns import result_turn
+from ...selectors import experiment_get, results_list
+from ...stats.clustered import collapse_repetitions
+from ..textdiff import diff_json, marked_sides, text_diff
+from . import bindings_by_evaluator, check_comparable, output_text
 
 # the row diff's words for how an item's verdict moved (its kinds), as the page shows them
 KIND_LABELS = {

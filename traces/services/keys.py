@@ -1,0 +1,69 @@
+"""Ingest keys: write-only workspace keys for the OTLP endpoint."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from assay.models import Workspace
+
+from ..models import IngestKey
+
+# Not the API tokens' `asy_`: a leaked key says what it is, and what it cannot do.
+KEY_PREFIX = "asy_ingest_"
+
+
+@dataclass(frozen=True)
+class IssuedIngestKey:
+    ingest_key: IngestKey
+    key: str  # shown once, never stored
+
+
+def ingest_key_hash(key: str) -> str:
+    """Keys are high-entropy, so one round of SHA-256 is enough and allows an indexed lookup."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def ingest_key_issue(
+    *, workspace: Workspace, name: str, user: AbstractBaseUser | None = None
+) -> IssuedIngestKey:
+    """Issue an ingest key; the plaintext is returned once and only its hash is kept."""
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": _("An ingest key needs a name.")})
+    key = KEY_PREFIX + secrets.token_urlsafe(30)
+    ingest_key = IngestKey.objects.create(
+        workspace=workspace,
+        created_by=user,
+        name=name[:120],
+        prefix=key[: len(KEY_PREFIX) + 4],
+        key_hash=ingest_key_hash(key),
+    )
+    return IssuedIngestKey(ingest_key=ingest_key, key=key)
+
+
+def ingest_key_revoke(*, ingest_key: IngestKey) -> IngestKey:
+    """Revoke an ingest key; revoking twice is harmless."""
+    if ingest_key.revoked_at is None:
+        ingest_key.revoked_at = timezone.now()
+        ingest_key.save(update_fields=["revoked_at"])
+    return ingest_key
+
+
+def ingest_key_authenticate(*, key: str) -> IngestKey | None:
+    """The key a presented plaintext is, revoked or not (the caller tells the two apart:
+    401 for an unknown key, 403 for a revoked one); None when no key has that hash."""
+    if not key.startswith(KEY_PREFIX) or len(key) > 200:
+        return None
+    found = (
+        IngestKey.objects.select_related("workspace").filter(key_hash=ingest_key_hash(key)).first()
+    )
+    if found is not None and found.is_active:
+        IngestKey.objects.filter(pk=found.pk).update(last_used_at=timezone.now())
+    return found
