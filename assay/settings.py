@@ -250,6 +250,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "evalsets", "description": "Evaluation sets, items, versions, imports."},
         {"name": "experiments", "description": "Runs, results, exports, the CI gate, garak."},
         {"name": "compare", "description": "Paired comparison of runs."},
+        {"name": "traces", "description": "Production traces and their spans, as stored."},
         {
             "name": "settings",
             "description": "Workspaces, members, tokens, ingest keys, secrets, providers.",

@@ -12,6 +12,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
 from experiments.views.compare_detail import CompareItemApi
+from traces.views import otlp_traces
 
 from .api.urls import router
 from .web import views
@@ -66,6 +67,7 @@ workspace_urls = [
     path("experiments/", include("experiments.urls")),
     path("compare/", include("experiments.compare_urls")),
     path("pairwise/", include("experiments.pairwise.urls")),
+    path("traces/", include("traces.urls")),
 ]
 
 urlpatterns = [
@@ -98,5 +100,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", TemplateView.as_view(template_name="assay/api_docs.html"), name="api-docs"),
     path("admin/", admin.site.urls),
-    path("", include("traces.urls")),  # /otlp/v1/traces, where exporters send spans
+    path("otlp/v1/traces", otlp_traces, name="otlp_traces"),  # where exporters send spans
 ]

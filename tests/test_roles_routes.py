@@ -36,6 +36,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from assay import services as platform
@@ -49,7 +50,9 @@ from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
 from tests.support.pairwise import make_pairwise_version, pushed_run, qa_version
+from traces.models import Span
 from traces.services import ingest_key_issue
+from traces.storing import rows_insert
 
 pytestmark = pytest.mark.django_db
 
@@ -198,6 +201,7 @@ class World:
     media: str
     viewer_token_id: str
     ingest_key_id: str
+    trace_id: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
 
@@ -221,6 +225,7 @@ KWARGS = {
     "path": "media",
     "fmt": "csv",
     "slug": "acme",
+    "trace_id": "trace_id",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",
@@ -324,6 +329,24 @@ def _pairwise(*, workspace, user, provider, code) -> tuple[str, int]:
     return str(run.public_id), PairwiseResult.objects.filter(run=run).first().pk
 
 
+def _span(workspace) -> Span:
+    """One stored span of Acme's, inserted as the OTLP worker inserts them (on PostgreSQL into
+    its day's partition, made first)."""
+    now = timezone.now()
+    span = Span(
+        workspace=workspace,
+        trace_id="ab" * 16,
+        span_id="cd" * 8,
+        name="agent",
+        start_time=now,
+        end_time=now,
+        duration_ms=0,
+        received_at=now,
+    )
+    rows_insert([span])
+    return span
+
+
 def _sign_in(user) -> str:
     client = Client()
     client.force_login(user)
@@ -349,6 +372,7 @@ def build_world(server) -> World:
     viewer_token = platform.token_issue(workspace=workspace, user=accounts[VIEWER], name="v")
     outsider_token = platform.token_issue(workspace=other, user=outsider, name="o")
     ingest_key = ingest_key_issue(workspace=workspace, name="exporter").ingest_key
+    trace = _span(workspace)
     sessions = {role: _sign_in(account) for role, account in accounts.items()}
     return World(
         acme=acme,
@@ -359,6 +383,7 @@ def build_world(server) -> World:
         media=media,
         viewer_token_id=str(viewer_token.token.public_id),
         ingest_key_id=str(ingest_key.public_id),
+        trace_id=trace.trace_id,
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
     )

@@ -1,10 +1,13 @@
-"""The OTLP/HTTP receiver's route (mounted at the root: exporters append /v1/traces to
-OTEL_EXPORTER_OTLP_ENDPOINT=<assay>/otlp)."""
+"""The traces pages, under /w/<workspace>/traces/ (the OTLP receiver's route is wired in
+`assay/urls.py`: exporters post to /otlp/v1/traces, outside any workspace)."""
 
 from django.urls import path
 
 from . import views
 
+app_name = "traces"
+
 urlpatterns = [
-    path("otlp/v1/traces", views.otlp_traces, name="otlp_traces"),
+    path("", views.trace_list, name="list"),
+    path("<str:trace_id>/", views.trace_detail, name="detail"),
 ]

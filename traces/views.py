@@ -1,13 +1,20 @@
-"""`POST /otlp/v1/traces`: authenticate the ingest key, read and screen the body, queue it,
-answer as OTLP/HTTP says (`traces.otlp`)."""
+"""`POST /otlp/v1/traces` (authenticate the ingest key, read and screen the body, queue it,
+answer as OTLP/HTTP says: `traces.otlp`), and the pages: the traces list and a trace."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
+from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from . import otlp, services
+from assay.web.decorators import workspace_view
+
+from . import otlp, selectors, services
+from .forms import TraceFilterForm
+
+TRACES_PER_PAGE = 50
 
 RETRY_AFTER_S = 5
 
@@ -43,3 +50,18 @@ def _ingest_workspace(request):
     if not ingest_key.is_active:
         raise otlp.OtlpError(403, "this ingest key was revoked")
     return ingest_key.workspace
+
+
+@workspace_view()
+def trace_list(request):
+    form = TraceFilterForm(request.GET or None)
+    rows = selectors.traces_list(workspace=request.workspace, filters=form.filters())
+    page = Paginator(rows, TRACES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "traces/list.html", {"form": form, "page": page})
+
+
+@workspace_view()
+def trace_detail(request, trace_id: str):
+    spans = selectors.trace_spans(workspace=request.workspace, trace_id=trace_id)
+    context = {"trace_id": spans[0].trace_id, "rows": selectors.span_rows(spans)}
+    return render(request, "traces/detail.html", context)

@@ -29,6 +29,8 @@ AREAS = {
     "secrets": "settings",
     "tokens": "settings",
     "ingest-keys": "settings",
+    "traces": "traces",
+    "spans": "traces",
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",

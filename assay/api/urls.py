@@ -75,6 +75,8 @@ from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
 
 router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")
 
-from traces.api import IngestKeyViewSet  # noqa: E402
+from traces.api import IngestKeyViewSet, SpanViewSet, TraceViewSet  # noqa: E402
 
 router.register("ingest-keys", IngestKeyViewSet, basename="ingest-key")
+router.register("traces", TraceViewSet, basename="trace")
+router.register("spans", SpanViewSet, basename="span")

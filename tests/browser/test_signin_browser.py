@@ -22,6 +22,7 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Experiments",
         "Compare",
         "Pairwise",
+        "Traces",
         "Import",
         "garak",
         "Settings",

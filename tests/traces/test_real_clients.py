@@ -17,7 +17,7 @@ from opentelemetry.trace import Status, StatusCode
 
 from assay.models import ModelProvider
 from tests.support.llm_server import CLEAN
-from traces.models import Span, SpanKind, SpanStatus
+from traces.models import Span, SpanBatch, SpanKind, SpanStatus
 from traces.services import ingest_key_issue
 
 pytestmark = pytest.mark.integration
@@ -31,6 +31,7 @@ def provider_for(live_server, key: str, **exporter) -> TracerProvider:
     sender = OTLPSpanExporter(
         endpoint=f"{live_server.url}/otlp/v1/traces",
         headers={"Authorization": f"Bearer {key}"},
+        timeout=60,  # a busy 2-core machine: the export must not give up first
         **exporter,
     )
     provider.add_span_processor(SimpleSpanProcessor(sender))
@@ -39,12 +40,13 @@ def provider_for(live_server, key: str, **exporter) -> TracerProvider:
 
 def stored_spans(count: int, **filters) -> list[Span]:
     """The spans once `count` are stored (the worker stores them after the answer)."""
-    for _ in range(300):
+    for _ in range(1200):  # at most two minutes, for a busy machine
         spans = list(Span.objects.filter(**filters).order_by("start_time"))
         if len(spans) >= count:
             return spans
         time.sleep(0.1)
-    raise AssertionError(f"{len(spans)} of {count} spans stored")
+    waiting = SpanBatch.objects.count()
+    raise AssertionError(f"{len(spans)} of {count} spans stored, {waiting} batches waiting")
 
 
 def test_the_sdk_exporter_sends_a_trace_whose_spans_arrive_out_of_order(

@@ -51,7 +51,12 @@ def span_batch_store(*, batch_id: int) -> int:
     next delivery. The number of spans given to the insert (a retried span is skipped)."""
     with transaction.atomic():
         batch = (
-            SpanBatch.objects.select_for_update(skip_locked=connection.vendor == "postgresql")
+            # of=self: locking the joined workspace row too would clash with the key-share lock
+            # a request inserting the next batch holds on it, and SKIP LOCKED then skipped a
+            # batch that was there
+            SpanBatch.objects.select_for_update(
+                skip_locked=connection.vendor == "postgresql", of=("self",)
+            )
             .select_related("workspace")
             .filter(pk=batch_id)
             .first()
