@@ -145,10 +145,10 @@ def bench_parse(repeat: int = 2000) -> None:
 # them calls another of the list, so the phases do not overlap).
 PHASES = {
     **ENGINE_PHASES,
-    "turns built": [("experiments/engine/per_turn.py", "binding_cases")],
+    "turns built": [("experiments/scoring/per_turn.py", "binding_cases")],
     "scored-rows and target reads": [
-        ("experiments/engine/scoring.py", "scored_rows"),
-        ("experiments/engine/turns.py", "target_outputs"),
+        ("experiments/scoring/evaluator_work.py", "scored_rows"),
+        ("experiments/scoring/turns.py", "target_outputs"),
     ],
     "render + request body": [("evaluators/llm/request.py", "build_request")],
     "run-wide slots (Redis)": [
@@ -172,10 +172,10 @@ PHASES = {
         ("evaluators/providers.py", "<listcomp>"),
         ("evaluators/runner.py", "_bounded"),
         ("evaluators/runner.py", "_verdicts"),
-        ("experiments/engine/scoring.py", "result_rows"),
+        ("experiments/scoring/evaluator_work.py", "result_rows"),
     ],
     "results written (COPY, upsert, lease, progress)": [
-        ("experiments/engine/chunks.py", "_commit"),
+        ("experiments/scoring/chunks.py", "_commit"),
     ],
 }
 

@@ -304,8 +304,8 @@ def _phases(experiment, elapsed: float) -> str:
 # ----------------------------------------------------------------------------- BENCH_PROFILE
 
 PROFILED = (
-    "experiments/engine/",
-    "experiments/tasks.py",
+    "experiments/runs/",
+    "experiments/scoring/",
     "evaluators/runner.py",
     "evaluators/kinds/",
     "sandbox/",
@@ -319,7 +319,7 @@ def profile(size: int) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from experiments import engine
+    from experiments import scoring as engine
     from experiments.models import ExperimentChunk
 
     workspace, user, version, bindings, _server = build(size)

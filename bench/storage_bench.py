@@ -47,7 +47,8 @@ def main() -> None:
 
 def run():
     from assay import services as platform
-    from experiments import engine, services
+    from experiments import scoring as engine
+    from experiments import services
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
     user = platform.user_create(username="bench", password="bench-password-1")

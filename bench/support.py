@@ -188,7 +188,7 @@ def chunks_in_process(experiment):
     clock (time the thread waits is not counted): (profiler, wall seconds)."""
     import cProfile
 
-    from experiments import engine
+    from experiments import scoring as engine
     from experiments.models import ExperimentChunk
 
     engine.experiment_begin(experiment_id=experiment.pk)
@@ -258,9 +258,9 @@ def run_phases(experiment, elapsed: float) -> str:
 # cumulative times do not overlap).
 ENGINE_PHASES = {
     "claim, dispatch, complete": [
-        ("experiments/engine/chunks.py", "chunk_claim"),
-        ("experiments/engine/dispatch.py", "chunks_dispatch"),
-        ("experiments/engine/chunks.py", "chunk_complete"),
+        ("experiments/runs/chunks.py", "chunk_claim"),
+        ("experiments/runs/dispatch.py", "chunks_dispatch"),
+        ("experiments/runs/chunks.py", "chunk_complete"),
     ],
-    "rows read": [("experiments/engine/chunks.py", "_chunk_items")],
+    "rows read": [("experiments/scoring/chunks.py", "_chunk_items")],
 }

@@ -247,11 +247,11 @@ PHASES = {
     "target: HTTP send + receive": [("experiments/targets/http/call.py", "send")],
     "target: answers extracted": [("experiments/targets/http/__init__.py", "row_fields")],
     "target: rows built and written": [
-        ("experiments/engine/chunks.py", "target_row"),
-        ("experiments/engine/chunks.py", "_commit"),
+        ("experiments/scoring/chunks.py", "target_row"),
+        ("experiments/scoring/chunks.py", "_commit"),
     ],
     "code check (sandbox, verdicts, results written)": [
-        ("experiments/engine/scoring.py", "__call__"),
+        ("experiments/scoring/evaluator_work.py", "__call__"),
     ],
 }
 

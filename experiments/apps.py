@@ -11,3 +11,7 @@ class ExperimentsConfig(AppConfig):
         from .views.trends import evalset_trends_panel
 
         panel_register(evalset_trends_panel)
+        # the kinds of run register with the run engine, which imports none of them
+        # (in this order: dispatch breaks ties between kinds by it)
+        from .scoring import kind  # noqa: F401, I001
+        from .pairwise import work  # noqa: F401

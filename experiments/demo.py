@@ -34,7 +34,8 @@ from evalsets.demo import demo_evalset_version
 from evaluators.models import Evaluator, EvaluatorVersion
 from evaluators.services import evaluator_create, evaluator_submit_version, evaluator_update_draft
 
-from . import engine, services
+from . import scoring as engine
+from . import services
 from .demo_simulated import simulated_demo_load
 from .models import Experiment
 

@@ -28,7 +28,8 @@ from evalsets.models import EvalSet
 from evaluators.models import Evaluator
 from evaluators.services import evaluator_create, evaluator_submit_version
 
-from . import engine, services
+from . import scoring as engine
+from . import services
 from .models import Experiment
 
 SCENARIOS = "Support scenarios"

@@ -14,26 +14,15 @@ from evalsets.models import EvalSetItem, EvalSetVersion
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import describe_policy
 
+from .runs.bases import ACTIVE_STATUSES, ChunkBase, ChunkStatus, RunBase, RunStatus  # noqa: F401
 
-class ExperimentStatus(models.TextChoices):
-    DRAFT = "draft", _("draft")
-    QUEUED = "queued", _("queued")
-    RUNNING = "running", _("running")
-    COMPLETED = "completed", _("completed")
-    FAILED = "failed", _("failed")
-    CANCELLED = "cancelled", _("cancelled")
+ExperimentStatus = RunStatus  # an experiment's states are every run's (runs.bases)
 
 
-ACTIVE_STATUSES = (ExperimentStatus.QUEUED, ExperimentStatus.RUNNING)
-
-
-class Experiment(models.Model):
+class Experiment(RunBase):
     """One run. Status moves draft → queued → running → completed | failed | cancelled."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="experiments")
-    name = models.CharField(max_length=160)
-    description = models.TextField(blank=True)
     probe_name = models.CharField(
         max_length=160, blank=True, help_text="garak's probe name in reports; empty: the name"
     )
@@ -49,7 +38,6 @@ class Experiment(models.Model):
         max_length=16, default="none", help_text="A kind registered in experiments.targets."
     )
     target_config = models.JSONField(default=dict, blank=True)
-    concurrency = models.PositiveSmallIntegerField(default=8)
     chunk_size = models.PositiveIntegerField(default=1000)
     repetitions = models.PositiveSmallIntegerField(
         default=1, help_text="How many times the target (or, without one, each judge) runs per row."
@@ -68,34 +56,15 @@ class Experiment(models.Model):
     target_summary = models.JSONField(
         default=dict, blank=True, help_text="Latency, tokens and cost of the target's rows."
     )
-    status = models.CharField(
-        max_length=10, choices=ExperimentStatus.choices, default=ExperimentStatus.DRAFT
-    )
-    items_total = models.PositiveIntegerField(default=0)
-    results_total = models.PositiveIntegerField(default=0)
-    results_done = models.PositiveIntegerField(default=0)
     # target outputs written or answered (bumped as calls finish; exact once the run ends)
     targets_done = models.PositiveIntegerField(default=0)
     # when results_done or targets_done last moved (the ETA counts down from there)
     progressed_at = models.DateTimeField(null=True, blank=True)
-    chunks_total = models.PositiveIntegerField(default=0)
-    chunks_done = models.PositiveIntegerField(default=0)
-    retry_round = models.PositiveSmallIntegerField(default=0)
-    cancel_requested = models.BooleanField(default=False)
     # when the client of an external target called close/: later pushes are refused
     outputs_closed_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    error_message = models.TextField(blank=True)
     cloned_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones"
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -103,9 +72,6 @@ class Experiment(models.Model):
             models.Index(fields=["status", "heartbeat_at"]),
         ]
         ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return self.name
 
     @property
     def progress(self) -> float:
@@ -122,10 +88,6 @@ class Experiment(models.Model):
             return round(100 * self.progress)
         done = min(self.results_done, self.results_total) + min(self.targets_done, targets)
         return round(100 * done / (self.results_total + targets))
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE_STATUSES
 
     @property
     def target_spec(self):
@@ -198,35 +160,13 @@ class ChunkKind(models.TextChoices):
     LLM = "llm", _("LLM evaluators")
 
 
-class ChunkStatus(models.TextChoices):
-    """See experiments.engine.lifecycle for the moves between them."""
-
-    WAITING = "waiting", _("waiting for its target chunk")
-    PENDING = "pending", _("pending")
-    QUEUED = "queued", _("queued")
-    RUNNING = "running", _("running")
-    DONE = "done", _("done")
-    FAILED = "failed", _("failed")
-
-
-class ExperimentChunk(models.Model):
+class ExperimentChunk(ChunkBase):
     """A slice of the items (by position) for one kind of work; the unit a task claims."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="chunks")
-    index = models.PositiveIntegerField()
     kind = models.CharField(max_length=8, choices=ChunkKind.choices)
     position_from = models.BigIntegerField()
     position_to = models.BigIntegerField(help_text="exclusive")
-    status = models.CharField(
-        max_length=8, choices=ChunkStatus.choices, default=ChunkStatus.PENDING
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    lease_token = models.UUIDField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
     # the calls (the target's, or an LLM chunk's judge calls) this chunk's runner has in flight
     # (reported every second; read only while the chunk runs)
     calls_in_flight = models.PositiveIntegerField(default=0)
@@ -312,7 +252,7 @@ class Result(models.Model):
     idempotent upsert.
 
     The turn its evaluator received is not copied here: its parts are stored once (the row,
-    the target's output, the binding's mapping) and `engine.turns.result_turns` rebuilds it.
+    the target's output, the binding's mapping) and `scoring.turns.result_turns` rebuilds it.
     """
 
     # no index of its own: the unique key and every read path lead with the experiment

@@ -13,9 +13,9 @@ from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
-from .engine.turns import result_turn
 from .models import EvaluatorBinding, Experiment, GarakImport, GarakReference, Result
 from .results import gate
+from .scoring.turns import result_turn
 
 
 class ExperimentCreateSerializer(StrictSerializer):

@@ -11,7 +11,12 @@ from rest_framework.test import APIClient
 from assay import services
 from assay.models import Membership
 
-pytest_plugins = ["tests.support.fixtures", "tests.support.llm_fixtures", "tests.support.pairwise"]
+pytest_plugins = [
+    "tests.support.fixtures",
+    "tests.support.llm_fixtures",
+    "tests.support.pairwise",
+    "tests.support.fake_run_kind",
+]
 
 
 def pytest_configure(config):

@@ -140,7 +140,7 @@ def test_a_worker_imports_the_async_http_client_only_when_a_batch_sends():
     probe = (
         "import sys, django; django.setup()\n"
         "from assay.celery import app; app.loader.import_default_modules()\n"
-        "import experiments.engine.chunks, evaluators.runner, evalsets.views\n"
+        "import experiments.scoring.chunks, evaluators.runner, evalsets.views\n"
         "print('aiohttp' in sys.modules)\n"
     )
     env = {"DJANGO_SETTINGS_MODULE": "assay.settings", "PATH": "/usr/bin:/bin"}
@@ -148,3 +148,82 @@ def test_a_worker_imports_the_async_http_client_only_when_a_batch_sends():
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr[-2000:]
+
+
+# ----------------------------------------------------------------------------- kinds of run
+# The run engine (experiments/runs) is the machine every kind of run shares; a kind
+# (experiments/scoring, experiments/pairwise/work.py, a test's counting kind) is a module that
+# registers itself. The engine names no kind, and nothing branches on one.
+
+RUNS = ROOT / "experiments" / "runs"
+RUN_CASES = sorted(RUNS.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", RUN_CASES, ids=[p.name for p in RUN_CASES])
+def test_the_run_engine_imports_no_kind_of_run(path):
+    # no experiments.scoring, pairwise, targets, results, views, api, models: only itself
+    ours = [n for n in imported(path) if n.split(".")[0] == "experiments"]
+    assert [n for n in ours if not n.startswith("experiments.runs")] == []
+
+
+def test_every_kind_of_run_imports_the_run_engine_and_lives_outside_it():
+    from experiments.runs.kinds import run_kinds
+
+    kinds = run_kinds()
+    assert {kind.name for kind in kinds} >= {"experiment", "pairwise"}
+    for kind in kinds:
+        path = ROOT.joinpath(*type(kind).__module__.split(".")).with_suffix(".py")
+        assert RUNS not in path.parents
+        assert any(n.startswith("experiments.runs") for n in imported(path)), path
+
+
+KIND_NAMES = {"experiment", "pairwise"}  # the registered kinds' names
+KIND_OBJECTS = {"EXPERIMENT", "PAIRWISE"}  # their registered objects
+RUN_MODELS = {"Experiment", "PairwiseRun", "ExperimentChunk", "PairwiseChunk"}
+
+
+def _names_a_kind(node) -> bool:
+    """A name, constant or subscript that says which kind of run something is."""
+    tail = getattr(node, "id", None) or getattr(node, "attr", None)
+    if isinstance(node, ast.Constant) and node.value in KIND_NAMES:
+        return True
+    if tail in RUN_MODELS | KIND_OBJECTS:
+        return True
+    if isinstance(node, ast.Attribute) and _names_a_kind(node.value):
+        return True
+    return isinstance(node, ast.Subscript) and _names_a_kind(node.slice)
+
+
+def kind_branches(path: Path) -> list[str]:
+    """Comparisons that ask which kind of run something is (`chunk.kind == PairwiseChunk.kind`,
+    `model is Experiment`, `kind == EXPERIMENT`, `name == "pairwise"`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare) and any(
+            _names_a_kind(side) for side in (node.left, *node.comparators)
+        ):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+EXPERIMENT_CASES = [p for p in modules() if p.parts[len(ROOT.parts)] == "experiments"]
+
+
+@pytest.mark.parametrize(
+    "path", EXPERIMENT_CASES, ids=[str(p.relative_to(ROOT)) for p in EXPERIMENT_CASES]
+)
+def test_nothing_branches_on_a_kind_of_run(path):
+    # what differs between kinds is the kind's (runs.kinds.RunKind), as for evaluator kinds
+    assert kind_branches(path) == []
+
+
+def test_the_kind_check_sees_a_branch(tmp_path):
+    sample = tmp_path / "probe.py"
+    sample.write_text(
+        "def f(chunk, kind, model):\n"
+        "    a = chunk.kind == PairwiseChunk.kind\n"
+        "    b = model is Experiment\n"
+        "    c = kind == EXPERIMENT or kind.name == 'pairwise'\n"
+        "    d = queue == QUEUE[PairwiseChunk.kind]\n"
+    )
+    assert len(kind_branches(sample)) == 5

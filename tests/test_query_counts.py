@@ -77,7 +77,8 @@ def test_an_experiments_results_and_bindings_do_not_grow(
         {"evaluator_version": make_code_version(workspace=workspace, user=user, name=n)}
         for n in ("a", "b", "c")
     ]
-    from experiments import engine, services
+    from experiments import scoring as engine
+    from experiments import services
 
     experiment = services.experiment_create(
         workspace=workspace, user=user, name="x", evalset_version=version, bindings=bindings[:1]

@@ -43,8 +43,8 @@ from assay import services as platform
 from assay.models import Membership, ModelProvider
 from evalsets.demo import png_bytes
 from evalsets.items.media import media_store
-from experiments import engine
 from experiments.models import PairwiseResult
+from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
 from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
@@ -325,7 +325,7 @@ def _pairwise(*, workspace, user, provider, code) -> tuple[str, int]:
         evaluator_version=judge,
         chunk_size=10,
     )
-    engine.pairwise_run_inline(run_id=run.pk)
+    pairwise_work.pairwise_run_inline(run_id=run.pk)
     return str(run.public_id), PairwiseResult.objects.filter(run=run).first().pk
 
 

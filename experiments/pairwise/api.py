@@ -15,11 +15,13 @@ from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, vali
 from assay.api.schema import EXCEL_PARAMETER
 from assay.safety.csvcells import excel_wanted
 
+from ..api.runs import RunActionsMixin
 from ..models import PairwiseRun
 from . import selectors, services
 from . import serializers as s
 from .exports import FORMATS, pairwise_export_response
 from .selectors import RESULT_FILTERS
+from .work import PAIRWISE
 
 
 @extend_schema_view(
@@ -51,6 +53,7 @@ from .selectors import RESULT_FILTERS
         ),
     ),
     cancel=extend_schema(
+        responses={202: s.PairwiseRunSerializer},
         summary=_("Cancel a pairwise run"),
         description=_(
             "Stops a queued or running pairwise run (202): running chunks drop their calls in "
@@ -59,6 +62,7 @@ from .selectors import RESULT_FILTERS
         ),
     ),
     retry_failed=extend_schema(
+        responses={202: s.PairwiseRetriedSerializer},
         summary=_("Retry failed pairs"),
         description=_(
             "Judges again the pairs that errored or timed out (and any never written), into "
@@ -101,11 +105,15 @@ from .selectors import RESULT_FILTERS
         ),
     ),
 )
-class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+class PairwiseRunViewSet(
+    RunActionsMixin, WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin
+):
     """Pairwise runs: created and launched in one call, run by workers, read while running."""
 
     serializer_class = s.PairwiseRunSerializer
     queryset = PairwiseRun.objects.all()
+    run_kind = PAIRWISE
+    run_serializer = s.PairwiseRunSerializer
 
     def scoped_queryset(self):
         status_filter = self.request.query_params.get("status", "") if self.action == "list" else ""
@@ -134,21 +142,9 @@ class PairwiseRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.R
         )
         return Response(s.PairwiseRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={202: s.PairwiseRunSerializer})
-    @action(detail=True, methods=["post"])
-    def cancel(self, request, id=None):
-        """Running chunks stop at once; a queued run is cancelled at once."""
-        run = services.pairwise_run_cancel(run=self.get_object())
-        return Response(s.PairwiseRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
-
-    @extend_schema(request=None, responses={202: s.PairwiseRetriedSerializer})
-    @action(detail=True, methods=["post"], url_path="retry-failed")
-    def retry_failed(self, request, id=None):
-        """Judge the pairs that errored or timed out again, into the same run."""
-        run = self.get_object()
-        count = services.pairwise_run_retry_failed(run=run)
-        body = {"retried": count, "run": s.PairwiseRunSerializer(run).data}
-        return Response(body, status=status.HTTP_202_ACCEPTED)
+    def retried_body(self, run, count: int) -> dict:
+        """What retry-failed/ answers: how many pairs are judged again, and the run."""
+        return {"retried": count, "run": s.PairwiseRunSerializer(run).data}
 
     @extend_schema(
         parameters=[OpenApiParameter(n, str, required=False) for n in RESULT_FILTERS],

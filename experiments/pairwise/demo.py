@@ -24,9 +24,11 @@ from evaluators.runner import RunOutcome
 from evaluators.services import evaluator_create_from_template, evaluator_submit_version
 from evaluators.turns import turn_fields
 
-from .. import engine, services
+from .. import scoring as engine
+from .. import services
 from ..models import Experiment, PairwiseRun
 from .services import pairwise_run_create
+from .work import pairwise_run_inline
 
 RUN_NAME = "Demo QA · three apps, pairwise"
 TERSE = "Demo QA · terse app, pushed"
@@ -58,7 +60,7 @@ def pairwise_demo_load(*, workspace, user) -> None:
         evaluator_version=judge,
         chunk_size=20,
     )
-    engine.pairwise_run_inline(run_id=run.pk, judge=demo_judge)
+    pairwise_run_inline(run_id=run.pk, judge=demo_judge)
 
 
 def _judge(workspace, user) -> EvaluatorVersion | None:

@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import uuid
 
-from django.conf import settings
 from django.db import models
 
 from assay.models import Workspace
@@ -16,18 +14,16 @@ from evaluators.models import EvaluatorVersion
 from evaluators.pairing import OUTPUT_A, OUTPUT_B
 from evaluators.turns import DATASET, TARGET
 
-from ..models import ACTIVE_STATUSES, ChunkStatus, Experiment, ExperimentStatus
+from ..models import Experiment
+from ..runs.bases import ChunkBase, RunBase, RunStatus
 
 
-class PairwiseRun(models.Model):
+class PairwiseRun(RunBase):
     """A pairwise judge on two or more finished experiments of one evalset (any versions of
     it): every pair of experiments on every item they share, each pair in both orders. The
     first experiment is the baseline, A. Status moves as an experiment's does."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=160)
-    description = models.TextField(blank=True)
     evalset = models.ForeignKey(EvalSet, on_delete=models.PROTECT, related_name="+")
     evaluator_version = models.ForeignKey(
         EvaluatorVersion, on_delete=models.PROTECT, related_name="pairwise_runs"
@@ -38,32 +34,12 @@ class PairwiseRun(models.Model):
     repetitions = models.PositiveSmallIntegerField(
         default=1, help_text="How many times the judge sees each pair (in both orders each time)."
     )
-    concurrency = models.PositiveSmallIntegerField(default=8)
     chunk_size = models.PositiveIntegerField(default=100, help_text="items per chunk")
     interval = models.JSONField(default=dict, blank=True)
-    status = models.CharField(
-        max_length=10, choices=ExperimentStatus.choices, default=ExperimentStatus.DRAFT
-    )
-    items_total = models.PositiveIntegerField(default=0)
-    results_total = models.PositiveIntegerField(default=0)
-    results_done = models.PositiveIntegerField(default=0)
-    chunks_total = models.PositiveIntegerField(default=0)
-    chunks_done = models.PositiveIntegerField(default=0)
-    retry_round = models.PositiveSmallIntegerField(default=0)
-    cancel_requested = models.BooleanField(default=False)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    error_message = models.TextField(blank=True)
     summary = models.JSONField(
         default=dict, blank=True, help_text="The statistics (results.pairwise), when last settled."
     )
     summary_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -72,18 +48,11 @@ class PairwiseRun(models.Model):
         ]
         ordering = ["-created_at", "-pk"]
 
-    def __str__(self) -> str:
-        return self.name
-
     @property
     def progress_percent(self) -> float:
         if not self.results_total:
-            return 100.0 if self.status == ExperimentStatus.COMPLETED else 0.0
+            return 100.0 if self.status == RunStatus.COMPLETED else 0.0
         return min(100.0, 100 * self.results_done / self.results_total)
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE_STATUSES
 
 
 class PairwiseEntry(models.Model):
@@ -104,26 +73,15 @@ class PairwiseEntry(models.Model):
         return f"{self.run_id}:{self.position}"
 
 
-class PairwiseChunk(models.Model):
+class PairwiseChunk(ChunkBase):
     """A range of item ids of a pairwise run (every pair of its experiments on them): the unit
     a task claims, under a lease, as an experiment's chunk is."""
 
-    kind = "pairwise"  # the dispatcher's word for this work (it goes to the llm queue)
+    kind = "pairwise"  # the dispatcher's word for this work (it has no kinds of chunk)
 
     run = models.ForeignKey(PairwiseRun, on_delete=models.CASCADE, related_name="chunks")
-    index = models.PositiveIntegerField()
     uid_from = models.UUIDField(help_text="the first item id of the range")
     uid_to = models.UUIDField(null=True, blank=True, help_text="exclusive; empty: to the end")
-    status = models.CharField(
-        max_length=8, choices=ChunkStatus.choices, default=ChunkStatus.PENDING
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    lease_token = models.UUIDField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
 
     class Meta:
         constraints = [

@@ -14,22 +14,20 @@ from itertools import combinations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
 
 from assay.models import Workspace
-from assay.vocabulary import RETRYABLE_STATUSES
 from evalsets.models import EvalSetItem
 from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 from evaluators.pairing import OUTPUT_A, OUTPUT_B, SLOTS
 
-from ..engine import lifecycle
 from ..mapping import mapping_problems, suggest_mapping, target_source
 from ..models import ChunkStatus, Experiment, PairwiseChunk, PairwiseEntry, PairwiseRun
+from ..runs.services import run_cancel, run_launched, run_retry_failed
 from ..selectors.mappings import mapping_of_experiments
 from ..stats.interval_settings import interval_problems, interval_settings
 from .rules import FINISHED, MAX_EXPERIMENTS, MIN_EXPERIMENTS
+from .work import PAIRWISE
 
 MAX_REPETITIONS = 10
 
@@ -208,8 +206,6 @@ def _numbers(repetitions, concurrency, chunk_size, interval, errors: dict) -> No
 
 def _launch(run: PairwiseRun, shared: dict) -> None:
     """Split the judged item ids into chunks, then draft → queued; start once committed."""
-    from ..tasks import pairwise_start
-
     judged = sorted(set().union(*shared.values()))
     bounds = judged[:: run.chunk_size]
     PairwiseChunk.objects.bulk_create(
@@ -222,65 +218,22 @@ def _launch(run: PairwiseRun, shared: dict) -> None:
         )
         for i, start in enumerate(bounds)
     )
-    now = timezone.now()
-    lifecycle.pairwise_move(
-        run.pk,
-        "launch",
-        queued_at=now,
-        heartbeat_at=now,
+    run_launched(
+        kind=PAIRWISE,
+        run_id=run.pk,
         items_total=len(judged),
         results_total=sum(len(ids) for ids in shared.values()) * run.repetitions,
         chunks_total=len(bounds),
     )
-    transaction.on_commit(lambda: pairwise_start.delay(run.pk))
 
 
 def pairwise_run_cancel(*, run: PairwiseRun) -> PairwiseRun:
-    """Stop a run: with no chunk at work it is cancelled at once; running chunks see the flag
-    within a second, drop their calls in flight and end it cancelled (never completed), with
-    the statistics of the pairs judged so far."""
-    from .. import engine
-
-    active = PairwiseRun.objects.filter(
-        pk=run.pk, status__in=lifecycle.PAIRWISE_EVENTS["cancel"][0]
-    )
-    active.update(cancel_requested=True)
-    if not run.chunks.filter(status=ChunkStatus.RUNNING).exists():
-        engine.pairwise_settle_cancel(run_id=run.pk)
-    run.refresh_from_db()
-    if not run.cancel_requested:
-        raise ValidationError(
-            {"status": f"A {run.get_status_display()} pairwise run cannot be cancelled."}
-        )
-    return run
+    """Stop a run (`runs.services.run_cancel`): running chunks drop their calls in flight and
+    end it cancelled (never completed), with the statistics of the pairs judged so far."""
+    return run_cancel(kind=PAIRWISE, run=run)
 
 
 def pairwise_run_retry_failed(*, run: PairwiseRun) -> int:
     """Judge again the pairs that errored or timed out (and any never written), into the same
     run; returns how many. Pairs skipped for a missing output stay as they are."""
-    from ..tasks import pairwise_start
-
-    if run.status not in FINISHED:
-        raise ValidationError({"status": "Retry once the pairwise run has finished."})
-    failed = run.results.filter(status__in=RETRYABLE_STATUSES).count()
-    missing = run.results_total - run.results.count()
-    if failed == 0 and missing <= 0:
-        raise ValidationError({"status": "There are no failed pairs to retry."})
-    with transaction.atomic():
-        lifecycle.pairwise_chunks_reset(run)
-        retried = lifecycle.pairwise_move(
-            run.pk,
-            "retry",
-            retry_round=F("retry_round") + 1,
-            results_done=F("results_done") - failed,
-            chunks_done=0,
-            cancel_requested=False,
-            finished_at=None,
-            error_message="",
-            heartbeat_at=timezone.now(),
-        )
-        if not retried:
-            raise ValidationError({"status": "The pairwise run changed meanwhile; reload it."})
-        transaction.on_commit(lambda: pairwise_start.delay(run.pk))
-    run.refresh_from_db()
-    return failed + max(missing, 0)
+    return run_retry_failed(kind=PAIRWISE, run=run)

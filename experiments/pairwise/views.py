@@ -4,7 +4,6 @@ and one pair, cancel, retry and the exports."""
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
@@ -18,6 +17,7 @@ from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, error_lines
 
 from ..selectors.mappings import mapping_of_experiments
+from ..views.run_actions import run_cancel_page, run_retry_page
 from . import selectors, services
 from .cards import leaderboard_rows, pair_cards, strong_position_bias, ties_mode
 from .exports import FORMATS, pairwise_export_response
@@ -28,6 +28,7 @@ from .forms import (
     mapping_rows,
     posted_mapping,
 )
+from .work import PAIRWISE
 
 ROWS_PAGE = 25
 
@@ -204,26 +205,21 @@ def row(request, id, result_id):
 @workspace_view()
 def cancel(request, id):
     run = selectors.pairwise_run_get(workspace=request.workspace, public_id=id)
-    try:
-        services.pairwise_run_cancel(run=run)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, _("Cancelling: the calls in flight are dropped."))
-    return redirect("pairwise:detail", ws=request.workspace.slug, id=id)
+    success = _("Cancelling: the calls in flight are dropped.")
+    return run_cancel_page(request, kind=PAIRWISE, run=run, success=success, page="pairwise:detail")
 
 
 @require_POST
 @workspace_view()
 def retry(request, id):
     run = selectors.pairwise_run_get(workspace=request.workspace, public_id=id)
-    try:
-        count = services.pairwise_run_retry_failed(run=run)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, _("Judging %(n)d failed pairs again.") % {"n": count})
-    return redirect("pairwise:detail", ws=request.workspace.slug, id=id)
+    return run_retry_page(
+        request, kind=PAIRWISE, run=run, success=_judging_again, page="pairwise:detail"
+    )
+
+
+def _judging_again(count: int) -> str:
+    return _("Judging %(n)d failed pairs again.") % {"n": count}
 
 
 @workspace_view()

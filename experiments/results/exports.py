@@ -13,8 +13,8 @@ import orjson
 
 from assay.safety.csvcells import FORMULA_STARTS, csv_safe
 
-from ..engine.turns import TurnRebuilder
 from ..models import Experiment
+from ..scoring.turns import TurnRebuilder
 from .garak import hitlog_jsonl, report_jsonl
 from .streaming import (
     TURN_PARTS,

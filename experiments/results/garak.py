@@ -23,8 +23,8 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from assay.vocabulary import Verdict
 from evaluators.turns import turn_output
 
-from ..engine.turns import TURN_FIELDS, TurnRebuilder, result_turns
 from ..models import Aggregate, EvaluatorBinding, Experiment, Result
+from ..scoring.turns import TURN_FIELDS, TurnRebuilder, result_turns
 from .streaming import chunked, json_list, result_rows, target_parts, uuid_text
 
 # A CI narrower than this many percentage points says nothing and is not shown (garak's rule).

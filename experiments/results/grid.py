@@ -33,8 +33,8 @@ from assay.selectors import as_uuid
 from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
-from ..engine.turns import result_turns
 from ..models import EvaluatorBinding, Experiment, Result, TargetResult
+from ..scoring.turns import result_turns
 from ..stats import COUNT_KEYS
 from .grid_pages import GridPage, Order, page_of
 from .per_turn import row_outcomes, scored_reply

@@ -22,8 +22,8 @@ from django.db.models import JSONField, UUIDField
 from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
-from ..engine.turns import json_loads
 from ..models import Experiment, Result, TargetResult
+from ..scoring.turns import json_loads
 
 # Rows fetched from the server-side cursor at a time.
 FETCH_ROWS = 2000

@@ -16,9 +16,9 @@ from assay.selectors import as_uuid
 from assay.vocabulary import ContentType, ResultStatus
 from evalsets.models import EvalSetItem
 
-from ..engine.chunks import target_row
-from ..engine.pushed import outputs_close, outputs_store
 from ..models import Experiment, ExperimentStatus
+from ..scoring.chunks import target_row
+from ..scoring.pushed import outputs_close, outputs_store
 
 MAX_PUSH = 1000
 PUSH_KEYS = {

@@ -7,8 +7,6 @@ import math
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
-from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,8 +18,6 @@ from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 from evaluators.policies import validate_policy
 
-from ..engine import lifecycle
-from ..engine.isolation import EXPERIMENT, run_isolated
 from ..mapping import applies, applies_to_problems, mapping_problems, suggest_mapping
 from ..models import (
     ChunkKind,
@@ -32,7 +28,9 @@ from ..models import (
     ExperimentStatus,
     Result,
 )
-from ..selectors.runs import RetryCounts, retry_counts
+from ..runs.services import run_cancel, run_launched, run_retry_failed
+from ..scoring.kind import EXPERIMENT
+from ..selectors.runs import RetryCounts
 from ..stats.interval_settings import interval_problems, interval_settings
 from ..targets import target_get
 from .per_turn import TURN_KEYS, binding_turn_options
@@ -197,8 +195,6 @@ def _clean_binding(workspace, binding, version, target_outputs, path, errors) ->
 
 def experiment_launch(*, experiment: Experiment) -> Experiment:
     """draft → queued: create the chunk rows, then enqueue the start task once committed."""
-    from ..tasks import experiment_start
-
     with transaction.atomic():
         locked = Experiment.objects.select_for_update().get(pk=experiment.pk)
         if locked.status != ExperimentStatus.DRAFT:
@@ -209,17 +205,13 @@ def experiment_launch(*, experiment: Experiment) -> Experiment:
                 }
             )
         _plan_chunks(locked)
-        now = timezone.now()
-        lifecycle.experiment_move(
-            locked.pk,
-            "launch",
-            queued_at=now,
-            heartbeat_at=now,
+        run_launched(
+            kind=EXPERIMENT,
+            run_id=locked.pk,
             items_total=locked.items_total,
             results_total=locked.results_total,
             chunks_total=locked.chunks_total,
         )
-        transaction.on_commit(lambda: experiment_start.delay(locked.pk))
     locked.refresh_from_db()
     return locked
 
@@ -294,80 +286,15 @@ def _chunk_kinds(experiment: Experiment) -> list[str]:
 
 
 def experiment_cancel(*, experiment: Experiment) -> Experiment:
-    """Stop a run: a queued run, or one with no chunk at work, is cancelled at once; running
-    chunks see the flag within a second, kill their sandbox child or drop their calls in
-    flight, and the run ends cancelled (never completed) without writing what they were doing.
-    """
-    from .. import engine
-
-    Experiment.objects.filter(
-        pk=experiment.pk, status__in=[ExperimentStatus.QUEUED, ExperimentStatus.RUNNING]
-    ).update(cancel_requested=True)
-    lifecycle.experiment_move(
-        experiment.pk,
-        "cancel",
-        where=Q(status=ExperimentStatus.QUEUED),
-        finished_at=timezone.now(),
-    )
-    if not experiment.chunks.filter(status=ChunkStatus.RUNNING).exists():
-        # a run whose stored rows cannot be settled is failed, not left uncancellable (a 500)
-        run_isolated(
-            EXPERIMENT, experiment.pk, engine.experiment_settle_cancel, experiment_id=experiment.pk
-        )
-    experiment.refresh_from_db()
-    if (
-        experiment.status
-        in (ExperimentStatus.DRAFT, ExperimentStatus.COMPLETED, ExperimentStatus.FAILED)
-        and not experiment.cancel_requested
-    ):
-        raise ValidationError(
-            {
-                "status": _("A %(status)s experiment cannot be cancelled.")
-                % {"status": experiment.status}
-            }
-        )
-    return experiment
+    """Stop a run (`runs.services.run_cancel`)."""
+    return run_cancel(kind=EXPERIMENT, run=experiment)
 
 
 def experiment_retry_failed(*, experiment: Experiment) -> RetryCounts:
     """Run the failed rows again, into the same experiment, and say how many: the rows whose
     target call failed (errors, timeouts) are called again — only those — and then scored; the
     rows whose evaluator errored or timed out (or never wrote a result) are scored again."""
-    from ..tasks import experiment_start
-
-    if experiment.status not in (
-        ExperimentStatus.COMPLETED,
-        ExperimentStatus.FAILED,
-        ExperimentStatus.CANCELLED,
-    ):
-        raise ValidationError({"status": _("Retry once the experiment has finished.")})
-    counts = retry_counts(experiment=experiment)
-    if counts.total == 0:
-        raise ValidationError({"status": _("There are no failed rows to retry.")})
-    written = counts.rescored + counts.evaluator_rows - counts.unwritten
-    with transaction.atomic():
-        lifecycle.chunks_reset(
-            experiment, with_target=target_get(experiment.target_kind).produces_output
-        )
-        retried = lifecycle.experiment_move(
-            experiment.pk,
-            "retry",
-            retry_round=F("retry_round") + 1,
-            # the results about to be written again (never-written ones were never counted)
-            results_done=F("results_done") - written,
-            # called again; never below 0: a run finished before the counter existed has 0
-            targets_done=Greatest(F("targets_done") - counts.target_rows, 0),
-            chunks_done=0,
-            cancel_requested=False,
-            finished_at=None,
-            error_message="",
-            heartbeat_at=timezone.now(),
-        )
-        if not retried:
-            raise ValidationError({"status": _("The experiment changed meanwhile; reload it.")})
-        transaction.on_commit(lambda: experiment_start.delay(experiment.pk))
-    experiment.refresh_from_db()
-    return counts
+    return run_retry_failed(kind=EXPERIMENT, run=experiment)
 
 
 def experiment_clone(

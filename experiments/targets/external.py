@@ -1,6 +1,6 @@
 """The `external` target: a client (the SDK, the CLI, the team's CI job) computes each row's
 output itself and pushes it (`POST /api/v1/experiments/{id}/outputs/`); workers only run the
-evaluators, range by range as the outputs arrive (`experiments.engine.pushed`)."""
+evaluators, range by range as the outputs arrive (`experiments.scoring.pushed`)."""
 
 from __future__ import annotations
 

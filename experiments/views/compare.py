@@ -18,7 +18,6 @@ from assay.api.base import WorkspaceMixin
 from assay.safety.csvcells import EXCEL_BOM, excel_wanted
 from assay.web.decorators import workspace_view
 
-from ..engine.turns import result_turns
 from ..models import Experiment, ExperimentStatus
 from ..results.compare import (
     FILTERS,
@@ -27,6 +26,7 @@ from ..results.compare import (
     comparison_json,
     paged_rows,
 )
+from ..scoring.turns import result_turns
 from ..serializers import CompareSerializer
 
 PAGE_SIZE = 25

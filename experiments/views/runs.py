@@ -29,9 +29,11 @@ from ..results.dashboard import dashboard_cards, usage_overview
 from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
 from ..results.grid_pages import GridPage
 from ..results.trends import evalset_trends
+from ..scoring import EXPERIMENT
 from ..selectors.first_run import first_run_steps
 from ..targets import TARGETS, target_get
 from ..targets.labels import config_facts
+from .run_actions import run_cancel_page, run_retry_page
 
 RESULT_FILTERS = (
     "evaluator",
@@ -497,11 +499,9 @@ def launch(request, id):
 @workspace_view()
 def cancel(request, id):
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
-    return _act(
-        request,
-        experiment,
-        services.experiment_cancel,
-        _("Cancelling: running chunks stop after their current rows."),
+    success = _("Cancelling: running chunks stop after their current rows.")
+    return run_cancel_page(
+        request, kind=EXPERIMENT, run=experiment, success=success, page="experiments:detail"
     )
 
 
@@ -509,13 +509,9 @@ def cancel(request, id):
 @workspace_view()
 def retry(request, id):
     experiment = selectors.experiment_get(workspace=request.workspace, public_id=id)
-    try:
-        counts = services.experiment_retry_failed(experiment=experiment)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, _retrying(counts))
-    return redirect("experiments:detail", ws=request.workspace.slug, id=id)
+    return run_retry_page(
+        request, kind=EXPERIMENT, run=experiment, success=_retrying, page="experiments:detail"
+    )
 
 
 def _retrying(counts) -> str:

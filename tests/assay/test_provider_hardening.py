@@ -7,7 +7,7 @@ from django.urls import reverse
 from assay import services
 from assay.models import Membership, ModelProvider, Secret
 from evaluators.services import evaluator_debug
-from experiments import engine
+from experiments import scoring as engine
 from experiments import services as experiment_services
 from experiments.models import Result
 from tests.support.factories import make_evalset_version, make_llm_evaluator, make_provider

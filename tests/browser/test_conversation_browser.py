@@ -9,7 +9,8 @@ import pytest
 from assay import services as platform
 from evalsets import services as evalset_services
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.fixtures import screenshot, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

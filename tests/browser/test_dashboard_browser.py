@@ -3,7 +3,8 @@ correction changing the counts; and hostile text staying inert on every page."""
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 from tests.support.fixtures import screenshot, sign_in, wait_until
 

@@ -4,7 +4,8 @@ by-tag table shows each tag's n and interval — and nothing scrolls sideways.""
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 from tests.support.fixtures import screenshot, sign_in
 

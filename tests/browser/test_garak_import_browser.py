@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.services.garak import garak_scan_import
 from tests.support.fixtures import screenshot, sign_in
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment
 from tests.experiments.conftest import wait_for
 from tests.experiments.test_http_target_retry import calls, create

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from assay.models import UserPreference
-from experiments import engine
 from experiments.models import PairwiseRun
+from experiments.pairwise import work as pairwise_work
 from tests.support.fixtures import screenshot, sign_in
 from tests.support.own_set import app_run, own_set
 from tests.support.pairwise import FIRST, SECOND
@@ -58,7 +58,7 @@ def test_launch_a_pairwise_run_on_a_question_column(
     page.wait_for_url(re.compile(r".*/pairwise/[0-9a-f-]{36}/$"))
     run = PairwiseRun.objects.get(name=LAUNCHED[language])
     assert run.mapping["input"] == "column:question"
-    assert engine.pairwise_run_inline(run_id=run.pk).status == "completed"
+    assert pairwise_work.pairwise_run_inline(run_id=run.pk).status == "completed"
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(f"{live_server.url}/w/acme/pairwise/{run.public_id}/")
@@ -94,7 +94,7 @@ def test_a_biased_judge_is_badged_and_p_best_explained(
         evaluator_version=pw_judge,
         chunk_size=10,
     )
-    engine.pairwise_run_inline(run_id=run.pk)
+    pairwise_work.pairwise_run_inline(run_id=run.pk)
     UserPreference.objects.update_or_create(user=user, defaults={"language": language})
     sign_in(page, live_server)
     for width in WIDTHS:

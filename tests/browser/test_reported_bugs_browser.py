@@ -7,9 +7,14 @@ import pytest
 from evalsets import services as evalset_services
 from evalsets.models import EvalSet
 from experiments import services
-from experiments.engine.chunks import chunk_claim, chunk_complete, chunk_run, experiment_begin
-from experiments.engine.inline import experiment_run_inline
 from experiments.models import ExperimentChunk
+from experiments.scoring import (
+    chunk_claim,
+    chunk_complete,
+    chunk_run,
+    experiment_begin,
+    experiment_run_inline,
+)
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 from tests.support.fixtures import screenshot, sign_in
 

@@ -4,7 +4,8 @@ row inside the filter is still unknown."""
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result
 from tests.support.factories import make_code_version, make_evalset_version
 

@@ -10,9 +10,11 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from experiments import engine, services
-from experiments.engine import chunks, dispatch, writes
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ChunkStatus, ExperimentChunk, Result
+from experiments.runs import dispatch
+from experiments.scoring import chunks, writes
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = pytest.mark.django_db

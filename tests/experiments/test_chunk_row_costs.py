@@ -8,10 +8,10 @@ import pytest
 
 from evaluators.runner import RunOutcome
 from evaluators.turns import turn_build
-from experiments.engine import chunks, per_turn, writes
-from experiments.engine.scoring import result_rows
 from experiments.mapping import TARGET_PREFIX, build_turn
 from experiments.models import EvaluatorBinding, ExperimentChunk
+from experiments.scoring import chunks, per_turn, writes
+from experiments.scoring.evaluator_work import result_rows
 from tests.experiments.test_chunk_path import launched
 
 TEXT = {"content_type": "Text", "text": "Paris"}

@@ -4,8 +4,9 @@ gets a badge and a warning, and the leaderboard explains P(best) in plain words.
 
 import pytest
 
-from experiments import engine, services
+from experiments import services
 from experiments.models import PairwiseRun
+from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
 from tests.support.pairwise import pushed_run, steered
@@ -96,7 +97,7 @@ def test_a_strongly_biased_judge_gets_a_badge_and_a_warning(
         evaluator_version=pw_judge,
         chunk_size=10,
     )
-    run = engine.pairwise_run_inline(run_id=run.pk)
+    run = pairwise_work.pairwise_run_inline(run_id=run.pk)
     page = web.get(f"/w/acme/pairwise/{run.public_id}/").content.decode()
     assert 'id="strong-bias"' in page and 'id="judge-bias-badge"' in page
     warning = page.split('class="bias-warning"')[1].split("</p>")[0]

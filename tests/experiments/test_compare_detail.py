@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from evalsets import services as evalset_services
 from evalsets.models import EvalSetItem
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result
 from experiments.results.textdiff import diff_json, marked_sides, text_diff
 from experiments.selectors import results_list

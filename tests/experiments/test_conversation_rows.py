@@ -11,7 +11,8 @@ from django.urls import reverse
 from evalsets import services as evalset_services
 from evalsets.models import EvalSetItem
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 
 pytestmark = pytest.mark.django_db
 

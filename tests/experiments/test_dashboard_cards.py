@@ -7,7 +7,8 @@ import pytest
 from django.template import Context, Template
 
 from assay.templatetags.assay_tags import grouped, percent, pvalue, score
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.stats import bootstrap_ci
 from experiments.stats.clustered import clustered_rate_ci
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows

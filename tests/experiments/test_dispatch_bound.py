@@ -5,9 +5,10 @@ tops each workspace up to its bound only (`ASSAY_WORKSPACE_MAX_CHUNKS`)."""
 import pytest
 
 from assay import services as accounts
-from experiments import engine, services
-from experiments.engine import dispatch
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ExperimentChunk, ExperimentStatus
+from experiments.runs import dispatch
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Dispatch on PostgreSQL runs fixed statements (`engine.dispatch_sql`) that pick exactly what
+"""Dispatch on PostgreSQL runs fixed statements (`runs.dispatch_sql`) that pick exactly what
 the ORM path picks: the same chunks in the same order, under the same caps, in a fixed number
 of queries however many chunks it queues. Counts are of queries, never of time."""
 
@@ -9,9 +9,10 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from assay import services as accounts
-from experiments import engine, services
-from experiments.engine import dispatch
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ChunkStatus, Experiment, ExperimentChunk
+from experiments.runs import dispatch
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = [

@@ -2,7 +2,8 @@
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import (
     ChunkStatus,
     Experiment,

@@ -5,7 +5,8 @@ import pytest
 
 from assay.models import Membership, Workspace
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
 from tests.support.factories import (
     TEXT_COLUMNS,

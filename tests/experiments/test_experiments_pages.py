@@ -5,7 +5,8 @@ from django.contrib.auth import get_user_model
 
 from assay.models import Membership
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment, ExperimentStatus
 from tests.support.factories import (
     TEXT_COLUMNS,

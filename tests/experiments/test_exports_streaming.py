@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from assay.safety.csvcells import csv_safe
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result
 from experiments.results import exports, streaming
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows

@@ -14,12 +14,13 @@ import pytest
 from evalsets import services as evalset_services
 from evaluators import services as evaluator_services
 from evaluators.turns import turn_output
-from experiments import engine, services
-from experiments.engine.turns import json_loads, result_turns
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result
 from experiments.results import exports
 from experiments.results.garak import RowCounts, hit_at_k
 from experiments.results.streaming import dumps
+from experiments.scoring.turns import json_loads, result_turns
 from tests.support.app_server import ScriptedApp
 from tests.support.factories import ECHO_TURN, make_code_version
 

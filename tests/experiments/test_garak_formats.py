@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.results.console import GarakRow, ci_text, garak_lines, garak_rows, rating_symbol
 from experiments.results.exports import export_stream
 from experiments.results.garak import HIT_AT_K, defcon, hit_at_k

@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import Experiment, GarakImport
 from experiments.results.exports import export_stream
 from experiments.services import garak_import_claim, garak_import_run

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evalsets.models import EvalSetVersion
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import Experiment, GarakImport
 from experiments.results.console import garak_lines, garak_rows
 from experiments.results.exports import export_stream

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import GarakReference
 from experiments.results.console import garak_lines, garak_rows
 from experiments.services.garak import garak_reference_upload, garak_scan_import

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_code_version
 from tests.support.gate_runs import pairs, verdict_runs
 

@@ -8,9 +8,10 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from assay import services as platform
-from experiments import engine, services
-from experiments.engine.turns import result_turn
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result, TargetResult
+from experiments.scoring.turns import result_turn
 from tests.experiments.conftest import wait_for
 from tests.support.factories import make_code_version, make_evalset_version
 

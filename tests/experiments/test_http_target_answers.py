@@ -15,7 +15,8 @@ import pytest
 from assay import services as platform
 from assay.models import Membership
 from assay.safety.redact import secret_forms
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version
 from tests.support.memory import peak_growth_mb

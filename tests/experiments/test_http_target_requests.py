@@ -10,7 +10,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from assay import services as platform
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result, TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version, run, target
 from tests.support.factories import make_code_version

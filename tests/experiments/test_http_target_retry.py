@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from assay import services as platform
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment, Result, TargetResult
 from tests.experiments.conftest import wait_for
 from tests.experiments.test_http_target import SECRET, by_question, row, rows_version, target

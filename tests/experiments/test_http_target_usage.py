@@ -9,7 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import Experiment, TargetResult
 from tests.experiments.test_http_target import by_question, row, rows_version, run
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.results.exports import export_stream
 from experiments.stats.bootstrap import bootstrap_ci
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows

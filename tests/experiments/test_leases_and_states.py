@@ -2,7 +2,7 @@
 
 A chunk is claimed under a lease token; whoever lost the lease (the reaper revived the chunk
 for another runner) writes nothing and cannot mark it done. Every status write is one
-conditional UPDATE in experiments.engine.lifecycle.
+conditional UPDATE in experiments.runs.lifecycle.
 """
 
 import re
@@ -13,9 +13,11 @@ import pytest
 from django.db import IntegrityError
 from django.utils import timezone
 
-from experiments import engine, services
-from experiments.engine import lifecycle
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ChunkStatus, Experiment, ExperimentChunk, ExperimentStatus, Result
+from experiments.runs import lifecycle
+from experiments.scoring import EXPERIMENT
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = pytest.mark.django_db
@@ -47,13 +49,15 @@ def expire(chunk_id: int) -> None:
 
 def test_a_live_lease_cannot_be_claimed_an_expired_one_can(launched):
     chunk = launched.chunks.order_by("index").first()
-    first = lifecycle.chunk_claim(chunk.pk)
+    first = lifecycle.claim(EXPERIMENT, chunk.pk)
     assert first is not None
-    assert lifecycle.chunk_claim(chunk.pk) is None  # a second delivery backs off
+    assert lifecycle.claim(EXPERIMENT, chunk.pk) is None  # a second delivery backs off
     expire(chunk.pk)
-    second = lifecycle.chunk_claim(chunk.pk)
+    second = lifecycle.claim(EXPERIMENT, chunk.pk)
     assert second is not None and second != first
-    assert not lifecycle.lease_renew(chunk.pk, first) and lifecycle.lease_renew(chunk.pk, second)
+    assert not lifecycle.lease_renew(EXPERIMENT, chunk.pk, first) and lifecycle.lease_renew(
+        EXPERIMENT, chunk.pk, second
+    )
 
 
 def test_a_superseded_runner_writes_nothing_and_cannot_finish_the_chunk(launched):
@@ -113,8 +117,8 @@ def test_without_the_unique_constraint_the_database_would_refuse_duplicates(laun
 )
 def test_experiment_events_move_only_from_their_states(launched, status, event, moves):
     Experiment.objects.filter(pk=launched.pk).update(status=status)
-    assert lifecycle.experiment_move(launched.pk, event) is moves
-    expected = lifecycle.EXPERIMENT_EVENTS[event][1] if moves else status
+    assert lifecycle.move(EXPERIMENT, launched.pk, event) is moves
+    expected = lifecycle.RUN_EVENTS[event][1] if moves else status
     assert Experiment.objects.get(pk=launched.pk).status == expected
 
 

@@ -5,9 +5,10 @@ import pytest
 
 from assay import services as platform
 from evaluators import services as evaluator_services
-from experiments import engine, services
-from experiments.engine.turns import result_turn
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import TargetResult
+from experiments.scoring.turns import result_turn
 from tests.support.factories import make_code_version, make_evalset_version
 
 pytestmark = pytest.mark.django_db

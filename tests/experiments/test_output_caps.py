@@ -9,9 +9,10 @@ from django.db import connection
 
 from assay.safety import caps
 from evaluators.services import evaluator_debug
-from experiments import engine, services
-from experiments.engine.turns import result_turn
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result, TargetResult
+from experiments.scoring.turns import result_turn
 from tests.support.factories import (
     make_code_version,
     make_evalset_version,

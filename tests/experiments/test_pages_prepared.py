@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import PairedComparison, Result
 from experiments.results.compare import compare_experiments
 from experiments.results.compare.prepare import default_baseline, run_pages_prepare

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from experiments import engine
 from experiments.models import PairwiseResult, PairwiseRun
+from experiments.pairwise import work as pairwise_work
 from experiments.stats.pairwise import bradley_terry
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def test_create_run_and_read_it_back(api, pw_apps, pw_judge):
     ]
     assert body["progress"]["results_total"] == 36 and body["evaluator_version"] == "1.0.0"
     run = PairwiseRun.objects.get(public_id=body["id"])
-    engine.pairwise_run_inline(run_id=run.pk)
+    pairwise_work.pairwise_run_inline(run_id=run.pk)
     got = api.get(f"{R}{run.public_id}/").json()
     assert got["status"] == "completed" and got["summary"]["leaderboard"]["models"]
     listed = api.get(R).json()

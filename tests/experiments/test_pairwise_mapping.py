@@ -6,8 +6,8 @@ experiments' mappings. The baseline is never offered in list B."""
 import pytest
 from django.urls import reverse
 
-from experiments import engine
 from experiments.models import PairwiseResult, PairwiseRun
+from experiments.pairwise import work as pairwise_work
 from tests.support.own_set import app_run, own_set
 from tests.support.pairwise import FIRST, SECOND
 
@@ -38,7 +38,7 @@ def test_api_run_on_a_question_column_with_an_explicit_mapping(api, own_runs, pw
     explicit = api.post(R, {**body, "mapping": {"input": "column:question"}}, format="json")
     assert explicit.status_code == 202, explicit.content[:400]
     assert explicit.json()["mapping"]["input"] == "column:question"
-    run = engine.pairwise_run_inline(run_id=PairwiseRun.objects.get().pk)
+    run = pairwise_work.pairwise_run_inline(run_id=PairwiseRun.objects.get().pk)
     assert run.status == "completed" and run.results.count() == 4
     pair = PairwiseResult.objects.filter(run=run).order_by("position").first()
     assert pair.input["evaluate_dataset_fields"]["input"]["text"] == "what is 0?"
@@ -117,7 +117,7 @@ def test_the_form_launches_on_a_question_column_with_the_chosen_mapping(web, own
     run = PairwiseRun.objects.get()
     assert response.status_code == 302, response.content.decode()[:2000]
     assert run.mapping["input"] == "column:question"
-    assert engine.pairwise_run_inline(run_id=run.pk).status == "completed"
+    assert pairwise_work.pairwise_run_inline(run_id=run.pk).status == "completed"
 
 
 def test_an_unmapped_input_is_named_beside_the_mapping_and_nothing_saved(web, own_runs, pw_judge):

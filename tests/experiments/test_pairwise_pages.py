@@ -12,9 +12,9 @@ import pytest
 from django.urls import reverse
 
 from assay.templatetags.assay_tags import percent, pvalue
-from experiments import engine
 from experiments import services as experiment_services
 from experiments.models import PairwiseResult, PairwiseRun
+from experiments.pairwise import work as pairwise_work
 from experiments.stats.pairwise import win_rate
 from tests.support.factories import make_llm_version
 
@@ -143,7 +143,7 @@ def test_the_form_launches_a_run_and_refuses_a_lone_experiment(web, pw_apps, pw_
     run = PairwiseRun.objects.get()
     assert made.status_code == 302 and made["Location"] == url("detail", run)
     assert [e.experiment_id for e in run.entries.order_by("position")] == [x.pk, y.pk]
-    assert engine.pairwise_run_inline(run_id=run.pk).status == "completed"
+    assert pairwise_work.pairwise_run_inline(run_id=run.pk).status == "completed"
 
 
 def test_the_list_shows_runs_and_an_empty_state(web, pw_finished):

@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import ChunkStatus, PairwiseChunk, PairwiseRun
 from experiments.pairwise import services
+from experiments.pairwise import work as pairwise_work
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +31,7 @@ def test_a_pairwise_run_that_cannot_be_finished_fails_alone(
     workspace, user, pw_apps, pw_judge, caplog
 ):
     experiments = pw_apps("X", "Y")
-    poisoned = engine.pairwise_run_inline(
+    poisoned = pairwise_work.pairwise_run_inline(
         run_id=create(workspace, user, experiments, pw_judge, "poisoned").pk
     )
     assert poisoned.status == "completed"
@@ -40,9 +41,9 @@ def test_a_pairwise_run_that_cannot_be_finished_fails_alone(
         status="running", interval={"iterations": "many"}
     )
     other = create(workspace, user, experiments, pw_judge, "other")
-    engine.pairwise_begin(run_id=other.pk)
+    pairwise_work.pairwise_begin(run_id=other.pk)
     chunk = PairwiseChunk.objects.filter(run=other).order_by("index").first()
-    assert engine.pairwise_chunk_claim(chunk_id=chunk.pk) is not None  # its worker then died
+    assert pairwise_work.pairwise_chunk_claim(chunk_id=chunk.pk) is not None  # its worker then died
     PairwiseChunk.objects.filter(pk=chunk.pk).update(
         lease_expires_at=timezone.now() - timedelta(seconds=5)
     )

@@ -8,15 +8,15 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from evalsets import services as evalset_services
-from experiments import engine, tasks
+from experiments import scoring as engine
 from experiments.models import (
-    ChunkStatus,
     PairwiseChunk,
     PairwiseEntry,
     PairwiseResult,
     PairwiseRun,
 )
 from experiments.pairwise import services
+from experiments.pairwise import work as pairwise_work
 from experiments.stats.pairwise import bradley_terry, position_bias, win_rate
 from tests.support.factories import make_llm_version
 from tests.support.pairwise import GOOD, N, expected_outcome, pushed_run, qa_version, steered
@@ -38,7 +38,7 @@ def create(workspace, user, experiments, judge, **options):
 
 def run_inline(workspace, user, experiments, judge, **options):
     run = create(workspace, user, experiments, judge, **options)
-    return engine.pairwise_run_inline(run_id=run.pk)
+    return pairwise_work.pairwise_run_inline(run_id=run.pk)
 
 
 def stored(run, a, b):
@@ -151,51 +151,8 @@ def test_a_missing_output_is_a_skipped_unknown_row(
     assert run.summary["pairs"][0]["win_rate"]["split"]["unknown"] == 1
 
 
-def test_a_chunk_delivered_twice_judges_nothing_twice(
-    workspace, user, pw_apps, pw_judge, llm_server
-):
-    x, y = pw_apps("X", "Y")
-    run = create(workspace, user, [x, y], pw_judge, chunk_size=20)
-    engine.pairwise_begin(run_id=run.pk)
-    [chunk] = run.chunks.all()
-    assert tasks.pairwise_chunk_run(chunk.pk) == "done"
-    assert tasks.pairwise_chunk_run(chunk.pk) == "already done"
-    # a redelivery after the chunk's worker died half-way (the chunk pending again)
-    PairwiseChunk.objects.filter(pk=chunk.pk).update(status=ChunkStatus.PENDING)
-    PairwiseRun.objects.filter(pk=run.pk).update(status="running")
-    calls = len(llm_server.chat_requests())
-    assert tasks.pairwise_chunk_run(chunk.pk) == "done"
-    assert len(llm_server.chat_requests()) == calls == 2 * N  # nothing was missing: no call
-    assert PairwiseResult.objects.filter(run=run).count() == N
-
-
-def test_a_live_lease_turns_a_second_runner_away(workspace, user, pw_apps, pw_judge):
-    x, y = pw_apps("X", "Y")
-    run = create(workspace, user, [x, y], pw_judge, chunk_size=20)
-    engine.pairwise_begin(run_id=run.pk)
-    [chunk] = run.chunks.all()
-    claimed = engine.pairwise_chunk_claim(chunk_id=chunk.pk)
-    assert claimed is not None
-    assert tasks.pairwise_chunk_run(chunk.pk) == "held by another worker"
-    assert PairwiseResult.objects.filter(run=run).count() == 0
-
-
-def test_a_cancelled_queued_run_ends_at_once_and_never_completes(
-    workspace, user, pw_apps, pw_judge
-):
-    x, y = pw_apps("X", "Y")
-    run = create(workspace, user, [x, y], pw_judge)
-    cancelled = services.pairwise_run_cancel(run=run)
-    assert cancelled.status == "cancelled" and cancelled.finished_at
-    assert engine.pairwise_run_inline(run_id=run.pk).status == "cancelled"
-    assert PairwiseResult.objects.filter(run=run).count() == 0
-    assert services.pairwise_run_cancel(run=run).status == "cancelled"  # asking again: no harm
-    done = run_inline(workspace, user, [x, y], pw_judge, name="finished")
-    with pytest.raises(ValidationError) as raised:
-        services.pairwise_run_cancel(run=done)
-    assert raised.value.message_dict == {
-        "status": ["A completed pairwise run cannot be cancelled."]
-    }
+# Delivered twice, a live lease, cancel, fail, retry and the reaper: for every kind of run in
+# test_run_lifecycle.py.
 
 
 def test_retry_judges_only_the_pairs_that_failed(
@@ -219,7 +176,7 @@ def test_retry_judges_only_the_pairs_that_failed(
     failed = stored(run, x, flaky).get(position=2)
     assert run.status == "completed" and failed.status == "error" and failed.outcome == "unknown"
     assert services.pairwise_run_retry_failed(run=run) == 1
-    run = engine.pairwise_run_inline(run_id=run.pk)
+    run = pairwise_work.pairwise_run_inline(run_id=run.pk)
     failed.refresh_from_db()
     assert run.status == "completed" and run.retry_round == 1 and failed.attempt == 1
     assert failed.status == "success" and failed.outcome == "B"  # the retried row only

@@ -13,10 +13,11 @@ from django.urls import reverse
 from assay.vocabulary import Verdict
 from evalsets import services as evalset_services
 from evaluators import services as evaluator_services
-from experiments import engine, services
-from experiments.engine.turns import result_turn
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ChunkStatus, ExperimentChunk, Result
 from experiments.results.compare import evaluator_side
+from experiments.scoring.turns import result_turn
 from experiments.stats import bootstrap_ci
 from experiments.stats.per_turn import item_outcomes, turn_summary
 

@@ -15,8 +15,9 @@ from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from assay.safety.caps import USAGE_MAXIMA
-from experiments.engine import lifecycle
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, TargetResult
+from experiments.runs import lifecycle
+from experiments.scoring import EXPERIMENT
 from tests.experiments.conftest import wait_for
 from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
@@ -127,15 +128,15 @@ def started_without_messages(api, workspace, user) -> Experiment:
     runs._plan_chunks(draft)
     now = timezone.now()
     fields = {"items_total": draft.items_total, "results_total": draft.results_total}
-    assert lifecycle.experiment_move(draft.pk, "launch", queued_at=now, heartbeat_at=now, **fields)
-    assert lifecycle.experiment_move(draft.pk, "start", started_at=now, heartbeat_at=now)
+    assert lifecycle.move(EXPERIMENT, draft.pk, "launch", queued_at=now, heartbeat_at=now, **fields)
+    assert lifecycle.move(EXPERIMENT, draft.pk, "start", started_at=now, heartbeat_at=now)
     return Experiment.objects.get(pk=draft.pk)
 
 
 def worker_died(experiment: Experiment) -> ExperimentChunk:
     """The run's chunk was claimed by a worker that then died (its lease expired)."""
     chunk = experiment.chunks.order_by("index").first()
-    assert lifecycle.chunk_claim(chunk.pk) is not None
+    assert lifecycle.claim(EXPERIMENT, chunk.pk) is not None
     expired = timezone.now() - timedelta(seconds=5)
     ExperimentChunk.objects.filter(pk=chunk.pk).update(lease_expires_at=expired)
     return chunk
@@ -200,7 +201,7 @@ def test_an_http_target_number_out_of_bounds_is_a_row_error(
 
 def test_a_poisoned_run_can_be_cancelled(api, workspace, user):
     # outputs stored before the bounds; no worker: started here as its start task would be
-    from experiments import engine
+    from experiments import scoring as engine
 
     poisoned = launch(api, workspace, user, external=True)
     engine.experiment_begin(experiment_id=poisoned.pk)
@@ -217,7 +218,8 @@ def test_a_poisoned_run_can_be_cancelled(api, workspace, user):
 def test_a_transient_database_error_does_not_fail_the_run(api, workspace, user, error):
     """A deadlock, a timeout or a lost connection is the database's fault, not the run's: the
     pass raises (the next one tries again) and the run stays as it was."""
-    from experiments.engine.isolation import EXPERIMENT, run_isolated
+    from experiments.runs.isolation import run_isolated
+    from experiments.scoring import EXPERIMENT
 
     experiment = launch(api, workspace, user, external=True)
     before = experiment.status
@@ -233,7 +235,8 @@ def test_a_transient_database_error_does_not_fail_the_run(api, workspace, user, 
 
 
 def test_a_fault_of_the_rows_fails_the_run(api, workspace, user):
-    from experiments.engine.isolation import EXPERIMENT, run_isolated
+    from experiments.runs.isolation import run_isolated
+    from experiments.scoring import EXPERIMENT
 
     experiment = launch(api, workspace, user, external=True)
 

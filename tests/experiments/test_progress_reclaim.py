@@ -7,10 +7,12 @@ import pytest
 from django.utils import timezone
 
 from evaluators.llm.slots import SlotWatch
-from experiments import engine, services
-from experiments.engine import lifecycle
-from experiments.engine.progress import JudgeCalls, _chunk_counts
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import ExperimentChunk
+from experiments.runs import lifecycle
+from experiments.scoring import EXPERIMENT
+from experiments.scoring.progress import JudgeCalls, _chunk_counts
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = pytest.mark.django_db
@@ -35,14 +37,14 @@ def chunk(workspace, user):
 def test_a_reclaimed_chunk_drops_the_dead_runners_counts(chunk):
     # the dead runner's calls in flight and judge answers (never written) must not show as
     # the new runner's until its first report, nor stay when it reports nothing
-    assert lifecycle.chunk_claim(chunk.pk) is not None
+    assert lifecycle.claim(EXPERIMENT, chunk.pk) is not None
     # the runner's keeper wrote these, then its worker was killed (no close() ran)
     ExperimentChunk.objects.filter(pk=chunk.pk).update(
         calls_in_flight=2,
         calls_answered=7,
         lease_expires_at=timezone.now() - timedelta(seconds=1),
     )
-    assert lifecycle.chunk_claim(chunk.pk) is not None
+    assert lifecycle.claim(EXPERIMENT, chunk.pk) is not None
     chunk.refresh_from_db()
     assert (chunk.calls_in_flight, chunk.calls_answered) == (0, 0)
 

@@ -7,8 +7,8 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from experiments.engine.chunks import target_row
 from experiments.models import Experiment, TargetResult
+from experiments.scoring.chunks import target_row
 from tests.experiments.conftest import wait_for
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 from tests.support.postgres import lock_waiters

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from assay import services as platform
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result, TargetResult
 from tests.support.app_server import ScriptedApp
 from tests.support.factories import (

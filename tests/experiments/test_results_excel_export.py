@@ -3,7 +3,8 @@ on Chinese Windows reads UTF-8; the default file is unchanged (page and API)."""
 
 import pytest
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_code_version, make_evalset_version
 
 pytestmark = pytest.mark.django_db

@@ -50,7 +50,7 @@ def two_seconds(run):
 
 
 def test_no_throughput_for_a_run_assay_did_not_execute(web, api, workspace, user, code_run):
-    from experiments import engine
+    from experiments import scoring as engine
     from experiments.selectors import experiment_progress
     from experiments.services.garak import garak_scan_import
 

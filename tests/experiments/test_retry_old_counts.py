@@ -4,7 +4,7 @@ must not take the counter below zero, which the database refuses (review of issu
 
 from collections import Counter
 
-from experiments import engine
+from experiments import scoring as engine
 from experiments.models import Experiment
 from tests.experiments.test_http_target_retry import calls, create
 

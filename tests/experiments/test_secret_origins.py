@@ -183,7 +183,7 @@ def test_origins_taken_back_hold_at_send_in_the_worker_and_the_test_request(
 def test_a_secret_deleted_after_save_is_a_row_error_not_an_empty_header(
     workspace, user, app, stored, api, editor_api
 ):
-    from experiments import engine
+    from experiments import scoring as engine
 
     version = rows_version(workspace, user, [row("q1")])
     contains = make_code_version(workspace=workspace, user=user)

@@ -17,7 +17,8 @@ from evalsets import services as evalset_services
 from evalsets.items.conversation import conversation_content
 from evaluators import services as evaluator_services
 from evaluators.llm.conversation import transcript
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment, Result, TargetResult
 from experiments.targets.simulated_user import DEFAULT_PROMPT
 from tests.experiments.conftest import wait_for

@@ -5,8 +5,8 @@ import pytest
 from django.db import transaction
 
 from assay.vocabulary import ResultStatus
-from experiments.engine import chunks, writes
 from experiments.models import TargetResult
+from experiments.scoring import chunks, writes
 from tests.experiments.test_chunk_path import launched
 
 pytestmark = pytest.mark.django_db

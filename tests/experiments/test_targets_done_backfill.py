@@ -5,7 +5,8 @@ import importlib
 
 from django.apps import apps
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment
 from tests.experiments.test_http_target_retry import create
 

@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from assay.models import Workspace
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result
 from experiments.results.trend_chart import short_label
 from experiments.results.trends import evalset_trends, paired_flips

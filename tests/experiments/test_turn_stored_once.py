@@ -8,10 +8,11 @@ import json
 import pytest
 from django.db import connection
 
-from experiments import engine, services
-from experiments.engine.turns import result_turn, result_turns
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Result, TargetResult
 from experiments.results import exports
+from experiments.scoring.turns import result_turn, result_turns
 from tests.support.app_server import ScriptedApp
 from tests.support.factories import ECHO_TURN, make_code_version, make_evalset_version
 

@@ -5,8 +5,8 @@ chunk whose task raised fails its run at once."""
 import pytest
 
 from experiments import services
-from experiments.engine.chunks import CODE_MINI_BATCH
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
+from experiments.scoring.chunks import CODE_MINI_BATCH
 from tests.experiments.conftest import FAST_REAPER, wait_for
 from tests.support.factories import (
     make_code_version,

@@ -116,7 +116,8 @@ def run_inline(
 ):
     """Create, launch and run an experiment in this process (no worker); return it finished.
     `versions` binds several evaluator versions in order; `fields` go to experiment_create."""
-    from experiments import engine, services
+    from experiments import scoring as engine
+    from experiments import services
 
     bound = [evaluator_version] if evaluator_version is not None else list(versions)
     experiment = services.experiment_create(

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 from evaluators import services as evaluator_services
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_code_version, make_evalset_version
 
 READ_VERDICT = """def exec_evaluation(turn):

@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from tests.support.factories import make_evalset_version
 
 

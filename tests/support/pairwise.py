@@ -24,7 +24,9 @@ import pytest
 from assay import services as platform
 from evaluators import services as evaluator_services
 from evaluators.turns import OUTPUT_NAMES
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
+from experiments.pairwise import work as pairwise_work
 from tests.support.factories import make_evalset_version, make_llm_version
 
 FIRST, SECOND = "[[script:verdict:A]]", "[[script:verdict:B]]"
@@ -204,6 +206,6 @@ def pw_finished(workspace, user, pw_apps, pw_judge):
             chunk_size=options.pop("chunk_size", 10),
             **options,
         )
-        return engine.pairwise_run_inline(run_id=run.pk)
+        return pairwise_work.pairwise_run_inline(run_id=run.pk)
 
     return make

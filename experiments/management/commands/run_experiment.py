@@ -6,7 +6,8 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from experiments import engine, services
+from experiments import scoring as engine
+from experiments import services
 from experiments.models import Experiment, ExperimentStatus
 from experiments.results.console import garak_lines, garak_rows, progress_bar, summary_lines
 

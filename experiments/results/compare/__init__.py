@@ -26,8 +26,8 @@ from assay.safety.csvcells import csv_safe_row
 from evalsets.models import EvalSetItem
 from evaluators.turns import TARGET
 
-from ...engine.turns import result_turns
 from ...models import Aggregate, Experiment, Result
+from ...scoring.turns import result_turns
 from ...selectors import experiment_get
 from ...stats.clustered import collapse_repetitions
 from ..grid import FINAL_VERDICT

@@ -20,8 +20,8 @@ from assay.vocabulary import Verdict
 from evaluators.llm.render import prompt_text
 from evaluators.turns import DATASET
 
-from ...engine.turns import result_turn
 from ...models import EvaluatorBinding, Experiment, Result
+from ...scoring.turns import result_turn
 from ...selectors import experiment_get, results_list
 from ...stats.clustered import collapse_repetitions
 from ..textdiff import diff_json, marked_sides, text_diff

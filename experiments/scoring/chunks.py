@@ -1,17 +1,17 @@
-"""Chunk work: claim under a lease, run what is missing in mini-batches, commit each with a
-lease check and a conditional progress bump, complete once.
+"""An experiment chunk's work: read its rows, run what is missing (the target's outputs, or
+its evaluators' results) in mini-batches, commit each with the lease check and the progress
+bump of `runs.batch_commit`.
 
-Every function takes ids or rows and is safe to run twice: a chunk computes what is missing
-(results that do not exist yet, or error/timeout rows in a retry round) and upserts only that.
+Safe to run twice: a chunk computes what is missing (results that do not exist yet, or
+error/timeout rows in a retry round) and upserts only that.
 """
 
 from __future__ import annotations
 
-import uuid
 from contextlib import nullcontext
 from functools import partial
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -19,15 +19,12 @@ from django.utils import timezone
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
-from evaluators.runner import RunCancelled
 
-from ..models import ChunkKind, ChunkStatus, Experiment, ExperimentChunk, Result, TargetResult
-from . import lifecycle
-from .dispatch import QUEUE, chunks_dispatch
-from .finish import experiment_fail, experiment_finalize_if_done, experiment_settle_cancel
-from .leases import ChunkLease
+from ..models import ChunkKind, ExperimentChunk, Result, TargetResult
+from ..runs.chunks import ChunkStopped, batch_commit
+from ..runs.leases import ChunkLease
+from .evaluator_work import EvaluatorWork
 from .progress import calls_counted, judge_calls_counted
-from .scoring import EvaluatorWork
 from .turns import json_loads
 from .writes import (
     COLUMNS,
@@ -53,62 +50,8 @@ CODE_MINI_BATCH = 1000
 TARGET_MINI_BATCH = 2000
 
 
-class ChunkStopped(Exception):
-    """This runner must stop: cancel was asked, or its lease or the experiment moved on."""
-
-
-def experiment_begin(*, experiment_id: int) -> list[ExperimentChunk]:
-    """queued → running (or keep running); return the chunks dispatched now."""
-    now = timezone.now()
-    if not lifecycle.experiment_move(experiment_id, "start", heartbeat_at=now):
-        return []
-    Experiment.objects.filter(pk=experiment_id, started_at__isnull=True).update(started_at=now)
-    unfinished = ExperimentChunk.objects.filter(
-        experiment_id=experiment_id, status__in=lifecycle.UNFINISHED_CHUNKS
-    )
-    if not unfinished.exists():
-        experiment_finalize_if_done(experiment_id=experiment_id)
-        return []
-    return chunks_dispatch()
-
-
-def chunk_claim(*, chunk_id: int) -> tuple[ExperimentChunk, uuid.UUID] | None:
-    """Take a chunk under a fresh lease, or None when it is done or someone holds it."""
-    token = lifecycle.chunk_claim(chunk_id)
-    if token is None:
-        return None
-    return ExperimentChunk.objects.select_related("experiment").get(pk=chunk_id), token
-
-
-def chunk_unclaimable_reason(*, chunk_id: int) -> str:
-    """Why a delivered chunk was not taken (for the task's result and logs)."""
-    status = ExperimentChunk.objects.filter(pk=chunk_id).values_list("status", flat=True).first()
-    return {
-        ChunkStatus.DONE: "already done",
-        ChunkStatus.RUNNING: "held by another worker",
-        None: "no such chunk",
-    }.get(status, f"not claimable ({status})")
-
-
-def chunk_run(*, chunk: ExperimentChunk, token: uuid.UUID, keeper: bool = True) -> str:
-    """Do the chunk's missing work; 'done', 'cancelled', 'stopped' (lease lost) or 'skipped'.
-
-    `keeper` runs the lease keeper thread (tasks); the inline runner checks between batches.
-    """
-    experiment = chunk.experiment
-    if not lifecycle.accepts_work(experiment):
-        lifecycle.chunk_move(chunk.pk, "release", token=token)
-        experiment_settle_cancel(experiment_id=experiment.pk)
-        return "cancelled" if experiment.cancel_requested else "skipped"
-    with ChunkLease(chunk.pk, experiment.pk, token, keeper=keeper) as lease:
-        try:
-            _work(chunk, lease)
-        except (ChunkStopped, RunCancelled):
-            return _stopped(chunk, lease)
-    return "done"
-
-
-def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
+def chunk_work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
+    """The chunk's rows in mini-batches of its kind's size, each given to its kind's work."""
     items = _chunk_items(chunk)
     work = WORK[chunk.kind](chunk, lease)  # reads what every mini-batch shares, once
     size = BATCH_ROWS[chunk.kind]
@@ -121,47 +64,6 @@ def _work(chunk: ExperimentChunk, lease: ChunkLease) -> None:
             if calls is not None:
                 calls.batch(len(batch) * len(work.bindings) * chunk.experiment.repetitions)
             work(batch)
-
-
-def _stopped(chunk: ExperimentChunk, lease: ChunkLease) -> str:
-    """Give the chunk back (if still ours) and, after a cancel, end the run as cancelled."""
-    lifecycle.chunk_move(chunk.pk, "release", token=lease.token)
-    if experiment_settle_cancel(experiment_id=chunk.experiment_id) or lease.reason == "cancelled":
-        return "cancelled"
-    return "stopped"
-
-
-def chunk_complete(*, chunk: ExperimentChunk, token: uuid.UUID) -> list[ExperimentChunk]:
-    """Mark done once (only by the lease holder); return the chunks dispatched next."""
-    if not lifecycle.chunk_move(chunk.pk, "done", token=token, finished_at=timezone.now()):
-        return []
-    return chunk_finished(chunk=chunk)
-
-
-def chunk_finished(*, chunk: ExperimentChunk) -> list[ExperimentChunk]:
-    """After a chunk moved to done (once): count it, unblock the evaluator chunks waiting on
-    it, finish the run if that was the last, and return the chunks dispatched next."""
-    Experiment.objects.filter(pk=chunk.experiment_id).update(chunks_done=F("chunks_done") + 1)
-    # Only evaluator chunks behind a target wait, and only that target chunk can finish first.
-    queues = {QUEUE[chunk.kind]}  # the place this chunk held, and those it unblocked
-    for waiting in ExperimentChunk.objects.filter(
-        experiment_id=chunk.experiment_id, index=chunk.index, status=ChunkStatus.WAITING
-    ).exclude(kind=ChunkKind.TARGET):
-        if lifecycle.chunk_move(waiting.pk, "unblock"):
-            queues.add(QUEUE[waiting.kind])
-    experiment_finalize_if_done(
-        experiment_id=chunk.experiment_id
-    )  # or settles a cancel that was asked
-    return chunks_dispatch(tuple(sorted(queues)))
-
-
-def chunk_failed(*, chunk_id: int, message: str) -> None:
-    """A chunk's task raised: the chunk and its experiment fail at once (rows are kept)."""
-    chunk = ExperimentChunk.objects.filter(pk=chunk_id).first()
-    if chunk is None:
-        return
-    lifecycle.chunk_move(chunk_id, "fail", error=cap_text(message, ERROR_BYTES))
-    experiment_fail(experiment_id=chunk.experiment_id, message=f"A chunk of work failed: {message}")
 
 
 class ItemRow:
@@ -210,19 +112,16 @@ def _commit(
     chunk: ExperimentChunk, lease: ChunkLease, count: int, write, *, targets: int = 0
 ) -> None:
     """Rows, lease check and progress bump (`count` results, `targets` target outputs) in one
-    transaction: a runner that lost its lease, or a run that was cancelled meanwhile, writes
-    nothing (the rows roll back)."""
-    with transaction.atomic():
-        _flush_later()
-        write()
-        if not lifecycle.lease_renew(chunk.pk, lease.token):
-            lease.reason = "lost"
-            raise ChunkStopped("lost")
-        if not lifecycle.experiment_progress(chunk.experiment_id, count, targets=targets):
-            lease.reason = "cancelled"
-            raise ChunkStopped("the experiment is no longer running")
-        if (calls := lease.progress) is not None:
-            calls.settle()  # the judge calls answered so far are written now
+    transaction (`runs.batch_commit`); the ETA counts down from the last move."""
+    bump = {"targets_done": F("targets_done") + targets} if targets else {}
+    if count or targets:
+        bump["progressed_at"] = timezone.now()
+    batch_commit(lease, count, partial(_flushed_later, write), **bump)
+
+
+def _flushed_later(write) -> None:
+    _flush_later()
+    write()
 
 
 def _flush_later() -> None:

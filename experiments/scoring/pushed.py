@@ -21,8 +21,10 @@ from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
 
 from ..models import ChunkKind, ChunkStatus, Experiment, ExperimentChunk, TargetResult
-from . import lifecycle
-from .chunks import chunk_finished, target_row
+from ..runs import lifecycle
+from ..runs.chunks import chunk_finished
+from .chunks import target_row
+from .kind import EXPERIMENT
 
 NO_OUTPUT = "no output was pushed for this row"
 
@@ -142,7 +144,7 @@ def _arrive(experiment: Experiment, chunks) -> list[ExperimentChunk]:
     sent: list[ExperimentChunk] = []
     for chunk in chunks:
         if _complete(experiment, chunk) and lifecycle.chunk_move(
-            chunk.pk, "arrive", finished_at=timezone.now()
+            EXPERIMENT, chunk.pk, "arrive", finished_at=timezone.now()
         ):
             sent += chunk_finished(chunk=chunk)
     return sent

@@ -13,50 +13,49 @@ next free worker while A has runaways.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, QuerySet, Window
+from django.db.models import CharField, Count, Exists, F, OuterRef, QuerySet, Value, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from ..models import (
-    ChunkKind,
-    ChunkStatus,
-    Experiment,
-    ExperimentChunk,
-    ExperimentStatus,
-    PairwiseChunk,
-)
 from . import dispatch_sql, lifecycle
+from .bases import ChunkStatus, RunStatus
+from .kinds import RunKind, run_kind_get, run_kinds
 
-QUEUE = {
-    ChunkKind.TARGET: "llm",
-    ChunkKind.LLM: "llm",
-    ChunkKind.CODE: "code",
-    PairwiseChunk.kind: "llm",  # a pairwise judge's calls are IO-bound, as every judge's are
-}
-KINDS_OF = {"llm": (ChunkKind.TARGET, ChunkKind.LLM), "code": (ChunkKind.CODE,)}
 DISPATCH_LOCK = 0x4153_5341  # a PostgreSQL advisory lock key ("ASSA")
 _EARLIEST = dispatch_sql.EARLIEST
 
 
 @dataclass(frozen=True)
 class _Table:
-    """One kind of chunk row on a queue: its live chunks, the field naming their run, and the
-    move that marks one queued. Experiments' chunks and pairwise runs' chunks share the llm
-    queue, its broker budget and each workspace's cap."""
+    """One kind's chunk rows on a queue: its live chunks (running run, no cancel asked, the
+    queue's chunk kinds) and the kind of run. Every kind's chunks on a queue share its broker
+    budget and each workspace's cap."""
 
     live: QuerySet
-    run: str
-    move: Callable[..., bool]
+    kind: RunKind
+
+    @property
+    def run(self) -> str:
+        return self.kind.run_field
+
+    def move(self, chunk_id: int, event: str, **fields) -> bool:
+        return lifecycle.chunk_move(self.kind, chunk_id, event, **fields)
 
 
-def chunks_dispatch(queues=tuple(KINDS_OF)) -> list:
-    """Mark the next fair chunks of `queues` queued and return them (to be sent)."""
+def all_queues() -> tuple[str, ...]:
+    """Every queue some registered kind sends chunks to."""
+    return tuple(sorted({queue for kind in run_kinds() for queue in kind.queues}))
+
+
+def chunks_dispatch(queues=None) -> list:
+    """Mark the next fair chunks of `queues` (all of them by default) queued and return them
+    (to be sent)."""
     chosen: list = []
+    queues = all_queues() if queues is None else queues
     with transaction.atomic():
         _serialise()
         _begin_launched()
@@ -77,28 +76,41 @@ def _begin_launched() -> None:
     """Runs launched since (queued, with pending chunks) start here, so their chunks are
     candidates of this very pick. Their start task waits in the default queue for a pool
     process, behind the periodic tasks, while another workspace's chunks hold every process:
-    a small run waited for eight of the runaways' chunks to start before its own."""
-    pending = ExperimentChunk.objects.filter(experiment=OuterRef("pk"), status=ChunkStatus.PENDING)
-    launched = Experiment.objects.filter(
-        Exists(pending), status=ExperimentStatus.QUEUED, cancel_requested=False
-    )
+    a small run waited for eight of the runaways' chunks to start before its own. One
+    statement finds them for every kind."""
+    found = [_launched(kind) for kind in run_kinds()]
     now = timezone.now()
-    for experiment_id in launched.values_list("pk", flat=True):
-        if lifecycle.experiment_move(experiment_id, "start", heartbeat_at=now):
-            Experiment.objects.filter(pk=experiment_id, started_at__isnull=True).update(
-                started_at=now
-            )
+    for name, run_id in found[0].union(*found[1:], all=True) if found else []:
+        kind = run_kind_get(name)
+        if lifecycle.move(kind, run_id, "start", heartbeat_at=now):
+            runs = kind.run_model.objects.filter(pk=run_id, started_at__isnull=True)
+            runs.update(started_at=now)
+
+
+def _launched(kind: RunKind) -> QuerySet:
+    """(kind name, id) of the kind's queued runs with pending chunks and no cancel asked."""
+    pending = kind.chunk_model.objects.filter(
+        **{kind.run_field: OuterRef("pk")}, status=ChunkStatus.PENDING
+    )
+    runs = kind.run_model.objects.filter(
+        Exists(pending), status=RunStatus.QUEUED, cancel_requested=False
+    )
+    named = runs.annotate(kind_name=Value(kind.name, output_field=CharField()))
+    return named.order_by().values_list("kind_name", "pk")
 
 
 def _tables(queue: str) -> list[_Table]:
-    running = {"status": ExperimentStatus.RUNNING, "cancel_requested": False}
-    experiments = ExperimentChunk.objects.filter(
-        kind__in=KINDS_OF[queue], **{f"experiment__{k}": v for k, v in running.items()}
-    )
-    tables = [_Table(experiments, "experiment", lifecycle.chunk_move)]
-    if queue == QUEUE[PairwiseChunk.kind]:
-        pairwise = PairwiseChunk.objects.filter(**{f"run__{k}": v for k, v in running.items()})
-        tables.append(_Table(pairwise, "run", lifecycle.pairwise_chunk_move))
+    running = {"status": RunStatus.RUNNING, "cancel_requested": False}
+    tables = []
+    for kind in run_kinds():
+        if queue not in kind.queues:
+            continue
+        live = kind.chunk_model.objects.filter(
+            **{f"{kind.run_field}__{k}": v for k, v in running.items()}
+        )
+        if kind.queues[queue]:
+            live = live.filter(kind__in=kind.queues[queue])
+        tables.append(_Table(live, kind))
     return tables
 
 
@@ -110,8 +122,7 @@ def _dispatch_queue(queue: str) -> list:
 
 def _dispatch_queue_sql(queue: str) -> list:
     """The ORM path's picks in fixed statements (`dispatch_sql`): two or three a queue."""
-    pairwise = queue == QUEUE[PairwiseChunk.kind]
-    queued, in_flight, pending = dispatch_sql.queue_read(KINDS_OF[queue], pairwise=pairwise)
+    queued, in_flight, pending = dispatch_sql.queue_read(queue)
     free = settings.ASSAY_DISPATCH_AHEAD - queued
     if free <= 0:
         return []
@@ -154,7 +165,8 @@ def _waiting_by_workspace(tables: list[_Table], free: int) -> dict[int, deque]:
     for order, table in enumerate(tables):
         for chunk in _first_pending(table, free):
             run = getattr(chunk, table.run)
-            key = (run.queued_at or _EARLIEST, order, run.pk, chunk.index, str(chunk.kind))
+            label = table.kind.chunk_label(getattr(chunk, "kind", None))
+            key = (run.queued_at or _EARLIEST, order, run.pk, chunk.index, label)
             waiting.append((key, run.workspace_id, chunk, table.move))
     groups: dict[int, deque] = defaultdict(deque)
     for _key, workspace_id, chunk, move in sorted(waiting, key=lambda entry: entry[0]):

@@ -19,7 +19,6 @@ import uuid
 
 from django.db import close_old_connections, connections
 
-from ..models import Experiment, PairwiseRun
 from . import lifecycle
 
 log = logging.getLogger(__name__)
@@ -27,23 +26,16 @@ TICK_S = 1.0
 
 
 class ChunkLease:
-    """The lease one runner holds on one chunk (a context manager: the keeper watches it).
+    """The lease one runner holds on one chunk of a run of `kind` (a context manager: the
+    keeper watches it)."""
 
-    `pairwise` for a chunk of a pairwise run: the lease and the cancel flag are then that
-    run's and its chunk's.
-    """
-
-    def __init__(
-        self, chunk_id: int, experiment_id: int, token: uuid.UUID, *, keeper=True, pairwise=False
-    ):
-        self.chunk_id, self.experiment_id, self.token = chunk_id, experiment_id, token
+    def __init__(self, kind, chunk_id: int, run_id: int, token: uuid.UUID, *, keeper=True):
+        self.kind, self.chunk_id, self.run_id, self.token = kind, chunk_id, run_id, token
         self.stop = threading.Event()
         self.reason = ""
         self.ticks = 0
-        self.progress = None  # a target batch's calls, reported every tick (engine.progress)
+        self.progress = None  # a batch's calls, reported every tick (the kind's own counts)
         self._keeper = keeper
-        self._renew = lifecycle.pairwise_lease_renew if pairwise else lifecycle.lease_renew
-        self._run_model = PairwiseRun if pairwise else Experiment
 
     def __enter__(self) -> ChunkLease:
         if self._keeper:
@@ -62,9 +54,9 @@ class ChunkLease:
 
     def look(self, *, renew: bool) -> None:
         """Stop on a cancel or a lost lease; renew the lease when asked."""
-        if _cancel_requested(self._run_model, self.experiment_id):
+        if _cancel_requested(self.kind.run_model, self.run_id):
             self._halt("cancelled")
-        elif renew and not self._renew(self.chunk_id, self.token):
+        elif renew and not lifecycle.lease_renew(self.kind, self.chunk_id, self.token):
             self._halt("lost")
 
     def _halt(self, reason: str) -> None:

@@ -20,7 +20,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from ..models import ChunkStatus, ExperimentChunk, ExperimentStatus, PairwiseChunk
+from .bases import ChunkStatus, RunStatus
+from .kinds import RunKind, run_kinds
 
 C = ChunkStatus
 IN_FLIGHT = (C.QUEUED.value, C.RUNNING.value)
@@ -29,28 +30,30 @@ EARLIEST = datetime.min.replace(tzinfo=timezone.get_fixed_timezone(0))
 
 @dataclass(frozen=True)
 class SqlTable:
-    """A chunk table on a queue: its model, its run's foreign key, whether kinds filter it."""
+    """A kind's chunk table on a queue: the kind, and the values of its `kind` column that go
+    to the queue (() when it has none)."""
 
-    model: type
-    run: str
-    kinds: bool
+    kind: RunKind
+    kinds: tuple[str, ...]
 
+    @property
+    def model(self) -> type:
+        return self.kind.chunk_model
 
-EXPERIMENTS, PAIRWISE = (
-    SqlTable(ExperimentChunk, "experiment", True),
-    SqlTable(PairwiseChunk, "run", False),
-)
+    @property
+    def run(self) -> str:
+        return self.kind.run_field
 
 
 @cache
 def read_sql(table: SqlTable) -> str:
     """(0, workspace, status, n) per in-flight group, then (1, workspace, rank, id, kind,
     index, run, run's queued_at) for each workspace's first %(ahead)s pending chunks."""
-    run_model = table.model._meta.get_field(table.run).related_model
-    kind = "c.kind" if table.kinds else f"'{PairwiseChunk.kind}'"
+    run_model = table.kind.run_model
+    kind = "c.kind" if table.kinds else f"'{table.kind.chunk_label()}'"
     live = (
         f" FROM {table.model._meta.db_table} c JOIN {run_model._meta.db_table} r"
-        f" ON r.id = c.{table.run}_id WHERE r.status = '{ExperimentStatus.RUNNING.value}'"
+        f" ON r.id = c.{table.run}_id WHERE r.status = '{RunStatus.RUNNING.value}'"
         " AND NOT r.cancel_requested" + (" AND c.kind = ANY(%(kinds)s)" if table.kinds else "")
     )
     order = f"r.queued_at ASC, c.{table.run}_id ASC, c.index ASC, c.id ASC"
@@ -75,14 +78,14 @@ def move_sql(table: SqlTable) -> str:
     )
 
 
-def queue_read(kinds, *, pairwise: bool) -> tuple[int, dict[int, int], list[tuple]]:
+def queue_read(queue: str) -> tuple[int, dict[int, int], list[tuple]]:
     """(chunks waiting in the broker, chunks in flight per workspace, pending candidates as
-    (sort key, workspace, rank, table, values)) of a queue's experiment chunks of `kinds` and,
-    with `pairwise`, pairwise chunks: one statement a table."""
+    (sort key, workspace, rank, table, values)) of every kind's chunks on `queue`: one
+    statement a kind."""
     queued, in_flight, pending = 0, defaultdict(int), []
-    params = {"kinds": list(kinds), "ahead": settings.ASSAY_DISPATCH_AHEAD}
     with connection.cursor() as cursor:
-        for order, table in enumerate([EXPERIMENTS, PAIRWISE][: 1 + pairwise]):
+        for order, table in enumerate(_tables(queue)):
+            params = {"kinds": list(table.kinds), "ahead": settings.ASSAY_DISPATCH_AHEAD}
             cursor.execute(read_sql(table), params)
             for part, workspace_id, n, pk, kind, index, run_id, queued_at in cursor.fetchall():
                 if part == 0:
@@ -93,6 +96,10 @@ def queue_read(kinds, *, pairwise: bool) -> tuple[int, dict[int, int], list[tupl
                 values = {"id": pk, "index": index, f"{table.run}_id": run_id, "kind": kind}
                 pending.append((key, workspace_id, n, table, values))
     return queued, in_flight, pending
+
+
+def _tables(queue: str) -> list[SqlTable]:
+    return [SqlTable(k, k.queues[queue]) for k in run_kinds() if queue in k.queues]
 
 
 def groups_of(pending: list[tuple], free: int) -> dict[int, deque]:
