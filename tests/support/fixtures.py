@@ -55,12 +55,16 @@ def celery_worker_inproc(transactional_db):
 
 def reset_broker_pools(app) -> None:
     """Drop cached broker connections so the next publish uses the current broker_url
-    (a producer made earlier in the session would still point at the old broker)."""
+    (a producer made earlier in the session would still point at the old broker), and the
+    cached result backend: a test that ran `task.apply()` with none configured left celery's
+    disabled backend on this thread, and a later `.get()` raised NotImplementedError."""
     from kombu import pools
 
     pools.reset()
     app._pool = None
     app.amqp._producer_pool = None
+    app._backend_cache = None
+    app._local.__dict__.pop("backend", None)
 
 
 @pytest.fixture
