@@ -19,6 +19,16 @@ pytest_plugins = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _default_language_after_each_test():
+    """A request in Chinese leaves its language active on the thread (LocaleMiddleware does
+    not put it back), and a later test's messages came out in Chinese: back to the default."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
 def pytest_configure(config):
     from django.conf import settings
 
