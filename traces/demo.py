@@ -58,7 +58,7 @@ def demo_load(*, workspace, user) -> None:
 def _turn_spans(session, question, order, result, answer, *, start: datetime) -> list[Span]:
     """One customer turn: the agent, its retrieval, its model call and its tool call."""
     trace_id = secrets.token_bytes(16)
-    agent = _span(trace_id, None, "invoke_agent support", start, 2400)
+    agent = _span(trace_id, None, "invoke_agent support", start, 2400 if result else 7400)
     agent.attributes.extend(
         _attributes({"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": session})
     )
@@ -66,7 +66,9 @@ def _turn_spans(session, question, order, result, answer, *, start: datetime) ->
         agent,
         _retrieval(trace_id, agent.span_id, question, session, start + timedelta(milliseconds=20)),
         _chat(trace_id, agent.span_id, question, answer, session, start),
-        _tool(trace_id, agent.span_id, order, result, session, start + timedelta(milliseconds=900)),
+        _tool(
+            trace_id, agent.span_id, order, result, session, start + timedelta(milliseconds=2150)
+        ),
     ]
 
 
@@ -108,7 +110,7 @@ def _chat(trace_id, parent, question: str, answer: str, session: str, start: dat
 
 
 def _tool(trace_id, parent, order: str, result: str | None, session: str, start) -> Span:
-    span = _span(trace_id, parent, "execute_tool get_order", start, 300 if result else 5000)
+    span = _span(trace_id, parent, "execute_tool get_order", start, 200 if result else 5000)
     fields = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.conversation.id": session,
