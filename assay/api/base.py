@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 
+from assay.api.schema import EXCEL_PARAMETER
 from assay.models import ApiToken, Workspace
 from assay.selectors import (
     library_version_get,
@@ -131,3 +135,30 @@ class IgnoreFormatNegotiation(DefaultContentNegotiation):
 
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
+
+
+def export_action(formats):
+    """The `export` action of a run's viewset (GET <id>/export/?format=…&excel=1), its route
+    and schema written once for experiments and pairwise runs; `formats` are the files it
+    streams, CSV first."""
+    schema = extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=[*formats]), EXCEL_PARAMETER],
+        responses={(200, "text/csv"): str},
+    )
+    route = action(
+        detail=True,
+        methods=["get"],
+        url_path="export",
+        content_negotiation_class=IgnoreFormatNegotiation,
+    )
+    return lambda view: schema(route(view))
+
+
+def export_format(request, formats) -> str:
+    """The export's `?format=` (csv by default); a format not in `formats` is a 400 naming them."""
+    fmt = request.query_params.get("format", "csv")
+    if fmt not in formats:
+        raise ValidationError(
+            {"format": _("Use one of %(formats)s.") % {"formats": ", ".join(formats)}}
+        )
+    return fmt

@@ -3,14 +3,11 @@ and the exports (a mixin of `ExperimentViewSet`, under /api/v1/experiments/<id>/
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
-from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import IgnoreFormatNegotiation, validated
-from assay.api.schema import EXCEL_PARAMETER
+from assay.api.base import export_action, export_format, validated
 from assay.safety.csvcells import excel_wanted
 
 from .. import selectors, services
@@ -76,25 +73,9 @@ class ExperimentResultsMixin:
         services.result_correct(result=found, user=request.user, **body)
         return Response(s.ResultDetailSerializer(found).data)
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("format", str, enum=[*FORMATS]),
-            EXCEL_PARAMETER,
-        ],
-        responses={(200, "text/csv"): str},
-    )
-    @action(
-        detail=True,
-        methods=["get"],
-        url_path="export",
-        content_negotiation_class=IgnoreFormatNegotiation,
-    )
+    @export_action(FORMATS)
     def export(self, request, id=None):
         """Streamed results.csv / results.jsonl, or garak-style report.jsonl / hitlog.jsonl."""
         experiment = self.get_object()
-        fmt = request.query_params.get("format", "csv")
-        if fmt not in FORMATS:
-            raise ValidationError(
-                {"format": gettext("Use one of %(formats)s.") % {"formats": ", ".join(FORMATS)}}
-            )
+        fmt = export_format(request, FORMATS)
         return export_download(experiment, fmt, excel=excel_wanted(request.query_params))

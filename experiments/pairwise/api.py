@@ -3,7 +3,6 @@ pairs with filters, the statistics with the leaderboard, exports."""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -11,8 +10,7 @@ from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import IgnoreFormatNegotiation, WorkspaceScopedViewSet, validated
-from assay.api.schema import EXCEL_PARAMETER
+from assay.api.base import WorkspaceScopedViewSet, export_action, export_format, validated
 from assay.safety.csvcells import excel_wanted
 
 from ..api.runs import RunActionsMixin
@@ -174,23 +172,9 @@ class PairwiseRunViewSet(
         run = self.get_object()
         return Response({"summary": run.summary, "summary_at": run.summary_at})
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("format", str, enum=[*FORMATS]),
-            EXCEL_PARAMETER,
-        ],
-        responses={(200, "text/csv"): str},
-    )
-    @action(
-        detail=True,
-        methods=["get"],
-        url_path="export",
-        content_negotiation_class=IgnoreFormatNegotiation,
-    )
+    @export_action(FORMATS)
     def export(self, request, id=None):
         """Streamed pairs.csv / pairs.jsonl."""
         run = self.get_object()
-        fmt = request.query_params.get("format", "csv")
-        if fmt not in FORMATS:
-            raise ValidationError({"format": f"Use one of {', '.join(FORMATS)}."})
+        fmt = export_format(request, FORMATS)
         return pairwise_export_response(run, fmt, excel=excel_wanted(request.query_params))

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from django.http import StreamingHttpResponse
 
-from assay.safety.csvcells import csv_safe_row, for_excel
+from assay.safety.csvcells import csv_safe_row, download_response
 
 from ..models import PairwiseResult, PairwiseRun
 
@@ -53,12 +53,12 @@ def pairwise_export_filename(run: PairwiseRun, fmt: str) -> str:
 def pairwise_export_response(run: PairwiseRun, fmt: str, *, excel: bool) -> StreamingHttpResponse:
     """The streamed download; `excel` (CSV only) starts it with a byte order mark so Excel
     reads UTF-8 (the default file is unchanged)."""
-    stream, name = pairwise_export_stream(run, fmt), pairwise_export_filename(run, fmt)
-    if excel and fmt == "csv":
-        stream, name = for_excel(stream), name.replace(".csv", "-excel.csv")
-    response = StreamingHttpResponse(stream, content_type=MIME[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return download_response(
+        pairwise_export_stream(run, fmt),
+        name=pairwise_export_filename(run, fmt),
+        content_type=MIME[fmt],
+        excel=excel,
+    )
 
 
 def _pairs(run: PairwiseRun):
