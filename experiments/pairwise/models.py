@@ -136,6 +136,23 @@ class PairwiseResult(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # A judged pair's own columns, in the order the API and the export both list them.
+    JUDGED_FIELDS = (
+        "status",
+        "outcome",
+        "position_inconsistent",
+        "answer_ab",
+        "answer_ba",
+        "reason_ab",
+        "reason_ba",
+        "error",
+        "latency_ms",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "cached",
+    )
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
