@@ -1,5 +1,6 @@
 """Abstract model bases shared by the apps: immutable rows (submitted versions), soft delete,
-and the library item (evaluators, evaluation sets); and the migrations' PostgreSQL-only SQL."""
+the library item (evaluators, evaluation sets), an uploaded file's import job; and the
+migrations' PostgreSQL-only SQL."""
 
 from __future__ import annotations
 
@@ -109,6 +110,33 @@ class LibraryItem(SoftDeleteModel):
 
         versions = list(self.versions.all())
         return max(versions, key=lambda v: sort_key(v.version)) if versions else None
+
+
+class UploadJob(models.Model):
+    """A file a user uploaded for a worker to import (an evaluation set's rows, a garak report):
+    who sent it and when, the file's name and size, when the worker started and finished, and
+    the message the import ends with. Each kind adds its status, file path and progress."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey("assay.Workspace", on_delete=models.CASCADE, related_name="+")
+    file_name = models.CharField(max_length=255)
+    file_size = models.BigIntegerField(default=0)
+    message = models.TextField(blank=True)
+    message_params = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The message's {msgid, params[, plural, n]}, to translate it when read; "
+        "null when stored as text only.",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
 
 
 class PostgreSQLOnly(migrations.RunSQL):

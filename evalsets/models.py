@@ -17,8 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from assay.bases import ImmutableModel, LibraryItem
-from assay.models import Workspace
+from assay.bases import ImmutableModel, LibraryItem, UploadJob
 from assay.vocabulary import Verdict
 
 
@@ -119,19 +118,15 @@ class ImportFormat(models.TextChoices):
     JSONL = "jsonl", "JSONL"
 
 
-class EvalSetImport(models.Model):
+class EvalSetImport(UploadJob):
     """One file import into an evalset's draft: a job with a status and progress counters."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     evalset = models.ForeignKey(EvalSet, on_delete=models.CASCADE, related_name="imports")
     status = models.CharField(
         max_length=16, choices=ImportStatus.choices, default=ImportStatus.MAPPING
     )
     format = models.CharField(max_length=8, choices=ImportFormat.choices)
-    file_name = models.CharField(max_length=255)
     file_path = models.CharField(max_length=500, help_text="The uploaded file in storage.")
-    file_size = models.BigIntegerField(default=0)
     encoding = models.CharField(max_length=16, default="utf-8")
     fields = models.JSONField(default=list, blank=True, help_text="Fields found in the file.")
     mapping = models.JSONField(default=dict, blank=True, help_text="file field → target")
@@ -144,19 +139,6 @@ class EvalSetImport(models.Model):
     rows_failed = models.BigIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True, help_text="[{line, column, problem}]")
     error_count = models.BigIntegerField(default=0)
-    message = models.TextField(blank=True)
-    message_params = models.JSONField(
-        null=True,
-        blank=True,
-        help_text="The message's {msgid, params[, plural, n]}, to translate it when read; "
-        "null when stored as text only.",
-    )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

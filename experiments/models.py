@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from assay.bases import UploadJob
 from assay.models import Workspace
 from assay.vocabulary import VERDICT_MARKS, ResultStatus, Verdict
 from evalsets.models import EvalSetItem, EvalSetVersion
@@ -490,7 +491,7 @@ class GarakImportStatus(models.TextChoices):
 ACTIVE_GARAK_IMPORTS = (GarakImportStatus.QUEUED, GarakImportStatus.RUNNING)
 
 
-class GarakImport(models.Model):
+class GarakImport(UploadJob):
     """An uploaded garak report imported in the background: checked in the request (every
     refusal is a 400 there), then a worker makes each probe's evalset version, evaluators and
     launched run, one probe per transaction, counting `probes_done` of `probes_total`.
@@ -498,16 +499,12 @@ class GarakImport(models.Model):
     (garak's run id, its scored attempts, partial or not) recognises the same run uploaded
     again; `already` marks an upload answered with an earlier import's experiments."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     status = models.CharField(
         max_length=16, choices=GarakImportStatus.choices, default=GarakImportStatus.QUEUED
     )
-    file_name = models.CharField(max_length=255)
     file_path = models.CharField(
         max_length=500, blank=True, help_text="The uploaded report in storage, until imported."
     )
-    file_size = models.BigIntegerField(default=0)
     threshold = models.FloatField(null=True, blank=True, help_text="As given with the upload.")
     partial = models.BooleanField(default=False)
     run_id = models.CharField(max_length=200, blank=True, help_text="garak's run id")
@@ -519,14 +516,6 @@ class GarakImport(models.Model):
     notes = models.JSONField(
         default=list, blank=True, help_text="What the import says of the report, as messages."
     )
-    message = models.TextField(blank=True)
-    message_params = models.JSONField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
