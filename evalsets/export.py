@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
-from assay.safety.csvcells import csv_safe_row, download_response
+from assay.safety.csvcells import buffer_drain, csv_safe_row, download_response
 
 from .items.content import content_cell, export_value
 from .items.problems import report_rows
@@ -58,15 +58,8 @@ def csv_lines(items: QuerySet, columns: list[str]) -> Iterator[bytes]:
         writer.writerow(csv_safe_row([str(item_id), *cells, ", ".join(tags), verdict, label]))
         count += 1
         if count % CHUNK == 0:
-            yield _drain(out)
-    yield _drain(out)
-
-
-def _drain(out: io.StringIO) -> bytes:
-    text = out.getvalue()
-    out.seek(0)
-    out.truncate()
-    return text.encode("utf-8")
+            yield buffer_drain(out).encode("utf-8")
+    yield buffer_drain(out).encode("utf-8")
 
 
 def export_response(

@@ -62,6 +62,15 @@ def for_excel(chunks):
         yield EXCEL_BOM
 
 
+def buffer_drain(buffer) -> str:
+    """What a streamed CSV's writer put in `buffer` (a StringIO) since the last drain, the
+    buffer emptied for the next rows. The evalset, results and pairs exports stream by it."""
+    text = buffer.getvalue()
+    buffer.seek(0)
+    buffer.truncate()
+    return text
+
+
 def download_response(
     stream, *, name: str, content_type: str, excel: bool = False
 ) -> StreamingHttpResponse:

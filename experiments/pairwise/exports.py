@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from django.http import StreamingHttpResponse
 
-from assay.safety.csvcells import csv_safe_row, download_response
+from assay.safety.csvcells import buffer_drain, csv_safe_row, download_response
 
 from ..models import PairwiseResult, PairwiseRun
 
@@ -89,20 +89,13 @@ def _csv(run: PairwiseRun) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS)
     writer.writeheader()
-    yield _drain(buffer)
+    yield buffer_drain(buffer)
     for pair in _pairs(run):
         row = _row(pair)
         row["tags"] = ",".join(row["tags"] or [])
         row["input"] = json.dumps(row["input"], ensure_ascii=False)
         writer.writerow(csv_safe_row(row))  # a reason or output starting "=" stays text
-        yield _drain(buffer)
-
-
-def _drain(buffer: io.StringIO) -> str:
-    text = buffer.getvalue()
-    buffer.seek(0)
-    buffer.truncate()
-    return text
+        yield buffer_drain(buffer)
 
 
 def _jsonl(run: PairwiseRun) -> Iterator[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from assay.safety.csvcells import FORMULA_STARTS, csv_safe
+from assay.safety.csvcells import FORMULA_STARTS, buffer_drain, csv_safe
 
 from ..models import Experiment
 from ..scoring.turns import TurnRebuilder
@@ -162,13 +162,13 @@ def results_csv(experiment: Experiment) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_FIELDS)
-    yield _drain(buffer)
+    yield buffer_drain(buffer)
     for count, row in enumerate(_rows(experiment, _tags_cell), 1):
         writer.writerow(_csv_cells(row))
         if count % ROWS_PER_CHUNK == 0:
-            yield _drain(buffer)
+            yield buffer_drain(buffer)
     if buffer.tell():
-        yield _drain(buffer)
+        yield buffer_drain(buffer)
 
 
 @lru_cache(maxsize=4096)
@@ -203,13 +203,6 @@ def _safe(cell: str) -> str:
 @lru_cache(maxsize=256)
 def _safe_evaluator(name: str, version: str) -> tuple[str, str]:
     return csv_safe(name), csv_safe(version)
-
-
-def _drain(buffer: io.StringIO) -> str:
-    text = buffer.getvalue()
-    buffer.seek(0)
-    buffer.truncate()
-    return text
 
 
 def results_jsonl(experiment: Experiment) -> Iterator[str]:
