@@ -139,6 +139,30 @@ class UploadJob(models.Model):
         abstract = True
 
 
+class HashedKey(models.Model):
+    """A revocable secret key of which only the SHA-256 is stored (`assay.safety.crypto`): API
+    tokens and trace ingest keys. Subclasses add whose key it is."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=120)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
 class PostgreSQLOnly(migrations.RunSQL):
     """RunSQL on PostgreSQL only (trigram indexes: SQLite has none, and gets nothing)."""
 

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from .bases import HashedKey
+
 
 class Workspace(models.Model):
     """The tenant: every object belongs to exactly one workspace."""
@@ -90,30 +92,13 @@ class Invitation(models.Model):
         return f"invitation to {self.workspace} ({self.role})"
 
 
-class ApiToken(models.Model):
+class ApiToken(HashedKey):
     """A revocable API key acting as its user inside one workspace; only its hash is stored."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="tokens")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
-    name = models.CharField(max_length=120)
-    prefix = models.CharField(max_length=16)
-    key_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"
-
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
 
 
 class Secret(models.Model):

@@ -9,40 +9,22 @@ must hold the partition key. On SQLite it is a plain table.
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from assay.bases import HashedKey
 from assay.models import Workspace
 
 
-class IngestKey(models.Model):
+class IngestKey(HashedKey):
     """A write-only key: it sends spans to its workspace and nothing else (the API's token
     authentication never looks at this table). Only its hash is stored."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="ingest_keys")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    name = models.CharField(max_length=120)
-    prefix = models.CharField(max_length=16)
-    key_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"
-
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
 
 
 class SpanBatch(models.Model):

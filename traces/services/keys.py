@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 
@@ -12,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
+from assay.safety import crypto
 
 from ..models import IngestKey
 
@@ -23,11 +23,6 @@ KEY_PREFIX = "asy_ingest_"
 class IssuedIngestKey:
     ingest_key: IngestKey
     key: str  # shown once, never stored
-
-
-def ingest_key_hash(key: str) -> str:
-    """Keys are high-entropy, so one round of SHA-256 is enough and allows an indexed lookup."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def ingest_key_issue(
@@ -43,7 +38,7 @@ def ingest_key_issue(
         created_by=user,
         name=name[:120],
         prefix=key[: len(KEY_PREFIX) + 4],
-        key_hash=ingest_key_hash(key),
+        key_hash=crypto.hash_token_key(key),
     )
     return IssuedIngestKey(ingest_key=ingest_key, key=key)
 
@@ -62,7 +57,9 @@ def ingest_key_authenticate(*, key: str) -> IngestKey | None:
     if not key.startswith(KEY_PREFIX) or len(key) > 200:
         return None
     found = (
-        IngestKey.objects.select_related("workspace").filter(key_hash=ingest_key_hash(key)).first()
+        IngestKey.objects.select_related("workspace")
+        .filter(key_hash=crypto.hash_token_key(key))
+        .first()
     )
     if found is not None and found.is_active:
         IngestKey.objects.filter(pk=found.pk).update(last_used_at=timezone.now())
