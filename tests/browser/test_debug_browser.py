@@ -4,7 +4,7 @@ case, and see it run when submitting."""
 import pytest
 
 from assay import services as platform
-from tests.support.fixtures import screenshot, sign_in
+from tests.support.fixtures import open_dialog, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -66,7 +66,7 @@ def test_debug_code_and_llm_evaluators(live_server, page, user, workspace, llm_s
     page.select_option("#test-expected", "pass")
     page.click("#test-save")
     page.wait_for_selector("#tests-table >> text=Paris passes")
-    page.click("#open-submit")
+    open_dialog(page, "#open-submit", "#submit-dialog")
     page.wait_for_selector("#submit-tests >> text=test cases agree")
     assert "1 / 1" in page.locator("#submit-tests").inner_text()
     screenshot(page, "debug-submit-dialog")

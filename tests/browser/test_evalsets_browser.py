@@ -7,7 +7,7 @@ from django.core.files.base import ContentFile
 from evalsets.demo import flag_png
 from evalsets.items.media import media_store
 from evalsets.models import EvalSet
-from tests.support.fixtures import screenshot, sign_in, wait_until
+from tests.support.fixtures import open_dialog, screenshot, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -68,11 +68,8 @@ def test_import_edit_commit_export(
     screenshot(page, "evalset-rows")
 
     page.click("nav.tabs >> text=Versions")
-    # the dialog opens from the page's deferred script: a click before it ran did nothing and
-    # the note never became fillable (a 30 s timeout in CI under load)
     page.wait_for_url("**/versions/")
-    page.click("#open-commit")
-    page.wait_for_selector("#commit-dialog[open]")
+    open_dialog(page, "#open-commit", "#commit-dialog")
     assert page.input_value("#commit-dialog #id_version") == "1.0.0"
     page.fill("#commit-dialog #id_note", "three flags")
     page.click("#confirm-commit")

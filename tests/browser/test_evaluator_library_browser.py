@@ -3,7 +3,7 @@
 import pytest
 
 from evaluators.models import Evaluator
-from tests.support.fixtures import screenshot, sign_in
+from tests.support.fixtures import open_dialog, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +29,7 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     page.wait_for_selector("text=Draft saved")
     screenshot(page, "evaluator-editor")
 
-    page.click("#open-submit")
+    open_dialog(page, "#open-submit", "#submit-dialog")
     assert page.input_value("#submit-dialog #id_version") == "1.0.0"
     page.fill("#submit-dialog #id_change_note", "first cut")
     page.click("#confirm-submit")
@@ -43,7 +43,7 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     }""")
     page.click("#save-draft")
     page.wait_for_selector("text=Draft saved")
-    page.click("#open-submit")
+    open_dialog(page, "#open-submit", "#submit-dialog")
     assert page.input_value("#submit-dialog #id_version") == "1.0.1"
     page.click("#confirm-submit")
     page.wait_for_selector("text=Version 1.0.1 submitted")
@@ -56,7 +56,7 @@ def test_evaluator_library_flow(live_server, page, user, workspace):
     page.click("#copy-button")
     page.wait_for_selector("text=Copied as")
     assert page.locator("h1").inner_text() == "Equal (copy)"
-    page.click("#delete-button")
+    open_dialog(page, "#delete-button", "#delete-dialog")
     page.click("#confirm-delete")
     page.wait_for_url("**/w/acme/evaluators/")
     table = page.locator("#evaluator-table").inner_text()

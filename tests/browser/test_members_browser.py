@@ -11,7 +11,7 @@ import pytest
 from assay import services as platform
 from assay.models import Membership, Workspace
 from evaluators import services as evaluator_services
-from tests.support.fixtures import screenshot, sign_in
+from tests.support.fixtures import open_dialog, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -190,7 +190,7 @@ def test_the_submit_dialog_asks_when_test_cases_disagree(
     context, page = _context(browser, lang)
     sign_in(page, live_server)
     page.goto(f"{live_server.url}/w/acme/evaluators/{checker.public_id}/")
-    page.click("#open-submit")
+    open_dialog(page, "#open-submit", "#submit-dialog")
     page.wait_for_selector("#submit-dialog #tests-disagree")
     assert "1 / 1" not in page.locator("#submit-dialog").inner_text()
     _both_widths(page, f"submit-dialog-tests-disagree-{lang}")

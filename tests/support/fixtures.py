@@ -136,6 +136,15 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
+def open_dialog(page, opener: str, dialog: str) -> None:
+    """Click a button whose <dialog> the page's deferred script opens, once that script ran (a
+    click before it did nothing, and the next step timed out on a hidden field), and wait for
+    the dialog to be open."""
+    page.wait_for_load_state()
+    page.click(opener)
+    page.wait_for_selector(f"{dialog}[open]")
+
+
 def sign_in(page, live_server, username: str = "alice") -> None:
     """Sign in through the real form and land in the user's workspace."""
     from tests.conftest import PASSWORD
