@@ -41,10 +41,13 @@ def test_a_small_run_starts_before_the_runaways_next_chunks(
     started = ExperimentChunk.objects.get(experiment=small).claimed_at
     ahead = claimed_between(runaways, launched, started)
     assert [status_of(r) for r in runaways] == [ExperimentStatus.RUNNING] * 2
-    # The bound (2, the pool's size): nothing of the runaways waits in the broker, so at most
-    # one of their chunks (dispatched by the chunk that freed the slot the start task needed)
-    # starts before the small run's.
-    assert ahead <= 1
+    # The bound (2, the pool's size): nothing of the runaways waits in the broker beyond it, so
+    # at most one of their chunks per pool process (dispatched by the chunk that freed it, and
+    # taken before the start task: the broker serves the default and code queues in turn; CI
+    # saw 2 once) starts before the small run's. (It passed too with the workspace bound
+    # raised to 1,000: the dispatcher's own limit on messages waiting a queue holds it as well,
+    # so this test alone does not tell the two apart.)
+    assert ahead <= 2
     assert Result.objects.filter(experiment=small).count() == 12
     for runaway in runaways:
         from experiments import services
