@@ -12,7 +12,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
 from experiments.views.compare_detail import CompareItemApi
-from traces.views import otlp_traces
+from traces.receiver import otlp_traces
 
 from .api.urls import router
 from .web import views
