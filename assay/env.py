@@ -196,6 +196,18 @@ VARIABLES: list[tuple[str, str, str]] = [
         "with `Retry-After`.",
     ),
     (
+        "ASSAY_OTLP_SPANS_PER_SECOND",
+        "`50000`",
+        "Spans one workspace may send a second (a sliding window in Redis, or in the process "
+        "without Redis); past it the endpoint answers 429 with `Retry-After`. `0`: no limit.",
+    ),
+    (
+        "ASSAY_OTLP_SPANS_BURST",
+        "`100000`",
+        "Spans one workspace may send at once: the window is this many spans over "
+        "burst / rate seconds (at least the spans of one request).",
+    ),
+    (
         "ASSAY_TRACE_RETENTION_DAYS",
         "`30`",
         "Days spans are kept: older days' partitions are dropped hourly (PostgreSQL), older "

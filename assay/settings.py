@@ -332,6 +332,10 @@ ASSAY_OTLP_MAX_BODY_BYTES = env_int("ASSAY_OTLP_MAX_BODY_BYTES", 8 * 1024 * 1024
 ASSAY_OTLP_MAX_DECODED_BYTES = env_int("ASSAY_OTLP_MAX_DECODED_BYTES", 32 * 1024 * 1024)
 ASSAY_OTLP_MAX_SPANS = env_int("ASSAY_OTLP_MAX_SPANS", 10_000)
 ASSAY_OTLP_MAX_QUEUED_BATCHES = env_int("ASSAY_OTLP_MAX_QUEUED_BATCHES", 2_000)
+# Spans a workspace may send a second, on average, and at once (then 429 with Retry-After);
+# 0 turns the limit off. Counted in Redis when there is one, in the process otherwise.
+ASSAY_OTLP_SPANS_PER_SECOND = env_int("ASSAY_OTLP_SPANS_PER_SECOND", 50_000)
+ASSAY_OTLP_SPANS_BURST = env_int("ASSAY_OTLP_SPANS_BURST", 100_000)
 ASSAY_TRACE_RETENTION_DAYS = env_int("ASSAY_TRACE_RETENTION_DAYS", 30)
 # Evalset commits of more rows than this copy in the background, this many rows a batch.
 ASSAY_COMMIT_INLINE_ROWS = env_int("ASSAY_COMMIT_INLINE_ROWS", 20_000)
