@@ -3,13 +3,14 @@ answer as OTLP/HTTP says (`traces.otlp`)."""
 
 from __future__ import annotations
 
+from django.db import DatabaseError
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from . import otlp, services
 
-RETRY_AFTER_S = 5
+STORE_DOWN_RETRY_AFTER_S = 30
 
 
 @csrf_exempt
@@ -26,7 +27,12 @@ def otlp_traces(request):
             workspace=workspace, message=screened.message, span_count=screened.accepted
         )
     except services.IngestBusy as exc:
-        return otlp.error_response(otlp.OtlpError(429, str(exc), RETRY_AFTER_S), as_json=as_json)
+        return otlp.error_response(otlp.OtlpError(429, str(exc), exc.retry_after), as_json=as_json)
+    except DatabaseError:
+        # nothing was kept (the key or the batch could not be read or written): the exporter
+        # keeps the spans and sends them again
+        down = otlp.OtlpError(503, "the trace store is unavailable", STORE_DOWN_RETRY_AFTER_S)
+        return otlp.error_response(down, as_json=as_json)
     except otlp.OtlpError as exc:
         return otlp.error_response(exc, as_json=as_json)
     return otlp.success_response(screened, as_json=as_json)

@@ -7,8 +7,8 @@ from .keys import (
     ingest_key_issue,
     ingest_key_revoke,
 )
+from .pressure import IngestBusy, span_rate_take
 from .spans import (
-    IngestBusy,
     span_batch_accept,
     span_batch_store,
     span_batches_stalled,
@@ -25,5 +25,6 @@ __all__ = [
     "span_batch_accept",
     "span_batch_store",
     "span_batches_stalled",
+    "span_rate_take",
     "spans_retention_apply",
 ]

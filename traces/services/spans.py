@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerDown
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from assay.models import Workspace
 
 from .. import storing
 from ..models import Span, SpanBatch
+from .pressure import IngestBusy, span_rate_take
 
-
-class IngestBusy(Exception):
-    """The workspace's queue of unstored batches is full: the sender should retry later."""
+logger = logging.getLogger(__name__)
+QUEUE_RETRY_AFTER_S = 5
 
 
 def span_batch_accept(
     *, workspace: Workspace, message: ExportTraceServiceRequest, span_count: int
 ) -> SpanBatch | None:
     """Queue the screened request for a worker (None when it has no span left); IngestBusy
-    when the workspace already has ASSAY_OTLP_MAX_QUEUED_BATCHES batches waiting."""
+    when the workspace sends over its span rate or already has ASSAY_OTLP_MAX_QUEUED_BATCHES
+    batches waiting."""
     if not span_count:
         return None
     waiting = SpanBatch.objects.filter(workspace=workspace).values("pk")
@@ -31,7 +34,10 @@ def span_batch_accept(
         settings.ASSAY_OTLP_MAX_QUEUED_BATCHES
     ):
         # said to an exporter, in the protocol's English (not a page: not translated)
-        raise IngestBusy("too many span batches are waiting to be stored; retry later")
+        raise IngestBusy(
+            "too many span batches are waiting to be stored; retry later", QUEUE_RETRY_AFTER_S
+        )
+    span_rate_take(workspace=workspace, spans=span_count)
     batch = SpanBatch.objects.create(
         workspace=workspace, payload=message.SerializeToString(), span_count=span_count
     )
@@ -40,9 +46,17 @@ def span_batch_accept(
 
 
 def _enqueue(batch_id: int) -> None:
+    """Send the batch's task. A broker that is down loses nothing: the batch row is committed,
+    and `resume_batches` sends it again once the broker is back, so the request still
+    answers 200 (an exporter told 503 would retry for seconds, then drop the spans)."""
     from ..tasks import store_batch
 
-    store_batch.apply_async(args=[batch_id], queue="default")
+    try:
+        store_batch.apply_async(args=[batch_id], queue="default")
+    except BrokerDown as exc:
+        logger.warning(
+            "span batch %s kept for resume_batches: the broker is down (%s)", batch_id, exc
+        )
 
 
 def span_batch_store(*, batch_id: int) -> int:
