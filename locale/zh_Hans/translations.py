@@ -282,6 +282,24 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
  'A test case needs a name.': '测试用例需要名称。',
  'A token needs a name.': '令牌需要名称。',
+ "A trace's spans as a tree by parent span id: each node holds its span and its children. A span whose parent has not arrived is a root with `parent_missing`. 404 when the workspace has no span of that trace id (32 hex digits).": '按父 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      'id '
+                                                                                                                                                                                                                                      '组成的追踪 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      '树：每个节点包含它的 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      '和子节点。父 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      '尚未到达的 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      '作为根节点，并带有 '
+                                                                                                                                                                                                                                      '`parent_missing`。工作区中没有该追踪 '
+                                                                                                                                                                                                                                      'id（32 '
+                                                                                                                                                                                                                                      '位十六进制）的 '
+                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                      '时返回 '
+                                                                                                                                                                                                                                      '404。',
  'A workspace must keep at least one owner.': '工作空间必须至少保留一位所有者。',
  'A workspace needs a name.': '工作空间需要名称。',
  'A: %(a)s · B: %(b)s': 'A：%(a)s · B：%(b)s',
@@ -354,11 +372,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'An external target takes no settings (got %(config)s).': '外部评测对象不接受任何设置（收到 %(config)s）。',
  'An http(s) URL, or upload a file below.': 'http(s) URL，或在下方上传文件。',
  'An import into the draft is under way; commit when it has finished.': '草稿正在导入；请等导入完成后再提交。',
+ 'An ingest key needs a name.': '采集密钥需要一个名称。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
  'Answer': '回答',
  'Answer mode': '回答模式',
  'Answer:': '回答：',
  'Any evaluator': '任意评估器',
+ 'Any kind': '任意类型',
  'Any status': '任意状态',
  'Any tag': '任意标签',
  'Any verdict': '任意判定',
@@ -397,6 +417,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
+ 'Attributes': '属性',
  'Audio': '音频',
  "Authentication credentials were not provided: send an API token as 'Authorization: Bearer <key>' (or 'Token <key>'), or sign in.": '未提供身份凭证：请以 '
                                                                                                                                      "'Authorization: "
@@ -625,6 +646,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Create an evaluation set': '创建评测集',
  'Create an evaluator': '创建评估器',
  'Create an experiment': '创建实验',
+ 'Create an ingest key': '创建采集密钥',
  'Create evaluator': '创建评估器',
  'Create invitation link': '创建邀请链接',
  'Create token': '创建令牌',
@@ -945,7 +967,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Encoding': '编码',
  'Endpoint URL': '端点 URL',
  'Entries': '条目',
+ 'Environment': '环境',
  'Error': '错误',
+ 'Errors': '错误',
  'Evalset': '评测集',
  'Evalset version': '评测集版本',
  'Evalsets': '评测集',
@@ -1069,6 +1093,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                    'Python '
                                                                                                                                    '客户端后运行（它会用本页所选的评测集和评估器创建运行）：',
  'From a shell or CI job, with the Python client installed:': '在 shell 或 CI 任务中，安装 Python 客户端后：',
+ 'From now on the endpoint answers 403 to it. Owners.': '此后接收端点对它返回 403。仅所有者。',
  'From the file name': '按文件名判断',
  'GB18030 (中文 Windows)': 'GB18030（中文 Windows）',
  'Get a garak import': '获取 garak 导入',
@@ -1079,6 +1104,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Get a result': '获取结果',
  'Get a secret': '获取密钥',
  'Get a test case': '获取测试用例',
+ 'Get a trace': '获取追踪',
  'Get a workspace': '获取工作空间',
  'Get an API token': '获取 API 令牌',
  'Get an evaluation set': '获取评测集',
@@ -1088,6 +1114,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Get an evaluator version': '获取评估器版本',
  'Get an experiment': '获取实验',
  'Get an import': '获取导入',
+ 'Get an ingest key': '获取采集密钥',
  'Get an item': '获取数据项',
  'Get or commit a version from a rows file': '从行文件获取或提交版本',
  'Get the default interval settings': '获取默认区间设置',
@@ -1208,6 +1235,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Invitation link — copy it now and send it to your colleague; it will not be shown again:': '邀请链接——请立即复制并发给你的同事，之后不会再显示：',
  'Invitation withdrawn: its link no longer works.': '邀请已撤回：其链接不再有效。',
  'Invite a colleague': '邀请同事',
+ 'Issues a key for OpenTelemetry exporters (`OTEL_EXPORTER_OTLP_ENDPOINT=<assay>/otlp`, header `Authorization: Bearer <key>`). The key is in this answer only. Owners.': '为 '
+                                                                                                                                                                         'OpenTelemetry '
+                                                                                                                                                                         '导出器签发密钥（`OTEL_EXPORTER_OTLP_ENDPOINT=<assay>/otlp`，请求头 '
+                                                                                                                                                                         '`Authorization: '
+                                                                                                                                                                         'Bearer '
+                                                                                                                                                                         '<key>`）。密钥只出现在这次响应中。仅所有者。',
  'Issues a token named `name` that acts as you, with your role, in this workspace only. The response carries the `key` once: store it now, only its hash is kept. Send it as `Authorization: Bearer <key>` (or `Token <key>`). Any member may create one; 400 when the name is empty.': '签发一个名为 '
                                                                                                                                                                                                                                                                                         '`name` '
                                                                                                                                                                                                                                                                                         '的令牌，它以你的身份和角色、仅在此工作空间内生效。响应中只出现一次 '
@@ -1251,6 +1284,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Judging %(n)d failed pairs again.': '正在重新评判 %(n)d 个失败的配对。',
  'Keep this turn as a test case': '把这个轮次保存为测试用例',
  'Kind': '类型',
+ 'LLM': 'LLM',
  'LLM evaluators': 'LLM 评估器',
  'LLM judge': 'LLM 评估器',
  'Label': '标注',
@@ -1315,11 +1349,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'List experiments': '列出实验',
  'List garak imports': '列出 garak 导入',
  'List garak reference files': '列出 garak 参考文件',
+ 'List ingest keys': '列出采集密钥',
  'List members': '列出成员',
  'List model providers': '列出模型服务',
  'List open invitations': '列出未使用的邀请',
  'List pairwise runs': '列出成对运行',
  'List secrets': '列出密钥',
+ 'List spans': '列出 span',
+ 'List traces': '列出追踪',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
@@ -1432,6 +1469,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No detectable difference': '未检测到显著差异',
  'No differences between %(old)s and %(new)s.': '%(old)s 与 %(new)s 之间没有差异。',
  'No draft item %(missing)r in this set.': '此评测集的草稿中没有数据项 %(missing)r。',
+ 'No errors': '无错误',
  'No evaluation set is named %(name)r.': '没有名为 %(name)r 的评测集。',
  'No evaluation set matches': '没有匹配的评测集',
  'No evaluation sets yet': '还没有评测集',
@@ -1472,6 +1510,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No such row in this experiment': '此实验中没有这一行',
  'No such workspace': '没有这个工作空间',
  'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
+ 'No trace matches': '没有符合条件的追踪',
+ 'No traces yet': '还没有追踪',
  'No usable model provider is configured for this evaluator.': '此评估器没有配置可用的模型服务。',
  'No user named %(username)r.': '没有名为 %(username)r 的用户。',
  'No version yet. Experiments run submitted versions only.': '还没有版本。实验只运行已提交的版本。',
@@ -1523,6 +1563,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "One import's status (queued, running, completed or failed), progress (rows done, imported and failed, percent), a message, and its first 100 problems by line and column.": '一次导入的状态（排队中、运行中、已完成或失败）、进度（已处理、已导入和失败的行数及百分比）、一条消息，以及按行和列列出的前 '
                                                                                                                                                                               '100 '
                                                                                                                                                                               '个问题。',
+ "One ingest key's name, prefix and dates; the key itself is never returned.": '一个采集密钥的名称、前缀和日期；密钥本身从不返回。',
  'One item of a comparison, side by side': '对比中的一个数据项，并排显示',
  "One of your tokens, without its key. 404 for another member's token or one of another workspace.": '你的某个令牌，不含密钥。其他成员的令牌或其他工作空间的令牌返回 '
                                                                                                      '404。',
@@ -1576,6 +1617,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                        '400 '
                                                                                                                                                                                                                                                                                                                                                        '并指明它。',
  'One row per item. Verdict, status and score filters apply to the chosen evaluator (any evaluator when none is chosen); sorting by an evaluator lists the rows it scored.': '每个数据项一行。判定、状态和分数筛选作用于所选评估器（未选择时为任意评估器）；按某个评估器排序时，列出它打过分的行。',
+ "One row per trace that has a span matching the filters (the same as the span list's), newest first: its first start and last end, its span and error counts, tokens and cost summed over all its spans, and its root span's name and service (empty until the root arrives).": '每条含有符合筛选条件的 '
+                                                                                                                                                                                                                                                                                 'span '
+                                                                                                                                                                                                                                                                                 '的追踪占一行（筛选条件与 '
+                                                                                                                                                                                                                                                                                 'span '
+                                                                                                                                                                                                                                                                                 '列表相同），最新的在前：最早开始和最晚结束时间、span '
+                                                                                                                                                                                                                                                                                 '数和错误数、所有 '
+                                                                                                                                                                                                                                                                                 'span '
+                                                                                                                                                                                                                                                                                 '的 '
+                                                                                                                                                                                                                                                                                 'token '
+                                                                                                                                                                                                                                                                                 '与费用合计，以及根 '
+                                                                                                                                                                                                                                                                                 'span '
+                                                                                                                                                                                                                                                                                 '的名称和服务（根 '
+                                                                                                                                                                                                                                                                                 'span '
+                                                                                                                                                                                                                                                                                 '到达前为空）。',
  "One secret's name, hint and dates; the value is never returned.": '一个密钥的名称、提示和时间；从不返回值本身。',
  "One secret's name, origins, hint and dates; the value is never returned.": '一个密钥的名称、源、提示和时间；从不返回值本身。',
  'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
@@ -1841,6 +1896,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Review and launch': '检查并启动',
  'Revoke': '吊销',
  'Revoke an API token': '吊销 API 令牌',
+ 'Revoke an ingest key': '撤销采集密钥',
  'Risk (1.0 means harm detected)': '风险（1.0 表示检测到危害）',
  'Role': '角色',
  'Row': '行',
@@ -1991,7 +2047,17 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Secrets': '密钥',
  'See the rows': '查看这些行',
  'Seed': '种子',
+ 'Select': '选择',
+ 'Select trace %(trace)s': '选择追踪 %(trace)s',
  'Send it as': '发送方式',
+ 'Send spans from any OpenTelemetry SDK to /otlp/v1/traces with a workspace ingest key (POST /api/v1/ingest-keys/); they show here a moment later.': '用工作区的采集密钥（POST '
+                                                                                                                                                     '/api/v1/ingest-keys/）从任意 '
+                                                                                                                                                     'OpenTelemetry '
+                                                                                                                                                     'SDK '
+                                                                                                                                                     '把 '
+                                                                                                                                                     'span '
+                                                                                                                                                     '发送到 '
+                                                                                                                                                     '/otlp/v1/traces，片刻后就会显示在这里。',
  'Sends one row of `evalset_version` (the `item_id` given, else the first row) through `target`, the same object as in Create an experiment, and answers the request as sent (secrets by name, never their value), the raw response, the extracted `actual_output` and trajectory, status, error, latency, tokens and cost. Nothing is stored. 400 names the field: an invalid target, a kind that sends no request (none, external, rescore), or a row not in the version.': '把 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`evalset_version` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '的一行（给出的 '
@@ -2005,6 +2071,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评测对象并显示返回的内容；不保存任何内容。',
  'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评测对象并显示返回的内容；不保存任何内容。',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
+ 'Service': '服务',
+ 'Session': '会话',
  'Set the default interval settings': '修改默认区间设置',
  "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it may be sent to (omitted: the stored ones stay); the name does not change. An HTTP target whose URL's origin is no longer listed is refused from its next request. Owners only; 400 when the value is over 8 KB or an origin is not scheme://host[:port].": '设置新的 '
                                                                                                                                                                                                                                                                                                                                               '`value`（省略或留空则保留已保存的值）以及它可发送到的 '
@@ -2077,6 +2145,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Source is %(size)s bytes; the limit is %(max_source_bytes)s (64 KiB).': '源代码为 %(size)s 字节；上限为 '
                                                                           '%(max_source_bytes)s（64 '
                                                                           'KiB）。',
+ 'Spans': 'Span 数',
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的 LLM '
                                                                             '评估器和代码检查开始，或自己编写。',
@@ -2429,6 +2498,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                  '导入，最新的在前：状态（queued、running、completed '
                                                                                                                                                                                                  '或 '
                                                                                                                                                                                                  'failed）、已完成的探针数与报告中的探针总数、目前已创建的实验，以及失败导入的原因。',
+ "The workspace's ingest keys (revoked ones too), newest first; keys themselves are never returned. Any member may list them.": '工作区的采集密钥（包括已撤销的），最新的在前；密钥本身从不返回。任何成员都可以列出。',
  "The workspace's invitations that can still be accepted: role, who created each and when it expires. Owners only; the links are never returned again.": '工作空间中仍可接受的邀请：角色、创建人和过期时间。仅限所有者；链接不会再次返回。',
  "The workspace's members with their role: owner (manages members, secrets and model providers), editor (creates and runs evaluators, evalsets and experiments) or viewer (reads). Any member may list them.": '工作空间的成员及其角色：所有者（管理成员、密钥和模型服务）、编辑者（创建并运行评估器、评测集和实验）或查看者（只读）。任何成员都可以查看。',
  "The workspace's named secrets with the last characters of each value (`hint`) and the origins each may be sent to; values are never returned. Any member may list them.": '工作空间的命名密钥，附带每个值的末尾几个字符（`hint`）以及各自可发送到的源；从不返回值本身。任何成员都可以查看。',
@@ -2438,6 +2508,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                 '或 '
                                                                                                                                                                                                 'cancelled）筛选；未知状态返回 '
                                                                                                                                                                                                 '400。',
+ "The workspace's spans, newest first, filtered by trace id, service, name, kind, model, environment, status, session, user, start time (`since`, `until`), duration, tokens, cost, errors (`has_error`) and one raw attribute (`attribute=key=value`).": '工作区的 '
+                                                                                                                                                                                                                                                          'span，最新的在前，可按追踪 '
+                                                                                                                                                                                                                                                          'id、服务、名称、类型、模型、环境、状态、会话、用户、开始时间（`since`、`until`）、时长、token、费用、错误（`has_error`）和一个原始属性（`attribute=key=value`）筛选。',
  'There are no failed rows to retry.': '没有可重试的失败行。',
  'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
                                                                                                                                                                '15 '
@@ -2491,6 +2564,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Timeout (s)': '超时（秒）',
  'Token name': '令牌名称',
  'Token revoked.': '令牌已吊销。',
+ 'Tokens': 'Token',
  'Tokens in / out': '输入 / 输出 Token',
  'Tokens per minute (optional)': '每分钟 Token 数（可选）',
  'Too many failed sign-ins': '登录失败次数过多',
@@ -2499,6 +2573,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Total': '合计',
  'Total:': '合计：',
  'Total: <strong>%(cost)s</strong>': '合计：<strong>%(cost)s</strong>',
+ 'Trace': '追踪',
+ 'Traces': '追踪',
  'Trajectory': '轨迹',
  'Trajectory (JMESPath)': '轨迹（JMESPath）',
  'Trajectory (JMESPath, optional)': '轨迹（JMESPath，可选）',
@@ -2884,6 +2960,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Why': '原因',
  'Win rates': '胜率',
+ 'With errors': '有错误',
+ 'With or without errors': '有无错误均可',
  'With repetitions, it resamples a row with all its repetitions together.': '有重复时，会把一行及其所有重复一起重采样。',
  'With three or more experiments every pair is judged and a leaderboard ranks them.': '有三个或更多实验时，每一对都会评判，并由排行榜给出排名。',
  "With threshold %(given)s the scores recorded in the report do not give garak's eval counts; the run's threshold lies in %(bounds)s.": '使用阈值 '
@@ -2949,6 +3027,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'add_columns applies only when no mapping is given.': 'add_columns 只在没有给出 mapping 时生效。',
  'added': '新增',
  'against %(n)s earlier runs on this evalset': '相对于此评测集上之前的 %(n)s 次运行',
+ 'agent': '智能体',
  'ago': '前',
  'agreed': '一致',
  'all pairs': '全部配对',
@@ -2983,6 +3062,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'cancelled': '已取消',
  'cancelling': '取消中',
  'cannot become a column': '不能成为列',
+ 'chain': '链',
  'choose evaluators in step 3': '请在第 3 步选择评估器',
  'choose the set, a target if your app should answer, and the evaluators; then launch.': '选择评测集、评估器，需要你的应用作答时再选择评测对象；然后启动。',
  'chunks %(d)s/%(t)s': '分块 %(d)s/%(t)s',
@@ -3062,8 +3142,10 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                          'description, required}',
  'each line must be a JSON object, got a %(type)s': '每一行都必须是 JSON 对象，实际是 %(type)s',
  'each pair judged %(k)s times': '每个配对评判 %(k)s 次',
+ 'embedding': '嵌入',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',
+ 'evaluator': '评估器',
  'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
  'every turn passes': '每个轮次都通过',
  'expected %(type)s content, got %(got)s': '需要 %(type)s 内容，实际为 %(got)s',
@@ -3099,6 +3181,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                           'garak '
                                                                                                                                                                                           '自己的计数中推算它；如果知道，请填写（它必须能重现这些计数）。',
  "garak's reference data": 'garak 的参考数据',
+ 'guardrail': '护栏',
  'header cell %(n)s is empty': '第 %(n)s 个表头单元格为空',
  'here “A” is the output shown first: B’s': '这里的“A”是先展示的输出：即 B 的',
  'human verdict must be pass, fail or unknown, got %(got)s': '人工判定必须是 pass、fail 或 unknown，实际为 '
@@ -3188,17 +3271,20 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'of %(n)s judged pair, ties split': ['基于 %(n)s 个已评判的配对，平局平分'],
  'of %(n)s row decided in every repetition': ['基于 %(n)s 行每次重复都有判定的结果'],
  'of %(n)s row with a decided result': ['基于 %(n)s 行已判定结果'],
+ 'ok': '正常',
  'once per row': '每行一次',
  'only %(n)d rows decided on both sides, fewer than %(min)d': '两边都有判定的行只有 %(n)d 行，少于 %(min)d 行',
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
  'or': '或',
+ 'other': '其他',
  'other version': '其他版本',
  'output and reason': '输出和理由',
  'outputs from': '输出来自',
  'outputs is not a list.': 'outputs 不是列表。',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
+ 'parent not arrived': '父 span 未到达',
  'part %(number)s must be a Text, Image or Audio content object': '第 %(number)s 个部分必须是 Text、Image '
                                                                   '或 Audio 内容对象',
  'pass': '通过',
@@ -3233,12 +3319,15 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'repetition %(k)s': '第 %(k)s 次重复',
  'repetition %(r)s': '第 %(r)s 次重复',
  'required': '必填',
+ 'reranker': '重排序器',
  'results.csv for Excel': 'results.csv（Excel 用）',
+ 'retriever': '检索器',
  'revoked': '已吊销',
  'risk': '风险',
  'risk score': '风险分数',
  'role': '角色',
  'role must be one of %(roles)s, got %(got)s': 'role 必须是 %(roles)s 之一，实际为 %(got)s',
+ 'root not arrived': '根 span 未到达',
  "row %(n)s in the candidate's evalset version": '候选评测集版本中的第 %(n)s 行',
  'row %(n)s of %(name)s %(v)s ↗': '%(name)s %(v)s 的第 %(n)s 行 ↗',
  'rows': '行',
@@ -3331,6 +3420,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                              '行变为已判定；%(p)s）',
  'unknown rows': '未知的行',
  'unknown rows: %(why)s': '未知的行：%(why)s',
+ 'unset': '未设置',
  'user': 'user',
  'variable name': '变量名',
  'vs': '对比',
