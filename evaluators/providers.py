@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 
 from assay.models import ModelProvider, Workspace
+from assay.pricing import token_cost
 from assay.selectors import provider_find
 from assay.services import secret_reveal
 
@@ -111,11 +112,6 @@ def provider_cost(provider: ModelProvider, model: str, result) -> float | None:
     if getattr(result, "cached", False):
         return 0.0
     return token_cost(price, result.tokens_in, result.tokens_out)
-
-
-def token_cost(price: dict, tokens_in: int, tokens_out: int) -> float:
-    """USD for the tokens at `price` ({"input", "output"}: USD per million tokens)."""
-    return (tokens_in * price.get("input", 0) + tokens_out * price.get("output", 0)) / 1_000_000
 
 
 def provider_settings(provider: ModelProvider):

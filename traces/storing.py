@@ -13,6 +13,7 @@ from django.db import connection
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from assay.models import ModelProvider, Workspace
+from assay.pricing import token_cost
 from assay.safety.caps import (
     ANSWER_BYTES,
     ERROR_BYTES,
@@ -163,8 +164,7 @@ def _priced(fields: dict, prices: dict) -> float | None:
     tokens_in, tokens_out = fields.get("tokens_in"), fields.get("tokens_out")
     if not isinstance(price, dict) or (tokens_in is None and tokens_out is None):
         return None
-    cost = (tokens_in or 0) * price.get("input", 0) + (tokens_out or 0) * price.get("output", 0)
-    return _usage("cost", cost / 1_000_000)
+    return _usage("cost", token_cost(price, tokens_in, tokens_out))
 
 
 def rows_insert(rows: list[Span]) -> None:
