@@ -12,6 +12,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
 from experiments.views.compare_detail import CompareItemApi
+from traces import settings_pages as ingest_key_pages
 from traces.receiver import otlp_traces
 
 from .api.urls import router
@@ -57,6 +58,12 @@ settings_urls = [
     path("tokens/", views.settings_tokens, name="settings_tokens"),
     path(
         "tokens/<uuid:token_id>/revoke/", views.settings_token_revoke, name="settings_token_revoke"
+    ),
+    path("ingest-keys/", ingest_key_pages.settings_ingest_keys, name="settings_ingest_keys"),
+    path(
+        "ingest-keys/<uuid:ingest_key_id>/revoke/",
+        ingest_key_pages.settings_ingest_key_revoke,
+        name="settings_ingest_key_revoke",
     ),
 ]
 

@@ -78,6 +78,7 @@ PAGES = [
     ("settings_provider_delete", None, {"provider_id": "provider"}),
     ("settings_provider_test", None, {"provider_id": "provider"}),
     ("settings_token_revoke", None, {"token_id": "token"}),
+    ("settings_ingest_key_revoke", None, {"ingest_key_id": "ingest_key"}),
     ("settings_member_change", None, {"member_id": "member"}),
     ("settings_invitation_revoke", None, {"invitation_id": "invitation"}),
     ("settings_secret_delete", None, {"secret_id": "secret"}),

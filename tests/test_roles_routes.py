@@ -117,6 +117,8 @@ NEEDS = {  # URL name → (role, why)
     "token-revoke": (VIEWER, TOKENS),
     "ingest-key-list": (OWNER, INGEST),
     "ingest-key-revoke": (OWNER, INGEST),
+    "settings_ingest_keys": (OWNER, INGEST),
+    "settings_ingest_key_revoke": (OWNER, INGEST),
 }
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
@@ -226,6 +228,7 @@ KWARGS = {
     "fmt": "csv",
     "slug": "acme",
     "trace_id": "trace_id",
+    "ingest_key_id": "ingest_key_id",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",

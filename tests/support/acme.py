@@ -22,6 +22,7 @@ from tests.support.factories import (
     qa_rows,
     run_inline,
 )
+from traces.services import ingest_key_issue
 
 KEY = "sk-acme-only-0123456789abcdef"
 GARAK_REPORT = (
@@ -46,6 +47,7 @@ class Acme:
     secret: str
     garak_job: str
     invitation: str = ""
+    ingest_key: str = ""
 
 
 def acme_build(*, workspace, user, server) -> Acme:
@@ -86,6 +88,7 @@ def acme_build(*, workspace, user, server) -> Acme:
         set_version=str(version.public_id),
         secret=str(secret.public_id),
         garak_job=str(garak_job.public_id),
+        ingest_key=str(ingest_key_issue(workspace=workspace, name="acme").ingest_key.public_id),
         invitation=str(
             platform.invitation_create(
                 workspace=workspace, user=user, role="editor"
