@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from assay.bases import HashedKey
 from assay.models import Workspace
@@ -43,16 +44,17 @@ class SpanBatch(models.Model):
 class SpanKind(models.TextChoices):
     """What a span did, in OpenInference's words (GenAI operations map onto them)."""
 
-    LLM = "llm", _("LLM")
-    TOOL = "tool", _("tool")
-    AGENT = "agent", _("agent")
-    CHAIN = "chain", _("chain")
-    RETRIEVER = "retriever", _("retriever")
-    EMBEDDING = "embedding", _("embedding")
-    RERANKER = "reranker", _("reranker")
-    GUARDRAIL = "guardrail", _("guardrail")
-    EVALUATOR = "evaluator", _("evaluator")
-    OTHER = "other", _("other")
+    # a context of their own: "tool" is also a message role, translated otherwise
+    LLM = "llm", pgettext_lazy("span kind", "LLM")
+    TOOL = "tool", pgettext_lazy("span kind", "tool")
+    AGENT = "agent", pgettext_lazy("span kind", "agent")
+    CHAIN = "chain", pgettext_lazy("span kind", "chain")
+    RETRIEVER = "retriever", pgettext_lazy("span kind", "retriever")
+    EMBEDDING = "embedding", pgettext_lazy("span kind", "embedding")
+    RERANKER = "reranker", pgettext_lazy("span kind", "reranker")
+    GUARDRAIL = "guardrail", pgettext_lazy("span kind", "guardrail")
+    EVALUATOR = "evaluator", pgettext_lazy("span kind", "evaluator")
+    OTHER = "other", pgettext_lazy("span kind", "other")
 
 
 class SpanStatus(models.TextChoices):
@@ -109,3 +111,56 @@ class Span(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.trace_id}/{self.span_id})"
+
+
+class TraceSummary(models.Model):
+    """One trace's figures, kept by the worker as its spans are stored (in the same
+    transaction, counting only spans actually inserted: an exporter's retry adds nothing), so
+    the traces list and sessions read one row a trace instead of grouping spans.
+
+    `models_seen` and `kinds_seen` hold the distinct values seen as "|a|b|" (a filter looks
+    for "|a|"); the sums are 0 when no span gave them. The root's name and service come when
+    the root span arrives (`has_root`); until then `service` is any span's."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    trace_id = models.CharField(max_length=32)
+    has_root = models.BooleanField(default=False)
+    root_name = models.CharField(max_length=256, blank=True)
+    service = models.CharField(max_length=128, blank=True)
+    environment = models.CharField(max_length=64, blank=True)
+    session_id = models.CharField(max_length=256, blank=True)
+    user_id = models.CharField(max_length=256, blank=True)
+    start_time = models.DateTimeField()
+    end_time = models.DateTimeField()
+    duration_ms = models.FloatField()
+    span_count = models.IntegerField(default=0)
+    error_count = models.IntegerField(default=0)
+    tokens_in = models.BigIntegerField(default=0)
+    tokens_out = models.BigIntegerField(default=0)
+    tokens_total = models.BigIntegerField(default=0)
+    cost = models.FloatField(default=0)  # USD
+    models_seen = models.TextField(blank=True)
+    kinds_seen = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "trace_id"], name="traces_summary_once")
+        ]
+        # each sortable column, with the trace id that breaks ties (keyset paging)
+        indexes = [
+            models.Index(fields=["workspace", "-start_time", "-trace_id"], name="traces_sum_start"),
+            models.Index(
+                fields=["workspace", "-duration_ms", "-trace_id"], name="traces_sum_duration"
+            ),
+            models.Index(
+                fields=["workspace", "-tokens_total", "-trace_id"], name="traces_sum_tokens"
+            ),
+            models.Index(fields=["workspace", "-cost", "-trace_id"], name="traces_sum_cost"),
+            models.Index(fields=["workspace", "-span_count", "-trace_id"], name="traces_sum_spans"),
+            models.Index(
+                fields=["workspace", "session_id", "-start_time"], name="traces_sum_session"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"trace {self.trace_id} ({self.span_count} spans)"

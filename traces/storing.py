@@ -25,6 +25,7 @@ from assay.safety.caps import (
     usage_bounded,
 )
 
+from . import summaries
 from .models import Span, SpanStatus
 from .normalise import span_fields
 from .normalise.base import SpanSource
@@ -168,11 +169,14 @@ def _priced(fields: dict, prices: dict) -> float | None:
 
 
 def rows_insert(rows: list[Span]) -> None:
-    """Insert the rows; a span stored before (an exporter's retry) is skipped."""
+    """Insert the rows and add the inserted ones to their traces' summaries; a span stored
+    before (an exporter's retry) is skipped."""
     if not rows:
         return
     if connection.vendor != "postgresql":
-        Span.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
+        new = summaries.rows_new(rows)
+        Span.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
+        summaries.summaries_add(new)
         return
     partitions_ensure(days={row.start_time.date() for row in rows})
     _copy(rows)
@@ -191,10 +195,7 @@ def _copy(rows: list[Span]) -> None:
         with cursor.copy(f"COPY traces_span_incoming ({columns}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row([_copy_value(f, row, Jsonb) for f in fields])
-        cursor.execute(
-            f"INSERT INTO traces_span ({columns}) SELECT {columns} FROM traces_span_incoming "
-            "ON CONFLICT DO NOTHING"
-        )
+        cursor.execute(summaries.insert_and_summarise_sql(columns))
         cursor.execute("DELETE FROM traces_span_incoming")
 
 
@@ -228,7 +229,8 @@ def partition_name(day: date) -> str:
 
 
 def partitions_drop(*, before: date) -> list[str]:
-    """Drop every day partition of days before `before`; their names."""
+    """Drop every day partition of days before `before`, and the summaries of traces that
+    started before it; the partitions' names."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
@@ -237,4 +239,5 @@ def partitions_drop(*, before: date) -> list[str]:
         names = [name for (name,) in cursor.fetchall() if name < partition_name(before)]
         for name in names:
             cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    summaries.summaries_drop(before=datetime.combine(before, datetime.min.time(), tzinfo=UTC))
     return names
