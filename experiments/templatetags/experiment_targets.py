@@ -51,3 +51,13 @@ def scenario_columns(workspace) -> dict:
     from ..targets.simulated_user.form import text_columns
 
     return text_columns(workspace=workspace)
+
+
+@register.simple_tag
+def prefixed_fields(form, prefix: str) -> dict:
+    """The form's bound fields named ``prefix`` + key, by key: one partial lays out an HTTP
+    endpoint's fields for the HTTP target (``http_``) and the simulated user's app
+    (``su_app_http_``)."""
+    return {
+        name.removeprefix(prefix): form[name] for name in form.fields if name.startswith(prefix)
+    }
