@@ -3,12 +3,17 @@
 // simulated user's column pickers and app under test follow the choices.
 (function () {
   "use strict";
-  function show() {
-    const checked = document.querySelector('input[name="target_kind"]:checked');
-    const kind = checked ? checked.value : "none";
-    document.querySelectorAll("[data-target-panel]").forEach(function (panel) {
-      panel.hidden = panel.dataset.targetPanel !== kind;
+  // Only the chosen kind's panel is shown: the radios named `name` choose among the elements
+  // whose attribute `attr` names a kind (`fallback` while none is checked).
+  function showChosen(name, attr, fallback) {
+    const checked = document.querySelector('input[name="' + name + '"]:checked');
+    const kind = checked ? checked.value : fallback;
+    document.querySelectorAll("[" + attr + "]").forEach(function (panel) {
+      panel.hidden = panel.getAttribute(attr) !== kind;
     });
+  }
+  function show() {
+    showChosen("target_kind", "data-target-panel", "none");
   }
   // One POSIX shell word: single quotes, a quote inside closed and reopened.
   function quote(text) {
@@ -32,11 +37,7 @@
   }
   // The simulated user's app under test: only the chosen kind's fields (HTTP or prompt).
   function appPanels() {
-    const checked = document.querySelector('input[name="su_app_kind"]:checked');
-    const kind = checked ? checked.value : "http";
-    document.querySelectorAll("[data-app-panel]").forEach(function (panel) {
-      panel.hidden = panel.dataset.appPanel !== kind;
-    });
+    showChosen("su_app_kind", "data-app-panel", "http");
   }
   // The scenario's column pickers offer the chosen version's Text columns; with `pick` (the
   // page opened, or another set chosen) an unset picker takes the column named like it
