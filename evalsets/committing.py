@@ -109,10 +109,10 @@ def _copy(evalset_id: int, version_id: int, *, start: int, after, through) -> in
     bound), numbering them from `start` in draft order."""
     sql = (
         f"INSERT INTO {_ITEMS} (evalset_id, version_id, import_job_id, item_id, position, data,"
-        " tags, human_verdict, label, search_text)"
+        " tags, human_verdict, label, search_text, source)"
         " SELECT i.evalset_id, %s, NULL, i.item_id,"
         " %s + ROW_NUMBER() OVER (ORDER BY i.position, i.id) - 1, i.data, i.tags,"
-        " i.human_verdict, i.label, i.search_text" + _DRAFT
+        " i.human_verdict, i.label, i.search_text, i.source" + _DRAFT
     )
     params = [version_id, start, evalset_id]
     sql, params = _bounded(sql, params, after, through)

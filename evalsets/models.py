@@ -205,6 +205,9 @@ class EvalSetItem(models.Model):
     human_verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True)
     label = models.TextField(blank=True)
     search_text = models.TextField(blank=True, help_text="Text of the cells, for search.")
+    # Where the row came from, e.g. {"kind": "span", "trace_id", "span_id"} for a row made from
+    # a production trace (`traces.services.to_evalset`); a version's copy keeps it.
+    source = models.JSONField(null=True, blank=True, encoder=UnicodeJSONEncoder)
 
     objects = ItemQuerySet.as_manager()
 

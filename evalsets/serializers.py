@@ -92,7 +92,7 @@ class ItemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EvalSetItem
-        fields = ["item_id", "position", "data", "tags", "human_verdict", "label"]
+        fields = ["item_id", "position", "data", "tags", "human_verdict", "label", "source"]
         read_only_fields = fields
 
     def get_data(self, obj) -> dict:

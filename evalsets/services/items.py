@@ -26,6 +26,7 @@ def items_bulk(
     create: list[dict] | None = None,
     update: list[dict] | None = None,
     delete: list[str] | None = None,
+    sources: list[dict | None] | None = None,
 ) -> dict:
     """Create, update and delete draft items in one all-or-nothing call.
 
@@ -34,6 +35,9 @@ def items_bulk(
     imports key rows by content); each update names its `item_id` and gives the fields to
     change (data replaces the row's data). Returns
     {"created": [items], "updated": [items], "deleted": count}.
+
+    `sources`, one per created item, is where each row came from (`EvalSetItem.source`, e.g.
+    the span a row was made from); services set it, the API's bodies cannot.
     """
     ensure_live(evalset)
     create, update, delete = create or [], update or [], delete or []
@@ -54,7 +58,7 @@ def items_bulk(
         ]
         if errors:
             raise ValidationError(errors)
-        created = _insert(evalset, new_rows, given)
+        created = _insert(evalset, new_rows, given, sources)
         EvalSetItem.objects.bulk_update(
             changed, ["data", "tags", "human_verdict", "label", "search_text"]
         )
@@ -170,11 +174,12 @@ def _check_free(evalset: EvalSet, given: list, errors: dict) -> None:
             return
 
 
-def _insert(evalset: EvalSet, rows: list, given: list | None = None) -> list[EvalSetItem]:
+def _insert(evalset: EvalSet, rows: list, given: list | None = None, sources=None) -> list:
     if not rows:
         return []
     fresh = iter(new_item_ids(len(rows)))
     ids = [g or next(fresh) for g in given or [None] * len(rows)]
+    sources = sources or [None] * len(rows)
     start = next_position(evalset)
     items = [
         EvalSetItem(
@@ -186,8 +191,9 @@ def _insert(evalset: EvalSet, rows: list, given: list | None = None) -> list[Eva
             human_verdict=row.human_verdict,
             label=row.label,
             search_text=row.search_text,
+            source=source,
         )
-        for offset, (row, item_id) in enumerate(zip(rows, ids, strict=True))
+        for offset, (row, item_id, source) in enumerate(zip(rows, ids, sources, strict=True))
     ]
     return EvalSetItem.objects.bulk_create(items, batch_size=1000)
 
