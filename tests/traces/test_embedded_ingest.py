@@ -1,6 +1,7 @@
 """`manage.py assay_run` (what `make run` starts: SQLite and the filesystem broker, a worker
 process of its own) takes spans from the OpenTelemetry SDK's exporter and stores them, with a
-key made by `manage.py issue_ingest_key`."""
+key made by `manage.py issue_ingest_key`; and the demo agent's traces come the same way, sent
+by the SDK's exporter with a demo ingest key once the server answers."""
 
 import os
 import subprocess
@@ -15,6 +16,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from tests.assay.test_embedded_run import ROOT, free_port, wait_for
 
 COUNT = "from traces.models import Span; print(Span.objects.filter(service='embedded').count())"
+DEMO = (
+    "from traces.models import IngestKey, Span; "
+    "k = IngestKey.objects.filter(name='Demo agent', last_used_at__isnull=False).count(); "
+    "n = Span.objects.filter(service='demo-support-agent').count(); print(k, n)"
+)
 
 
 def manage(env: dict, *args: str) -> str:
@@ -55,6 +61,10 @@ def test_the_embedded_platform_stores_spans_through_its_filesystem_broker(tmp_pa
         # the shell says how many objects it imported first: the count is its last line
         while manage(env, "shell", "-c", COUNT).strip().splitlines()[-1] != "2":
             assert time.monotonic() < deadline, "the worker never stored the spans"
+            time.sleep(1)
+        # the demo's spans went through the exporter (its key used) and the worker
+        while manage(env, "shell", "-c", DEMO).strip().splitlines()[-1] != "1 12":
+            assert time.monotonic() < deadline, "the demo's traces never arrived"
             time.sleep(1)
     finally:
         os.killpg(process.pid, 15)

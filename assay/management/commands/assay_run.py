@@ -6,10 +6,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from assay.demo import DEMO_PASSWORD, DEMO_USERNAME
 
@@ -28,8 +29,13 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, _interrupt)
         call_command("migrate", interactive=False, verbosity=0)
         if not no_demo:
+            # the demo's traces go through the OTLP exporter to this server once it answers
+            # (`send_demo_traces`), as a team's app sends them, not stored in-process
+            settings.ASSAY_DEMO_TRACES_BY_EXPORTER = True
             call_command("load_demo")
         worker = None if no_worker else self._start_worker()
+        if not no_demo:
+            _send_demo_traces(addr)
         self.stdout.write(
             f"\nAssay is running: open http://{addr}/ and sign in as "
             f"{DEMO_USERNAME} / {DEMO_PASSWORD}\n"
@@ -61,6 +67,20 @@ class Command(BaseCommand):
             str(settings.DATA_DIR / "celerybeat-schedule"),
         ]
         return subprocess.Popen(command, env=os.environ.copy(), start_new_session=True)
+
+
+def _send_demo_traces(addr: str) -> None:
+    """`send_demo_traces` beside the server (a thread: it waits for the server to answer)."""
+    host, _, port = addr.rpartition(":")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "[::]") else host
+
+    def send() -> None:
+        try:
+            call_command("send_demo_traces", url=f"http://{host}:{port}", wait=120)
+        except CommandError as exc:  # the platform runs on without the demo's traces
+            sys.stderr.write(f"Demo traces not sent: {exc}\n")
+
+    threading.Thread(target=send, daemon=True).start()
 
 
 def _interrupt(signum, frame):
