@@ -14,7 +14,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.support import launch_and_wait, peak_rss_mb, platform_with_worker  # noqa: E402
+from bench.support import (  # noqa: E402
+    launch_and_wait,
+    peak_rss_mb,
+    platform_with_worker,
+    token_client,
+)
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "2000,20000").split(",")]
 
@@ -26,8 +31,6 @@ def main() -> None:
 
 
 def run(size: int, worker) -> None:
-    from rest_framework.test import APIClient
-
     from assay import services as platform
     from experiments.models import Result
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
@@ -36,9 +39,7 @@ def run(size: int, worker) -> None:
     workspace = platform.workspace_create(name=f"Bench {size}", owner=user)
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(size))
     ev = make_code_version(workspace=workspace, user=user)
-    client = APIClient()
-    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client = token_client(workspace=workspace, user=user)
     body = {
         "name": f"bench {size}",
         "evalset_version": str(version.public_id),

@@ -29,7 +29,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.support import ENGINE_PHASES  # noqa: E402 - after the path set-up
+from bench.support import ENGINE_PHASES, token_client  # noqa: E402 - after the path set-up
 from evaluators.llm import (  # noqa: E402 - after the path set-up
     MemoryCache,
     ProviderSettings,
@@ -189,8 +189,6 @@ RPM_LIMIT = 100_000
 def judge_workspace(port: int, label: str):
     """A workspace with a provider on the scripted server, a submitted judge version on it
     (the bench's CONFIG), and an API client with the owner's token."""
-    from rest_framework.test import APIClient
-
     from assay import services as platform
     from evaluators import services as evaluators
 
@@ -208,9 +206,7 @@ def judge_workspace(port: int, label: str):
     model = {**CONFIG["model"], "provider_id": str(provider.public_id)}
     evaluators.evaluator_update_draft(evaluator=judge, user=user, config={**CONFIG, "model": model})
     version = evaluators.evaluator_submit_version(evaluator=judge, user=user, version="1.0.0")
-    client = APIClient()
-    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client = token_client(workspace=workspace, user=user)
     client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
     return workspace, user, version, client
 

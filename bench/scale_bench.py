@@ -40,6 +40,7 @@ from bench.support import (  # noqa: E402
     peak_rss_mb,
     reset_peak_rss,
     scratch_database,
+    token_client,
 )
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "20000").split(",")]
@@ -213,13 +214,7 @@ def _await_prepared(experiment, workers, timeout_s: float = 300.0) -> None:
 
 def launch(workspace, user, version, bindings, number: int = 0):
     """Launch through the API with a token of the workspace; wait until it ends."""
-    from rest_framework.test import APIClient
-
-    from assay import services as platform
-
-    client = APIClient()
-    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client = token_client(workspace=workspace, user=user)
     client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
     from assay.tasks import ping
 

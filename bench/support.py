@@ -76,6 +76,18 @@ def platform_with_worker(*, concurrency: int):
             redis.kill()
 
 
+def token_client(*, workspace, user):
+    """An API test client that sends a new token of ``user`` in ``workspace``."""
+    from rest_framework.test import APIClient
+
+    from assay import services as platform
+
+    client = APIClient()
+    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
 def peak_rss_mb(pid: int) -> float:
     """The largest peak resident set (VmHWM) among a process and its children."""
     return max(_hwm_kb(candidate) for candidate in [pid, *children(pid)]) / 1024

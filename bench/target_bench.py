@@ -35,7 +35,13 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.support import ENGINE_PHASES, peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
+from bench.support import (  # noqa: E402
+    ENGINE_PHASES,
+    peak_rss_mb,
+    platform_with_worker,
+    run_phases,
+    token_client,
+)
 
 
 def main() -> None:
@@ -68,8 +74,6 @@ def parse_args() -> argparse.Namespace:
 def setting_up(label: str, rows: int):
     """A fresh workspace, a committed evalset version of `rows` rows, a code check and an API
     client with the owner's token."""
-    from rest_framework.test import APIClient
-
     from assay import services as platform
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
@@ -77,9 +81,7 @@ def setting_up(label: str, rows: int):
     workspace = platform.workspace_create(name=f"Bench {label}", owner=user)
     version = make_evalset_version(workspace=workspace, user=user, rows=qa_rows(rows))
     check = make_code_version(workspace=workspace, user=user)
-    client = APIClient()
-    key = platform.token_issue(workspace=workspace, user=user, name="bench").key
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client = token_client(workspace=workspace, user=user)
     client.get("/api/v1/experiments/")  # warm this process's URLconf and API imports
     return version, check, client
 
