@@ -3,11 +3,13 @@
 
 from django.urls import path
 
-from . import views
+from . import views, views_to_evalset
 
 app_name = "traces"
 
 urlpatterns = [
     path("", views.trace_list, name="list"),
+    path("to-evalset/", views_to_evalset.to_evalset, name="to_evalset"),
+    path("to-evalset/mapping/", views_to_evalset.to_evalset_mapping, name="to_evalset_mapping"),
     path("<str:trace_id>/", views.trace_detail, name="detail"),
 ]
