@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, status, viewsets
@@ -13,6 +14,7 @@ from assay.models import Membership
 
 from . import selectors, services
 from . import serializers as s
+from .keyset import BadCursor
 from .models import IngestKey, Span
 
 
@@ -70,16 +72,37 @@ class IngestKeyViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.Ret
         return Response(s.IngestKeySerializer(ingest_key).data)
 
 
-def _filters(request) -> dict:
+def _query(serializer_class, request) -> dict:
     """The list query as filters; 400 naming a malformed one (unknown names are ignored:
-    paging and `workspace` share the query string)."""
-    query = s.SpanFilterSerializer(data=request.query_params)
+    `workspace` shares the query string)."""
+    query = serializer_class(data=request.query_params)
     query.is_valid(raise_exception=True)
     return {k: v for k, v in query.validated_data.items() if v is not None}
 
 
+def _paged(request, found: list, following: str | None, serializer_class) -> Response:
+    """A keyset page: its rows and the link to the next page (null on the last)."""
+    link = None
+    if following:
+        query = request.query_params.copy()
+        query["cursor"] = following
+        link = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+    return Response({"next": link, "results": serializer_class(found, many=True).data})
+
+
+def _page_of(select, **kwargs):
+    """Run a keyset selector; a cursor that is not the list's is a 400 naming it."""
+    try:
+        return select(**kwargs)
+    except BadCursor as exc:
+        raise exceptions.ValidationError(
+            {"cursor": [_("This cursor is not one of this list's.")]}
+        ) from exc
+
+
 class _SpanReadViewSet(WorkspaceMixin, viewsets.GenericViewSet):
     queryset = Span.objects.none()  # reads go through the selectors
+    pagination_class = None  # keyset pages, made by the selectors
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -87,17 +110,33 @@ class _SpanReadViewSet(WorkspaceMixin, viewsets.GenericViewSet):
             raise exceptions.NotFound(_("No workspace selected."))
 
 
+PAGING = _(
+    " Paged by cursor: follow `next` (no total is counted, so a page costs the same at any "
+    "depth); `limit` sets the page size (50, at most 500)."
+)
+
+
 @extend_schema_view(
     list=extend_schema(
         summary=_("List traces"),
-        description=_(
-            "One row per trace that has a span matching the filters (the same as the span "
-            "list's), newest first: its first start and last end, its span and error counts, "
-            "tokens and cost summed over all its spans, and its root span's name and service "
-            "(empty until the root arrives)."
+        description=format_lazy(
+            "{}{}",
+            _(
+                "One row per trace from the summaries the worker keeps as spans are stored: its "
+                "first start and last end, duration, span and error counts, tokens and cost over "
+                "all its spans, the models and span kinds it used, and its root span's name and "
+                "service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or "
+                "`since`/`until` on its start), service, `name` (the root's), `kind` and `model` "
+                "(any span's), environment, session, user, `status` or `has_error` (a trace with "
+                "an error span), duration, tokens and cost bounds, and one raw span attribute "
+                "(`attribute=key=value`, looked for in the next 2,000 traces of the order: a page "
+                "may come back short, with `next` to look further). `sort`: start, duration, "
+                "tokens, cost or spans, `-` first for descending."
+            ),
+            PAGING,
         ),
-        parameters=[s.SpanFilterSerializer],
-        responses=s.TraceSummarySerializer(many=True),
+        parameters=[s.TraceFilterSerializer],
+        responses=s.TracePageSerializer,
     ),
     retrieve=extend_schema(
         summary=_("Get a trace"),
@@ -110,16 +149,23 @@ class _SpanReadViewSet(WorkspaceMixin, viewsets.GenericViewSet):
     ),
 )
 class TraceViewSet(_SpanReadViewSet):
-    """Traces assembled from their spans when read (spans arrive in any order)."""
+    """Traces: listed from their summaries, each read as its spans' tree."""
 
     serializer_class = s.TraceSummarySerializer
     lookup_field = lookup_url_kwarg = "trace_id"
     lookup_value_converter = "str"
 
     def list(self, request):
-        rows = selectors.traces_list(workspace=request.workspace, filters=_filters(request))
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(s.TraceSummarySerializer(page, many=True).data)
+        query = _query(s.TraceFilterSerializer, request)
+        found, following = _page_of(
+            selectors.traces_page,
+            workspace=request.workspace,
+            filters=query,
+            sort=query.pop("sort", ""),
+            cursor=query.pop("cursor", None),
+            size=query.pop("limit"),
+        )
+        return _paged(request, found, following, s.TraceSummarySerializer)
 
     def retrieve(self, request, trace_id=None):
         spans = selectors.trace_spans(workspace=request.workspace, trace_id=trace_id)
@@ -130,23 +176,83 @@ class TraceViewSet(_SpanReadViewSet):
 @extend_schema_view(
     list=extend_schema(
         summary=_("List spans"),
-        description=_(
-            "The workspace's spans, newest first, filtered by trace id, service, name, kind, "
-            "model, environment, status, session, user, start time (`since`, `until`), "
-            "duration, tokens, cost, errors (`has_error`) and one raw attribute "
-            "(`attribute=key=value`)."
+        description=format_lazy(
+            "{}{}",
+            _(
+                "The workspace's spans, newest first, filtered by trace id, service, name, kind, "
+                "model, environment, status, session, user, time (`range` 1h/24h/7d/30d, or "
+                "`since`/`until` on the start), duration, tokens and cost bounds, errors "
+                "(`has_error`) and one raw attribute (`attribute=key=value`)."
+            ),
+            PAGING,
         ),
         parameters=[s.SpanFilterSerializer],
+        responses=s.SpanPageSerializer,
     ),
 )
-class SpanViewSet(_SpanReadViewSet, mixins.ListModelMixin):
+class SpanViewSet(_SpanReadViewSet):
     """Stored spans, flat."""
 
     serializer_class = s.SpanSerializer
 
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return Span.objects.none()
-        return selectors.spans_filtered(
-            workspace=self.request.workspace, filters=_filters(self.request)
+    def list(self, request):
+        query = _query(s.SpanFilterSerializer, request)
+        found, following = _page_of(
+            selectors.spans_page,
+            workspace=request.workspace,
+            filters=query,
+            cursor=query.pop("cursor", None),
+            size=query.pop("limit"),
         )
+        return _paged(request, found, following, s.SpanSerializer)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_("List sessions"),
+        description=format_lazy(
+            "{}{}",
+            _(
+                "Traces grouped by session id (OpenInference's `session.id`, GenAI's "
+                "`gen_ai.conversation.id`), the most recently active first: each session's trace "
+                "count, first and last start, spans, errors, tokens and cost over its traces in "
+                "the time range (`range` or `since`/`until`), filtered by user, service and "
+                "environment."
+            ),
+            PAGING,
+        ),
+        parameters=[s.SessionFilterSerializer],
+        responses=s.SessionPageSerializer,
+    ),
+    retrieve=extend_schema(
+        summary=_("Get a session"),
+        description=_(
+            "A session's traces in start order (its first 200), each with the user's input "
+            "and the answer (the root span's, else the first span's input and the last "
+            "span's output). 404 when the workspace has no trace in that session."
+        ),
+        responses=s.SessionDetailSerializer,
+    ),
+)
+class SessionViewSet(_SpanReadViewSet):
+    """Sessions: traces sharing a session id, read as one conversation."""
+
+    serializer_class = s.SessionSerializer
+    lookup_field = lookup_url_kwarg = "session_id"
+    lookup_value_converter = "path"  # a session id may hold slashes
+
+    def list(self, request):
+        query = _query(s.SessionFilterSerializer, request)
+        found, following = _page_of(
+            selectors.sessions_page,
+            workspace=request.workspace,
+            filters=query,
+            cursor=query.pop("cursor", None),
+            size=query.pop("limit"),
+        )
+        return _paged(request, found, following, s.SessionSerializer)
+
+    def retrieve(self, request, session_id=None):
+        traces = selectors.session_traces(workspace=request.workspace, session_id=session_id)
+        turns = selectors.session_turns(workspace=request.workspace, traces=traces)
+        return Response(s.SessionDetailSerializer({"session_id": session_id, "turns": turns}).data)

@@ -1,17 +1,20 @@
-"""Reads of traces: ingest keys, spans and traces, scoped to a workspace."""
+"""Reads of traces: ingest keys, spans, traces (their summaries) and sessions, scoped to a
+workspace. Lists are paged by keyset (`traces.keyset`), never counted whole."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from django.db.models import (
     Count,
+    DateTimeField,
+    Exists,
     Max,
     Min,
     OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Sum,
     TextField,
     Value,
@@ -21,8 +24,11 @@ from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
 from assay.models import Workspace
+from evalsets.items.cells import CellError
+from evalsets.items.conversation import conversation_content
 
-from .models import IngestKey, Span, SpanStatus
+from .keyset import Order, cursor_encode, page_after
+from .models import IngestKey, Span, SpanStatus, TraceSummary
 
 HEX_TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
 
@@ -52,8 +58,18 @@ RANGE_FILTERS = {
     "min_duration_ms": "duration_ms__gte",
     "max_duration_ms": "duration_ms__lte",
     "min_tokens": "tokens_total__gte",
+    "max_tokens": "tokens_total__lte",
     "min_cost": "cost__gte",
+    "max_cost": "cost__lte",
 }
+# The time range presets of the lists: `range` → how far back from now.
+TIME_RANGES = {
+    "1h": timedelta(hours=1),
+    "24h": timedelta(hours=24),
+    "7d": timedelta(days=7),
+    "30d": timedelta(days=30),
+}
+SPAN_ORDER = Order("start_time", "span_id")
 
 
 def spans_filtered(*, workspace: Workspace, filters: dict) -> QuerySet[Span]:
@@ -62,7 +78,7 @@ def spans_filtered(*, workspace: Workspace, filters: dict) -> QuerySet[Span]:
     spans = Span.objects.filter(workspace=workspace)
     exact = {EXACT_FILTERS[k]: v for k, v in filters.items() if k in EXACT_FILTERS}
     ranges = {RANGE_FILTERS[k]: v for k, v in filters.items() if k in RANGE_FILTERS}
-    if "min_tokens" in filters:
+    if "min_tokens" in filters or "max_tokens" in filters:
         spans = spans.alias(
             tokens_total=Coalesce("tokens_in", Value(0)) + Coalesce("tokens_out", Value(0))
         )
@@ -71,39 +87,200 @@ def spans_filtered(*, workspace: Workspace, filters: dict) -> QuerySet[Span]:
         errors = Q(status=SpanStatus.ERROR)
         spans = spans.filter(errors) if filters["has_error"] else spans.exclude(errors)
     if filters.get("attribute"):
-        key, value = filters["attribute"]
-        # one key as given (a key may hold dots, or even "__"), compared as text
-        # cast: SQLite would compare the value as JSON, and find a plain string malformed
-        text = Cast(KeyTextTransform(key, "attributes"), output_field=TextField())
-        spans = spans.alias(attribute=text).filter(attribute=value)
-    return spans.order_by("-start_time", "span_id")
+        spans = _with_attribute(spans, *filters["attribute"])
+    return spans.order_by("-start_time", "-span_id")
 
 
-def traces_list(*, workspace: Workspace, filters: dict) -> QuerySet:
-    """One row per trace with a span matching the filters: its first start, last end, span
-    count, errors, tokens and cost over all its spans, and its root span's name (empty while
-    the root has not arrived), newest first."""
-    matching = spans_filtered(workspace=workspace, filters=filters).values("trace_id")
-    roots = Span.objects.filter(
-        workspace=workspace, trace_id=OuterRef("trace_id"), parent_span_id=""
-    ).order_by("start_time")
-    return (
-        Span.objects.filter(workspace=workspace, trace_id__in=matching)
-        .values("trace_id")
-        .annotate(
-            start_time=Min("start_time"),
-            end_time=Max("end_time"),
-            spans=Count("id"),
-            errors=Count("id", filter=Q(status=SpanStatus.ERROR)),
-            tokens_in=Sum("tokens_in"),
-            tokens_out=Sum("tokens_out"),
-            cost=Sum("cost"),
-            root_name=Subquery(roots.values("name")[:1]),
-            service=Subquery(roots.values("service")[:1]),
-            session_id=Max("session_id"),
-        )
-        .order_by("-start_time", "trace_id")
+def _with_attribute(spans: QuerySet[Span], key: str, value: str) -> QuerySet[Span]:
+    # one key as given (a key may hold dots, or even "__"), compared as text
+    # cast: SQLite would compare the value as JSON, and find a plain string malformed
+    text = Cast(KeyTextTransform(key, "attributes"), output_field=TextField())
+    return spans.alias(attribute=text).filter(attribute=value)
+
+
+def spans_page(*, workspace: Workspace, filters: dict, cursor: str | None, size: int):
+    """A page of `spans_filtered`, newest first, and the next page's cursor."""
+    spans = spans_filtered(workspace=workspace, filters=filters)
+    return page_after(spans, order=SPAN_ORDER, cursor=cursor, size=size)
+
+
+# A trace filter → its lookup on the summary (`TraceSummary`).
+TRACE_EXACT_FILTERS = {
+    "trace_id": "trace_id",
+    "service": "service",
+    "name": "root_name",
+    "environment": "environment",
+    "session": "session_id",
+    "user": "user_id",
+}
+TRACE_RANGE_FILTERS = {
+    "since": "start_time__gte",
+    "until": "start_time__lt",
+    "min_duration_ms": "duration_ms__gte",
+    "max_duration_ms": "duration_ms__lte",
+    "min_tokens": "tokens_total__gte",
+    "max_tokens": "tokens_total__lte",
+    "min_cost": "cost__gte",
+    "max_cost": "cost__lte",
+}
+# `sort` → the summary column (each has its index with the trace id); "-x" is descending.
+TRACE_SORTS = {
+    "start": "start_time",
+    "duration": "duration_ms",
+    "tokens": "tokens_total",
+    "cost": "cost",
+    "spans": "span_count",
+}
+# With an attribute filter a page looks at most this many traces (in the sort order) for
+# spans that have it, so a rare value costs a bounded scan; the page says when it stopped.
+ATTRIBUTE_SCAN = 2000
+
+
+def trace_order(sort: str) -> Order:
+    """The keyset order of a `sort` value ("-start" when empty or unknown)."""
+    name = (sort or "-start").lstrip("-")
+    return Order(TRACE_SORTS.get(name, "start_time"), "trace_id", sort.startswith("-") or not sort)
+
+
+def traces_filtered(*, workspace: Workspace, filters: dict) -> QuerySet[TraceSummary]:
+    """The workspace's trace summaries matching every filter except `attribute`: the typed
+    ones on the summary, `kind` and `model` among those its spans had, `status` and
+    `has_error` by its error count."""
+    traces = TraceSummary.objects.filter(workspace=workspace)
+    exact = {TRACE_EXACT_FILTERS[k]: v for k, v in filters.items() if k in TRACE_EXACT_FILTERS}
+    ranges = {TRACE_RANGE_FILTERS[k]: v for k, v in filters.items() if k in TRACE_RANGE_FILTERS}
+    traces = traces.filter(**exact, **ranges)
+    if filters.get("kind"):
+        traces = traces.filter(kinds_seen__contains=f"|{filters['kind']}|")
+    if filters.get("model"):
+        traces = traces.filter(models_seen__contains=f"|{filters['model']}|")
+    errors = filters.get("has_error")
+    if errors is None and filters.get("status"):
+        errors = filters["status"] == SpanStatus.ERROR
+    if errors is not None:
+        traces = traces.filter(error_count__gt=0) if errors else traces.filter(error_count=0)
+    return traces
+
+
+def traces_page(
+    *, workspace: Workspace, filters: dict, sort: str = "", cursor: str | None, size: int
+) -> tuple[list[TraceSummary], str | None]:
+    """A page of the filtered traces in the `sort` order and the next page's cursor. An
+    attribute filter looks at the next ATTRIBUTE_SCAN traces only: a page may then come back
+    short, or empty, with a cursor to look further."""
+    order, traces = trace_order(sort), traces_filtered(workspace=workspace, filters=filters)
+    if not filters.get("attribute"):
+        return page_after(traces, order=order, cursor=cursor, size=size)
+    scanned, _more = page_after(traces, order=order, cursor=cursor, size=ATTRIBUTE_SCAN)
+    key, value = filters["attribute"]
+    spans = _with_attribute(
+        Span.objects.filter(
+            workspace=workspace,
+            trace_id=OuterRef("trace_id"),
+            start_time__gte=OuterRef("start_time"),
+            start_time__lte=OuterRef("end_time"),
+        ),
+        key,
+        value,
     )
+    candidates = TraceSummary.objects.filter(pk__in=[t.pk for t in scanned])
+    found, following = page_after(
+        candidates.filter(Exists(spans)), order=order, cursor=None, size=size
+    )
+    if following is None and _more and scanned:
+        following = cursor_encode(scanned[-1], order)
+    return found, following
+
+
+def traces_count_bounded(*, workspace: Workspace, filters: dict, limit: int = 1000) -> int:
+    """How many traces match, counted up to `limit` (a page says "1,000+" beyond it)."""
+    traces = traces_filtered(workspace=workspace, filters=filters)
+    return traces[: limit + 1].count()
+
+
+# ----------------------------------------------------------------------------- sessions
+
+SESSION_ORDER = Order("last_start", "session_id", value_field=DateTimeField())
+SESSION_FILTERS = {
+    "since": "start_time__gte",
+    "until": "start_time__lt",
+    "user": "user_id",
+    "service": "service",
+    "environment": "environment",
+}
+SESSION_TRACES_SHOWN = 200
+
+
+def sessions_page(*, workspace: Workspace, filters: dict, cursor: str | None, size: int):
+    """Sessions (traces sharing a session id, which GenAI's `gen_ai.conversation.id` and
+    OpenInference's `session.id` fill) with a trace in the filters' time range, the most
+    recently active first: their trace count, first and last start, spans, errors, tokens and
+    cost over those traces. Grouped from the summaries, so a narrower range reads fewer."""
+    lookups = {SESSION_FILTERS[k]: v for k, v in filters.items() if k in SESSION_FILTERS}
+    groups = (
+        TraceSummary.objects.filter(workspace=workspace, **lookups)
+        .exclude(session_id="")
+        .values("session_id")
+        .annotate(
+            last_start=Max("start_time"),
+            first_start=Min("start_time"),
+            traces=Count("id"),
+            spans=Sum("span_count"),
+            errors=Sum("error_count"),
+            tokens=Sum("tokens_total"),
+            cost=Sum("cost"),
+            user_id=Max("user_id"),
+        )
+    )
+    return page_after(groups, order=SESSION_ORDER, cursor=cursor, size=size)
+
+
+def session_traces(*, workspace: Workspace, session_id: str) -> list[TraceSummary]:
+    """A session's traces in start order (its first SESSION_TRACES_SHOWN); Http404 when the
+    workspace has none."""
+    traces = list(
+        TraceSummary.objects.filter(workspace=workspace, session_id=session_id).order_by(
+            "start_time", "trace_id"
+        )[:SESSION_TRACES_SHOWN]
+    )
+    if not session_id or not traces:
+        raise Http404
+    return traces
+
+
+def session_turns(*, workspace: Workspace, traces: list[TraceSummary]) -> list[dict]:
+    """Each trace of a session as a turn of its chat: {"trace", "input", "output", "chat"}:
+    the user's input and the assistant's output are the root span's, else the first span's
+    input and the last span's output that have one (`chat`: both as Conversation content)."""
+    spans = (
+        Span.objects.filter(
+            workspace=workspace,
+            trace_id__in=[t.trace_id for t in traces],
+            start_time__gte=min(t.start_time for t in traces),
+            start_time__lte=max(t.end_time for t in traces),
+        )
+        .only("trace_id", "parent_span_id", "start_time", "input_text", "output_text")
+        .order_by("start_time", "span_id")
+    )
+    by_trace: dict[str, list[Span]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    return [_turn(trace, by_trace.get(trace.trace_id, [])) for trace in traces]
+
+
+def _turn(trace: TraceSummary, spans: list[Span]) -> dict:
+    root = next((s for s in spans if not s.parent_span_id), None)
+    said = (root and root.input_text) or next((s.input_text for s in spans if s.input_text), "")
+    answered = (root and root.output_text) or next(
+        (s.output_text for s in reversed(spans) if s.output_text), ""
+    )
+    messages = [{"role": "user", "content": said}] if said else []
+    messages += [{"role": "assistant", "content": answered}] if answered else []
+    try:
+        chat = conversation_content(messages) if messages else None
+    except CellError:  # a text longer than a conversation holds: shown as plain text
+        chat = None
+    return {"trace": trace, "input": said, "output": answered, "chat": chat}
 
 
 def trace_spans(*, workspace: Workspace, trace_id: str) -> list[Span]:

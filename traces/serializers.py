@@ -6,7 +6,9 @@ from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
 
-from .models import IngestKey, Span, SpanKind, SpanStatus
+from .filters import filters_checked
+from .models import IngestKey, Span, SpanKind, SpanStatus, TraceSummary
+from .selectors import TIME_RANGES, TRACE_SORTS
 
 
 class IngestKeySerializer(serializers.ModelSerializer):
@@ -85,21 +87,91 @@ class TraceSerializer(serializers.Serializer):
     spans = SpanNodeSerializer(many=True, help_text="The roots of the span tree.")
 
 
-class TraceSummarySerializer(serializers.Serializer):
-    trace_id = serializers.CharField()
-    root_name = serializers.CharField(allow_null=True, help_text="Empty until the root arrives.")
-    service = serializers.CharField(allow_null=True)
+class TraceSummarySerializer(serializers.ModelSerializer):
+    """One trace's figures, kept as its spans are stored (sums over all its spans)."""
+
+    spans = serializers.IntegerField(source="span_count")
+    errors = serializers.IntegerField(source="error_count")
+    models = serializers.SerializerMethodField()
+    kinds = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TraceSummary
+        fields = [
+            "trace_id",
+            "root_name",
+            "has_root",
+            "service",
+            "environment",
+            "session_id",
+            "user_id",
+            "start_time",
+            "end_time",
+            "duration_ms",
+            "spans",
+            "errors",
+            "tokens_in",
+            "tokens_out",
+            "tokens_total",
+            "cost",
+            "models",
+            "kinds",
+        ]
+        read_only_fields = fields
+
+    def get_models(self, trace) -> list[str]:
+        return [m for m in trace.models_seen.split("|") if m]
+
+    def get_kinds(self, trace) -> list[str]:
+        return [k for k in trace.kinds_seen.split("|") if k]
+
+
+class TracePageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    results = TraceSummarySerializer(many=True)
+
+
+class SpanPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    results = SpanSerializer(many=True)
+
+
+class SessionSerializer(serializers.Serializer):
     session_id = serializers.CharField()
-    start_time = serializers.DateTimeField()
-    end_time = serializers.DateTimeField()
+    user_id = serializers.CharField()
+    traces = serializers.IntegerField()
+    first_start = serializers.DateTimeField()
+    last_start = serializers.DateTimeField()
     spans = serializers.IntegerField()
     errors = serializers.IntegerField()
-    tokens_in = serializers.IntegerField(allow_null=True)
-    tokens_out = serializers.IntegerField(allow_null=True)
-    cost = serializers.FloatField(allow_null=True)
+    tokens = serializers.IntegerField()
+    cost = serializers.FloatField()
 
 
-class SpanFilterSerializer(serializers.Serializer):
+class SessionPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    results = SessionSerializer(many=True)
+
+
+class SessionTurnSerializer(serializers.Serializer):
+    trace = TraceSummarySerializer()
+    input = serializers.CharField(help_text="The user's input (the root span's, else the first).")
+    output = serializers.CharField(help_text="The answer (the root span's, else the last).")
+
+
+class SessionDetailSerializer(serializers.Serializer):
+    session_id = serializers.CharField()
+    turns = SessionTurnSerializer(many=True, help_text="Its traces in start order.")
+
+
+class PagingSerializer(serializers.Serializer):
+    cursor = serializers.CharField(
+        required=False, max_length=400, help_text="The `next` link's cursor, to page on."
+    )
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=500, default=50)
+
+
+class SpanFilterSerializer(PagingSerializer):
     """The query of the span and trace lists (every filter optional, all must hold)."""
 
     trace_id = serializers.RegexField(r"^[0-9a-fA-F]{32}$", required=False)
@@ -111,12 +183,19 @@ class SpanFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=SpanStatus.choices, required=False)
     session = serializers.CharField(required=False, max_length=256)
     user = serializers.CharField(required=False, max_length=256)
+    range = serializers.ChoiceField(
+        choices=list(TIME_RANGES),
+        required=False,
+        help_text="The last hour, day, week or month: sets `since` (give one or the other).",
+    )
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
     min_duration_ms = serializers.FloatField(required=False, min_value=0)
     max_duration_ms = serializers.FloatField(required=False, min_value=0)
     min_tokens = serializers.IntegerField(required=False, min_value=0)
+    max_tokens = serializers.IntegerField(required=False, min_value=0)
     min_cost = serializers.FloatField(required=False, min_value=0)
+    max_cost = serializers.FloatField(required=False, min_value=0)
     has_error = serializers.BooleanField(required=False, allow_null=True, default=None)
     attribute = serializers.CharField(
         required=False, max_length=600, help_text="`key=value` on the span's raw attributes."
@@ -130,3 +209,31 @@ class SpanFilterSerializer(serializers.Serializer):
         if not equals or not key.strip():
             raise serializers.ValidationError("Give key=value.")
         return key.strip(), wanted
+
+    def validate(self, attrs: dict) -> dict:
+        return filters_checked(attrs, serializers.ValidationError)
+
+
+class TraceFilterSerializer(SpanFilterSerializer):
+    """The query of the trace list: the span list's filters, on each trace's summary (`name`
+    is the root span's, `kind` and `model` any span's, `status` error: a trace with an error
+    span), and its order."""
+
+    sort = serializers.ChoiceField(
+        choices=[*TRACE_SORTS, *(f"-{k}" for k in TRACE_SORTS)],
+        required=False,
+        default="-start",
+        help_text="A column, `-` first for descending (default `-start`: newest first).",
+    )
+
+
+class SessionFilterSerializer(PagingSerializer):
+    range = serializers.ChoiceField(choices=list(TIME_RANGES), required=False)
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    user = serializers.CharField(required=False, max_length=256)
+    service = serializers.CharField(required=False, max_length=128)
+    environment = serializers.CharField(required=False, max_length=64)
+
+    def validate(self, attrs: dict) -> dict:
+        return filters_checked(attrs, serializers.ValidationError)

@@ -9,6 +9,9 @@ app_name = "traces"
 
 urlpatterns = [
     path("", views.trace_list, name="list"),
+    # before the trace page: "sessions" is not a trace id
+    path("sessions/", views.session_list, name="sessions"),
+    path("sessions/<path:session_id>/", views.session_detail, name="session"),
     path("to-evalset/", views_to_evalset.to_evalset, name="to_evalset"),
     path("to-evalset/mapping/", views_to_evalset.to_evalset_mapping, name="to_evalset_mapping"),
     path("<str:trace_id>/", views.trace_detail, name="detail"),
