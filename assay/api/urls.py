@@ -75,7 +75,7 @@ from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
 
 router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")
 
-from traces.api import IngestKeyViewSet, SpanViewSet, TraceViewSet  # noqa: E402
+from traces.api import IngestKeyViewSet, SessionViewSet, SpanViewSet, TraceViewSet  # noqa: E402
 from traces.api_to_evalset import TraceToEvalsetViewSet  # noqa: E402
 
 router.register("ingest-keys", IngestKeyViewSet, basename="ingest-key")
@@ -83,3 +83,4 @@ router.register("ingest-keys", IngestKeyViewSet, basename="ingest-key")
 router.register("traces/to-evalset", TraceToEvalsetViewSet, basename="trace-to-evalset")
 router.register("traces", TraceViewSet, basename="trace")
 router.register("spans", SpanViewSet, basename="span")
+router.register("sessions", SessionViewSet, basename="session")
