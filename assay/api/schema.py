@@ -31,6 +31,7 @@ AREAS = {
     "ingest-keys": "settings",
     "traces": "traces",
     "spans": "traces",
+    "sessions": "traces",
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",
