@@ -190,6 +190,13 @@ def _step(span: Span) -> dict:
     return step
 
 
+def sessions_of(*, workspace, trace_ids: list[str]) -> list[str]:
+    """The sessions the given traces belong to (of this workspace's spans only)."""
+    spans = Span.objects.filter(workspace=workspace, trace_id__in=_ids(trace_ids, HEX_TRACE))
+    sessions = spans.exclude(session_id="").order_by().values_list("session_id", flat=True)
+    return list(sessions.distinct()[: MAX_TRACES + 1])
+
+
 def _session_sources(workspace, session_ids: list[str]) -> list[Source]:
     """One row a session: a Conversation of its traces' turns in order (the system prompt
     once, then each trace's user input and answer), linked to the session and its traces."""
