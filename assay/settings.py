@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "evalsets",
     "experiments",
     "traces",
+    "online",
 ]
 
 MIDDLEWARE = [
@@ -251,6 +252,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "experiments", "description": "Runs, results, exports, the CI gate, garak."},
         {"name": "compare", "description": "Paired comparison of runs."},
         {"name": "traces", "description": "Production traces and their spans, as stored."},
+        {"name": "online", "description": "Online evaluation: rules that score live traffic."},
         {
             "name": "settings",
             "description": "Workspaces, members, tokens, ingest keys, secrets, providers.",

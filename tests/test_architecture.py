@@ -4,6 +4,8 @@ Every `import` counts, inside functions too. Allowed app-to-app edges:
 
 - experiments → evaluators, evalsets, traces, assay
 - evaluators → evalsets (media, rows), sandbox, traces, assay
+- online → experiments, evaluators, evalsets, traces, assay (online evaluation is a run kind
+  on the experiments engine, scoring traces with evaluators; nothing imports online)
 - traces → evalsets, assay (production traces sit below evaluators)
 - evalsets → assay
 - assay → sandbox (the health check reports its isolation level)
@@ -20,8 +22,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("assay", "evaluators", "evalsets", "experiments", "sandbox", "traces")
+APPS = ("assay", "evaluators", "evalsets", "experiments", "online", "sandbox", "traces")
 ALLOWED = {
+    "online": {"experiments", "evaluators", "evalsets", "traces", "assay"},
     "experiments": {"evaluators", "evalsets", "traces", "assay"},
     "evaluators": {"evalsets", "sandbox", "traces", "assay"},
     "traces": {"evalsets", "assay"},

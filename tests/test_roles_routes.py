@@ -46,6 +46,7 @@ from evalsets.items.media import media_store
 from experiments.models import PairwiseResult
 from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
+from online.services import online_rule_create
 from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
@@ -204,6 +205,7 @@ class World:
     viewer_token_id: str
     ingest_key_id: str
     trace_id: str
+    online_rule: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
 
@@ -251,6 +253,7 @@ ID_OF = {
     "invitation-": "acme.invitation",
     "token-": "viewer_token_id",
     "ingest-key-": "ingest_key_id",
+    "online-rule-": "online_rule",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {
@@ -387,8 +390,19 @@ def build_world(server) -> World:
         viewer_token_id=str(viewer_token.token.public_id),
         ingest_key_id=str(ingest_key.public_id),
         trace_id=trace.trace_id,
+        online_rule=str(_online_rule(workspace, owner, code).public_id),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
+    )
+
+
+def _online_rule(workspace, owner, code):
+    mapping = {"actual_output": "span:output", "reference_output": "attribute:expected"}
+    return online_rule_create(
+        workspace=workspace,
+        user=owner,
+        fields={"name": "live"},
+        evaluators=[{"evaluator_version": code, "mapping": mapping}],
     )
 
 

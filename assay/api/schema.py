@@ -32,6 +32,7 @@ AREAS = {
     "traces": "traces",
     "spans": "traces",
     "sessions": "traces",
+    "online-rules": "online",
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",

@@ -84,3 +84,7 @@ router.register("traces/to-evalset", TraceToEvalsetViewSet, basename="trace-to-e
 router.register("traces", TraceViewSet, basename="trace")
 router.register("spans", SpanViewSet, basename="span")
 router.register("sessions", SessionViewSet, basename="session")
+
+from online.api import OnlineRuleViewSet  # noqa: E402
+
+router.register("online-rules", OnlineRuleViewSet, basename="online-rule")

@@ -1,0 +1,74 @@
+"""API shapes of online rules."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from assay.api.serializers import StrictSerializer
+
+from .models import OnlineRule, RuleEvaluator, RuleScope
+
+
+class RuleEvaluatorSerializer(serializers.ModelSerializer):
+    evaluator = serializers.UUIDField(source="evaluator_version.evaluator.public_id")
+    evaluator_name = serializers.CharField(source="evaluator_version.evaluator.name")
+    evaluator_version = serializers.UUIDField(source="evaluator_version.public_id")
+    version = serializers.CharField(source="evaluator_version.version")
+
+    class Meta:
+        model = RuleEvaluator
+        fields = ["evaluator", "evaluator_name", "evaluator_version", "version", "mapping"]
+        read_only_fields = fields
+
+
+class OnlineRuleSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evaluators = RuleEvaluatorSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = OnlineRule
+        fields = [
+            "id",
+            "name",
+            "scope",
+            "filter",
+            "environment",
+            "sampling_rate",
+            "daily_item_budget",
+            "daily_cost_budget",
+            "idle_seconds",
+            "active",
+            "evaluators",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class OnlineRuleWriteSerializer(StrictSerializer):
+    """The body of POST (every field but `name` and `evaluators` has a default) and PATCH."""
+
+    name = serializers.CharField(max_length=160, allow_blank=True)
+    scope = serializers.ChoiceField(choices=RuleScope.choices, default=RuleScope.SPAN)
+    filter = serializers.JSONField(
+        default=dict,
+        help_text='{"all"|"any": [conditions]}; a condition is {"field": kind|name|model|service|'
+        'environment|status|session_id|user_id|duration_ms|tokens_in|tokens_out|cost, "op", '
+        '"value"} or {"attribute": key, "op": eq|ne|in|contains|exists, "value"}',
+    )
+    environment = serializers.CharField(
+        max_length=64, allow_blank=True, default="production", help_text='"" for every one'
+    )
+    sampling_rate = serializers.FloatField(default=1.0, help_text="above 0, at most 1")
+    daily_item_budget = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    daily_cost_budget = serializers.DecimalField(
+        max_digits=12, decimal_places=4, required=False, allow_null=True
+    )
+    idle_seconds = serializers.IntegerField(default=180)
+    active = serializers.BooleanField(default=True)
+    evaluators = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='[{evaluator_version: id or "name@version", mapping?: {variable: source}}]; '
+        "sources: span:input, span:output, span:input_messages, span:output_messages, "
+        "span:name, span:model, trace:trajectory, session:conversation, attribute:<key>",
+    )
