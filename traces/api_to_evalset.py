@@ -13,7 +13,7 @@ from assay.api.serializers import StrictSerializer
 from evalsets.models import EvalSet
 from evalsets.selectors import evalset_get
 
-from .serializers import SpanFilterSerializer
+from .serializers import TraceFilterSerializer
 from .services.to_evalset import (
     SPAN_FIELDS,
     RowFrom,
@@ -39,7 +39,9 @@ class ToEvalsetSerializer(StrictSerializer):
     span_ids = _ids("Spans (16 hex digits): one row each.")
     session_ids = _ids("Sessions: one Conversation row each (its traces' turns in order).")
     filters = serializers.DictField(
-        required=False, help_text="The trace list's filters, when no ids are given."
+        required=False,
+        help_text="The trace list's filters (as `GET /api/v1/traces/` takes them), when no ids "
+        "are given: the traces it lists, at most 500.",
     )
     mapping = serializers.DictField(
         child=serializers.ChoiceField(choices=list(SPAN_FIELDS)),
@@ -53,9 +55,11 @@ class ToEvalsetSerializer(StrictSerializer):
     )
 
     def validate_filters(self, value: dict) -> dict:
-        query = SpanFilterSerializer(data=value)
+        """The trace list's query (`GET /api/v1/traces/`), its paging and order left out."""
+        query = TraceFilterSerializer(data=value)
         query.is_valid(raise_exception=True)
-        return {k: v for k, v in query.validated_data.items() if v is not None}
+        paging = {"cursor", "limit", "sort"}
+        return {k: v for k, v in query.validated_data.items() if v is not None and k not in paging}
 
     def validate(self, attrs):
         given = [k for k in ("trace_ids", "span_ids", "session_ids", "filters") if attrs.get(k)]

@@ -19,7 +19,7 @@ from assay.safety.caps import cap_text
 from evalsets.items.cells import TEXT_CELL_CAP
 
 from ..models import Span, SpanKind, SpanStatus
-from ..selectors import spans_filtered
+from ..selectors import traces_page
 
 HEX_TRACE = re.compile(r"[0-9a-f]{32}")
 HEX_SPAN = re.compile(r"[0-9a-f]{16}")
@@ -91,10 +91,12 @@ def _capped(groups) -> list[str]:
 def _trace_ids(workspace, selection) -> list[str]:
     if selection.trace_ids:
         return _ids(selection.trace_ids, HEX_TRACE)
-    spans = spans_filtered(workspace=workspace, filters=selection.filters or {})
-    # distinct, and one more than the cap, so "too many" is told without reading them all
-    ids = spans.order_by().values_list("trace_id", flat=True).distinct()
-    return list(ids[: MAX_TRACES + 1])
+    # the trace list's own query (so "all that match" is what the list shows), one more than
+    # the cap, so "too many" is told without reading them all
+    found, _following = traces_page(
+        workspace=workspace, filters=selection.filters or {}, cursor=None, size=MAX_TRACES + 1
+    )
+    return [trace.trace_id for trace in found]
 
 
 def _traces(workspace, trace_ids) -> dict[str, list[Span]]:
