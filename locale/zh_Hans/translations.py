@@ -5,6 +5,7 @@ docs/i18n.md has the glossary. Not imported by the application."""
 
 TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
+ '%(added)s, %(skipped)s.': '%(added)s，%(skipped)s。',
  '%(b)s is better than %(a)s': '%(b)s 优于 %(a)s',
  '%(b)s wins %(rate)s of the pairs': '%(b)s 赢得 %(rate)s 的配对',
  '%(baseline)s → %(candidate)s': '%(baseline)s → %(candidate)s',
@@ -23,6 +24,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                          '个偏向第一个位置，%(s)s '
                                                                                          '个偏向第二个位置（50 '
                                                                                          '%%：只是噪声，不是偏好）',
+ '%(field)r is not a span field; the fields are %(fields)s.': '%(field)r 不是 Span '
+                                                              '字段；可用的字段：%(fields)s。',
+ '%(field)s of %(where)s does not fit: %(problem)s': '%(where)s 的 %(field)s 不符合：%(problem)s',
  '%(field)s: %(message)s': '%(field)s：%(message)s',
  '%(h)d h %(m)d min': '%(h)d 小时 %(m)d 分',
  '%(i)s of %(j)s pairs answered in both orders changed with the order': '两种顺序都有回答的 %(j)s 个配对中，有 '
@@ -69,6 +73,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(n)s completed run on this evaluation set so far: a trend needs two.': ['此评测集目前有 %(n)s '
                                                                            '次已完成的运行：趋势至少需要两次。'],
  '%(n)s document retrieved': ['检索到 %(n)s 个文档'],
+ '%(n)s duplicate skipped': ['跳过 %(n)s 行重复'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
  '%(n)s human correction': ['%(n)s 条人工修正'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
@@ -78,6 +83,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(n)s regression': ['%(n)s 次退化'],
  '%(n)s req/min': '%(n)s 次请求/分钟',
  '%(n)s row': ['%(n)s 行'],
+ '%(n)s row added': ['已添加 %(n)s 行'],
  '%(n)s row imported': ['已导入 %(n)s 行'],
  '%(n)s row read': ['已读取 %(n)s 行'],
  '%(n)s run as a table': ['以表格显示 %(n)s 次运行'],
@@ -229,6 +235,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '(%(p)s of %(n)s rows priced)': '（%(n)s 行中有 %(p)s 行有定价）',
  '(%(r)s results/s)': '（%(r)s 个结果/秒）',
  '(each run over all its rows)': '（每次运行基于其全部行）',
+ '(leave empty)': '（留空）',
  '(open the row for the whole text)': '（打开该行查看全文）',
  '(partial)': '（部分）',
  '(“A” here is B, the output shown first)': '（这里的“A”是 B，即先展示的输出）',
@@ -358,8 +365,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Add or replace a secret': '添加或替换密钥',
  'Add provider': '添加模型服务',
  'Add row': '添加行',
+ 'Add rows': '添加行',
  'Add rows one by one, or import a CSV or JSONL file.': '逐行添加，或导入 CSV 或 JSONL 文件。',
  'Add someone who has an account': '添加已有账号的成员',
+ 'Add to evalset': '添加到评测集',
+ 'Add traces to an evaluation set': '把追踪添加到评测集',
  'Add variable': '添加变量',
  'Adds an existing user by `username` with a `role` (owner, editor or viewer; editor when left out). Owners only (403 otherwise). 400 names the field when no user has that username, the user is already a member or the role is unknown.': '按 '
                                                                                                                                                                                                                                              '`username` '
@@ -378,6 +388,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'All kinds': '全部类型',
  'All statuses': '全部状态',
  'All tags': '全部标签',
+ 'All traces that match the filter (at most 500)': '所有符合筛选条件的追踪（最多 500 个）',
  'Allowed origins': '允许的源',
  'Already have an account? <a href="%(url)s" id="invite-sign-in">Sign in</a> and you come back here to join.': '已有账号？<a '
                                                                                                                'href="%(url)s" '
@@ -447,6 +458,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                      '%(name)s，每行每次重复一个键；请删除此请求头。',
  'Assistant message': 'assistant 消息',
  "At least one message must have role 'user'.": "至少要有一条角色为 'user' 的消息。",
+ 'At most %(max)s ids a call.': '每次调用最多 %(max)s 个 ID。',
  'At most %(max_bindings)s evaluators per experiment.': '每个实验最多 %(max_bindings)s 个评估器。',
  'At most %(max_bulk)s changes per call.': '每次调用最多修改 %(max_bulk)s 处。',
  'At most %(max_tags)s tags of at most %(max_tag_len)s characters.': '最多 %(max_tags)s 个标签，每个最多 '
@@ -578,6 +590,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Choose a template, a custom LLM judge or custom code.': '请选择模板、自定义 LLM 评估器或自定义代码。',
  'Choose an evalset version first.': '请先选择评测集版本。',
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
+ 'Choose an evaluation set.': '请选择一个评测集。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
  'Choose the column of the scenario.': '请选择场景所在的列。',
  'Choose the provider the simulated user runs on.': '请选择模拟用户所用的模型服务。',
@@ -599,6 +612,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Code': '代码',
  'Code language': '代码语言',
  'Column': '列',
+ 'Column %(column)r holds %(column_type)s; the span field %(field)r is %(field_type)s.': '列 '
+                                                                                         '%(column)r '
+                                                                                         '存放 '
+                                                                                         '%(column_type)s；Span '
+                                                                                         '字段 '
+                                                                                         '%(field)r '
+                                                                                         '是 '
+                                                                                         '%(field_type)s。',
  'Column %(name)r is empty in some rows; fill them before making it required.': '列 %(name)r '
                                                                                 '在某些行中为空；请先填写再设为必填。',
  'Column %(source)r holds %(content_type)s values in %(count)s rows; clear them before changing its type.': '列 '
@@ -614,6 +635,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                      '→ '
                                                                                                                                                                                                                                      'input）或其拼音；原表头保留为列的描述。',
  'Columns': '列',
+ 'Columns and the span field each takes': '各列及其取值的 Span 字段',
  'Columns must be a list.': '列必须是一个列表。',
  'Columns saved.': '列已保存。',
  'Comes from': '来源',
@@ -1184,6 +1206,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Give headers as an object of at most %(max_headers)s names.': '请求头应为最多 %(max_headers)s 个名称的对象。',
  'Give messages as [{role: system|user, content: text}].': '消息格式为 [{role: system|user, content: '
                                                            '文本}]。',
+ 'Give one of trace_ids, span_ids, session_ids or filters.': '请给出 trace_ids、span_ids、session_ids 或 '
+                                                             'filters 中的一项。',
  'Give prices as {"model": {"input": USD per 1M tokens, "output": …}} (≤ 200 models).': '价格格式为 '
                                                                                         '{"model": '
                                                                                         '{"input": '
@@ -1333,6 +1357,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'LLM': 'LLM',
  'LLM evaluators': 'LLM 评估器',
  'LLM judge': 'LLM 评估器',
+ 'LLM span': 'LLM Span',
  'Label': '标注',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
@@ -1407,6 +1432,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
+ 'Made from session %(session)s': '来自会话 %(session)s',
+ 'Made from span %(span)s': '来自 Span %(span)s',
  'Main': '主导航',
  'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown first.': '交换两个输出的位置后，许多回答随之改变，其中 '
                                                                                                                   '%(f)s '
@@ -1414,6 +1441,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown second.': '交换两个输出的位置后，许多回答随之改变，其中 '
                                                                                                                    '%(f)s '
                                                                                                                    '偏向后展示的输出。',
+ 'Map at least one column to a span field.': '请至少把一列映射到一个 Span 字段。',
  'Map columns': '映射列',
  "Map the file's fields onto the set's columns": '将文件的字段映射到评测集的列',
  'Mapping': '映射',
@@ -1452,6 +1480,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Model:': '模型：',
  'Models': '模型',
  'Models:': '模型：',
+ 'More than %(max)s traces or sessions selected; at most %(max)s a call. Narrow the filter, or send them in parts.': '选中的追踪或会话超过 '
+                                                                                                                     '%(max)s '
+                                                                                                                     '个；每次调用最多 '
+                                                                                                                     '%(max)s '
+                                                                                                                     '个。请缩小筛选范围，或分批发送。',
  'More than %(n)s row': ['超过 %(n)s 行'],
  'More than %(rows)s row': ['超过 %(rows)s 行'],
  'MultiPart': '多模态',
@@ -1510,6 +1543,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                            '或 '
                                                                                                            'JSONL '
                                                                                                            '文件（其列会成为评测集的列），或手动定义列。',
+ 'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
+                                                                        '字段同名的列；请给出映射。',
  'No columns yet': '还没有列',
  'No completed experiments yet.': '还没有已完成的实验。',
  'No completed run on this evalset is marked as a baseline.': '此评测集上没有被标记为基线的已完成运行。',
@@ -1519,6 +1554,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No errors': '无错误',
  'No evaluation set is named %(name)r.': '没有名为 %(name)r 的评测集。',
  'No evaluation set matches': '没有匹配的评测集',
+ 'No evaluation set yet: create one with the columns the rows should fill, then come back.': '还没有评测集：先创建一个包含所需列的评测集，再回到这里。',
  'No evaluation sets yet': '还没有评测集',
  'No evaluator matches': '没有匹配的评估器',
  'No evaluators yet': '还没有评估器',
@@ -1550,6 +1586,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                              'id，或 '
                                                                                              'name@version）。',
  'No such evaluation set': '没有这个评测集',
+ 'No such evaluation set in this workspace.': '本工作空间中没有这个评测集。',
  'No such evaluator version in this workspace.': '此工作空间中没有这个评估器版本。',
  'No such experiment in this workspace.': '此工作空间中没有这个实验。',
  'No such export': '没有这个导出',
@@ -1583,6 +1620,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
+ 'Nothing selected: no spans match.': '没有选中任何内容：没有匹配的 Span。',
  'Nothing to compare yet': '还没有可对比的内容',
  'Nothing to pair yet': '还没有可配对的内容',
  'Nothing to review yet.': '还没有可检查的内容。',
@@ -1642,6 +1680,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'One row of the draft, or of a committed `version`; 404 when it is not there.': '草稿或某个已提交 '
                                                                                  '`version` '
                                                                                  '中的一行；不存在时返回 404。',
+ 'One row per': '每行对应',
  'One row per item, evaluator and repetition, in row order, paginated; readable while the run goes on. Filters: `evaluator` (an evaluator, evaluator version or binding id), `verdict` (pass, fail or unknown: the corrected verdict where there is one), `status` (success, error, timeout or skipped), `tag`, `q` (text in the reason or error), `score_min` and `score_max`. 400 names a filter that cannot match.': '每个数据项、评估器和重复各一行，按行顺序分页；运行期间即可读取。筛选：`evaluator`（评估器、评估器版本或绑定的 '
                                                                                                                                                                                                                                                                                                                                                                                                                         'id）、`verdict`（pass、fail '
                                                                                                                                                                                                                                                                                                                                                                                                                         '或 '
@@ -1721,6 +1760,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
  'Open invitations': '未使用的邀请',
  'Open row %(n)s': '打开第 %(n)s 行',
+ 'Open the draft of %(name)s': '打开 %(name)s 的草稿',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
  'Opening message column': '开场消息列',
@@ -1966,6 +2006,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Row order': '行顺序',
  'Row saved.': '行已保存。',
  'Rows': '行',
+ 'Rows come from %(choices)s.': '行的来源只能是 %(choices)s。',
  'Rows of %(file)s': '%(file)s 的行',
  'Rows per task; smaller chunks show progress sooner.': '每个任务的行数；分块越小，进度显示得越早。',
  'Run': '运行',
@@ -2103,6 +2144,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Seed': '种子',
  'Select': '选择',
  'Select trace %(trace)s': '选择追踪 %(trace)s',
+ 'Select traces in the list first.': '请先在列表中选择追踪。',
+ 'Select traces with the boxes, or add all that match the filter.': '用复选框选择追踪，或添加所有符合筛选条件的追踪。',
  'Send it as': '发送方式',
  'Send only what changes; `evaluators`, when sent, replaces the list.': '只发送要修改的字段；发送 `evaluators` '
                                                                         '时将替换整个列表。',
@@ -2129,6 +2172,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Service': '服务',
  'Session': '会话',
+ 'Sessions always make one row each.': '会话总是每个一行。',
  'Set the default interval settings': '修改默认区间设置',
  'Set these in the environment of the application that sends spans:': '在发送 span 的应用的环境变量中设置：',
  "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it may be sent to (omitted: the stored ones stay); the name does not change. An HTTP target whose URL's origin is no longer listed is refused from its next request. Owners only; 400 when the value is over 8 KB or an origin is not scheme://host[:port].": '设置新的 '
@@ -2383,6 +2427,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The judges read only the two outputs.': '评判模型只读取这两个输出。',
  "The language of the judge's prompt in the new draft; you can edit it afterwards.": '新草稿中评判模型提示词的语言，之后仍可编辑。',
  "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
+ "The list's filters are not valid.": '列表的筛选条件无效。',
  'The mapping must be an object of variable → source.': '映射必须是“变量 → 来源”形式的对象。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
@@ -2482,7 +2527,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                     '%(origins)s（由所有者在“设置 '
                                                                                                                                     '→ '
                                                                                                                                     '密钥”中修改）。',
+ 'The sessions of the selected traces, one conversation row each': '选中追踪所属的会话，每个会话一行对话',
  'The set %(name)r could not be created.': '无法创建评测集 %(name)r。',
+ 'The set has no column %(column)r.': '评测集没有列 %(column)r。',
  "The set's file imports, newest first (at most 200), with status, progress and row counts.": '评测集的文件导入，最新的在前（最多 '
                                                                                               '200 '
                                                                                               '个），附带状态、进度和行数。',
@@ -2511,6 +2558,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
  'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '
                                                                                                                                                       '`revoked_at`；再次吊销不会有任何变化。已吊销的令牌无法恢复：请新建一个。',
+ 'The traces selected in the list': '列表中选中的追踪',
  'The turn is larger than %(max_turn_bytes)s KB.': '该轮次超过 %(max_turn_bytes)s KB。',
  "The two outputs are the experiments' answers; the rest is read from the evalset's columns. The choices start from the experiments' own mappings.": '两个输出是两个实验的回答，其余变量从评测集的列读取。初始选项取自实验自身的映射。',
  'The two runs do not share this evaluator.': '两次运行并未都使用此评估器。',
@@ -2602,6 +2650,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'This run joins the trend once it completes.': '此运行完成后会加入趋势。',
  'This run scores each range of rows as soon as its outputs are pushed. Rows never pushed are scored unknown when the run is closed.': '每批行的输出一推送，此运行就为其打分。运行关闭时，从未推送的行记为未知。',
  'This run waits until a worker starts; it then picks the run up where it is.': '此运行会等待工作进程启动；启动后从当前进度接着运行。',
+ 'This set has no columns yet: define its columns first.': '这个评测集还没有列：请先定义列。',
  'This version is listed twice.': '该版本被列出了两次。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
  'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
@@ -2650,6 +2699,19 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Turns at most': '最多轮数',
  'Turns passed': '通过的轮次',
  'Turns per conversation': '每段对话的轮数',
+ "Turns the selected traces (by trace, span or session id, or by the trace list's filters) into rows of the set's draft: `mapping` says which span field (input, output, messages, trajectory, …) fills which column. A row whose content the draft already has is skipped and counted; every row keeps a link to its span (`source`). At most 500 traces or sessions a call. 400 names the column, field or selection at fault and saves nothing; 404 for a set of another workspace.": '把选中的追踪（按追踪、Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '或会话 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         'ID，或按追踪列表的筛选条件）变成评测集草稿中的行：`mapping` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '指定哪个 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '字段（input、output、messages、trajectory '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '等）填入哪一列。草稿中已有相同内容的行会被跳过并计数；每行都保留指向其 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '的链接（`source`）。每次调用最多 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '500 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '个追踪或会话。400 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '会指出出错的列、字段或选择，且不保存任何内容；其他工作空间的评测集返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         '404。',
  'Two bodies. `{data, tags?, human_verdict?, label?}` adds one row to the draft (201); `data` is {column: text or content object}. `{create: [...], update: [{item_id, ...}], delete: [item_id, ...]}` makes up to 5,000 changes in one all-or-nothing call (200): when any change is invalid nothing is saved, and 400 names every problem by its path (e.g. `create[2].data.question`).': '两种请求体。`{data, '
                                                                                                                                                                                                                                                                                                                                                                                             'tags?, '
                                                                                                                                                                                                                                                                                                                                                                                             'human_verdict?, '
@@ -3020,6 +3082,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                               'answer；留空：整个响应体。',
  "Where the judge's other variables come from": '评判模型的其他变量从哪里来',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
+ 'Which traces': '哪些追踪',
  'Why': '原因',
  'Win rates': '胜率',
  'With errors': '有错误',
@@ -3259,6 +3322,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'improvements': '个改进',
  'improvements only': '仅改进的行',
  'in %(name)s %(v)s ↗': '位于 %(name)s %(v)s ↗',
+ 'input messages': '输入消息',
+ 'input text': '输入文本',
  'intervals are off for this run': '此运行关闭了区间',
  'is not declared': '未声明',
  "item_id is not a row of this experiment's evalset version.": 'item_id 不是此实验评测集版本中的行。',
@@ -3291,7 +3356,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'mean score of the turns': '各轮次的平均分',
  'message %(n)s': '第 %(n)s 条消息',
  'message %(number)s: %(problem)s': '第 %(number)s 条消息：%(problem)s',
+ 'messages (input and output)': '消息（输入和输出）',
  'min_decided is a number of rows, 0 or more.': 'min_decided 是行数，须为 0 或更大。',
+ 'model': '模型',
  'n &lt; %(m)s': 'n &lt; %(m)s',
  'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
  "n counts a tag's decided rows; a row with several tags counts under each.": 'n '
@@ -3347,6 +3414,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'other': '其他',
  'other version': '其他版本',
  'output and reason': '输出和理由',
+ 'output text': '输出文本',
  'outputs from': '输出来自',
  'outputs is not a list.': 'outputs 不是列表。',
  'over budget': '超出预算',
@@ -3411,10 +3479,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'sensitivity': '灵敏度',
  'seq is not a whole number.': 'seq 不是整数。',
  'served from the response cache': '来自响应缓存',
+ 'service': '服务',
  'session': '会话',
  'show all %(n)s character': ['显示全部 %(n)s 个字符'],
  'skipped': '已跳过',
  'span': 'Span',
+ 'span name': 'Span 名称',
  'specificity': '特异度',
  'start from a template (an LLM judge or code), debug it on a few rows and submit a version.': '从模板开始（LLM '
                                                                                                '评估器或代码评估器），在几行数据上调试，然后提交一个版本。',
@@ -3472,6 +3542,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'tool call %(index)s id': '第 %(index)s 个工具调用的 id',
  'tool_calls must be a non-empty list of calls': 'tool_calls 必须是非空的调用列表',
  'trace': '追踪',
+ 'trace (its root span)': '追踪（其根 Span）',
+ 'trajectory (tool calls)': '轨迹（工具调用）',
  'turn %(n)s of %(total)s': '第 %(n)s / %(total)s 轮',
  'turn %(n)s: %(v)s': '第 %(n)s 轮：%(v)s',
  'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
