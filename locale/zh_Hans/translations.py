@@ -3,7 +3,13 @@
 scripts/i18n_update.py fills the catalogues from this and rewrites it from them;
 docs/i18n.md has the glossary. Not imported by the application."""
 
-TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
+TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page costs the same at any depth); `limit` sets the page size (50, at most 500).': ' '
+                                                                                                                                                '按游标分页：跟随 '
+                                                                                                                                                '`next`（不统计总数，因此任何深度的页面开销相同）；`limit` '
+                                                                                                                                                '设置每页条数（默认 '
+                                                                                                                                                '50，最多 '
+                                                                                                                                                '500）。',
+ '%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
  '%(added)s, %(skipped)s.': '%(added)s，%(skipped)s。',
  '%(b)s is better than %(a)s': '%(b)s 优于 %(a)s',
@@ -74,6 +80,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                            '次已完成的运行：趋势至少需要两次。'],
  '%(n)s document retrieved': ['检索到 %(n)s 个文档'],
  '%(n)s duplicate skipped': ['跳过 %(n)s 行重复'],
+ '%(n)s error': ['%(n)s 个错误'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
  '%(n)s human correction': ['%(n)s 条人工修正'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
@@ -87,6 +94,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(n)s row imported': ['已导入 %(n)s 行'],
  '%(n)s row read': ['已读取 %(n)s 行'],
  '%(n)s run as a table': ['以表格显示 %(n)s 次运行'],
+ '%(n)s trace matches': ['%(n)s 条追踪匹配'],
+ '%(n)s trace, in the order they started': ['%(n)s 条追踪，按开始时间排列'],
  '%(n)s turn': ['%(n)s 轮'],
  '%(n)s unknown not counted': ['%(n)s 行未知不计入'],
  '%(name)r is %(content_type)s; the target output is %(output_type)s.': '%(name)r 的类型是 '
@@ -315,6 +324,16 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'A rule of that name exists already.': '已存在同名规则。',
  'A rule runs 1 to %(n)s evaluator versions.': '一条规则运行 1 到 %(n)s 个评估器版本。',
  'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
+ "A session's traces in start order (its first 200), each with the user's input and the answer (the root span's, else the first span's input and the last span's output). 404 when the workspace has no trace in that session.": '会话中的追踪，按开始时间排列（最多前 '
+                                                                                                                                                                                                                                 '200 '
+                                                                                                                                                                                                                                 '条），每条带有用户的输入和回答（取根 '
+                                                                                                                                                                                                                                 'Span '
+                                                                                                                                                                                                                                 '的；否则取第一个 '
+                                                                                                                                                                                                                                 'Span '
+                                                                                                                                                                                                                                 '的输入和最后一个 '
+                                                                                                                                                                                                                                 'Span '
+                                                                                                                                                                                                                                 '的输出）。工作区在该会话中没有追踪时返回 '
+                                                                                                                                                                                                                                 '404。',
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
  'A test case needs a name.': '测试用例需要名称。',
  'A token needs a name.': '令牌需要名称。',
@@ -401,6 +420,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                            '会删除已保存的密钥：请同时填写新端点的密钥。',
  'An API token acts inside its own workspace; sign in to create or rename workspaces.': 'API '
                                                                                         '令牌只在自己的工作空间内生效；请登录后再创建或重命名工作空间。',
+ 'An attribute filter looks through 2,000 traces a page; look further back, or narrow the time range.': '属性筛选每页查找 '
+                                                                                                        '2,000 '
+                                                                                                        '条追踪；可以继续往前查找，或缩小时间范围。',
  'An evaluation set holds the rows experiments score: typed columns (text, images, audio), tags, and versions you commit.': '评测集存放实验要打分的行：有类型的列（文本、图片、音频）、标签，以及你提交的版本。',
  'An evaluation set named %(name)r already exists here.': '此处已有名为 %(name)r 的评测集。',
  'An evaluation set needs a name.': '评测集需要名称。',
@@ -465,6 +487,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
+ 'Attribute key=value': '属性 key=value',
  'Attributes': '属性',
  'Audio': '音频',
  "Authentication credentials were not provided: send an API token as 'Authorization: Bearer <key>' (or 'Token <key>'), or sign in.": '未提供身份凭证：请以 '
@@ -868,6 +891,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Current policy: %(policy_text)s.': '当前策略：%(policy_text)s。',
  'Custom LLM judge': '自定义 LLM 评估器',
  'Custom code': '自定义代码',
+ 'Custom range': '自定义范围',
  'Dashboard': '看板',
  'Debug': '调试',
  'Decided rows: pass and fail, unknown not counted': '已判定的行：通过和未通过，未知不计入',
@@ -1007,6 +1031,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Draft rows': '草稿行数',
  'Draft saved.': '草稿已保存。',
  'Duplicate variable name %(name)r.': '变量名 %(name)r 重复。',
+ 'Duration': '耗时',
  'ETA': '预计剩余时间',
  'Each item is an object {data, tags, human_verdict, label}.': '每个数据项都是一个对象 {data, tags, '
                                                                'human_verdict, label}。',
@@ -1100,6 +1125,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'File field': '文件字段',
  'File format': '文件格式',
  'Filter': '筛选',
+ 'First page': '第一页',
  "Fit this evalset's columns": '适配此评测集的列',
  'Flips': '翻转',
  "For an experiment with an external target: up to 1,000 `outputs` per call, each {item_id, repeat?, actual_output, trajectory?, latency_ms?, tokens_in?, tokens_out?, cost?, error?}. Evaluators score the rows as their outputs arrive; the first output of a row wins (`accepted` counts new ones, `duplicates` the rest). 400 names the entry at fault, and is the answer when the experiment's target computes its own outputs or the run is not queued or running.": '用于外部评测对象的实验：每次调用最多 '
@@ -1148,6 +1174,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '时会指明字段：版本已存在、不大于最新版本或不是 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'SemVer、评测集已删除，或草稿正在提交或导入。',
+ 'From': '从',
  'From a shell or CI job, with the Python client installed (it creates the run with the set and evaluators chosen on this page):': '在 '
                                                                                                                                    'shell '
                                                                                                                                    '或 '
@@ -1166,6 +1193,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "Get a pairwise run's statistics": '获取成对运行的统计',
  'Get a result': '获取结果',
  'Get a secret': '获取密钥',
+ 'Get a session': '获取会话',
  'Get a test case': '获取测试用例',
  'Get a trace': '获取追踪',
  'Get a workspace': '获取工作空间',
@@ -1191,6 +1219,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.': '名称只能包含字母、数字和 _（例如 '
                                                                        'APP_TOKEN），最多 64 个字符。',
  'Give a number, e.g. 0.5.': '请填写数字，例如 0.5。',
+ 'Give a time range or a start, not both.': '请给出时间范围或开始时间，不要同时给出。',
  'Give a value of at most 8 KB.': '值最多 8 KB。',
  'Give a version such as 1.0.0, or draft (the default).': '请给出版本号（例如 1.0.0）或 draft（默认）。',
  'Give a whole number from 1 to 500.': '请填写 1 到 500 之间的整数。',
@@ -1204,6 +1233,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                         'scheme://host[:port]，最多 '
                                                                         '%(n)s 个字符。',
  'Give headers as an object of at most %(max_headers)s names.': '请求头应为最多 %(max_headers)s 个名称的对象。',
+ 'Give key=value.': '请按 key=value 填写。',
  'Give messages as [{role: system|user, content: text}].': '消息格式为 [{role: system|user, content: '
                                                            '文本}]。',
  'Give one of trace_ids, span_ids, session_ids or filters.': '请给出 trace_ids、span_ids、session_ids 或 '
@@ -1327,6 +1357,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Item id.': '数据项 id。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
+ 'Its traces': '它的追踪',
  'JSON mode': 'JSON 模式',
  'Join %(name)s': '加入 %(name)s',
  'Join the workspace': '加入工作空间',
@@ -1361,6 +1392,11 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Label': '标注',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
+ 'Last 24 hours': '最近 24 小时',
+ 'Last 30 days': '最近 30 天',
+ 'Last 7 days': '最近 7 天',
+ 'Last active': '最近活跃',
+ 'Last hour': '最近 1 小时',
  'Last used': '最近使用',
  'Latency p50 / p95 / max': '延迟 p50 / p95 / 最大',
  'Latest': '最新',
@@ -1427,11 +1463,13 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'List open invitations': '列出未使用的邀请',
  'List pairwise runs': '列出成对运行',
  'List secrets': '列出密钥',
+ 'List sessions': '列出会话',
  'List spans': '列出 span',
  'List traces': '列出追踪',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
+ 'Look further': '继续查找',
  'Made from session %(session)s': '来自会话 %(session)s',
  'Made from span %(span)s': '来自 Span %(span)s',
  'Main': '主导航',
@@ -1457,6 +1495,8 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                  '`baseline=latest` '
                                                                                                                                                                                                                                  '取候选运行所在评测集上最新标记的运行。标记未完成的运行时返回 '
                                                                                                                                                                                                                                  '400。',
+ 'Max cost (USD)': '最高成本（美元）',
+ 'Max duration (ms)': '最长耗时（毫秒）',
  'Max output tokens': '最大输出 Token 数',
  'Max retries': '最大重试次数',
  'Max tokens': '最大 Token 数',
@@ -1472,6 +1512,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Message %(n)d': '消息 %(n)d',
  'Messages': '消息',
  'Method': '方法',
+ 'Min cost (USD)': '最低成本（美元）',
+ 'Min duration (ms)': '最短耗时（毫秒）',
+ 'Min tokens': '最少 Token',
  'Minimum score': '最低分',
  'Model': '模型',
  'Model provider': '模型服务',
@@ -1480,12 +1523,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Model:': '模型：',
  'Models': '模型',
  'Models:': '模型：',
+ 'More filters': '更多筛选',
  'More than %(max)s traces or sessions selected; at most %(max)s a call. Narrow the filter, or send them in parts.': '选中的追踪或会话超过 '
                                                                                                                      '%(max)s '
                                                                                                                      '个；每次调用最多 '
                                                                                                                      '%(max)s '
                                                                                                                      '个。请缩小筛选范围，或分批发送。',
  'More than %(n)s row': ['超过 %(n)s 行'],
+ 'More than %(n)s traces match': '超过 %(n)s 条追踪匹配',
  'More than %(rows)s row': ['超过 %(rows)s 行'],
  'MultiPart': '多模态',
  'MultiPart content needs a list of contents.': 'MultiPart 内容需要一个内容列表。',
@@ -1564,6 +1609,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No field goes to a column yet: every row would be empty.': '还没有字段映射到列：每一行都会是空的。',
  'No file was uploaded.': '没有上传文件。',
  'No ingest keys yet': '还没有采集密钥',
+ "No input or output recorded on this trace's spans.": '此追踪的 Span 上没有记录输入或输出。',
  'No longer a baseline.': '已取消基线标记。',
  'No model providers yet': '还没有模型服务',
  "No other completed run on the baseline's evalset.": '基线所在评测集上没有其他已完成的运行。',
@@ -1579,6 +1625,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
  'No secrets yet': '还没有密钥',
+ 'No sessions in this time range': '此时间范围内没有会话',
  "No single threshold gives garak's eval counts.": '没有任何一个阈值能得到 garak 的 eval 计数。',
  'No submitted evaluator version yet.': '还没有已提交的评估器版本。',
  'No such evalset version in this workspace.': '此工作空间中没有这个评测集版本。',
@@ -1597,6 +1644,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No such workspace': '没有这个工作空间',
  'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
  'No trace matches': '没有符合条件的追踪',
+ 'No traces in the last 24 hours': '最近 24 小时内没有追踪',
  'No traces yet': '还没有追踪',
  'No usable model provider is configured for this evaluator.': '此评估器没有配置可用的模型服务。',
  'No user named %(username)r.': '没有名为 %(username)r 的用户。',
@@ -1606,6 +1654,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'No workspace secret named %(n)r (add it in Settings → Secrets).': '工作空间中没有名为 %(n)r 的密钥（请在“设置 → '
                                                                     '密钥”中添加）。',
  'No workspace selected.': '未选择工作空间。',
+ 'None of these traces has that attribute': '这些追踪都没有该属性',
  'None, or an empty cell: the simulated user writes the first message.': '选“无”或单元格为空：由模拟用户写第一条消息。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
  'Not compared (on one side only): %(names)s.': '未对比（仅在一边出现）：%(names)s。',
@@ -1705,6 +1754,45 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                                                                                                                                                                                                                        '400 '
                                                                                                                                                                                                                                                                                                                                                        '并指明它。',
  'One row per item. Verdict, status and score filters apply to the chosen evaluator (any evaluator when none is chosen); sorting by an evaluator lists the rows it scored.': '每个数据项一行。判定、状态和分数筛选作用于所选评估器（未选择时为任意评估器）；按某个评估器排序时，列出它打过分的行。',
+ "One row per trace from the summaries the worker keeps as spans are stored: its first start and last end, duration, span and error counts, tokens and cost over all its spans, the models and span kinds it used, and its root span's name and service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or `since`/`until` on its start), service, `name` (the root's), `kind` and `model` (any span's), environment, session, user, `status` or `has_error` (a trace with an error span), duration, tokens and cost bounds, and one raw span attribute (`attribute=key=value`, looked for in the next 2,000 traces of the order: a page may come back short, with `next` to look further). `sort`: start, duration, tokens, cost or spans, `-` first for descending.": '每条追踪一行，来自 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'worker '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '在存储 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '时维护的摘要：最早开始和最晚结束时间、耗时、Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '数和错误数、所有 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '与成本、用到的模型和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '类型，以及根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的名称和服务（根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '到达后取根的）。筛选：时间（`range` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1h/24h/7d/30d，或按开始时间的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`since`/`until`）、服务、`name`（根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的）、`kind` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`model`（任一 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的）、环境、会话、用户、`status` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`has_error`（含错误 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的追踪）、耗时、Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '和成本的上下限，以及一个原始 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '属性（`attribute=key=value`，在排序后的接下来 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '2,000 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '条追踪中查找：一页可能不满，并带有 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`next` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '以继续查找）。`sort`：start、duration、tokens、cost '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'spans，前加 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`-` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '表示降序。',
  "One row per trace that has a span matching the filters (the same as the span list's), newest first: its first start and last end, its span and error counts, tokens and cost summed over all its spans, and its root span's name and service (empty until the root arrives).": '每条含有符合筛选条件的 '
                                                                                                                                                                                                                                                                                  'span '
                                                                                                                                                                                                                                                                                  '的追踪占一行（筛选条件与 '
@@ -1992,6 +2080,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Revoke this ingest key? Exporters using it are refused from now on.': '撤销这个采集密钥？使用它的导出器从现在起会被拒绝。',
  'Risk (1.0 means harm detected)': '风险（1.0 表示检测到危害）',
  'Role': '角色',
+ 'Root span name': '根 Span 名称',
  'Row': '行',
  'Row %(n)s': '第 %(n)s 行',
  'Row %(n)s compared': '第 %(n)s 行的对比',
@@ -2157,6 +2246,14 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                                                                                      'span '
                                                                                                                                                      '发送到 '
                                                                                                                                                      '/otlp/v1/traces，片刻后就会显示在这里。',
+ 'Send spans from any OpenTelemetry SDK to /otlp/v1/traces with a workspace ingest key (POST /api/v1/ingest-keys/); they show here a moment later. Older traces: choose a longer time range.': '用任意 '
+                                                                                                                                                                                               'OpenTelemetry '
+                                                                                                                                                                                               'SDK '
+                                                                                                                                                                                               '把 '
+                                                                                                                                                                                               'Span '
+                                                                                                                                                                                               '发送到 '
+                                                                                                                                                                                               '/otlp/v1/traces，并带上工作区的写入密钥（POST '
+                                                                                                                                                                                               '/api/v1/ingest-keys/）；片刻后会显示在这里。更早的追踪：请选择更长的时间范围。',
  'Sends one row of `evalset_version` (the `item_id` given, else the first row) through `target`, the same object as in Create an experiment, and answers the request as sent (secrets by name, never their value), the raw response, the extracted `actual_output` and trajectory, status, error, latency, tokens and cost. Nothing is stored. 400 names the field: an invalid target, a kind that sends no request (none, external, rescore), or a row not in the version.': '把 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`evalset_version` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '的一行（给出的 '
@@ -2172,6 +2269,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Service': '服务',
  'Session': '会话',
+ 'Sessions': '会话',
  'Sessions always make one row each.': '会话总是每个一行。',
  'Set the default interval settings': '修改默认区间设置',
  'Set these in the environment of the application that sends spans:': '在发送 span 的应用的环境变量中设置：',
@@ -2619,6 +2717,12 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "The workspace's spans, newest first, filtered by trace id, service, name, kind, model, environment, status, session, user, start time (`since`, `until`), duration, tokens, cost, errors (`has_error`) and one raw attribute (`attribute=key=value`).": '工作区的 '
                                                                                                                                                                                                                                                           'span，最新的在前，可按追踪 '
                                                                                                                                                                                                                                                           'id、服务、名称、类型、模型、环境、状态、会话、用户、开始时间（`since`、`until`）、时长、token、费用、错误（`has_error`）和一个原始属性（`attribute=key=value`）筛选。',
+ "The workspace's spans, newest first, filtered by trace id, service, name, kind, model, environment, status, session, user, time (`range` 1h/24h/7d/30d, or `since`/`until` on the start), duration, tokens and cost bounds, errors (`has_error`) and one raw attribute (`attribute=key=value`).": '工作区的 '
+                                                                                                                                                                                                                                                                                                    'Span，最新的在前，可按追踪 '
+                                                                                                                                                                                                                                                                                                    'ID、服务、名称、类型、模型、环境、状态、会话、用户、时间（`range` '
+                                                                                                                                                                                                                                                                                                    '1h/24h/7d/30d，或按开始时间的 '
+                                                                                                                                                                                                                                                                                                    '`since`/`until`）、耗时、Token '
+                                                                                                                                                                                                                                                                                                    '和成本的上下限、错误（`has_error`）以及一个原始属性（`attribute=key=value`）筛选。',
  'There are no failed rows to retry.': '没有可重试的失败行。',
  'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
                                                                                                                                                                '15 '
@@ -2628,6 +2732,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  "They read a whole conversation: a Conversation column or the simulated user's chat.": '它们读取整段对话：对话类型的列，或模拟用户的对话。',
  'They read the scores of an imported garak scan.': '它们读取导入的 garak 扫描的分数。',
  'They sign in with it and must choose their own password before anything else.': '对方用它登录后，必须先设置自己的密码才能继续。',
+ "This cursor is not one of this list's.": '此游标不属于这个列表。',
  'This evaluation set is deleted.': '此评测集已删除。',
  'This evaluator declares no variables.': '此评估器没有声明变量。',
  'This evaluator did not score this row (its row filter left it out, or the run stopped first).': '此评估器没有为这一行打分（其行筛选排除了它，或运行提前停止了）。',
@@ -2644,6 +2749,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'This import is already %(status)s.': '此导入已经是 %(status)s 状态。',
  'This invitation cannot be used': '此邀请无法使用',
  'This invitation was used, withdrawn or has expired.': '此邀请已被使用、已撤回或已过期。',
+ 'This is below the lower bound (%(field)s).': '此值低于下限（%(field)s）。',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
  'This row in the evaluation set': '评测集中的这一行',
  'This run did not score this row.': '此运行没有为这一行打分。',
@@ -2671,7 +2777,9 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
                                                                                        '在有一方获胜的配对中所占的比例；平局不计入。',
  'Ties split: a tie counts as half a win for each side, so every judged pair counts.': '平局平分：平局算双方各赢一半，因此每个已评判的配对都计入。',
  'Time limit (s)': '时间限制（秒）',
+ 'Time range': '时间范围',
  'Timeout (s)': '超时（秒）',
+ 'To': '到',
  'Token name': '令牌名称',
  'Token revoked.': '令牌已吊销。',
  'Tokens': 'Token',
@@ -2685,11 +2793,28 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'Total: <strong>%(cost)s</strong>': '合计：<strong>%(cost)s</strong>',
  'Trace': '追踪',
  'Traces': '追踪',
+ "Traces grouped by session id (OpenInference's `session.id`, GenAI's `gen_ai.conversation.id`), the most recently active first: each session's trace count, first and last start, spans, errors, tokens and cost over its traces in the time range (`range` or `since`/`until`), filtered by user, service and environment.": '按会话 '
+                                                                                                                                                                                                                                                                                                                               'ID（OpenInference '
+                                                                                                                                                                                                                                                                                                                               '的 '
+                                                                                                                                                                                                                                                                                                                               '`session.id`、GenAI '
+                                                                                                                                                                                                                                                                                                                               '的 '
+                                                                                                                                                                                                                                                                                                                               '`gen_ai.conversation.id`）分组的追踪，最近活跃的在前：每个会话在时间范围内（`range` '
+                                                                                                                                                                                                                                                                                                                               '或 '
+                                                                                                                                                                                                                                                                                                                               '`since`/`until`）的追踪数、最早和最晚开始时间、Span '
+                                                                                                                                                                                                                                                                                                                               '数、错误数、Token '
+                                                                                                                                                                                                                                                                                                                               '和成本，可按用户、服务和环境筛选。',
+ 'Traces join a session when their spans carry session.id (OpenInference) or gen_ai.conversation.id (GenAI semantic conventions).': '当 '
+                                                                                                                                    'Span '
+                                                                                                                                    '带有 '
+                                                                                                                                    'session.id（OpenInference）或 '
+                                                                                                                                    'gen_ai.conversation.id（GenAI '
+                                                                                                                                    '语义约定）时，追踪会归入会话。',
  'Trajectory': '轨迹',
  'Trajectory (JMESPath)': '轨迹（JMESPath）',
  'Trajectory (JMESPath, optional)': '轨迹（JMESPath，可选）',
  'Trends': '趋势',
  'Try another filter.': '试试其他筛选条件。',
+ 'Try other filters or a longer time range.': '请尝试其他筛选条件或更长的时间范围。',
  'Try other filters.': '试试其他筛选条件。',
  'Turn': '轮次',
  'Turn %(n)s': '第 %(n)s 轮',
@@ -3511,6 +3636,7 @@ TRANSLATIONS = {'%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  'the endpoint answered HTTP %(status)s: %(body)s': '端点返回 HTTP %(status)s：%(body)s',
  'the file has %(count)s fields; a header has at most %(max)s': '文件有 %(count)s 个字段；表头最多 %(max)s 个',
  'the file is empty: a CSV file needs a header row': '文件为空：CSV 文件需要一个表头行',
+ 'the first 200 are shown': '只显示前 200 条',
  'the header line is longer than %(limit)s bytes; a header has at most %(max)s fields': '表头行超过 '
                                                                                         '%(limit)s '
                                                                                         '字节；表头最多 '
