@@ -14,12 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.support import (  # noqa: E402
-    launch_and_wait,
-    peak_rss_mb,
-    platform_with_worker,
-    token_client,
-)
+from bench.support import launch_and_wait, peak_rss_mb, platform_with_worker  # noqa: E402
 
 SIZES = [int(n) for n in os.environ.get("BENCH_ROWS", "2000,20000").split(",")]
 
@@ -32,6 +27,7 @@ def main() -> None:
 
 def run(size: int, worker) -> None:
     from assay import services as platform
+    from bench.support import token_client
     from experiments.models import Result
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 

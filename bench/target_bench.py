@@ -35,13 +35,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.support import (  # noqa: E402
-    ENGINE_PHASES,
-    peak_rss_mb,
-    platform_with_worker,
-    run_phases,
-    token_client,
-)
+from bench.support import ENGINE_PHASES, peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
 
 
 def main() -> None:
@@ -75,6 +69,7 @@ def setting_up(label: str, rows: int):
     """A fresh workspace, a committed evalset version of `rows` rows, a code check and an API
     client with the owner's token."""
     from assay import services as platform
+    from bench.support import token_client
     from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
     user = platform.user_create(username=f"bench-{label}", password="bench-password-1")
