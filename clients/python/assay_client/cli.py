@@ -38,6 +38,7 @@ from .gate import (
     GateResult,
 )
 from .results import DEFAULT_MAX_TASK_ERRORS, TaskErrorLimit
+from .traces_cli import traces
 
 EXIT_FAILED = 1
 EXIT_ERROR = 2
@@ -333,6 +334,9 @@ def github_output(key: str, value: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{key}={value}\n")
+
+
+main.add_command(traces)
 
 
 # -- evaluation sets -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -317,6 +317,43 @@ class Client:
         """Mark (or unmark) a completed run as a baseline for the gate."""
         body = {"is_baseline": bool(is_baseline)}
         return self.request("POST", f"experiments/{experiment_id}/baseline/", json=body)
+
+    # -- traces ----------------------------------------------------------------------------
+
+    def traces_to_evalset(
+        self,
+        evalset: str,
+        *,
+        trace_ids: Iterable[str] = (),
+        span_ids: Iterable[str] = (),
+        session_ids: Iterable[str] = (),
+        filters: dict | None = None,
+        mapping: dict | None = None,
+        row_from: str = "root",
+    ) -> dict:
+        """Add production traces to a set's draft (`evalset`: a name or an id), selected by
+        trace, span or session ids or by the trace list's filters (one of them). `mapping` is
+        {column: span field}; without it the server maps by the columns' names. Returns
+        {added, skipped_duplicates, empty, rows, mapping}."""
+        body = {
+            "evalset": self._evalset_id(evalset),
+            "trace_ids": list(trace_ids),
+            "span_ids": list(span_ids),
+            "session_ids": list(session_ids),
+            "filters": filters or {},
+            "row_from": row_from,
+        }
+        if mapping:
+            body["mapping"] = mapping
+        return self.request("POST", "traces/to-evalset/", json=body)
+
+    def _evalset_id(self, ref: str) -> str:
+        if _is_uuid(ref):
+            return ref
+        found = self.evalset_by_name(ref)
+        if found is None:
+            raise AssayError(404, "not_found", f"No evaluation set is named {ref!r}.")
+        return found["id"]
 
     # -- evaluation sets -------------------------------------------------------------------
 
