@@ -166,3 +166,42 @@ def test_retention_drops_the_summaries_of_dropped_spans(send):
         summaries_drop(before=timezone.now() + timedelta(days=1))
     assert not TraceSummary.objects.exists()
     assert connection.vendor != "postgresql" or not Span.objects.exists()
+
+
+@pytest.mark.integration
+def test_the_sdk_exporter_sending_children_first_makes_the_summary(
+    celery_worker_inproc, live_server, workspace
+):
+    """The OpenTelemetry SDK's exporter with a SimpleSpanProcessor sends each span as it
+    ends: the children reach the store before their root, each in a request of its own."""
+    from opentelemetry.trace import Status as SdkStatus
+    from opentelemetry.trace import StatusCode
+
+    from .test_real_clients import provider_for, stored_spans
+
+    key = ingest_key_issue(workspace=workspace, name="sdk").key
+    provider = provider_for(live_server, key)
+    tracer = provider.get_tracer("summary")
+    with tracer.start_as_current_span("agent run") as root:
+        root.set_attribute("gen_ai.conversation.id", "conv-1")
+        with tracer.start_as_current_span("chat") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute("gen_ai.request.model", "m-1")
+            chat.set_attribute("gen_ai.usage.input_tokens", 30)
+            chat.set_attribute("gen_ai.usage.output_tokens", 4)
+        with tracer.start_as_current_span("search") as tool:
+            tool.set_attribute("gen_ai.operation.name", "execute_tool")
+            tool.set_status(SdkStatus(StatusCode.ERROR, "down"))
+        trace_id = f"{root.get_span_context().trace_id:032x}"
+    provider.shutdown()
+    spans = stored_spans(3)
+    summary = TraceSummary.objects.get(trace_id=trace_id)
+    assert (summary.span_count, summary.error_count, summary.tokens_total) == (3, 1, 34)
+    assert (summary.root_name, summary.service, summary.session_id) == (
+        "agent run",
+        "demo-agent",
+        "conv-1",
+    )
+    assert summary.start_time == min(s.start_time for s in spans)
+    assert summary.end_time == max(s.end_time for s in spans)
+    assert (summary.models_seen, summary.kinds_seen) == ("|m-1|", "|llm|other|tool|")
