@@ -13,7 +13,7 @@ from django.core.files.base import ContentFile
 
 from assay.demo import demo_existing
 
-from .demo_conversations import conversations_load
+from .demo_conversations import conversations_set
 from .items.media import media_store
 from .models import EvalSet
 from .services import evalset_create, items_bulk, version_commit
@@ -86,7 +86,7 @@ def flag_png(colours, vertical: bool, width: int = 48, height: int = 32) -> byte
 def demo_load(*, workspace, user) -> None:
     """Create the demo sets once (each is skipped when it exists already)."""
     _capitals_load(workspace=workspace, user=user)
-    conversations_load(workspace=workspace, user=user)
+    demo_evalset_version(workspace=workspace, user=user, **conversations_set())
 
 
 def demo_evalset_version(*, workspace, user, rows: list[dict], note: str, **fields):

@@ -7,9 +7,6 @@ and one has no tool call at all, so the tool-results judge leaves it unknown.
 
 from __future__ import annotations
 
-from .models import EvalSet
-from .services import evalset_create, items_bulk, version_commit
-
 DEMO_NAME = "Support chats"
 SYSTEM = "You are the assistant of a travel agency. Use the tools; never invent prices or times."
 
@@ -109,18 +106,14 @@ ROWS = [
 ]
 
 
-def conversations_load(*, workspace, user) -> None:
-    """Create the demo conversation set once, with version 1.0.0."""
-    if EvalSet.objects.filter(workspace=workspace, name=DEMO_NAME).exists():
-        return
-    evalset = evalset_create(
-        workspace=workspace,
-        user=user,
-        name=DEMO_NAME,
-        description="Multi-turn support conversations with tool calls, for the conversation "
+def conversations_set() -> dict:
+    """The set's fields, rows and version note, for `evalsets.demo.demo_evalset_version`."""
+    return {
+        "name": DEMO_NAME,
+        "description": "Multi-turn support conversations with tool calls, for the conversation "
         "judges (goal achieved, consistent with earlier turns, tool results used truthfully).",
-        tags=["demo", "conversation"],
-        columns=[
+        "tags": ["demo", "conversation"],
+        "columns": [
             {
                 "name": "conversation",
                 "content_type": "Conversation",
@@ -129,10 +122,9 @@ def conversations_load(*, workspace, user) -> None:
             },
             {"name": "goal", "content_type": "Text", "description": "What the user wanted."},
         ],
-    )
-    rows = [
-        {"data": {"conversation": messages, "goal": goal}, "tags": tags}
-        for messages, goal, tags in ROWS
-    ]
-    items_bulk(evalset=evalset, create=rows)
-    version_commit(evalset=evalset, user=user, version="1.0.0", note="Five conversations.")
+        "rows": [
+            {"data": {"conversation": messages, "goal": goal}, "tags": tags}
+            for messages, goal, tags in ROWS
+        ],
+        "note": "Five conversations.",
+    }
