@@ -17,9 +17,10 @@ BOUNDS = (
 )
 
 
-def filters_checked(values: dict, error_class: type[Exception]) -> dict:
+def filters_checked(values: dict, error_class: type[Exception], label_of=str) -> dict:
     """The filters with `range` turned into `since`; `error_class({field: message})` naming
-    the field at fault when a range and a start are both given or a bound is crossed."""
+    the field at fault when a range and a start are both given or a bound is crossed (the
+    other field by `label_of` its name: a page's form gives its label)."""
     values = dict(values)
     if values.get("range"):
         if values.get("since"):
@@ -29,7 +30,6 @@ def filters_checked(values: dict, error_class: type[Exception]) -> dict:
     for low, high in BOUNDS:
         if values.get(low) is not None and values.get(high) is not None:
             if values[low] > values[high]:
-                raise error_class(
-                    {high: _("This is below the lower bound (%(field)s).") % {"field": low}}
-                )
+                message = _("This is below the lower bound (%(field)s).")
+                raise error_class({high: message % {"field": label_of(low)}})
     return values

@@ -20,6 +20,7 @@ DEFAULT_RANGE = "24h"
 
 
 class _FilterForm(forms.Form):
+    MAIN: tuple[str, ...] = ()  # the fields in the toolbar (the others under "More filters")
     range = forms.ChoiceField(required=False, choices=RANGE_CHOICES, label=_("Time range"))
     since = forms.DateTimeField(
         required=False,
@@ -37,7 +38,8 @@ class _FilterForm(forms.Form):
             data = data.copy()  # no range and no start: the default range
             data["range"] = DEFAULT_RANGE
         super().__init__(data if data is not None else {"range": DEFAULT_RANGE}, *args, **kwargs)
-        for field in self.fields.values():  # the labels are read by screen readers only
+        for name in self.MAIN:  # their labels are read by screen readers only
+            field = self.fields[name]
             if isinstance(field, forms.CharField | forms.FloatField | forms.IntegerField):
                 field.widget.attrs["placeholder"] = field.label
 
@@ -46,10 +48,21 @@ class _FilterForm(forms.Form):
         if cleaned.get("since") and cleaned.get("range"):
             cleaned["range"] = ""  # a start given: the custom range
         try:
-            self.filters_cache = filters_checked(_filled(cleaned), ValidationError)
+            self.filters_cache = filters_checked(
+                _filled(cleaned), ValidationError, lambda name: self.fields[name].label
+            )
         except ValidationError as exc:
             raise ValidationError(exc.message_dict) from exc
         return cleaned
+
+    def main_fields(self) -> list:
+        return [self[name] for name in self.MAIN]
+
+    def more_fields(self) -> list:
+        return [f for f in self.visible_fields() if f.name not in self.MAIN]
+
+    def more_filled(self) -> bool:
+        return any(self.data.get(f.name) for f in self.more_fields() if f.name != "range")
 
     def filters(self) -> dict:
         """The filled fields as `traces.selectors` filters (an invalid form filters nothing)."""
@@ -99,17 +112,9 @@ class TraceFilterForm(_FilterForm):
             raise ValidationError(_("Give key=value."))
         return key.strip(), wanted
 
-    def main_fields(self) -> list:
-        return [self[name] for name in self.MAIN]
-
-    def more_fields(self) -> list:
-        return [f for f in self.visible_fields() if f.name not in self.MAIN]
-
-    def more_filled(self) -> bool:
-        return any(self.data.get(f.name) for f in self.more_fields() if f.name != "range")
-
 
 class SessionFilterForm(_FilterForm):
+    MAIN = ("range", "user", "service")
     user = forms.CharField(required=False, max_length=256, label=_("User"))
     service = forms.CharField(required=False, max_length=128, label=_("Service"))
 

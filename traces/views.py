@@ -20,7 +20,9 @@ COUNTED_UP_TO = 1000
 @workspace_view()
 def trace_list(request):
     form = TraceFilterForm(request.GET)
-    filters, sort = form.filters(), form.cleaned_data.get("sort", "") if form.is_valid() else ""
+    if not form.is_valid():  # the errors are shown, not every trace as if unfiltered
+        return render(request, "traces/list.html", {"form": form, "rows": [], "tab": "traces"})
+    filters, sort = form.filters(), form.cleaned_data.get("sort", "")
     rows, following = _page(
         selectors.traces_page,
         request,
@@ -48,6 +50,9 @@ def trace_detail(request, trace_id: str):
 @workspace_view()
 def session_list(request):
     form = SessionFilterForm(request.GET)
+    if not form.is_valid():
+        context = {"form": form, "rows": [], "tab": "sessions"}
+        return render(request, "traces/sessions.html", context)
     rows, following = _page(
         selectors.sessions_page,
         request,
