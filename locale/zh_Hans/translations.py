@@ -1357,7 +1357,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Item id.': '数据项 id。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
- 'Its traces': '它的追踪',
+ 'Its traces': '该会话的追踪',
  'JSON mode': 'JSON 模式',
  'Join %(name)s': '加入 %(name)s',
  'Join the workspace': '加入工作空间',
@@ -1845,6 +1845,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Only owners can change model providers.': '只有所有者可以修改模型服务。',
  'Only owners can rename a workspace.': '只有所有者可以重命名工作空间。',
  'Only rows with this item tag.': '只显示带此数据项标签的行。',
+ 'Only span rules run for now: trace and session readiness is not built yet.': '目前只支持 span '
+                                                                               '规则：追踪和会话的就绪判断尚未实现。',
  'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
  'Open invitations': '未使用的邀请',
  'Open row %(n)s': '打开第 %(n)s 行',
@@ -3305,6 +3307,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'at most %(m)s': '最多 %(m)s',
  'at most %(max)s tags per row, got %(count)s': '每行最多 %(max)s 个标签，实际为 %(count)s 个',
  'at most 200 characters': '最多 200 个字符',
+ 'backfill': '回填',
  'baseline': '基线',
  'better': '更好',
  'by %(who)s, %(when)s': '%(who)s · %(when)s',
@@ -3467,6 +3470,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                              '%(field)r '
                                                                                                              '列：未知列 '
                                                                                                              '%(field)r；请将其映射到评测集的某一列，或选择忽略',
+ 'live': '线上',
  'lowest score of the turns': '各轮次的最低分',
  'malformed CSV: %(error)s': 'CSV 格式错误：%(error)s',
  'malformed CSV: %(error)s (check the quoting of this row)': 'CSV 格式错误：%(error)s（请检查这一行的引号）',
@@ -3660,7 +3664,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'to or from unknown': '变为或变自未知',
  'tokens': 'Token',
  'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
- 'tool': 'tool',
+ 'tool': '工具',
  'tool call': '工具调用',
  'tool call %(id)s already has its result in message %(number)s': '工具调用 %(id)s 已在第 %(number)s '
                                                                   '条消息中有结果',
