@@ -121,8 +121,15 @@ def test_a_bad_filter_is_named_on_the_page(web, workspace, traces):
     url = reverse("traces:list", kwargs={"ws": workspace.slug})
     html = web.get(url, {"min_tokens": "10", "max_tokens": "5"}).content.decode()
     assert 'id="filter-errors"' in html and "Max tokens" in html
+    assert 'name="trace_id"' not in html  # no rows shown as if the filter were not there
     html = web.get(url, {"attribute": "novalue"}).content.decode()
     assert "Give key=value." in html
+
+
+def test_the_span_kind_tool_is_translated_apart_from_the_role(web, workspace, traces):
+    url = reverse("traces:list", kwargs={"ws": workspace.slug})
+    html = web.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<option value="tool">工具</option>' in html
 
 
 def test_keyset_pages_walk_every_trace_once(send, web, workspace):
