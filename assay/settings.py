@@ -306,6 +306,10 @@ ASSAY_REAPER_INTERVAL_S = env_int("ASSAY_REAPER_INTERVAL_S", 30)
 # Workers beat by running a task (assay.models.WorkerBeat); older than STALE, none is live.
 ASSAY_WORKER_HEARTBEAT_S = env_int("ASSAY_WORKER_HEARTBEAT_S", 15)
 ASSAY_WORKER_STALE_S = env_int("ASSAY_WORKER_STALE_S", 90)
+# Online evaluation: how often each active rule looks at the spans stored since its last look,
+# and how far behind now it stops (a storing transaction still open would otherwise be missed).
+ASSAY_ONLINE_SWEEP_S = env_int("ASSAY_ONLINE_SWEEP_S", 15)
+ASSAY_ONLINE_SWEEP_LAG_S = env_int("ASSAY_ONLINE_SWEEP_LAG_S", 10)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {
         "task": "assay.tasks.worker_heartbeat",
@@ -326,6 +330,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": float(ASSAY_REAPER_INTERVAL_S),
     },
     "trace-retention": {"task": "traces.tasks.apply_retention", "schedule": 3600.0},
+    "online-sweep": {
+        "task": "online.tasks.sweep_rules",
+        "schedule": float(ASSAY_ONLINE_SWEEP_S),
+        # a sweep nobody ran in time is not worth running late: the next one covers its spans
+        "options": {"expires": float(ASSAY_ONLINE_SWEEP_S)},
+    },
 }
 # Traces (OTLP/HTTP at /otlp/v1/traces): the body as sent and once inflated, the spans one
 # request may bring (the rest are refused in partial_success), the batches a workspace may have

@@ -15,7 +15,9 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from assay.models import Workspace
+from assay.vocabulary import ResultStatus, Verdict
 from evaluators.models import EvaluatorVersion
+from experiments.runs.bases import ChunkBase, RunBase
 
 DEFAULT_ENVIRONMENT = "production"
 DEFAULT_IDLE_SECONDS = 180
@@ -58,6 +60,10 @@ class OnlineRule(models.Model):
     # a trace or session is ready after this long without a new span (or when its root ends)
     idle_seconds = models.PositiveIntegerField(default=DEFAULT_IDLE_SECONDS)
     active = models.BooleanField(default=True)
+    # what the sweep has looked at (spans received up to here), and the rate the budget left
+    swept_until = models.DateTimeField(null=True, blank=True)
+    rate_in_force = models.FloatField(null=True, blank=True)
+    rate_day = models.DateField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -94,3 +100,103 @@ class RuleEvaluator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule} · {self.evaluator_version}"
+
+
+class RunSource(models.TextChoices):
+    """Where a run's items came from: the live sweep, or a backfill over a past window."""
+
+    LIVE = "live", _("live")
+    BACKFILL = "backfill", _("backfill")
+
+
+class OnlineRun(RunBase):
+    """One sweep of one rule: the items it sampled, scored in chunks by the run engine (leases,
+    dispatch, slots, cancel and exactly-once, as every kind of run)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    rule = models.ForeignKey(OnlineRule, on_delete=models.CASCADE, related_name="runs")
+    source = models.CharField(max_length=8, choices=RunSource.choices, default=RunSource.LIVE)
+    # the spans swept: received in (since, until]
+    since = models.DateTimeField(null=True, blank=True)
+    until = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class OnlineChunk(ChunkBase):
+    """Items of one run for one of the rule's evaluator versions (its queue is the kind's)."""
+
+    run = models.ForeignKey(OnlineRun, on_delete=models.CASCADE, related_name="chunks")
+    rule_evaluator = models.ForeignKey(RuleEvaluator, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8)  # the broker queue: "code" or "llm"
+    items = models.JSONField()  # [{"trace_id", "span_id", "rate"}]
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="online_chunk_index_once")
+        ]
+
+
+class OnlineOutcome(models.Model):
+    """What a rule's evaluator version made of one item: a score, or why there is none. Once per
+    (evaluator of the rule, item): a sweep or a chunk that runs twice writes it once."""
+
+    rule = models.ForeignKey(OnlineRule, on_delete=models.CASCADE, related_name="outcomes")
+    rule_evaluator = models.ForeignKey(
+        RuleEvaluator, on_delete=models.CASCADE, related_name="outcomes"
+    )
+    run = models.ForeignKey(OnlineRun, null=True, on_delete=models.SET_NULL, related_name="+")
+    trace_id = models.CharField(max_length=32)
+    span_id = models.CharField(max_length=16, blank=True)  # "" for a trace or session item
+    session_id = models.CharField(max_length=256, blank=True)
+    item_time = models.DateTimeField()  # the span's start: the window it counts in
+    rate = models.FloatField()  # the sampling rate in force when it was sampled
+    status = models.CharField(max_length=8, choices=ResultStatus.choices)
+    skip_reason = models.CharField(max_length=16, choices=SkipReason.choices, blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.UNKNOWN)
+    score = models.FloatField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    rendered_request = models.JSONField(null=True, blank=True)
+    raw_answer = models.TextField(null=True, blank=True)
+    latency_ms = models.FloatField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost = models.FloatField(null=True, blank=True)
+    cached = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rule_evaluator", "trace_id", "span_id"], name="online_outcome_once"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["rule", "item_time"], name="online_outcome_window"),
+            models.Index(fields=["trace_id"], name="online_outcome_trace"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule_evaluator}: {self.trace_id}/{self.span_id} {self.status}"
+
+
+class RuleStratum(models.Model):
+    """How many items of an hour a rule saw under one sampling rate: every eligible item
+    (sampled or not) and those sampled. A window's rate weighs its strata by `eligible`."""
+
+    rule = models.ForeignKey(OnlineRule, on_delete=models.CASCADE, related_name="strata")
+    hour = models.DateTimeField()  # UTC, on the hour
+    rate = models.FloatField()
+    eligible = models.PositiveIntegerField(default=0)
+    sampled = models.PositiveIntegerField(default=0)
+    over_budget = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "hour", "rate"], name="online_stratum_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.hour:%Y-%m-%d %H}h at {self.rate:g}"

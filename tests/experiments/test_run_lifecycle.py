@@ -3,9 +3,9 @@ delivered twice (exactly once), a live lease turning a second runner away, cance
 during, fail, retry the failed, reap a dead worker's chunk (and one that keeps dying), restart
 a lost start.
 
-The kinds are experiments, pairwise runs and `counting`, a kind that exists only in the tests
-(`tests/support/fake_run_kind.py`): a new kind is its module, and these pass for it with
-nothing of `experiments/runs` changed. The engine's steps are called as the tasks call them,
+The kinds are experiments, pairwise runs, online runs and `counting`, a kind that exists only
+in the tests (`tests/support/fake_run_kind.py`): a new kind is its module, and these pass for it
+with nothing of `experiments/runs` changed. The engine's steps are called as the tasks call them,
 in this process (the worker processes, kill -9 and a broker restart: test_reliability.py).
 """
 
@@ -28,6 +28,10 @@ from experiments.runs.inline import run_inline
 from experiments.runs.kinds import RunKind, run_kinds
 from experiments.runs.services import run_cancel, run_retry_failed
 from experiments.scoring import EXPERIMENT
+from online.kind import ONLINE
+from online.models import OnlineOutcome
+from online.services import online_sweep
+from tests.online.support import code_rule, llm_span, store
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 from tests.support.fake_run_kind import CountedRow, counting_run_launch
 from tests.support.pairwise import qa_version
@@ -99,7 +103,18 @@ def counting_case(workspace, counting_kind):
     return Case(counting_kind, launch, CountedRow, "round", 9)
 
 
-@pytest.fixture(params=["experiment", "pairwise", "counting"])
+@pytest.fixture
+def online_case(workspace, user):
+    def launch():
+        rule = code_rule(workspace, user)
+        store([llm_span(workspace, output="a", expected="a") for _ in range(ROWS)])
+        later = timezone.now() + timedelta(minutes=1)  # past the sweep's lag
+        return online_sweep(rule_id=rule.pk, now=later, chunk_items=10)
+
+    return Case(ONLINE, launch, OnlineOutcome, "reason", "written once")
+
+
+@pytest.fixture(params=["experiment", "pairwise", "counting", "online"])
 def case(request) -> Case:
     return request.getfixturevalue(f"{request.param}_case")
 
@@ -125,7 +140,7 @@ def work_one(case: Case, chunk) -> str:
 
 
 def test_every_kind_of_the_app_is_registered():
-    assert {kind.name for kind in run_kinds()} >= {"experiment", "pairwise"}
+    assert {kind.name for kind in run_kinds()} >= {"experiment", "pairwise", "online"}
 
 
 def test_the_test_kind_is_registered_only_for_its_test(counting_kind):

@@ -7,15 +7,16 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from evaluators.kinds import kind_get
 from evaluators.models import EvaluatorVersion
 
-from .filters import filter_problems
-from .mapping import mapping_problems, suggest_mapping
-from .models import OnlineRule, RuleEvaluator, RuleScope
+from ..filters import filter_problems
+from ..mapping import mapping_problems, suggest_mapping
+from ..models import OnlineRule, RuleEvaluator, RuleScope
 
 MAX_EVALUATORS = 10
 RULE_FIELDS = (
@@ -37,7 +38,8 @@ def online_rule_create(
 ) -> OnlineRule:
     """A new rule with its evaluator versions ({evaluator_version, mapping?}); every problem
     is named at once (`evaluators[0].mapping`) and nothing is saved when there is one."""
-    rule = OnlineRule(workspace=workspace, created_by=user)
+    # a new rule scores what arrives from now on (a past window is a backfill)
+    rule = OnlineRule(workspace=workspace, created_by=user, swept_until=timezone.now())
     return _rule_save(rule, fields, evaluators)
 
 
@@ -79,6 +81,10 @@ def _rule_problems(rule: OnlineRule) -> dict[str, list[str]]:
         errors["name"] = [_("Give the rule a name.")]
     if rule.scope not in RuleScope.values:
         errors["scope"] = [_("The scope is span, trace or session.")]
+    elif rule.scope != RuleScope.SPAN:
+        errors["scope"] = [
+            _("Only span rules run for now: trace and session readiness is not built yet.")
+        ]
     if problems := filter_problems(rule.filter):
         errors["filter"] = problems
     if not _rate_ok(rule.sampling_rate):

@@ -1,0 +1,212 @@
+"""The online kind of run (`ONLINE`, registered with `experiments.runs`): a sweep's sampled
+spans, scored by one of the rule's evaluator versions per chunk through the one batch runner,
+under the engine's leases, dispatch, run-wide slots, cancel and exactly-once writes. This
+module says only what a chunk does and what a finished run computes."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import partial
+
+from django.db.models import F, Q
+
+from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, REASON_BYTES, cap_json, cap_text
+from assay.vocabulary import RETRYABLE_STATUSES, ContentType, ResultStatus
+from evaluators.runner import RunOutcome, evaluator_run_batch
+from experiments.mapping import build_turn
+from experiments.runs import chunks as _chunks
+from experiments.runs.chunks import ChunkStopped, batch_commit
+from experiments.runs.inline import run_inline
+from experiments.runs.kinds import RetryPlan, RunKind, run_kind_register
+from traces.models import Span
+
+from .mapping import ATTRIBUTE_PREFIX
+from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
+
+MINI_BATCH = 100  # items between cancel checks, progress bumps and writes
+OUTCOME_FIELDS = (
+    "run status skip_reason verdict score reason error rendered_request raw_answer latency_ms "
+    "tokens_in tokens_out cost cached"
+).split()
+
+
+class OnlineRuns(RunKind):
+    name = "online"
+    noun = "online run"
+    run_model = OnlineRun
+    chunk_model = OnlineChunk
+    run_field = "run"
+    queues = {"code": ("code",), "llm": ("llm",)}
+    kept = "the scored items"
+    claim_related = ("run__rule", "run__workspace", "rule_evaluator__evaluator_version")
+    messages = {
+        "cannot_cancel": "A %(status)s online run cannot be cancelled.",
+        "not_finished": "Retry once the online run has finished.",
+        "nothing_to_retry": "There are no failed items to retry.",
+        "changed": "The online run changed meanwhile; reload it.",
+    }
+
+    def work(self, chunk, lease, **options) -> None:
+        todo = _missing(chunk)
+        for start in range(0, len(todo), MINI_BATCH):
+            if not lease.check():
+                raise ChunkStopped(lease.reason)
+            rows = scored_rows(
+                chunk=chunk, items=todo[start : start + MINI_BATCH], cancel=lease.stop
+            )
+            batch_commit(lease, len(rows), lambda rows=rows: _upsert(rows))
+
+    def settle(self, run_id: int) -> None:
+        """The exact count of what the run wrote (concurrent chunks bumped the counter)."""
+        count = OnlineOutcome.objects.filter(run_id=run_id).count()
+        OnlineRun.objects.filter(pk=run_id).update(results_done=count)
+
+    def retry_plan(self, run) -> RetryPlan:
+        """Items whose evaluator errored or timed out are scored again, and any a failed chunk
+        never wrote."""
+        outcomes = OnlineOutcome.objects.filter(run=run)
+        failed = outcomes.filter(status__in=RETRYABLE_STATUSES).count()
+        missing = max(run.results_total - outcomes.count(), 0)
+        fields = {"results_done": F("results_done") - failed}
+        return RetryPlan(count=failed + missing, fields=fields, answer=failed + missing)
+
+
+ONLINE = run_kind_register(OnlineRuns())
+online_run_inline = partial(run_inline, ONLINE)
+online_chunk_claim = partial(_chunks.chunk_claim, ONLINE)
+
+
+def _missing(chunk: OnlineChunk) -> list[dict]:
+    """The chunk's items without an outcome of its evaluator (in a retry round: without a
+    successful one)."""
+    have = OnlineOutcome.objects.filter(rule_evaluator=chunk.rule_evaluator_id)
+    keys = Q()
+    for item in chunk.items:
+        keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
+    have = have.filter(keys)
+    if chunk.run.retry_round:
+        have = have.exclude(status__in=RETRYABLE_STATUSES)
+    done = set(have.values_list("trace_id", "span_id"))
+    return [item for item in chunk.items if (item["trace_id"], item["span_id"]) not in done]
+
+
+def scored_rows(*, chunk: OnlineChunk, items: list[dict], cancel) -> list[OnlineOutcome]:
+    """Outcomes of `items` by the chunk's evaluator version: spans found are scored, a span
+    retention dropped meanwhile is skipped as not ready (it can no longer be)."""
+    spans = _spans(chunk.run, items)
+    found = [item for item in items if _key(item) in spans]
+    turns = [span_turn(chunk.rule_evaluator.mapping, spans[_key(item)]) for item in found]
+    outcomes = _judged(chunk, turns, cancel) if turns else []
+    rows = [
+        _row(chunk, item, spans[_key(item)], outcome)
+        for item, outcome in zip(found, outcomes, strict=True)
+    ]
+    gone = RunOutcome(status=ResultStatus.SKIPPED, error="the span is no longer stored")
+    rows += [_row(chunk, item, None, gone) for item in items if _key(item) not in spans]
+    return rows
+
+
+def _key(item: dict) -> tuple[str, str]:
+    return item["trace_id"], item["span_id"]
+
+
+def _spans(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Span]:
+    keys = Q()
+    for item in items:
+        keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
+    found = Span.objects.filter(keys, workspace_id=run.workspace_id)
+    return {(s.trace_id, s.span_id): s for s in found}
+
+
+def span_turn(mapping: dict, span: Span) -> dict:
+    """The evaluator's turn for one span: each variable's source as a content object (a source
+    the span lacks is left out, so a required variable skips the turn)."""
+    data = {source: content for source in mapping.values() if (content := _content(span, source))}
+    columns = {variable: f"column:{source}" for variable, source in mapping.items()}
+    return build_turn(mapping=columns, data=data, target_outputs=None, ext={})
+
+
+def _content(span: Span, source: str) -> dict | None:
+    if source.startswith(ATTRIBUTE_PREFIX):
+        value = (span.attributes or {}).get(source.removeprefix(ATTRIBUTE_PREFIX))
+        return (
+            None if value is None else _text(value if isinstance(value, str) else json.dumps(value))
+        )
+    field = source.removeprefix("span:")
+    if field in ("input_messages", "output_messages"):
+        return getattr(span, field) or None
+    value = {"input": span.input_text, "output": span.output_text}.get(field)
+    return _text(value if value is not None else getattr(span, field, ""))
+
+
+def _text(value: str) -> dict | None:
+    return {"content_type": ContentType.TEXT.value, "text": value} if value else None
+
+
+def _judged(chunk: OnlineChunk, turns: list[dict], cancel) -> list[RunOutcome]:
+    version = chunk.rule_evaluator.evaluator_version
+    run = chunk.run
+    return evaluator_run_batch(
+        workspace=run.workspace,
+        kind=version.kind,
+        config=version.config,
+        turns=turns,
+        policy=version.default_policy,
+        score_meaning=version.score_meaning,
+        version_key=f"evaluator-version:{version.public_id}",
+        concurrency=run.concurrency,
+        cancel=cancel,
+        run_key=f"online:{run.rule.public_id}:{version.public_id}",
+    )
+
+
+def _row(chunk: OnlineChunk, item: dict, span: Span | None, outcome: RunOutcome) -> OnlineOutcome:
+    return OnlineOutcome(
+        rule_id=chunk.run.rule_id,
+        rule_evaluator_id=chunk.rule_evaluator_id,
+        run_id=chunk.run_id,
+        trace_id=item["trace_id"],
+        span_id=item["span_id"],
+        session_id=span.session_id if span else "",
+        item_time=span.start_time if span else datetime.fromisoformat(item["start"]),
+        rate=item["rate"],
+        status=outcome.status,
+        skip_reason=_skip_reason(outcome, span),
+        verdict=outcome.verdict,
+        score=outcome.score,
+        reason=cap_text(outcome.reason, REASON_BYTES),
+        error=cap_text(outcome.error, ERROR_BYTES),
+        rendered_request=cap_json(outcome.rendered_request),
+        raw_answer=None
+        if outcome.raw_answer is None
+        else cap_text(outcome.raw_answer, ANSWER_BYTES),
+        latency_ms=outcome.latency_ms,
+        tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out,
+        cost=outcome.cost,
+        cached=outcome.cached,
+    )
+
+
+def _skip_reason(outcome: RunOutcome, span: Span | None) -> str:
+    """Why a scored item has no verdict from its evaluator, in the rule's words."""
+    if span is None:
+        return SkipReason.NOT_READY
+    if outcome.status == ResultStatus.SKIPPED:
+        return SkipReason.MAPPING
+    if outcome.status in RETRYABLE_STATUSES:
+        return SkipReason.EVALUATOR_ERROR
+    return ""
+
+
+def _upsert(rows: list[OnlineOutcome]) -> None:
+    """Insert outcomes, or update the one already there: two runners that both found an item
+    missing leave exactly one row."""
+    OnlineOutcome.objects.bulk_create(
+        rows,
+        batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["rule_evaluator", "trace_id", "span_id"],
+        update_fields=OUTCOME_FIELDS,
+    )

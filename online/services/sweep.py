@@ -1,0 +1,240 @@
+"""The sweep: every few seconds each active rule looks at the spans stored since its last
+sweep, counts the eligible ones by hour and sampling rate (its strata), samples them by cohort,
+and hands the sampled ones to a new online run. A rule is swept by one worker at a time (its
+row is locked, others skip it) and its cursor moves in the same transaction as the run is
+created: a sweep that runs twice, or dies midway, never samples a span twice or loses one.
+
+Spans are looked at by when they were stored (`received_at`), up to `ASSAY_ONLINE_SWEEP_LAG_S`
+ago: a storing transaction still open when the sweep passes would otherwise be missed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Sum
+
+from assay.vocabulary import ResultStatus
+from evaluators.kinds import kind_get
+from experiments.runs.services import run_launched
+from traces.models import Span
+
+from ..filters import filter_q
+from ..kind import ONLINE
+from ..models import (
+    OnlineChunk,
+    OnlineOutcome,
+    OnlineRule,
+    OnlineRun,
+    RuleScope,
+    RuleStratum,
+    SkipReason,
+)
+from ..sampling import in_sample
+
+CHUNK_ITEMS = 250
+# the attribute Assay's own calls carry (HTTP targets, judges): never scored as live traffic
+EXPERIMENT_MARKER = "assay.experiment"
+DAY_S = 24 * 3600
+# the budget halves the rate at most this many times before it stops sampling for the day
+HALVINGS = 10
+
+
+@dataclass
+class SweepPlan:
+    """What one sweep found: eligible and sampled counts by (hour, rate), the sampled items,
+    and the sampled items the day's budget had no room for."""
+
+    eligible: Counter = field(default_factory=Counter)
+    sampled: Counter = field(default_factory=Counter)
+    over: Counter = field(default_factory=Counter)
+    items: list[dict] = field(default_factory=list)
+    over_budget: list[dict] = field(default_factory=list)
+
+
+def online_sweep(
+    *, rule_id: int, now: datetime, chunk_items: int = CHUNK_ITEMS
+) -> OnlineRun | None:
+    """Sweep one rule (see the module); the launched run, or None when there was nothing to
+    score, the rule is paused or another worker is sweeping it."""
+    with transaction.atomic():
+        rule = _locked(rule_id)
+        until = now - timedelta(seconds=settings.ASSAY_ONLINE_SWEEP_LAG_S)
+        if rule is None or rule.scope != RuleScope.SPAN or not _due(rule, until):
+            return None
+        rate = rate_in_force(rule=rule, now=now)
+        plan = _plan(rule, until, rate, _budget_left(rule, now))
+        _strata_add(rule, plan, rate)
+        _over_budget_write(rule, plan.over_budget)
+        run = _run_create(rule, until, plan.items, chunk_items) if plan.items else None
+        rule.swept_until, rule.rate_in_force, rule.rate_day = until, rate, now.date()
+        rule.save(update_fields=["swept_until", "rate_in_force", "rate_day"])
+    return run
+
+
+def _locked(rule_id: int) -> OnlineRule | None:
+    rules = OnlineRule.objects.select_for_update(skip_locked=True)
+    return rules.filter(pk=rule_id, active=True).first()
+
+
+def _due(rule: OnlineRule, until: datetime) -> bool:
+    return rule.swept_until is None or rule.swept_until < until
+
+
+def eligible_spans(*, rule: OnlineRule, since: datetime | None, until: datetime):
+    """The rule's spans stored in (since, until]: its environment, its filter, never Assay's
+    own calls."""
+    spans = Span.objects.filter(workspace_id=rule.workspace_id, received_at__lte=until)
+    if since is not None:
+        spans = spans.filter(received_at__gt=since)
+    if rule.environment:
+        spans = spans.filter(environment=rule.environment)
+    spans = spans.exclude(attributes__has_key=EXPERIMENT_MARKER)
+    return spans.filter(filter_q(rule.filter))
+
+
+def _plan(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> SweepPlan:
+    plan = SweepPlan()
+    spans = eligible_spans(rule=rule, since=rule.swept_until, until=until)
+    rows = spans.order_by("received_at", "start_time").values_list(
+        "trace_id", "span_id", "start_time"
+    )
+    for trace_id, span_id, start in rows.iterator(chunk_size=2000):
+        hour = start.replace(minute=0, second=0, microsecond=0)
+        plan.eligible[hour] += 1
+        if not in_sample(trace_id, rate):
+            continue
+        item = {"trace_id": trace_id, "span_id": span_id, "rate": rate, "start": start.isoformat()}
+        if room is not None and len(plan.items) >= room:
+            plan.over[hour] += 1
+            plan.over_budget.append(item)
+        else:
+            plan.sampled[hour] += 1
+            plan.items.append(item)
+    return plan
+
+
+def _strata_add(rule: OnlineRule, plan: SweepPlan, rate: float) -> None:
+    for hour, eligible in plan.eligible.items():
+        stratum, _ = RuleStratum.objects.get_or_create(rule=rule, hour=hour, rate=rate)
+        RuleStratum.objects.filter(pk=stratum.pk).update(
+            eligible=F("eligible") + eligible,
+            sampled=F("sampled") + plan.sampled[hour],
+            over_budget=F("over_budget") + plan.over[hour],
+        )
+
+
+def _over_budget_write(rule: OnlineRule, items: list[dict]) -> None:
+    """A sampled item the day's budget had no room for is recorded as such, per evaluator."""
+    rows = [
+        OnlineOutcome(
+            rule=rule,
+            rule_evaluator=evaluator,
+            trace_id=item["trace_id"],
+            span_id=item["span_id"],
+            item_time=datetime.fromisoformat(item["start"]),
+            rate=item["rate"],
+            status=ResultStatus.SKIPPED,
+            skip_reason=SkipReason.OVER_BUDGET,
+        )
+        for evaluator in rule.evaluators.all()
+        for item in items
+    ]
+    OnlineOutcome.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+
+
+def _run_create(rule: OnlineRule, until: datetime, items: list[dict], size: int) -> OnlineRun:
+    """A launched run with chunks of `size` items for each of the rule's evaluators."""
+    run = OnlineRun.objects.create(
+        workspace_id=rule.workspace_id,
+        rule=rule,
+        name=f"{rule.name} · {until:%Y-%m-%d %H:%M:%S}",
+        since=rule.swept_until,
+        until=until,
+    )
+    chunks = []
+    for evaluator in rule.evaluators.select_related("evaluator_version"):
+        queue = kind_queue(evaluator.evaluator_version.kind)
+        for start in range(0, len(items), size):
+            chunks.append(
+                OnlineChunk(
+                    run=run,
+                    index=len(chunks),
+                    rule_evaluator=evaluator,
+                    kind=queue,
+                    items=items[start : start + size],
+                )
+            )
+    OnlineChunk.objects.bulk_create(chunks)
+    run_launched(
+        kind=ONLINE,
+        run_id=run.pk,
+        items_total=len(items),
+        results_total=len(items) * len({c.rule_evaluator_id for c in chunks}),
+        chunks_total=len(chunks),
+    )
+    run.refresh_from_db()
+    return run
+
+
+def kind_queue(evaluator_kind: str) -> str:
+    """The broker queue of an evaluator kind's chunks ("code" or "llm")."""
+    return kind_get(evaluator_kind).queue
+
+
+# ---------------------------------------------------------------------------- the budget
+
+
+def _day_start(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _budget_left(rule: OnlineRule, now: datetime) -> int | None:
+    """Items the day's item budget still has room for (None: no item budget)."""
+    if rule.daily_item_budget is None:
+        return None
+    today = rule.strata.filter(hour__gte=_day_start(now)).aggregate(n=Sum("sampled"))["n"] or 0
+    return max(rule.daily_item_budget - today, 0)
+
+
+def rate_in_force(*, rule: OnlineRule, now: datetime) -> float:
+    """The sampling rate for this sweep: the rule's, lowered by halving (so each lower sample
+    lies inside the higher one) when the day's traffic so far says the item budget would run
+    out before the day ends, 0 once a budget is spent. It only goes down within a day."""
+    current = rule.sampling_rate
+    if rule.rate_day == now.date() and rule.rate_in_force is not None:
+        current = min(current, rule.rate_in_force)
+    if _cost_spent(rule, now):
+        return 0.0
+    left = _budget_left(rule, now)
+    if left is None or current == 0:
+        return current
+    if left == 0:
+        return 0.0
+    expected = _expected_rest_of_day(rule, now)
+    for _ in range(HALVINGS):
+        if expected is None or current * expected <= left:
+            return current
+        current /= 2
+    return current if current * expected <= left else 0.0
+
+
+def _expected_rest_of_day(rule: OnlineRule, now: datetime) -> float | None:
+    """Eligible items expected before midnight at today's pace (None before an hour of it)."""
+    start = _day_start(now)
+    elapsed = (now - start).total_seconds()
+    seen = rule.strata.filter(hour__gte=start).aggregate(n=Sum("eligible"))["n"] or 0
+    if elapsed < 3600 or not seen:
+        return None
+    return seen / elapsed * (DAY_S - elapsed)
+
+
+def _cost_spent(rule: OnlineRule, now: datetime) -> bool:
+    if rule.daily_cost_budget is None:
+        return False
+    today = rule.outcomes.filter(created_at__gte=_day_start(now)).aggregate(c=Sum("cost"))["c"]
+    return (today or 0) >= float(rule.daily_cost_budget)

@@ -1,0 +1,54 @@
+"""Spans for online rules: stored through the store's own insert (`traces.storing.rows_insert`,
+COPY on PostgreSQL) with chosen times, and a rule scoring them with a code evaluator."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from online.services import online_rule_create
+from tests.support.factories import make_code_version
+from traces.models import Span
+from traces.storing import rows_insert
+
+MAPPING = {"actual_output": "span:output", "reference_output": "attribute:expected"}
+
+
+def llm_span(workspace, *, output: str, expected: str, at: datetime | None = None, **fields):
+    """One LLM span of production traffic (a trace of its own unless `trace_id` is given)."""
+    at = at or timezone.now()
+    values = {
+        "workspace": workspace,
+        "trace_id": secrets.token_hex(16),
+        "span_id": secrets.token_hex(8),
+        "name": "chat",
+        "kind": "llm",
+        "model": "gpt-4o",
+        "environment": "production",
+        "output_text": output,
+        "start_time": at,
+        "end_time": at + timedelta(milliseconds=300),
+        "duration_ms": 300.0,
+        "attributes": {"expected": expected},
+        "received_at": at,
+        **fields,
+    }
+    return Span(**values)
+
+
+def store(spans: list[Span]) -> list[Span]:
+    rows_insert(spans)
+    return spans
+
+
+def code_rule(workspace, user, *, name: str = "answers", **fields):
+    """A span rule on LLM spans scoring `contains expected` with a Python code evaluator."""
+    version = make_code_version(workspace=workspace, user=user, name=f"Contains {name}")
+    return online_rule_create(
+        workspace=workspace,
+        user=user,
+        fields={"name": name, "filter": {"field": "kind", "op": "eq", "value": "llm"}, **fields},
+        evaluators=[{"evaluator_version": version, "mapping": MAPPING}],
+    )
