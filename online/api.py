@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status
+from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay.api.base import WorkspaceScopedViewSet, validated
@@ -68,6 +70,49 @@ class OnlineRuleViewSet(
         evaluators = None if evaluators is None else self._evaluators(evaluators)
         rule = services.online_rule_update(rule=rule, fields=body, evaluators=evaluators)
         return Response(self._shown(rule))
+
+    @extend_schema(
+        summary=_lazy("List a rule's outcomes"),
+        description=_lazy(
+            "What the rule's evaluators made of each sampled span, newest first: a verdict, "
+            "score and reason, or why there is none (`skip_reason`). Filters: `verdict`, "
+            "`skip_reason`, `status`, `trace_id`, `evaluator_version`."
+        ),
+        parameters=[s.OutcomeFilterSerializer],
+        responses=s.OnlineOutcomeSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def results(self, request, id=None):
+        query = s.OutcomeFilterSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        outcomes = selectors.rule_outcomes(rule=self.get_object(), filters=query.validated_data)
+        page = self.paginate_queryset(outcomes)
+        return self.get_paginated_response(s.OnlineOutcomeSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary=_lazy("Read a rule's monitor"),
+        description=_lazy(
+            "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail "
+            "and pass rates weighed by traffic with their 95 % intervals and denominators, the "
+            "rate corrected for the judge's measured error where its version has a "
+            "calibration, volume, sampled share, unknowns, skips by reason, cost, judge "
+            "latency and span-to-score delay (p50, p95), and the change against the window "
+            "before (`change_p`, `changed` at p < 0.05)."
+        ),
+        parameters=[s.MonitorQuerySerializer],
+        responses={200: dict},
+    )
+    @action(detail=True, methods=["get"])
+    def monitor(self, request, id=None):
+        query = s.MonitorQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = selectors.rule_monitor(
+            rule=self.get_object(),
+            window=query.validated_data["window"],
+            count=query.validated_data["count"],
+            now=timezone.now(),
+        )
+        return Response({"evaluators": s.monitor_data(rows)})
 
     def perform_destroy(self, instance):
         services.online_rule_delete(rule=instance)

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from datetime import timedelta
 
+import numpy as np
 from django.db.models import Count, Prefetch, QuerySet, Sum
 from django.db.models.functions import TruncHour
 
 from assay.models import Workspace
 from assay.vocabulary import Verdict
-from experiments.stats.online import Stratum, window_fail_rate
+from experiments.models import JudgeCalibration
+from experiments.stats.online import (
+    Calibration,
+    Stratum,
+    WindowRate,
+    rate_change_p_value,
+    window_fail_rate,
+)
 
 from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleStratum
 
@@ -60,3 +69,113 @@ def _decided_by_stratum(outcomes) -> defaultdict:
     for hour, rate, verdict, n in rows:
         counts[(hour, rate)][0 if verdict == Verdict.FAIL else 1] += n
     return counts
+
+
+WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
+MAX_WINDOWS = 48
+LATENCY_SAMPLE = 20_000  # scored items a window reads for its latency percentiles
+ALPHA = 0.05
+
+
+def rule_calibration(*, rule_evaluator: RuleEvaluator) -> Calibration | None:
+    """The newest usable calibration of the evaluator version against human labels."""
+    found = JudgeCalibration.objects.filter(
+        evaluator_version_id=rule_evaluator.evaluator_version_id
+    )
+    for calibration in found.order_by("-created_at"):
+        if calibration.usable:
+            counts = calibration.confusion
+            return Calibration(counts["tp"], counts["fn"], counts["tn"], counts["fp"])
+    return None
+
+
+def rule_monitor(*, rule: OnlineRule, window: str, count: int, now, seed=None) -> list[dict]:
+    """Per evaluator of the rule, its last `count` windows (oldest first): the raw fail rate
+    with its interval, the calibrated one where the version has a calibration, volume, sampled
+    share, unknowns, skips, cost, latencies and the change against the window before."""
+    size = WINDOWS[window]
+    end = _window_end(now, window)
+    bounds = [(end - size * (i + 1), end - size * i) for i in reversed(range(count + 1))]
+    return [
+        {"evaluator": evaluator, "windows": _windows(evaluator, bounds, seed)}
+        for evaluator in rule.evaluators.select_related("evaluator_version__evaluator")
+    ]
+
+
+def _windows(evaluator: RuleEvaluator, bounds, seed) -> list[dict]:
+    calibration = rule_calibration(rule_evaluator=evaluator)
+    rows = [_window_row(evaluator, start, end, calibration, seed) for start, end in bounds]
+    for before, row in zip(rows, rows[1:], strict=False):
+        row["change_p"] = _change(before["raw"], row["raw"])
+        row["changed"] = row["change_p"] is not None and row["change_p"] < ALPHA
+    return rows[1:]  # the first window only served as the second's baseline
+
+
+def _window_row(evaluator, start, end, calibration, seed) -> dict:
+    numbers = rule_window(rule_evaluator=evaluator, start=start, end=end, seed=seed)
+    strata = RuleStratum.objects.filter(rule_id=evaluator.rule_id, hour__gte=start, hour__lt=end)
+    volume = strata.aggregate(eligible=Sum("eligible"), sampled=Sum("sampled"))
+    calibrated = None
+    if calibration is not None:
+        calibrated = rule_window(
+            rule_evaluator=evaluator, start=start, end=end, calibration=calibration, seed=seed
+        )["rate"]
+    return {
+        "start": start,
+        "end": end,
+        "raw": numbers["rate"],
+        "calibrated": calibrated,
+        "decided": numbers["decided"],
+        "unknown": numbers["unknown"],
+        "skips": dict(numbers["skips"]),
+        "cost": numbers["cost"],
+        "eligible": volume["eligible"] or 0,
+        "sampled": volume["sampled"] or 0,
+        **_latencies(evaluator, start, end),
+    }
+
+
+def _latencies(evaluator, start, end) -> dict:
+    """Judge latency and span → score delay, p50 and p95 (ms), over the window's scored items."""
+    scored = OnlineOutcome.objects.filter(
+        rule_evaluator=evaluator, item_time__gte=start, item_time__lt=end, skip_reason=""
+    ).values_list("latency_ms", "item_time", "created_at")[:LATENCY_SAMPLE]
+    rows = list(scored)
+    if not rows:
+        return {"latency_ms": None, "delay_ms": None}
+    latency = np.array([r[0] for r in rows])
+    delay = np.array([(r[2] - r[1]).total_seconds() * 1000 for r in rows])
+    return {
+        "latency_ms": [float(np.percentile(latency, q)) for q in (50, 95)],
+        "delay_ms": [float(np.percentile(delay, q)) for q in (50, 95)],
+    }
+
+
+def _change(before: WindowRate | None, after: WindowRate | None) -> float | None:
+    if before is None or after is None:
+        return None
+    return rate_change_p_value(before, after, 0.95)
+
+
+def _window_end(now, window: str):
+    """The end of the window that holds `now` (hours, UTC days, ISO weeks from Monday)."""
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    if window == "hour":
+        return hour + timedelta(hours=1)
+    day = hour.replace(hour=0) + timedelta(days=1)
+    return day if window == "day" else day + timedelta(days=(7 - day.weekday()) % 7)
+
+
+def rule_outcomes(*, rule: OnlineRule, filters: dict) -> QuerySet[OnlineOutcome]:
+    """The rule's outcomes, newest first, by evaluator, verdict, skip reason or trace."""
+    outcomes = OnlineOutcome.objects.filter(rule=rule).select_related(
+        "rule_evaluator__evaluator_version__evaluator"
+    )
+    for name in ("verdict", "skip_reason", "trace_id", "status"):
+        if filters.get(name) is not None:
+            outcomes = outcomes.filter(**{name: filters[name]})
+    if filters.get("evaluator_version"):
+        outcomes = outcomes.filter(
+            rule_evaluator__evaluator_version__public_id=filters["evaluator_version"]
+        )
+    return outcomes.order_by("-item_time", "-pk")

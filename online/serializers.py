@@ -5,8 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
+from assay.vocabulary import ResultStatus, Verdict
 
-from .models import OnlineRule, RuleEvaluator, RuleScope
+from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleScope, SkipReason
 
 
 class RuleEvaluatorSerializer(serializers.ModelSerializer):
@@ -72,3 +73,78 @@ class OnlineRuleWriteSerializer(StrictSerializer):
         "sources: span:input, span:output, span:input_messages, span:output_messages, "
         "span:name, span:model, trace:trajectory, session:conversation, attribute:<key>",
     )
+
+
+class OnlineOutcomeSerializer(serializers.ModelSerializer):
+    evaluator_version = serializers.UUIDField(source="rule_evaluator.evaluator_version.public_id")
+    evaluator_name = serializers.CharField(source="rule_evaluator.evaluator_version.evaluator.name")
+
+    class Meta:
+        model = OnlineOutcome
+        fields = [
+            "evaluator_version",
+            "evaluator_name",
+            "trace_id",
+            "span_id",
+            "session_id",
+            "item_time",
+            "rate",
+            "status",
+            "skip_reason",
+            "verdict",
+            "score",
+            "reason",
+            "error",
+            "latency_ms",
+            "tokens_in",
+            "tokens_out",
+            "cost",
+            "cached",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class OutcomeFilterSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=Verdict.choices, required=False)
+    skip_reason = serializers.ChoiceField(choices=SkipReason.choices, required=False)
+    status = serializers.ChoiceField(choices=ResultStatus.choices, required=False)
+    trace_id = serializers.RegexField(r"^[0-9a-f]{32}$", required=False)
+    evaluator_version = serializers.UUIDField(required=False)
+
+
+class MonitorQuerySerializer(serializers.Serializer):
+    window = serializers.ChoiceField(choices=["hour", "day", "week"], default="day")
+    count = serializers.IntegerField(min_value=1, max_value=48, default=14)
+
+
+def rate_data(rate) -> dict | None:
+    """A window's rate for the API: the fail rate, its pass rate and both intervals."""
+    if rate is None:
+        return None
+    return {
+        "fail_rate": rate.rate,
+        "fail_interval": [rate.lower, rate.upper],
+        "pass_rate": 1 - rate.rate,
+        "pass_interval": [1 - rate.upper, 1 - rate.lower],
+        "decided": rate.decided,
+    }
+
+
+def monitor_data(rows: list[dict]) -> list[dict]:
+    """`online.selectors.rule_monitor` as JSON."""
+    return [
+        {
+            "evaluator_version": str(row["evaluator"].evaluator_version.public_id),
+            "evaluator_name": row["evaluator"].evaluator_version.evaluator.name,
+            "windows": [
+                {
+                    **{k: v for k, v in w.items() if k not in ("raw", "calibrated")},
+                    "raw": rate_data(w["raw"]),
+                    "calibrated": rate_data(w["calibrated"]),
+                }
+                for w in row["windows"]
+            ],
+        }
+        for row in rows
+    ]
