@@ -122,3 +122,18 @@ def test_outsiders(traces, evalset, outsider):
     own = client.get(f"/w/other/traces/to-evalset/mapping/?evalset={evalset.public_id}")
     assert "map-question" not in own.content.decode()
     assert draft(evalset) == [] and draft(theirs) == []
+
+
+def test_the_dialog_for_one_trace(traces, rf, workspace, user, evalset):
+    """A trace's page may draw the dialog for that trace alone (`trace_id=`)."""
+    from django.template import Context, Template
+
+    from assay.selectors import membership_get
+
+    request = rf.get("/")
+    request.user, request.workspace = user, workspace
+    request.membership = membership_get(workspace=workspace, user=user)
+    template = Template("{% load traces_to_evalset %}{% to_evalset_dialog trace_id=t %}")
+    html = template.render(Context({"request": request, "t": traces[2]}))
+    assert f'<input type="hidden" name="trace_id" value="{traces[2]}">' in html
+    assert "This trace" in html and "The traces selected in the list" not in html

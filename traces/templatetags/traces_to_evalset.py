@@ -9,7 +9,9 @@ register = template.Library()
 
 
 @register.inclusion_tag("traces/_to_evalset.html", takes_context=True)
-def to_evalset_dialog(context) -> dict:
+def to_evalset_dialog(context, trace_id: str = "") -> dict:
+    """On the list, the selection is the rows' boxes (or the filter); given `trace_id` (a
+    trace's page: `{% to_evalset_dialog trace_id=trace_id %}`), it is that trace."""
     request = context["request"]
     membership = getattr(request, "membership", None)
     can_edit = bool(membership and membership.can_edit)
@@ -18,6 +20,7 @@ def to_evalset_dialog(context) -> dict:
         "request": request,
         "workspace": request.workspace,
         "can_edit": can_edit,
+        "one_trace": trace_id,
         "query": request.GET.urlencode(),
         "csrf_token": context.get("csrf_token"),
         **extra,
