@@ -1357,6 +1357,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Item id.': '数据项 id。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
+ 'Its session, as one conversation row': '它所属的会话，作为一行对话',
  'Its traces': '该会话的追踪',
  'JSON mode': 'JSON 模式',
  'Join %(name)s': '加入 %(name)s',
@@ -2775,6 +2776,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This run scores each range of rows as soon as its outputs are pushed. Rows never pushed are scored unknown when the run is closed.': '每批行的输出一推送，此运行就为其打分。运行关闭时，从未推送的行记为未知。',
  'This run waits until a worker starts; it then picks the run up where it is.': '此运行会等待工作进程启动；启动后从当前进度接着运行。',
  'This set has no columns yet: define its columns first.': '这个评测集还没有列：请先定义列。',
+ 'This trace': '这条追踪',
  'This version is listed twice.': '该版本被列出了两次。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
  'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
