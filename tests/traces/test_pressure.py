@@ -1,7 +1,8 @@
 """The OTLP endpoint under pressure: a workspace over its span rate gets 429 with Retry-After
 (its spans not queued, other workspaces unaffected), and a broker that is down loses nothing:
 the batch row is kept, the request answers 200, and `resume_batches` sends it once the broker
-is back (a private redis-server the test stops; never the machine's shared one)."""
+is back (a private redis-server the test stops; never the machine's shared one); a database
+that does not answer is a 503 with Retry-After, nothing kept."""
 
 import json
 import shutil
@@ -9,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 import redis
+from django.db import OperationalError, connection
 from django.utils import timezone
 from google.rpc import status_pb2
 
@@ -92,3 +94,16 @@ def test_a_broker_that_is_down_loses_no_span(
     assert [json.loads(m)["headers"]["argsrepr"] for m in queued] == [f"[{batch.pk}]"]
     assert tasks.store_batch(batch.pk) == 3  # what the worker does with that message
     assert Span.objects.count() == 3 and not SpanBatch.objects.exists()
+
+
+def test_a_database_that_does_not_answer_is_503_with_retry_after(client, key):
+    def unreachable(execute, sql, params, many, context):
+        # Django's own hook around every query: the server went away
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with connection.execute_wrapper(unreachable):
+        answer = post(client, spans(1, 2), key)
+    assert answer.status_code == 503 and answer["Retry-After"] == "30"
+    status = status_pb2.Status.FromString(answer.content)
+    assert status.code == 14 and status.message == "the trace store is unavailable"
+    assert not SpanBatch.objects.exists()
