@@ -145,8 +145,9 @@ async def arun_llm_batch(
 
 
 @dataclass
-class _Job:
-    """What every turn of a batch shares."""
+class JudgeCalls:
+    """What every call of a judge batch shares, for score and pairwise judges: the request a
+    turn becomes and its cache key."""
 
     config: Mapping[str, Any]
     settings: ProviderSettings
@@ -155,17 +156,37 @@ class _Job:
     cache: ResponseCache | None
     version_key: str | None
 
+    def request(self, turn, resolver: MediaResolver | None, **extra) -> dict[str, Any]:
+        """The chat completion body for ``turn`` (``extra``: a kind's own build options)."""
+        return build_request(
+            self.config,
+            turn,
+            structured_mode=self.settings.structured_mode,
+            default_model=self.settings.model,
+            media_resolver=resolver,
+            **extra,
+        )
+
+    def key(self, request: dict[str, Any]) -> str | None:
+        """The request's cache key, or None when nothing is cached."""
+        # drafts have no version key: they change without one, so nothing is cached for them
+        if self.cache is None or not self.version_key:
+            return None
+        return cache_key(self.version_key, request, self.settings.limiter_key)
+
+
+class _Job(JudgeCalls):
+    """A score judge's batch: each turn prepared first, then called and parsed."""
+
     def prepare(self, turn: Mapping[str, Any], resolver: MediaResolver | None):
         """(the request body, its cache key or None), or (the outcome of a turn that cannot
         be sent, None)."""
         try:
-            request = self._request(turn, resolver)
+            request = self.request(turn, resolver)
         except ValueError as exc:  # RenderError included
             status, error = unsendable(exc)
             return LlmOutcome(status=status, error=error), None
-        if self.cache is None:
-            return request, None
-        return request, cache_key(self.version_key, request, self.settings.limiter_key)
+        return request, self.key(request)
 
     async def run(self, request: dict[str, Any] | LlmOutcome, key: str | None) -> LlmOutcome:
         """Call and parse one prepared turn."""
@@ -175,15 +196,6 @@ class _Job:
             self.pool, self.settings, request, limiter=self.limiter, cache=self.cache, key=key
         )
         return _outcome(request, result)
-
-    def _request(self, turn: Mapping[str, Any], resolver: MediaResolver | None) -> dict[str, Any]:
-        return build_request(
-            self.config,
-            turn,
-            structured_mode=self.settings.structured_mode,
-            default_model=self.settings.model,
-            media_resolver=resolver,
-        )
 
 
 def unsendable(exc: ValueError) -> tuple[str, str]:

@@ -15,14 +15,13 @@ from typing import Any
 
 from ..pairing import SWAP, UNKNOWN, pair_verdict, swapped_turn
 from .attempts import gather_cancellable, run_blocking
-from .batch import _default_limiter, pooled_call, unsendable
-from .cache import ResponseCache, cache_key
+from .batch import JudgeCalls, _default_limiter, pooled_call, unsendable
+from .cache import ResponseCache
 from .choice import choice_instruction, choice_schema, parse_choice
 from .client import CallResult, ProviderSettings
 from .pool import ClientPool
 from .ratelimit import RateLimiter
 from .render import MediaResolver, prompt_language
-from .request import build_request
 from .slots import RunLimit
 
 ORDERS = ("A, B", "B, A")  # which output the judge saw first, in each call
@@ -124,26 +123,23 @@ def judgement(in_order: OrderAnswer, swapped: OrderAnswer) -> PairJudgement:
     return PairJudgement(status, UNKNOWN, False, error=error, orders=orders)
 
 
-@dataclass
-class _Asker:
-    """What every call of a batch shares."""
-
-    config: Mapping[str, Any]
-    settings: ProviderSettings
-    pool: ClientPool
-    limiter: RateLimiter | None
-    cache: ResponseCache | None
-    version_key: str | None
+class _Asker(JudgeCalls):
+    """A pairwise judge's batch: each turn asked in both orders."""
 
     async def ask(self, turn, order: str, resolver: MediaResolver | None) -> OrderAnswer:
         """Render, call and read one order of one turn."""
         shown = turn if order == ORDERS[0] else swapped_turn(turn)
         try:
-            request = self._request(shown, resolver)
+            request = self.request(
+                shown,
+                resolver,
+                schema=choice_schema(),
+                instruction=choice_instruction(prompt_language(self.config)),
+            )
         except ValueError as exc:  # RenderError included
             status, error = unsendable(exc)
             return OrderAnswer(order, status, error=error)
-        key = self._key(request)
+        key = self.key(request)
         result = await pooled_call(
             self.pool,
             self.settings,
@@ -154,23 +150,6 @@ class _Asker:
             parse=parse_choice,
         )
         return _answer(order, request, result)
-
-    def _request(self, turn, resolver: MediaResolver | None) -> dict[str, Any]:
-        return build_request(
-            self.config,
-            turn,
-            structured_mode=self.settings.structured_mode,
-            default_model=self.settings.model,
-            media_resolver=resolver,
-            schema=choice_schema(),
-            instruction=choice_instruction(prompt_language(self.config)),
-        )
-
-    def _key(self, request: dict[str, Any]) -> str | None:
-        # drafts have no version key: they change without one, so nothing is cached for them
-        if self.cache is None or not self.version_key:
-            return None
-        return cache_key(self.version_key, request, self.settings.limiter_key)
 
 
 # What an order's answer takes over from its call as it is.
