@@ -198,6 +198,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(path)s: in takes a non-empty list.': '%(path)s：in 需要一个非空列表。',
  '%(path)s: unknown field %(field)r (one of %(names)s).': '%(path)s：未知字段 %(field)r（可选 %(names)s）。',
  '%(problem)s; make the mapping again': '%(problem)s；请重新设置映射',
+ '%(r)s in force': '当前生效 %(r)s',
+ '%(r)s in force: the budget lowered it': '当前生效 %(r)s：预算降低了采样率',
  '%(r)s results/s': '%(r)s 个结果/秒',
  '%(r)s rows/s': '%(r)s 行/秒',
  '%(r)s target outputs/s': '%(r)s 个评测对象输出/秒',
@@ -323,6 +325,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                '收尾“completion”条目的报告会被拒绝；勾选此项可导入其中已有的尝试，并标记为部分。',
  'A rule of that name exists already.': '已存在同名规则。',
  'A rule runs 1 to %(n)s evaluator versions.': '一条规则运行 1 到 %(n)s 个评估器版本。',
+ 'A rule runs submitted evaluator versions: write one and submit it first.': '规则运行已提交的评估器版本：请先编写并提交一个。',
+ 'A rule scores a sample of your production spans with an evaluator version, as traces arrive.': '规则会在追踪到达时，用一个评估器版本为生产 '
+                                                                                                 'span '
+                                                                                                 '的样本评分。',
  'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
  "A session's traces in start order (its first 200), each with the user's input and the answer (the root span's, else the first span's input and the last span's output). 404 when the workspace has no trace in that session.": '会话中的追踪，按开始时间排列（最多前 '
                                                                                                                                                                                                                                  '200 '
@@ -420,6 +426,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                            '会删除已保存的密钥：请同时填写新端点的密钥。',
  'An API token acts inside its own workspace; sign in to create or rename workspaces.': 'API '
                                                                                         '令牌只在自己的工作空间内生效；请登录后再创建或重命名工作空间。',
+ 'An attribute filter looks through 1,000 traces a page; look further back, or narrow the time range.': '属性筛选每页查找 '
+                                                                                                        '1,000 '
+                                                                                                        '条追踪；可以继续往前查找，或缩小时间范围。',
  'An attribute filter looks through 2,000 traces a page; look further back, or narrow the time range.': '属性筛选每页查找 '
                                                                                                         '2,000 '
                                                                                                         '条追踪；可以继续往前查找，或缩小时间范围。',
@@ -547,6 +556,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'CSV: a header row, then one row per item, UTF-8. JSONL: one JSON object per line.': 'CSV：一行表头，之后每个数据项一行，UTF-8 '
                                                                                       '编码。JSONL：每行一个 '
                                                                                       'JSON 对象。',
+ 'Calibrated': '校准后',
  'Cancel': '取消',
  'Cancel a pairwise run': '取消成对运行',
  'Cancel an experiment': '取消实验',
@@ -615,7 +625,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
  'Choose an evaluation set.': '请选择一个评测集。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
+ 'Choose evaluator versions above, then “Choose the mapping”.': '先在上方选择评估器版本，再点击“选择映射”。',
  'Choose the column of the scenario.': '请选择场景所在的列。',
+ 'Choose the mapping': '选择映射',
  'Choose the provider the simulated user runs on.': '请选择模拟用户所用的模型服务。',
  'Choose the provider the target prompt runs on.': '请选择评测对象提示词所用的模型服务。',
  'Choose the provider your prompt app runs on.': '请选择你的提示词应用所用的模型服务。',
@@ -734,6 +746,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create ingest key': '创建采集密钥',
  'Create invitation link': '创建邀请链接',
  'Create one to send traces from your application.': '创建一个，即可从你的应用发送追踪。',
+ 'Create rule': '创建规则',
  'Create token': '创建令牌',
  'Create your account': '创建你的账号',
  'Created': '创建于',
@@ -892,8 +905,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Custom LLM judge': '自定义 LLM 评估器',
  'Custom code': '自定义代码',
  'Custom range': '自定义范围',
+ 'Daily budget (USD)': '每日预算（美元）',
+ 'Daily budget (items)': '每日预算（条数）',
  'Dashboard': '看板',
+ 'Days': '按天',
  'Debug': '调试',
+ 'Decided': '已判定',
  'Decided rows: pass and fail, unknown not counted': '已判定的行：通过和未通过，未知不计入',
  "Decides whether `candidate` regresses against `baseline` (an experiment id, or `latest`). For each evaluator both runs have, the paired pass/fail flips go to a one-sided McNemar test at `alpha` (default 0.05): it fails when the drop is significant and its interval lies beyond `max_drop` (default 0); when the decided→unknown flips significantly outnumber the unknown→decided ones (the same test); when the candidate's unknown rate is above `max_unknown_rate` (default 0.5); or when fewer than `min_decided` rows (default 30) were decided on both sides. It also fails when no evaluator ran in both runs. Answers `passed`, a row per evaluator with its reasons, the options used and a Markdown summary; the CLI's `assay gate` exits 1 when `passed` is false. 400 names the parameter: a run that has not completed, runs on different evalsets, no marked baseline for `latest`, or an option out of range.": '判断 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`candidate` '
@@ -998,6 +1015,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Delete this evaluation set?': '删除此评测集？',
  'Delete this evaluator?': '删除此评估器？',
  'Delete this provider?': '删除此模型服务？',
+ 'Delete this rule and its outcomes?': '删除这条规则及其全部结果？',
  'Delete this secret? Targets that use it will fail their rows.': '删除此密钥？使用它的评测对象在每一行上都会失败。',
  'Deleted evaluators': '已删除的评估器',
  'Deleted evaluators appear here and can be restored.': '已删除的评估器会显示在这里，并可以恢复。',
@@ -1268,6 +1286,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                        '和 '
                                                                                                                                                                                                                        'tag '
                                                                                                                                                                                                                        '也能识别。',
+ 'Hours': '按小时',
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
  'Human verdict': '人工判定',
@@ -1360,6 +1379,25 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
  'Its traces': '该会话的追踪',
  'JSON mode': 'JSON 模式',
+ 'JSON: {"all": [conditions]} or {"any": [...]}; a condition is {"field": "kind", "op": "eq", "value": "llm"} or {"attribute": "http.route", "op": "eq", "value": "/chat"}. Empty: every span.': 'JSON：{"all": '
+                                                                                                                                                                                                 '[条件]} '
+                                                                                                                                                                                                 '或 '
+                                                                                                                                                                                                 '{"any": '
+                                                                                                                                                                                                 '[...]}；条件形如 '
+                                                                                                                                                                                                 '{"field": '
+                                                                                                                                                                                                 '"kind", '
+                                                                                                                                                                                                 '"op": '
+                                                                                                                                                                                                 '"eq", '
+                                                                                                                                                                                                 '"value": '
+                                                                                                                                                                                                 '"llm"} '
+                                                                                                                                                                                                 '或 '
+                                                                                                                                                                                                 '{"attribute": '
+                                                                                                                                                                                                 '"http.route", '
+                                                                                                                                                                                                 '"op": '
+                                                                                                                                                                                                 '"eq", '
+                                                                                                                                                                                                 '"value": '
+                                                                                                                                                                                                 '"/chat"}。留空：所有 '
+                                                                                                                                                                                                 'span。',
  'Join %(name)s': '加入 %(name)s',
  'Join the workspace': '加入工作空间',
  'Judge': '评判模型',
@@ -1399,9 +1437,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Last active': '最近活跃',
  'Last hour': '最近 1 小时',
  'Last used': '最近使用',
+ 'Latency p50 / p95': '延迟 p50 / p95',
  'Latency p50 / p95 / max': '延迟 p50 / p95 / 最大',
  'Latest': '最新',
  'Latest imports': '最近的导入',
+ 'Latest outcomes': '最新结果',
  'Latest version': '最新版本',
  'Launch': '启动',
  'Launch an experiment': '启动实验',
@@ -1581,8 +1621,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'New evaluation set': '新建评测集',
  'New evaluator': '新建评估器',
  'New experiment': '新建实验',
+ 'New online rule': '新建线上规则',
  'New pairwise run': '新建成对运行',
  'New provider': '新建模型服务',
+ 'New rule': '新建规则',
+ 'New rule from this span': '用这个 span 新建规则',
  'New workspace': '新建工作空间',
  'Next': '下一页',
  "Next you import a CSV or JSONL file (its columns become the set's columns), or define columns by hand.": '接下来导入 '
@@ -1604,6 +1647,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No evaluation set yet: create one with the columns the rows should fill, then come back.': '还没有评测集：先创建一个包含所需列的评测集，再回到这里。',
  'No evaluation sets yet': '还没有评测集',
  'No evaluator matches': '没有匹配的评估器',
+ 'No evaluator version yet': '还没有评估器版本',
  'No evaluators yet': '还没有评估器',
  'No evaluators.': '没有评估器。',
  'No experiment has this status': '没有处于此状态的实验',
@@ -1614,6 +1658,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "No input or output recorded on this trace's spans.": '此追踪的 Span 上没有记录输入或输出。',
  'No longer a baseline.': '已取消基线标记。',
  'No model providers yet': '还没有模型服务',
+ 'No online rules yet': '还没有线上规则',
  "No other completed run on the baseline's evalset.": '基线所在评测集上没有其他已完成的运行。',
  'No pairs match.': '没有匹配的配对。',
  'No pairwise judge yet': '还没有成对评估器',
@@ -1624,6 +1669,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No row matches.': '没有匹配的行。',
  'No rows match.': '没有匹配的行。',
  'No rows yet': '还没有行',
+ 'No rule has scored this trace.': '还没有规则为这条追踪评分。',
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
  'No secrets yet': '还没有密钥',
@@ -1671,6 +1717,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
+ 'Nothing scored yet: spans are swept every few seconds once they are stored.': '尚无评分：span '
+                                                                                '入库后每隔几秒会被扫描一次。',
  'Nothing selected: no spans match.': '没有选中任何内容：没有匹配的 Span。',
  'Nothing to compare yet': '还没有可对比的内容',
  'Nothing to pair yet': '还没有可配对的内容',
@@ -1756,6 +1804,45 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                        '400 '
                                                                                                                                                                                                                                                                                                                                                        '并指明它。',
  'One row per item. Verdict, status and score filters apply to the chosen evaluator (any evaluator when none is chosen); sorting by an evaluator lists the rows it scored.': '每个数据项一行。判定、状态和分数筛选作用于所选评估器（未选择时为任意评估器）；按某个评估器排序时，列出它打过分的行。',
+ "One row per trace from the summaries the worker keeps as spans are stored: its first start and last end, duration, span and error counts, tokens and cost over all its spans, the models and span kinds it used, and its root span's name and service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or `since`/`until` on its start), service, `name` (the root's), `kind` and `model` (any span's), environment, session, user, `status` or `has_error` (a trace with an error span), duration, tokens and cost bounds, and one raw span attribute (`attribute=key=value`, looked for in the next 1,000 traces of the order: a page may come back short, with `next` to look further). `sort`: start, duration, tokens, cost or spans, `-` first for descending.": '每条追踪一行，来自 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'worker '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '在存储 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '时维护的摘要：最早开始和最晚结束时间、耗时、Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '数和错误数、所有 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '与成本、用到的模型和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '类型，以及根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的名称和服务（根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '到达后取根的）。筛选：时间（`range` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1h/24h/7d/30d，或按开始时间的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`since`/`until`）、服务、`name`（根 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的）、`kind` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`model`（任一 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的）、环境、会话、用户、`status` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`has_error`（含错误 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '的追踪）、耗时、Token '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '和成本的上下限，以及一个原始 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'Span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '属性（`attribute=key=value`，在排序后的接下来 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1,000 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '条追踪中查找：一页可能不满，并带有 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`next` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '以继续查找）。`sort`：start、duration、tokens、cost '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'spans，前加 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '`-` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '表示降序。',
  "One row per trace from the summaries the worker keeps as spans are stored: its first start and last end, duration, span and error counts, tokens and cost over all its spans, the models and span kinds it used, and its root span's name and service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or `since`/`until` on its start), service, `name` (the root's), `kind` and `model` (any span's), environment, session, user, `status` or `has_error` (a trace with an error span), duration, tokens and cost bounds, and one raw span attribute (`attribute=key=value`, looked for in the next 2,000 traces of the order: a page may come back short, with `next` to look further). `sort`: start, duration, tokens, cost or spans, `-` first for descending.": '每条追踪一行，来自 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'worker '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '在存储 '
@@ -1837,6 +1924,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                               '404（使用 '
                                                                                                                                               'API '
                                                                                                                                               '令牌时：不是该令牌的工作空间时）。',
+ 'Online': '线上评估',
+ 'Online evaluation': '线上评估',
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
  'Only an import that failed on bad rows can be retried.': '只有因错误行而失败的导入才能重试。',
@@ -1849,6 +1938,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Only rows with this item tag.': '只显示带此数据项标签的行。',
  'Only span rules run for now: trace and session readiness is not built yet.': '目前只支持 span '
                                                                                '规则：追踪和会话的就绪判断尚未实现。',
+ 'Only spans of this environment; empty for every one.': '只评估该环境的 span；留空表示所有环境。',
  'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
  'Open invitations': '未使用的邀请',
  'Open row %(n)s': '打开第 %(n)s 行',
@@ -1925,8 +2015,16 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Pass rate per evaluator over the last %(n)s completed run on this evaluation set (any version), in the order they finished, newest right.': ['此评测集（任意版本）上最近 '
                                                                                                                                                '%(n)s '
                                                                                                                                                '次已完成运行中每个评估器的通过率，按完成顺序排列，最新的在右。'],
+ "Pass rate weighed by traffic, with its 95 %% interval and the number of decided items; “calibrated” corrects it for the judge's measured error against human labels. ▲ marks a change from the window before (p < 0.05).": '按流量加权的通过率，附 '
+                                                                                                                                                                                                                             '95 '
+                                                                                                                                                                                                                             '%% '
+                                                                                                                                                                                                                             '区间和已判定条数；“校准后”按评审相对人工标注测得的误差进行校正。▲ '
+                                                                                                                                                                                                                             '表示与前一个窗口相比有显著变化（p '
+                                                                                                                                                                                                                             '< '
+                                                                                                                                                                                                                             '0.05）。',
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
+ 'Pause': '暂停',
  'Per assistant turn: one result per reply of the conversation, with the history up to it; the row passes by the rule chosen.': '按助手轮次：对话中的每条回复一个结果，附带到该回复为止的历史；该行按所选规则判定是否通过。',
  "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail and pass rates weighed by traffic with their 95 % intervals and denominators, the rate corrected for the judge's measured error where its version has a calibration, volume, sampled share, unknowns, skips by reason, cost, judge latency and span-to-score delay (p50, p95), and the change against the window before (`change_p`, `changed` at p < 0.05).": '每个评估器最近 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '`count` '
@@ -1942,6 +2040,18 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '0.05 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '时 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '`changed`）。',
+ "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail and pass rates weighed by traffic with their intervals (at 95 %) and denominators, the rate corrected for the judge's measured error where its version has a calibration, volume, sampled share, unknowns, skips by reason, cost, judge latency and span-to-score delay (p50, p95), and the change against the window before (`change_p`, `changed` at p < 0.05).": '每个评估器最近 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '`count` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '个时间窗口（`window`：hour、day '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      'week）：按流量加权的失败率和通过率及其区间（95 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '%）和分母；若该版本有校准，则给出按评审已测误差校正后的比率；流量、采样比例、未知数、按原因统计的跳过数、成本、评审延迟和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      'span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '到评分的延迟（p50、p95），以及与前一个窗口相比的变化（`change_p`，p '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '< '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '0.05 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '时 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                      '`changed`）。',
  'Per-row mean score, mean': '每行平均分的平均值',
  'Per-row pass share, mean': '每行通过比例的平均值',
  'Persona column': '角色设定列',
@@ -2072,6 +2182,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Result': '结果',
  'Results': '结果',
  'Results to compute': '要计算的结果',
+ 'Resume': '恢复',
  'Retries': '重试次数',
  'Retry %(n)s failed row (%(target)s target, %(evaluator)s evaluator)': ['重试 %(n)s 个失败行（评测对象 '
                                                                          '%(target)s 个，评估器 '
@@ -2117,6 +2228,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Rows come from %(choices)s.': '行的来源只能是 %(choices)s。',
  'Rows of %(file)s': '%(file)s 的行',
  'Rows per task; smaller chunks show progress sooner.': '每个任务的行数；分块越小，进度显示得越早。',
+ 'Rule': '规则',
+ 'Rules score production spans as they arrive with the same evaluator versions your experiments use: a deterministic sample of traces, daily budgets, and pass rates with their intervals.': '规则用与实验相同的评估器版本，为到达的生产 '
+                                                                                                                                                                                             'span '
+                                                                                                                                                                                             '评分：确定性的追踪采样、每日预算，以及带区间的通过率。',
  'Run': '运行',
  'Run an evaluator on test rows': '在测试行上运行评估器',
  "Run an evaluator's test cases": '运行评估器的测试用例',
@@ -2214,6 +2329,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                     '表示数量。运行尚未结束或没有可重试的内容时返回 '
                                                                                                                                                                                                                     '400。',
  'Same set-up, as a new draft; pick other evaluator versions or another evalset version to compare.': '相同的设置，作为新草稿；选择其他评估器版本或另一个评测集版本来对比。',
+ 'Sampled': '已采样',
+ 'Sampling': '采样',
+ 'Sampling rate (%)': '采样率（%）',
  'Save': '保存',
  'Save as draft': '保存为草稿',
  'Save correction': '保存修正',
@@ -2229,6 +2347,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
  'Score meaning': '分数含义',
+ 'Score spans like': '为类似的 span 评分：',
  'Scored': '已打分',
  'Scored per assistant turn: %(turns)s turns of %(n)s conversation': ['按助手轮次打分：%(n)s 段对话共 '
                                                                       '%(turns)s 轮'],
@@ -2347,6 +2466,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Simulated user: an LLM plays the user against your app, turn by turn': '模拟用户：由 LLM '
                                                                          '扮演用户，与你的应用逐轮对话',
  'Skip bad rows (import the good ones and report the rest)': '跳过错误行（导入正确的行，并报告错误行）',
+ 'Skipped': '已跳过',
  'Slug': 'Slug',
  'Slug (optional)': 'Slug（可选）',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
@@ -2363,6 +2483,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Source is %(size)s bytes; the limit is %(max_source_bytes)s (64 KiB).': '源代码为 %(size)s 字节；上限为 '
                                                                           '%(max_source_bytes)s（64 '
                                                                           'KiB）。',
+ 'Span': 'Span',
+ 'Span filter': 'Span 过滤条件',
  'Spans': 'Span 数',
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的 LLM '
@@ -2651,6 +2773,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                               '200 '
                                                                                               '个），附带状态、进度和行数。',
  'The shaded column is this run.': '带阴影的一列是本次运行。',
+ 'The share of traces scored; every rule at one rate scores the same traces.': '被评分的追踪所占比例；采样率相同的规则会为同一批追踪评分。',
  'The simulated user writes it to end the conversation.': '模拟用户写出它即结束对话。',
  'The slug %(slug)r is taken.': 'slug %(slug)r 已被占用。',
  'The slug must contain letters or digits.': 'slug 必须包含字母或数字。',
@@ -2769,6 +2892,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This invitation cannot be used': '此邀请无法使用',
  'This invitation was used, withdrawn or has expired.': '此邀请已被使用、已撤回或已过期。',
  'This is below the lower bound (%(field)s).': '此值低于下限（%(field)s）。',
+ 'This is not JSON: %(error)s': '这不是合法的 JSON：%(error)s',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
  'This row in the evaluation set': '评测集中的这一行',
  'This run did not score this row.': '此运行没有为这一行打分。',
@@ -3220,19 +3344,23 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Waiting for a worker to start the import…': '正在等待工作进程开始导入…',
  'Waiting for the column mapping': '等待列映射',
  'Waiting for your outputs': '正在等待你的输出',
+ 'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
  "What the rule's evaluators made of each sampled span, newest first: a verdict, score and reason, or why there is none (`skip_reason`). Filters: `verdict`, `skip_reason`, `status`, `trace_id`, `evaluator_version`.": '规则的评估器对每个被采样 '
                                                                                                                                                                                                                          'span '
                                                                                                                                                                                                                          '的判定，最新的在前：判定、分数和理由，或者没有判定的原因（`skip_reason`）。过滤参数：`verdict`、`skip_reason`、`status`、`trace_id`、`evaluator_version`。',
+ 'When': '时间',
  'When every output is in, or to stop waiting:': '所有输出都推送完毕，或不想再等待时：',
  'Where actual_output is in the answer, e.g. answer; empty: the whole body.': 'actual_output '
                                                                               '在回答中的位置，例如 '
                                                                               'answer；留空：整个响应体。',
+ 'Where each variable comes from': '每个变量的来源',
  "Where the judge's other variables come from": '评判模型的其他变量从哪里来',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Which traces': '哪些追踪',
  'Why': '原因',
  'Win rates': '胜率',
+ 'Window': '时间窗口',
  'With errors': '有错误',
  'With or without errors': '有无错误均可',
  'With repetitions, it resamples a row with all its repetitions together.': '有重复时，会把一行及其所有重复一起重采样。',
@@ -3325,8 +3453,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'any change': '有变化的行',
  'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
  'assistant': 'assistant',
+ 'at most $%(c)s a day': '每天最多 $%(c)s',
  'at most %(m)s': '最多 %(m)s',
  'at most %(max)s tags per row, got %(count)s': '每行最多 %(max)s 个标签，实际为 %(count)s 个',
+ 'at most %(n)s items a day': '每天最多 %(n)s 条',
  'at most 200 characters': '最多 200 个字符',
  'backfill': '回填',
  'baseline': '基线',
@@ -3423,6 +3553,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'evaluator': '评估器',
  'evaluator error': '评估器错误',
  'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
+ 'every environment': '所有环境',
  'every turn passes': '每个轮次都通过',
  'expected %(type)s content, got %(got)s': '需要 %(type)s 内容，实际为 %(got)s',
  'expected %(type)s content, got a JSON %(kind)s': '需要 %(type)s 内容，实际为 JSON %(kind)s',
@@ -3568,6 +3699,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'outputs from': '输出来自',
  'outputs is not a list.': 'outputs 不是列表。',
  'over budget': '超出预算',
+ 'p = %(p)s': 'p = %(p)s',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
  'parent not arrived': '父 span 未到达',
@@ -3583,6 +3715,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                              '%(drop)s（%(p)s；差值最多为 '
                                                                                              '%(bound)s，低于 '
                                                                                              '%(limit)s）',
+ 'paused': '已暂停',
  'pending': '待处理',
  'per assistant turn: %(label)s': '按助手轮次：%(label)s',
  'per_turn is true or false.': 'per_turn 为 true 或 false。',
@@ -3623,6 +3756,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'run, in the order they finished (newest right)': '运行，按完成顺序排列（最新的在右）',
  'running': '运行中',
  'sampled out': '未被采样',
+ 'samples %(r)s of traces': '采样 %(r)s 的追踪',
  'score': '分数',
  'score ≤': '分数 ≤',
  'score ≥': '分数 ≥',
