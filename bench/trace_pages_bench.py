@@ -134,7 +134,7 @@ def _trace(n: int, workspace_id: int, now: float, rng, spans, summaries) -> None
     trace_id = f"{n:032x}"
     service, model = SERVICES[n % 5], MODELS[n % 3]
     session, user, environment = f"session-{n // 5}", f"user-{n // 50}", ENVIRONMENTS[n % 7 == 0]
-    failed = n % 20 == 0
+    failed = n % 20 == 3  # 1 in 20, spread over the services
     tokens_in, tokens_out = 200 + n % 900, 20 + n % 300
     cost = (tokens_in * 0.15 + tokens_out * 0.6) / 1e6
     question = f"Where is my order {n}? It was due on Monday and the tracking page says nothing."

@@ -129,7 +129,7 @@ PAGING = _(
                 "`since`/`until` on its start), service, `name` (the root's), `kind` and `model` "
                 "(any span's), environment, session, user, `status` or `has_error` (a trace with "
                 "an error span), duration, tokens and cost bounds, and one raw span attribute "
-                "(`attribute=key=value`, looked for in the next 2,000 traces of the order: a page "
+                "(`attribute=key=value`, looked for in the next 1,000 traces of the order: a page "
                 "may come back short, with `next` to look further). `sort`: start, duration, "
                 "tokens, cost or spans, `-` first for descending."
             ),

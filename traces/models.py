@@ -160,6 +160,15 @@ class TraceSummary(models.Model):
             models.Index(
                 fields=["workspace", "session_id", "-start_time"], name="traces_sum_session"
             ),
+            # the selective filters: a page of a rare service, user or of errors reads its
+            # own index instead of walking every trace of the range
+            models.Index(fields=["workspace", "service", "-start_time"], name="traces_sum_service"),
+            models.Index(fields=["workspace", "user_id", "-start_time"], name="traces_sum_user"),
+            models.Index(
+                fields=["workspace", "-start_time"],
+                condition=models.Q(error_count__gt=0),
+                name="traces_sum_errors",
+            ),
         ]
 
     def __str__(self) -> str:

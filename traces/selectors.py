@@ -27,7 +27,7 @@ from assay.models import Workspace
 from evalsets.items.cells import CellError
 from evalsets.items.conversation import conversation_content
 
-from .keyset import Order, cursor_encode, page_after
+from .keyset import Order, cursor_decode, cursor_encode, page_after
 from .models import IngestKey, Span, SpanStatus, TraceSummary
 
 HEX_TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
@@ -133,7 +133,7 @@ TRACE_SORTS = {
 }
 # With an attribute filter a page looks at most this many traces (in the sort order) for
 # spans that have it, so a rare value costs a bounded scan; the page says when it stopped.
-ATTRIBUTE_SCAN = 2000
+ATTRIBUTE_SCAN = 1000
 
 
 def trace_order(sort: str) -> Order:
@@ -171,7 +171,9 @@ def traces_page(
     order, traces = trace_order(sort), traces_filtered(workspace=workspace, filters=filters)
     if not filters.get("attribute"):
         return page_after(traces, order=order, cursor=cursor, size=size)
-    scanned, _more = page_after(traces, order=order, cursor=cursor, size=ATTRIBUTE_SCAN)
+    if cursor:
+        traces = traces.filter(order.after(*cursor_decode(cursor, order, TraceSummary)))
+    scanned = traces.order_by(*order.order_by())
     key, value = filters["attribute"]
     spans = _with_attribute(
         Span.objects.filter(
@@ -183,12 +185,13 @@ def traces_page(
         key,
         value,
     )
-    candidates = TraceSummary.objects.filter(pk__in=[t.pk for t in scanned])
+    candidates = TraceSummary.objects.filter(pk__in=scanned.values("pk")[:ATTRIBUTE_SCAN])
     found, following = page_after(
         candidates.filter(Exists(spans)), order=order, cursor=None, size=size
     )
-    if following is None and _more and scanned:
-        following = cursor_encode(scanned[-1], order)
+    if following is None:  # fewer than a page among these: look on after the last one read
+        last = scanned[ATTRIBUTE_SCAN - 1 : ATTRIBUTE_SCAN]
+        following = next((cursor_encode(row, order) for row in last), None)
     return found, following
 
 
@@ -209,17 +212,54 @@ SESSION_FILTERS = {
     "environment": "environment",
 }
 SESSION_TRACES_SHOWN = 200
+SESSION_STEP = Order("start_time", "trace_id")
+SESSION_WALK = 500  # traces read a step while looking for a page of sessions
+SESSION_WALK_ROUNDS = 40  # at most 20,000 traces a page: a page may come back short
 
 
 def sessions_page(*, workspace: Workspace, filters: dict, cursor: str | None, size: int):
     """Sessions (traces sharing a session id, which GenAI's `gen_ai.conversation.id` and
-    OpenInference's `session.id` fill) with a trace in the filters' time range, the most
-    recently active first: their trace count, first and last start, spans, errors, tokens and
-    cost over those traces. Grouped from the summaries, so a narrower range reads fewer."""
+    OpenInference's `session.id` fill) with a trace in the filters' range, the most recently
+    active first: their trace count, first and last start, spans, errors, tokens and cost over
+    those traces, and the next page's cursor.
+
+    Not a GROUP BY over the range (its cost would grow with the range's traces): the traces
+    are walked newest first by the start index, SESSION_WALK at a time, and a session is met
+    first at its last trace, so sessions come in their order; only the page's sessions are
+    then summed, by the session index. A session met again lower down was on an earlier page."""
     lookups = {SESSION_FILTERS[k]: v for k, v in filters.items() if k in SESSION_FILTERS}
-    groups = (
-        TraceSummary.objects.filter(workspace=workspace, **lookups)
-        .exclude(session_id="")
+    traces = TraceSummary.objects.filter(workspace=workspace, **lookups).exclude(session_id="")
+    after = cursor_decode(cursor, SESSION_ORDER, TraceSummary) if cursor else None
+    walk = traces.filter(start_time__lte=after[0]) if after else traces
+    found: list[dict] = []
+    seen: set[str] = set()
+    position = None
+    for _ in range(SESSION_WALK_ROUNDS):
+        step = walk.filter(SESSION_STEP.after(*position)) if position else walk
+        batch = list(
+            step.order_by(*SESSION_STEP.order_by()).values_list(
+                "start_time", "trace_id", "session_id"
+            )[:SESSION_WALK]
+        )
+        met = [sid for _start, _trace, sid in batch if sid not in seen]
+        seen.update(met)
+        found += [row for row in _sessions_summed(traces, met) if _is_after(row, after)]
+        if len(found) > size or len(batch) < SESSION_WALK:
+            break
+        position = batch[-1][:2]
+    found.sort(key=lambda row: (row["last_start"], row["session_id"]), reverse=True)
+    if len(found) > size:
+        return found[:size], cursor_encode(found[size - 1], SESSION_ORDER)
+    if len(batch) == SESSION_WALK:  # the walk stopped before the range's end: look on
+        return found, cursor_encode({"last_start": batch[-1][0], "session_id": ""}, SESSION_ORDER)
+    return found, None
+
+
+def _sessions_summed(traces: QuerySet[TraceSummary], session_ids: list[str]) -> list[dict]:
+    if not session_ids:
+        return []
+    return list(
+        traces.filter(session_id__in=session_ids)
         .values("session_id")
         .annotate(
             last_start=Max("start_time"),
@@ -231,8 +271,15 @@ def sessions_page(*, workspace: Workspace, filters: dict, cursor: str | None, si
             cost=Sum("cost"),
             user_id=Max("user_id"),
         )
+        .order_by()
     )
-    return page_after(groups, order=SESSION_ORDER, cursor=cursor, size=size)
+
+
+def _is_after(row: dict, after: tuple | None) -> bool:
+    """Whether a session comes after the cursor (one that does not was on an earlier page)."""
+    if after is None:
+        return True
+    return (row["last_start"], row["session_id"]) < (after[0], after[1])
 
 
 def session_traces(*, workspace: Workspace, session_id: str) -> list[TraceSummary]:

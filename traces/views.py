@@ -31,12 +31,15 @@ def trace_list(request):
         sort=sort,
         size=TRACES_PER_PAGE,
     )
-    count = selectors.traces_count_bounded(
-        workspace=request.workspace, filters=filters, limit=COUNTED_UP_TO
-    )
+    count = None  # with an attribute, matches are only known a page at a time
+    if not filters.get("attribute"):
+        count = selectors.traces_count_bounded(
+            workspace=request.workspace, filters=filters, limit=COUNTED_UP_TO
+        )
     context = {"form": form, "rows": rows, "sort": sort or "-start"}
     context |= _next(request, following)
-    context |= {"count": count, "count_capped": count > COUNTED_UP_TO, "tab": "traces"}
+    capped = count is not None and count > COUNTED_UP_TO
+    context |= {"count": count, "count_capped": capped, "tab": "traces"}
     return render(request, "traces/list.html", context)
 
 

@@ -99,3 +99,24 @@ def test_outsiders_get_404(client, outsider, outsider_api, workspace, sessions):
     assert outsider_api.get("/api/v1/sessions/s-1/").status_code == 404
     assert outsider_api.get("/api/v1/sessions/").json()["results"] == []
     assert outsider_api.get("/api/v1/traces/").json()["results"] == []
+
+
+def test_sessions_pages_list_each_session_once_in_order(api, client, workspace, monkeypatch):
+    """Traces of five sessions interleaved (a session's older traces sit below newer
+    sessions): walked a few traces at a time, every page holds the next sessions by their
+    last trace, none twice."""
+    from traces import selectors
+
+    monkeypatch.setattr(selectors, "SESSION_WALK", 3)
+    key = ingest_key_issue(workspace=workspace, name="tests").key
+    spans = []
+    for n in range(1, 16):  # trace n in session n % 5: sessions last active 11..15
+        spans += turn(n, f"q{n}", f"a{n}", session__id=f"s{n % 5}")
+    assert post(client, export(*spans).SerializeToString(), key).status_code == 200
+    span_batch_store(batch_id=SpanBatch.objects.get().pk)
+    seen, url = [], "/api/v1/sessions/?limit=2"
+    while url:
+        body = api.get(url).json()
+        seen += [(row["session_id"], row["traces"]) for row in body["results"]]
+        url = body["next"]
+    assert seen == [("s0", 3), ("s4", 3), ("s3", 3), ("s2", 3), ("s1", 3)]
