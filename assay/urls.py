@@ -75,6 +75,7 @@ workspace_urls = [
     path("compare/", include("experiments.compare_urls")),
     path("pairwise/", include("experiments.pairwise.urls")),
     path("traces/", include("traces.urls")),
+    path("online/", include("online.urls")),
 ]
 
 urlpatterns = [

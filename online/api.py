@@ -92,12 +92,12 @@ class OnlineRuleViewSet(
     @extend_schema(
         summary=_lazy("Read a rule's monitor"),
         description=_lazy(
-            "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail "
-            "and pass rates weighed by traffic with their 95 % intervals and denominators, the "
-            "rate corrected for the judge's measured error where its version has a "
-            "calibration, volume, sampled share, unknowns, skips by reason, cost, judge "
-            "latency and span-to-score delay (p50, p95), and the change against the window "
-            "before (`change_p`, `changed` at p < 0.05)."
+            "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail and "
+            "pass rates weighed by traffic with their intervals (at 95 %) and denominators, the "
+            "rate corrected for the judge's measured error where its version has a calibration, "
+            "volume, sampled share, unknowns, skips by reason, cost, judge latency and span-to-"
+            "score delay (p50, p95), and the change against the window before (`change_p`, "
+            "`changed` at p < 0.05)."
         ),
         parameters=[s.MonitorQuerySerializer],
         responses={200: dict},

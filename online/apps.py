@@ -6,4 +6,9 @@ class OnlineConfig(AppConfig):
     verbose_name = "Online evaluation"
 
     def ready(self) -> None:
+        from traces.panels import trace_panel_register
+
         from . import kind  # noqa: F401  (registers the online kind of run)
+        from .panels import trace_scores_panel
+
+        trace_panel_register(trace_scores_panel)

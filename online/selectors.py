@@ -8,10 +8,14 @@ from datetime import timedelta
 import numpy as np
 from django.db.models import Count, Prefetch, QuerySet, Sum
 from django.db.models.functions import TruncHour
+from django.utils import timezone
 
 from assay.models import Workspace
+from assay.selectors import public_or_404
 from assay.vocabulary import Verdict
+from evaluators.kinds import kind_get
 from experiments.models import JudgeCalibration
+from experiments.selectors.resolving import evaluator_version_choices
 from experiments.stats.online import (
     Calibration,
     Stratum,
@@ -19,6 +23,7 @@ from experiments.stats.online import (
     rate_change_p_value,
     window_fail_rate,
 )
+from traces.models import Span
 
 from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleStratum
 
@@ -89,10 +94,11 @@ def rule_calibration(*, rule_evaluator: RuleEvaluator) -> Calibration | None:
     return None
 
 
-def rule_monitor(*, rule: OnlineRule, window: str, count: int, now, seed=None) -> list[dict]:
+def rule_monitor(*, rule: OnlineRule, window: str, count: int, now, seed=0) -> list[dict]:
     """Per evaluator of the rule, its last `count` windows (oldest first): the raw fail rate
     with its interval, the calibrated one where the version has a calibration, volume, sampled
-    share, unknowns, skips, cost, latencies and the change against the window before."""
+    share, unknowns, skips, cost, latencies and the change against the window before. The
+    intervals' draws are seeded, so a page shows the same bounds on every reload."""
     size = WINDOWS[window]
     end = _window_end(now, window)
     bounds = [(end - size * (i + 1), end - size * i) for i in reversed(range(count + 1))]
@@ -179,3 +185,54 @@ def rule_outcomes(*, rule: OnlineRule, filters: dict) -> QuerySet[OnlineOutcome]
             rule_evaluator__evaluator_version__public_id=filters["evaluator_version"]
         )
     return outcomes.order_by("-item_time", "-pk")
+
+
+def online_rule_get(*, workspace: Workspace, public_id) -> OnlineRule:
+    """One rule of the workspace by public id; 404 for anything else."""
+    return public_or_404(online_rules_list(workspace=workspace), public_id, "online rule")
+
+
+def rule_version_choices(*, workspace: Workspace) -> list:
+    """Evaluator versions a rule may run: every live evaluator's, pairwise judges left out."""
+    versions = evaluator_version_choices(workspace=workspace)
+    return [v for v in versions if not kind_get(v.kind).pairwise]
+
+
+def recent_attribute_keys(*, workspace: Workspace, limit: int = 30) -> list[str]:
+    """The attribute keys most seen on the workspace's latest 500 spans (the mapping offers
+    them as sources)."""
+    recent = Span.objects.filter(workspace=workspace).order_by("-start_time")[:500]
+    seen = Counter(
+        key
+        for attributes in recent.values_list("attributes", flat=True)
+        for key in attributes or {}
+    )
+    return sorted(key for key, _n in seen.most_common(limit))
+
+
+def rule_latest(*, rule: OnlineRule) -> dict:
+    """What the rules list shows of a rule: its outcomes in the last 24 hours by verdict."""
+    since = timezone.now() - timedelta(days=1)
+    counts = (
+        rule.outcomes.filter(created_at__gte=since).values_list("verdict").annotate(n=Count("pk"))
+    )
+    return dict(counts)
+
+
+def trace_outcomes(*, workspace: Workspace, trace_id: str) -> QuerySet[OnlineOutcome]:
+    """Every rule's outcomes for one trace of the workspace."""
+    return (
+        OnlineOutcome.objects.filter(rule__workspace=workspace, trace_id=trace_id)
+        .select_related("rule", "rule_evaluator__evaluator_version__evaluator")
+        .order_by("-created_at")
+    )
+
+
+def span_prefill(*, workspace: Workspace, trace_id: str, span_id: str) -> dict:
+    """What a rule started from a span copies of it (kind, name, model, environment); {} for
+    a span the workspace does not have."""
+    span = Span.objects.filter(workspace=workspace, trace_id=trace_id, span_id=span_id).first()
+    if span is None:
+        return {}
+    fields = {"kind": span.kind, "name": span.name, "model": span.model}
+    return {**{k: v for k, v in fields.items() if v}, "environment": span.environment}

@@ -254,6 +254,7 @@ ID_OF = {
     "token-": "viewer_token_id",
     "ingest-key-": "ingest_key_id",
     "online-rule-": "online_rule",
+    "online:": "online_rule",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {

@@ -1,0 +1,147 @@
+"""The online rule form: what spans, how many, which evaluator versions; the mapping of each
+chosen version's variables is a row of selects beside the form (`mapping_rows`). The service
+checks everything again; the form only shapes the request."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .mapping import ATTRIBUTE_PREFIX, sources_for, suggest_mapping
+from .models import DEFAULT_ENVIRONMENT, RuleScope
+
+MAX_ATTRIBUTE_CHOICES = 30
+
+
+class OnlineRuleForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=160)
+    filter = forms.CharField(
+        label=_("Span filter"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false", "class": "mono"}),
+        help_text=_(
+            'JSON: {"all": [conditions]} or {"any": [...]}; a condition is {"field": "kind", '
+            '"op": "eq", "value": "llm"} or {"attribute": "http.route", "op": "eq", "value": '
+            '"/chat"}. Empty: every span.'
+        ),
+    )
+    environment = forms.CharField(
+        label=_("Environment"),
+        max_length=64,
+        required=False,
+        initial=DEFAULT_ENVIRONMENT,
+        help_text=_("Only spans of this environment; empty for every one."),
+    )
+    sampling_percent = forms.FloatField(
+        label=_("Sampling rate (%)"),
+        initial=10,
+        min_value=0.01,
+        max_value=100,
+        help_text=_("The share of traces scored; every rule at one rate scores the same traces."),
+    )
+    daily_item_budget = forms.IntegerField(
+        label=_("Daily budget (items)"), required=False, min_value=1
+    )
+    daily_cost_budget = forms.DecimalField(
+        label=_("Daily budget (USD)"), required=False, min_value=0, decimal_places=4
+    )
+    evaluator_versions = forms.MultipleChoiceField(
+        label=_("Evaluator versions"), widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args, versions, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.versions = {str(v.public_id): v for v in versions}
+        self.fields["evaluator_versions"].choices = [
+            (key, f"{v.evaluator.name} {v.version}") for key, v in self.versions.items()
+        ]
+
+    def clean_filter(self):
+        text = self.cleaned_data["filter"].strip()
+        if not text:
+            return {}
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(_("This is not JSON: %(error)s") % {"error": exc}) from None
+
+    def chosen(self) -> list:
+        return [
+            self.versions[key]
+            for key in self["evaluator_versions"].value() or []
+            if key in self.versions
+        ]
+
+    def rule_fields(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "scope": RuleScope.SPAN,
+            "filter": data["filter"],
+            "environment": data["environment"],
+            "sampling_rate": data["sampling_percent"] / 100,
+            "daily_item_budget": data["daily_item_budget"],
+            "daily_cost_budget": data["daily_cost_budget"],
+        }
+
+
+def mapping_rows(*, versions: list, data, attribute_keys: list[str]) -> list[dict]:
+    """Per chosen version, a select per variable: the span's fields and the attributes seen on
+    recent spans, preselected from what was posted or else from the suggestion."""
+    sources = sources_for(RuleScope.SPAN) + [ATTRIBUTE_PREFIX + k for k in attribute_keys]
+    rows = []
+    for version in versions:
+        variables = version.config.get("input_variables") or []
+        suggested = suggest_mapping(variables=variables, scope=RuleScope.SPAN)
+        for variable in variables:
+            name = mapping_field(version, variable["name"])
+            posted = data is not None and name in data
+            chosen = data.get(name) if posted else suggested.get(variable["name"], "")
+            rows.append(
+                {
+                    "version": version,
+                    "variable": variable,
+                    "field": name,
+                    "chosen": chosen or "",
+                    "sources": sources if not chosen or chosen in sources else [*sources, chosen],
+                }
+            )
+    return rows
+
+
+def mapping_field(version, variable: str) -> str:
+    return f"map:{version.public_id}:{variable}"
+
+
+def posted_evaluators(*, versions: list, rows: list[dict]) -> list[dict]:
+    """The service's `evaluators`: each chosen version with the sources its selects name."""
+    return [
+        {
+            "evaluator_version": version,
+            "mapping": {
+                row["variable"]["name"]: row["chosen"]
+                for row in rows
+                if row["version"] == version and row["chosen"]
+            },
+        }
+        for version in versions
+    ]
+
+
+def prefill(query) -> dict:
+    """A rule started from a span (`?kind=llm&name=chat&model=…&environment=…`): its filter
+    and environment."""
+    conditions = [
+        {"field": field, "op": "eq", "value": query[field]}
+        for field in ("kind", "name", "model", "service")
+        if query.get(field)
+    ]
+    initial = {}
+    if conditions:
+        initial["filter"] = json.dumps({"all": conditions}, ensure_ascii=False)
+        initial["name"] = " · ".join(c["value"] for c in conditions[:2])
+    if "environment" in query:
+        initial["environment"] = query["environment"]
+    return initial

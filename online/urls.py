@@ -1,0 +1,15 @@
+"""The online rules' pages, under /w/<workspace>/online/."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "online"
+
+urlpatterns = [
+    path("", views.rule_list, name="list"),
+    path("new/", views.rule_new, name="new"),
+    path("<uuid:id>/", views.rule_detail, name="detail"),
+    path("<uuid:id>/toggle/", views.rule_toggle, name="toggle"),
+    path("<uuid:id>/delete/", views.rule_delete, name="delete"),
+]

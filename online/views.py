@@ -1,0 +1,140 @@
+"""The online rules' pages: the list, a new rule (from scratch or from a span), a rule's page
+(its monitor, recent outcomes), pause/resume and delete."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from assay.web.decorators import workspace_view
+from assay.web.errors import add_errors
+
+from . import selectors, services
+from .forms import OnlineRuleForm, mapping_rows, posted_evaluators, prefill
+from .models import SkipReason
+
+WINDOW_COUNTS = {"hour": 24, "day": 14, "week": 8}
+OUTCOMES_PAGE = 25
+
+
+@workspace_view()
+def rule_list(request):
+    """Every rule of the workspace, with its last day's verdicts."""
+    rules = list(selectors.online_rules_list(workspace=request.workspace))
+    rows = [{"rule": rule, "latest": selectors.rule_latest(rule=rule)} for rule in rules]
+    return render(request, "online/list.html", {"rows": rows})
+
+
+@workspace_view()
+def rule_new(request):
+    """A new span rule: choose the evaluator versions ("Choose the mapping" shows a select per
+    variable), then create; `?kind=…&name=…&model=…` starts from a span."""
+    versions = selectors.rule_version_choices(workspace=request.workspace)
+    posted = request.POST if request.method == "POST" else None
+    form = OnlineRuleForm(posted, initial=_initial(request), versions=versions)
+    keys = selectors.recent_attribute_keys(workspace=request.workspace)
+    rows = mapping_rows(versions=form.chosen(), data=posted, attribute_keys=keys)
+    errors: list[str] = []
+    if posted is not None and posted.get("step") == "create" and form.is_valid():
+        rule = _create(request, form, rows, errors)
+        if rule is not None:
+            return redirect("online:detail", ws=request.workspace.slug, id=rule.public_id)
+    failed = posted is not None and posted.get("step") == "create"
+    context = {"form": form, "mapping_rows": rows, "mapping_errors": errors}
+    return render(request, "online/new.html", context, status=400 if failed else 200)
+
+
+def _initial(request) -> dict:
+    """The form's start: from a span (`?trace=…&span=…`, the trace page's "score spans like
+    this") or from fields in the query (`?kind=llm&name=chat`)."""
+    query = request.GET
+    if query.get("trace") and query.get("span"):
+        query = selectors.span_prefill(
+            workspace=request.workspace, trace_id=query["trace"], span_id=query["span"]
+        )
+    return prefill(query)
+
+
+def _create(request, form, rows, errors: list):
+    """The rule, or None with the service's problems on the form and beside the mapping."""
+    try:
+        return services.online_rule_create(
+            workspace=request.workspace,
+            user=request.user,
+            fields=form.rule_fields(),
+            evaluators=posted_evaluators(versions=form.chosen(), rows=rows),
+        )
+    except ValidationError as exc:
+        problems = dict(exc.message_dict)
+        for path in [p for p in problems if p.startswith("evaluators")]:
+            errors.extend(problems.pop(path))
+        aliases = {"sampling_rate": "sampling_percent", "evaluators": "evaluator_versions"}
+        add_errors(form, ValidationError(problems), aliases=aliases)
+        if errors:
+            form.add_error(None, _("Check the mapping below."))
+        return None
+
+
+@workspace_view()
+def rule_detail(request, id):
+    """A rule: per evaluator its windows (pass rate with interval and denominator, the
+    calibrated rate, volume, sampled share, skips, cost, latencies, change markers) and the
+    latest outcomes."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    window = request.GET.get("window") if request.GET.get("window") in WINDOW_COUNTS else "day"
+    monitor = selectors.rule_monitor(
+        rule=rule, window=window, count=WINDOW_COUNTS[window], now=timezone.now()
+    )
+    outcomes = selectors.rule_outcomes(rule=rule, filters={})
+    page = Paginator(outcomes, OUTCOMES_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "rule": rule,
+        "window": window,
+        "windows": list(WINDOW_COUNTS),
+        "monitor": [{**row, "windows": _shown(row["windows"])} for row in monitor],
+        "page": page,
+    }
+    return render(request, "online/detail.html", context)
+
+
+def _shown(windows: list[dict]) -> list[dict]:
+    """Windows newest first, as the page words them: pass rates (the page speaks of passing,
+    the statistics of failing) and skips with their labels."""
+    labels = dict(SkipReason.choices)
+    return [
+        {
+            **w,
+            "passed": _passing(w["raw"]),
+            "calibrated_passed": _passing(w["calibrated"]),
+            "skip_rows": [(labels.get(k, k), n) for k, n in sorted(w["skips"].items())],
+        }
+        for w in reversed(windows)
+    ]
+
+
+def _passing(rate) -> dict | None:
+    if rate is None:
+        return None
+    return {"rate": 1 - rate.rate, "low": 1 - rate.upper, "high": 1 - rate.lower}
+
+
+@require_POST
+@workspace_view()
+def rule_toggle(request, id):
+    """Pause an active rule, or resume a paused one."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    services.online_rule_update(rule=rule, fields={"active": not rule.active}, evaluators=None)
+    return redirect("online:detail", ws=request.workspace.slug, id=rule.public_id)
+
+
+@require_POST
+@workspace_view()
+def rule_delete(request, id):
+    """Delete a rule and its outcomes."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    services.online_rule_delete(rule=rule)
+    return redirect("online:list", ws=request.workspace.slug)
