@@ -10,7 +10,8 @@ attributes with a tenant id. The summaries hold what the worker's upsert makes o
 (`traces/summaries.py`; `tests/traces/test_summary.py` checks that path).
 
 Then, through Django's test client signed in as a member (the whole view: query, template),
-it times each page BENCH_REPEAT times (default 15) and prints median and p95 in ms:
+after one untimed first request (printed apart: the process's URLs and templates loading, a
+cold cache), it times each page BENCH_REPEAT times (default 15) and prints median and p95 in ms:
 the traces list's first page (default range: 24 hours), a filtered page, sorted pages, a deep
 page (after following `next` BENCH_DEEP pages, default 200), an attribute filter, the
 sessions list, a session and a trace; and the API's traces and spans lists. The database is
@@ -218,6 +219,9 @@ def _time_pages(workspace, user) -> None:
         "API traces, first page (30 d)": ("/api/v1/traces/", {"range": "30d"}),
         "API spans, first page (24 h)": ("/api/v1/spans/", {"range": "24h"}),
     }
+    started = time.perf_counter()
+    client.get(base)  # the process's first request (URLs, templates) and a cold cache
+    print(f"first request after start: {(time.perf_counter() - started) * 1000:.0f} ms")
     print(f"\n{'page':<48} {'median ms':>10} {'p95 ms':>8}")
     for label, (url, query) in pages.items():
         headers = {"HTTP_X_ASSAY_WORKSPACE": workspace.slug} if url.startswith("/api/") else {}
