@@ -108,6 +108,35 @@ def _verdicts(outcomes: list[RunOutcome], policy: dict, meaning: str) -> list[st
     return verdict_many(scores, Policy.from_dict(policy), meaning) if outcomes else []
 
 
+def version_run_batch(
+    *,
+    version,
+    workspace: Workspace,
+    turns: list[dict],
+    concurrency: int,
+    cancel: threading.Event | None,
+    run_key: str,
+    policy: dict | None = None,
+    repeat: int = 0,
+) -> list[RunOutcome]:
+    """A submitted evaluator version on `turns`, as runs call it: its kind, config and score
+    meaning, its default policy unless the run set one, its answers cached per version (a later
+    repetition of the same input asks the judge again, not the cache), the run's slots shared
+    through `run_key`."""
+    return evaluator_run_batch(
+        workspace=workspace,
+        kind=version.kind,
+        config=version.config,
+        turns=turns,
+        policy=version.default_policy if policy is None else policy,
+        score_meaning=version.score_meaning,
+        version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
+        concurrency=concurrency,
+        cancel=cancel,
+        run_key=run_key,
+    )
+
+
 def _missing(config: dict, turn: dict) -> str:
     """Name the first required variable the turn lacks ('' when it has them all)."""
     fields = turn_fields(turn)

@@ -101,10 +101,23 @@ def mapping_problems(
     target_outputs: tuple[str, ...] = (),
 ) -> list[str]:
     """Every problem with a mapping: unmapped required variables, unknown sources, type clashes."""
+    by_name = {c["name"]: c for c in columns}
+    return variables_problems(
+        variables=variables,
+        mapping=mapping,
+        source_problems=lambda name, variable, source: _source_problems(
+            name, variable, source, by_name, target_outputs
+        ),
+    )
+
+
+def variables_problems(*, variables: list[dict], mapping: Any, source_problems) -> list[str]:
+    """What every mapping checks (experiments', online rules'): an object, no unknown
+    variables, every required one mapped; `source_problems(name, variable, source)` judges each
+    mapped source in its own terms."""
     if not isinstance(mapping, dict):
         return [_("The mapping must be an object of variable → source.")]
     declared = {v["name"]: v for v in variables}
-    by_name = {c["name"]: c for c in columns}
     problems = [
         _("%(name)r is not a variable of this evaluator.") % {"name": name}
         for name in mapping
@@ -116,7 +129,7 @@ def mapping_problems(
             if variable.get("required", True):
                 problems.append(_("Required variable %(name)r is not mapped.") % {"name": name})
             continue
-        problems.extend(_source_problems(name, variable, source, by_name, target_outputs))
+        problems.extend(source_problems(name, variable, source))
     return problems
 
 

@@ -13,7 +13,7 @@ from django.db.models import F, Q
 
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, REASON_BYTES, cap_json, cap_text
 from assay.vocabulary import RETRYABLE_STATUSES, ContentType, ResultStatus
-from evaluators.runner import RunOutcome, evaluator_run_batch
+from evaluators.runner import RunOutcome, version_run_batch
 from experiments.mapping import build_turn
 from experiments.runs import chunks as _chunks
 from experiments.runs.chunks import ChunkStopped, batch_commit
@@ -145,16 +145,11 @@ def _text(value: str) -> dict | None:
 
 
 def _judged(chunk: OnlineChunk, turns: list[dict], cancel) -> list[RunOutcome]:
-    version = chunk.rule_evaluator.evaluator_version
-    run = chunk.run
-    return evaluator_run_batch(
+    version, run = chunk.rule_evaluator.evaluator_version, chunk.run
+    return version_run_batch(
+        version=version,
         workspace=run.workspace,
-        kind=version.kind,
-        config=version.config,
         turns=turns,
-        policy=version.default_policy,
-        score_meaning=version.score_meaning,
-        version_key=f"evaluator-version:{version.public_id}",
         concurrency=run.concurrency,
         cancel=cancel,
         run_key=f"online:{run.rule.public_id}:{version.public_id}",

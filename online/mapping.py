@@ -9,6 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from assay.vocabulary import ContentType
+from experiments.mapping import variables_problems
 from online.models import RuleScope
 
 ATTRIBUTE_PREFIX = "attribute:"
@@ -42,22 +43,13 @@ def sources_for(scope: str) -> list[str]:
 def mapping_problems(*, variables: list[dict], mapping: Any, scope: str) -> list[str]:
     """Every problem with an online mapping: unknown variables, required ones unmapped,
     unknown sources, sources the scope does not offer, type clashes."""
-    if not isinstance(mapping, dict):
-        return [_("The mapping must be an object of variable → source.")]
-    declared = {v["name"]: v for v in variables}
-    problems = [
-        _("%(name)r is not a variable of this evaluator.") % {"name": name}
-        for name in mapping
-        if name not in declared
-    ]
-    for name, variable in declared.items():
-        source = mapping.get(name)
-        if not source:
-            if variable.get("required", True):
-                problems.append(_("Required variable %(name)r is not mapped.") % {"name": name})
-            continue
-        problems += _source_problems(name, variable["content_type"], source, scope)
-    return problems
+    return variables_problems(
+        variables=variables,
+        mapping=mapping,
+        source_problems=lambda name, variable, source: _source_problems(
+            name, variable["content_type"], source, scope
+        ),
+    )
 
 
 def _source_problems(name: str, wanted: str, source: Any, scope: str) -> list[str]:

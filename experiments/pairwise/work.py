@@ -26,7 +26,7 @@ from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import RETRYABLE_STATUSES, ResultStatus
 from evalsets.models import EvalSetItem
 from evaluators.pairing import OUTPUT_A, OUTPUT_B, UNKNOWN, pair_verdict
-from evaluators.runner import RunOutcome, evaluator_run_batch
+from evaluators.runner import RunOutcome, version_run_batch
 
 from ..mapping import build_turn
 from ..models import PairwiseChunk, PairwiseResult, PairwiseRun, TargetResult
@@ -185,16 +185,11 @@ def _missing(run: PairwiseRun, a: int, b: int, repeat: int, uids: list) -> list:
 
 def judge_pairs(*, run: PairwiseRun, turns: list[dict], repeat: int, cancel) -> list[RunOutcome]:
     """The run's pairwise judge on `turns` (both orders each), through the one batch runner."""
-    version = run.evaluator_version
-    return evaluator_run_batch(
+    return version_run_batch(
+        version=run.evaluator_version,
         workspace=run.workspace,
-        kind=version.kind,
-        config=version.config,
         turns=turns,
-        policy=version.default_policy,
-        score_meaning=version.score_meaning,
-        # a later repetition of the same pair must ask the judge again, not the cache
-        version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
+        repeat=repeat,
         concurrency=run.concurrency,
         cancel=cancel,
         run_key=f"pairwise:{run.public_id}:judge",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from assay.safety.caps import ERROR_BYTES, cap_text
 from assay.vocabulary import ResultStatus
 from evaluators.kinds import kind_get
-from evaluators.runner import RunOutcome, evaluator_run_batch
+from evaluators.runner import RunOutcome, version_run_batch
 
 from ..mapping import applies, target_sources
 from ..models import EvaluatorBinding, Experiment, Result
@@ -80,16 +80,12 @@ class EvaluatorWork:
         return result_rows(self.experiment, binding, cases, outcomes, repeat)
 
     def _run(self, binding, cases: list[Case], repeat: int) -> list[RunOutcome]:
-        version = binding.evaluator_version
-        return evaluator_run_batch(
+        return version_run_batch(
+            version=binding.evaluator_version,
             workspace=self.experiment.workspace,
-            kind=version.kind,
-            config=version.config,
             turns=[case.turn for case in cases],
             policy=binding.policy,
-            score_meaning=version.score_meaning,
-            # a later repetition of the same input must sample the judge again, not the cache
-            version_key=f"evaluator-version:{version.public_id}" + (f":{repeat}" if repeat else ""),
+            repeat=repeat,
             concurrency=self.experiment.concurrency,
             cancel=self.cancel,
             run_key=f"experiment:{self.experiment.public_id}:judge",
