@@ -5,6 +5,7 @@ from .credentials import (  # noqa: F401
     MAX_SECRET_BYTES,
     SECRET_NAME,
     IssuedToken,
+    hashed_key_revoke,
     secret_named_delete,
     secret_named_save,
     secret_reveal,

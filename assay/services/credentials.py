@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ..bases import HashedKey
 from ..models import (
     ApiToken,
     Membership,
@@ -18,6 +20,8 @@ from ..models import (
 )
 from ..safety import crypto
 from ..safety.origins import OriginError, origins_normalized
+
+K = TypeVar("K", bound=HashedKey)
 
 
 @dataclass(frozen=True)
@@ -44,10 +48,16 @@ def token_issue(*, workspace: Workspace, user: AbstractBaseUser, name: str) -> I
 
 def token_revoke(*, token: ApiToken) -> ApiToken:
     """Revoke a token; revoking twice is harmless."""
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-    return token
+    return hashed_key_revoke(key=token)
+
+
+def hashed_key_revoke(*, key: K) -> K:
+    """Revoke a key stored as its hash (an API token, an ingest key): from now on it is
+    refused; revoking twice keeps the first time."""
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+    return key
 
 
 def token_authenticate(*, key: str) -> ApiToken | None:

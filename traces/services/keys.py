@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.safety import crypto
+from assay.services import hashed_key_revoke
 
 from ..models import IngestKey
 
@@ -45,10 +46,7 @@ def ingest_key_issue(
 
 def ingest_key_revoke(*, ingest_key: IngestKey) -> IngestKey:
     """Revoke an ingest key; revoking twice is harmless."""
-    if ingest_key.revoked_at is None:
-        ingest_key.revoked_at = timezone.now()
-        ingest_key.save(update_fields=["revoked_at"])
-    return ingest_key
+    return hashed_key_revoke(key=ingest_key)
 
 
 def ingest_key_authenticate(*, key: str) -> IngestKey | None:
