@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -113,6 +115,27 @@ class OnlineRuleViewSet(
             now=timezone.now(),
         )
         return Response({"evaluators": s.monitor_data(rows)})
+
+    @extend_schema(
+        summary=_lazy("Backfill a rule over a past window"),
+        description=_lazy(
+            "Scores the spans of [since, until) that were stored before the rule began, "
+            "sampled at its rate. Without `start` (or with false) it only answers the "
+            "estimate: spans, sampled items, evaluator calls and their cost (null when a "
+            "judge has no known price yet); with `start: true` it also launches the run. A "
+            "window must end where the rule's coverage begins (its creation, or its last "
+            "backfill) or earlier."
+        ),
+        request=s.BackfillSerializer,
+        responses={200: dict, 201: dict},
+    )
+    @action(detail=True, methods=["post"])
+    def backfill(self, request, id=None):
+        rule = self.get_object()  # another workspace's rule is a 404 before the body is read
+        body = validated(s.BackfillSerializer, request)
+        estimate, run = services.online_backfill(rule=rule, **body)
+        data = {**asdict(estimate), "run": None if run is None else str(run.public_id)}
+        return Response(data, status=status.HTTP_201_CREATED if run else status.HTTP_200_OK)
 
     def perform_destroy(self, instance):
         services.online_rule_delete(rule=instance)

@@ -87,6 +87,17 @@ class OnlineRuleForm(forms.Form):
         }
 
 
+class BackfillForm(forms.Form):
+    """A past window of span start times (UTC)."""
+
+    since = forms.DateTimeField(
+        label=_("From"), widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    until = forms.DateTimeField(
+        label=_("To"), widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+
+
 def mapping_rows(*, versions: list, data, attribute_keys: list[str]) -> list[dict]:
     """Per chosen version, a select per variable: the span's fields and the attributes seen on
     recent spans, preselected from what was posted or else from the suggestion."""

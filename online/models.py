@@ -64,6 +64,8 @@ class OnlineRule(models.Model):
     swept_until = models.DateTimeField(null=True, blank=True)
     rate_in_force = models.FloatField(null=True, blank=True)
     rate_day = models.DateField(null=True, blank=True)
+    # where the spans a backfill scored begin (a later backfill must end there or earlier)
+    backfilled_from = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -148,3 +148,11 @@ def monitor_data(rows: list[dict]) -> list[dict]:
         }
         for row in rows
     ]
+
+
+class BackfillSerializer(StrictSerializer):
+    since = serializers.DateTimeField(help_text="the window's start (span start times)")
+    until = serializers.DateTimeField(help_text="its end, at or before the rule's coverage")
+    start = serializers.BooleanField(
+        default=False, help_text="false: the estimate only; true: launch the run"
+    )

@@ -11,5 +11,6 @@ urlpatterns = [
     path("new/", views.rule_new, name="new"),
     path("<uuid:id>/", views.rule_detail, name="detail"),
     path("<uuid:id>/toggle/", views.rule_toggle, name="toggle"),
+    path("<uuid:id>/backfill/", views.rule_backfill, name="backfill"),
     path("<uuid:id>/delete/", views.rule_delete, name="delete"),
 ]

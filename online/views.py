@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
@@ -11,10 +12,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
-from assay.web.errors import add_errors
+from assay.web.errors import add_errors, form_service
 
 from . import selectors, services
-from .forms import OnlineRuleForm, mapping_rows, posted_evaluators, prefill
+from .forms import BackfillForm, OnlineRuleForm, mapping_rows, posted_evaluators, prefill
 from .models import SkipReason
 
 WINDOW_COUNTS = {"hour": 24, "day": 14, "week": 8}
@@ -85,6 +86,10 @@ def rule_detail(request, id):
     calibrated rate, volume, sampled share, skips, cost, latencies, change markers) and the
     latest outcomes."""
     rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    return rule_detail_page(request, rule, backfill=BackfillForm(), estimate=None)
+
+
+def rule_detail_page(request, rule, *, backfill, estimate, status: int = 200):
     window = request.GET.get("window") if request.GET.get("window") in WINDOW_COUNTS else "day"
     monitor = selectors.rule_monitor(
         rule=rule, window=window, count=WINDOW_COUNTS[window], now=timezone.now()
@@ -97,8 +102,10 @@ def rule_detail(request, id):
         "windows": list(WINDOW_COUNTS),
         "monitor": [{**row, "windows": _shown(row["windows"])} for row in monitor],
         "page": page,
+        "backfill": backfill,
+        "estimate": estimate,
     }
-    return render(request, "online/detail.html", context)
+    return render(request, "online/detail.html", context, status=status)
 
 
 def _shown(windows: list[dict]) -> list[dict]:
@@ -120,6 +127,30 @@ def _passing(rate) -> dict | None:
     if rate is None:
         return None
     return {"rate": 1 - rate.rate, "low": 1 - rate.upper, "high": 1 - rate.lower}
+
+
+@require_POST
+@workspace_view()
+def rule_backfill(request, id):
+    """Estimate a backfill ("Estimate"), or launch it ("Start backfill"); the estimate and any
+    problem are shown on the rule's page."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    form = BackfillForm(request.POST)
+    estimate = None
+    if form.is_valid():
+        start = request.POST.get("step") == "start"
+        result = form_service(
+            form, services.online_backfill, rule=rule, start=start, **form.cleaned_data
+        )
+        if result is not None and result[1] is not None:
+            messages.success(
+                request, _("Backfill started: %(n)s items.") % {"n": result[0].sampled}
+            )
+            return redirect("online:detail", ws=request.workspace.slug, id=rule.public_id)
+        estimate = result[0] if result else None
+    return rule_detail_page(
+        request, rule, backfill=form, estimate=estimate, status=400 if form.errors else 200
+    )
 
 
 @require_POST

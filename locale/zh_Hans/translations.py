@@ -209,6 +209,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(s)d s': '%(s)d 秒',
  '%(source)r is not a Conversation the mapping feeds to a variable.': '%(source)r 不是映射传给某个变量的 '
                                                                       'Conversation。',
+ '%(spans)s spans in the window, %(sampled)s sampled, %(calls)s evaluator calls': '窗口内 %(spans)s 个 '
+                                                                                  'span，采样 '
+                                                                                  '%(sampled)s '
+                                                                                  '个，评估器调用 '
+                                                                                  '%(calls)s 次',
  '%(text)r is not an origin: give scheme://host[:port] (for example https://app.example.com), without a path or query.': '%(text)r '
                                                                                                                          '不是源：请填写 '
                                                                                                                          'scheme://host[:port]（例如 '
@@ -283,6 +288,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                        '时会指明出错的字段，例如 '
                                                                                                                                                                                                                                        'turn '
                                                                                                                                                                                                                                        '缺少草稿中的必填输入变量。',
+ "A backfill ends where the rule's coverage begins (%(at)s) or earlier.": '回填必须在规则覆盖开始之处（%(at)s）或更早结束。',
  'A better': 'A 更好',
  'A better: %(n)s': 'A 更好：%(n)s',
  'A budget is above 0 (leave it empty for none).': '预算必须大于 0（不限制则留空）。',
@@ -518,6 +524,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Back to sign in': '返回登录',
  'Back to the comparison': '返回对比',
  'Back to the library': '返回评估器库',
+ 'Backfill a past window': '回填过去的时间窗口',
+ 'Backfill a rule over a past window': '在过去的时间窗口上回填规则',
+ 'Backfill started: %(n)s items.': '回填已开始：%(n)s 条。',
  'Base URL': 'Base URL',
  'Baseline': '基线',
  'Baseline (A)': '基线（A）',
@@ -1076,6 +1085,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Environment': '环境',
  'Error': '错误',
  'Errors': '错误',
+ 'Estimate': '估算',
  'Evalset': '评测集',
  'Evalset version': '评测集版本',
  'Evalsets': '评测集',
@@ -2353,6 +2363,22 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                       '%(turns)s 轮'],
  'Scored reply': '被打分的回复',
  'Scored reply: %(reply)s': '被打分的回复：%(reply)s',
+ "Scores the spans of [since, until) that were stored before the rule began, sampled at its rate. Without `start` (or with false) it only answers the estimate: spans, sampled items, evaluator calls and their cost (null when a judge has no known price yet); with `start: true` it also launches the run. A window must end where the rule's coverage begins (its creation, or its last backfill) or earlier.": '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '[since, '
+                                                                                                                                                                                                                                                                                                                                                                                                                    'until) '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '内、规则开始之前入库的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                    'span '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '评分，按规则的采样率采样。不带 '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '`start`（或为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                    'false）时只返回估算：span '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '数、采样条数、评估器调用次数及其成本（评审尚无已知价格时为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                    'null）；`start: '
+                                                                                                                                                                                                                                                                                                                                                                                                                    'true` '
+                                                                                                                                                                                                                                                                                                                                                                                                                    '时同时启动运行。窗口必须在规则覆盖开始之处（创建时间或上次回填）或更早结束。',
+ 'Scores the spans stored before this rule began, sampled at its rate; the window ends at %(at)s (UTC) or earlier. Estimate first: nothing runs until you start it.': '为本规则开始之前入库的 '
+                                                                                                                                                                      'span '
+                                                                                                                                                                      '评分，按其采样率采样；窗口须在 '
+                                                                                                                                                                      '%(at)s（UTC）或更早结束。请先估算：在你启动之前不会运行任何内容。',
  'Scoring': '打分方式',
  'Scoring per assistant turn needs a Conversation variable mapped to a Conversation column or to target:conversation.': '按助手轮次打分需要一个映射到 '
                                                                                                                         'Conversation '
@@ -2486,6 +2512,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Span': 'Span',
  'Span filter': 'Span 过滤条件',
  'Spans': 'Span 数',
+ 'Spans older than the retention are gone.': '超过保留期的 span 已被删除。',
+ 'Start backfill': '开始回填',
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的 LLM '
                                                                             '评估器和代码检查开始，或自己编写。',
@@ -2806,6 +2834,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The username %(username)r is taken.': '用户名 %(username)r 已被占用。',
  'The version is ready: experiments can use it, and the draft can be changed again.': '版本已就绪：实验可以使用它，草稿也可以再次修改。',
  'The win rates stay fair (an answer that changes with the order counts as a tie), but this judge says more about the order than about the outputs: try a clearer prompt or a stronger model before trusting close results.': '胜率仍然公平（随顺序改变的回答按平局计），但这个评判模型的判断更多取决于顺序而不是输出本身：在相信接近的结果之前，请先试试更清楚的提示词或更强的模型。',
+ "The window's start must be before its end.": '窗口的开始必须早于结束。',
  "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt targets: name, base URL, default model, call settings (timeout, retries, rate limits, structured output) and prices. `has_api_key` says whether a key is stored; the key itself is never returned. Any member may list them.": '工作空间中兼容 '
                                                                                                                                                                                                                                                                                                             'OpenAI '
                                                                                                                                                                                                                                                                                                             '的端点，供 '
@@ -2902,6 +2931,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This set has no columns yet: define its columns first.': '这个评测集还没有列：请先定义列。',
  'This trace': '这条追踪',
  'This version is listed twice.': '该版本被列出了两次。',
+ 'This window samples %(n)s items; at most %(max)s a backfill.': '该窗口会采样 %(n)s 条；一次回填最多 %(max)s 条。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
  'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
  'Threshold': '阈值',
@@ -3425,6 +3455,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                            '为 '
                                                                                                            '%(id)s '
                                                                                                            '的调用）',
+ 'about $%(c)s': '约 $%(c)s',
  'active': '有效',
  'add_columns applies only when no mapping is given.': 'add_columns 只在没有给出 mapping 时生效。',
  'added': '新增',
@@ -3501,6 +3532,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                               '%(content_types)s 之一',
  'corrected · was %(v)s': '已修正 · 原为 %(v)s',
  'corrected · was %(was)s': '已修正 · 原为 %(was)s',
+ 'cost unknown: a judge has no price yet': '成本未知：有评审尚无价格',
  'could not connect: %(error)s': '无法连接：%(error)s',
  'current: %(name)s': '当前：%(name)s',
  'data is an object {column: value}.': 'data 是一个对象 {列: 值}。',

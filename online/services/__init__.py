@@ -1,10 +1,13 @@
 """Writes of online evaluation: rules (`rules`) and the sweep that samples live spans into
 online runs (`sweep`)."""
 
+from .backfill import BackfillEstimate, online_backfill
 from .rules import online_rule_create, online_rule_delete, online_rule_update
 from .sweep import online_sweep, rate_in_force
 
 __all__ = [
+    "BackfillEstimate",
+    "online_backfill",
     "online_rule_create",
     "online_rule_delete",
     "online_rule_update",

@@ -32,6 +32,7 @@ from ..models import (
     OnlineRun,
     RuleScope,
     RuleStratum,
+    RunSource,
     SkipReason,
 )
 from ..sampling import in_sample
@@ -68,9 +69,9 @@ def online_sweep(
             return None
         rate = rate_in_force(rule=rule, now=now)
         plan = _plan(rule, until, rate, _budget_left(rule, now))
-        _strata_add(rule, plan, rate)
+        strata_add(rule, plan, rate)
         _over_budget_write(rule, plan.over_budget)
-        run = _run_create(rule, until, plan.items, chunk_items) if plan.items else None
+        run = run_create(rule, until, plan.items, size=chunk_items) if plan.items else None
         rule.swept_until, rule.rate_in_force, rule.rate_day = until, rate, now.date()
         rule.save(update_fields=["swept_until", "rate_in_force", "rate_day"])
     return run
@@ -118,7 +119,8 @@ def _plan(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> S
     return plan
 
 
-def _strata_add(rule: OnlineRule, plan: SweepPlan, rate: float) -> None:
+def strata_add(rule: OnlineRule, plan: SweepPlan, rate: float) -> None:
+    """Add a plan's counts to the rule's strata (hour × rate)."""
     for hour, eligible in plan.eligible.items():
         stratum, _ = RuleStratum.objects.get_or_create(rule=rule, hour=hour, rate=rate)
         RuleStratum.objects.filter(pk=stratum.pk).update(
@@ -147,13 +149,23 @@ def _over_budget_write(rule: OnlineRule, items: list[dict]) -> None:
     OnlineOutcome.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
 
 
-def _run_create(rule: OnlineRule, until: datetime, items: list[dict], size: int) -> OnlineRun:
-    """A launched run with chunks of `size` items for each of the rule's evaluators."""
+def run_create(
+    rule: OnlineRule,
+    until: datetime,
+    items: list[dict],
+    *,
+    size: int = CHUNK_ITEMS,
+    source: str = RunSource.LIVE,
+    since: datetime | None = None,
+) -> OnlineRun:
+    """A launched run with chunks of `size` items for each of the rule's evaluators (a live
+    sweep's covers the spans stored since the rule's cursor)."""
     run = OnlineRun.objects.create(
         workspace_id=rule.workspace_id,
         rule=rule,
         name=f"{rule.name} · {until:%Y-%m-%d %H:%M:%S}",
-        since=rule.swept_until,
+        source=source,
+        since=since if source == RunSource.BACKFILL else rule.swept_until,
         until=until,
     )
     chunks = []

@@ -140,3 +140,22 @@ def test_outsiders_get_404(client, outsider, scored):
     theirs = client.get(f"/w/other/online/new/?trace={spans[0].trace_id}&span={spans[0].span_id}")
     assert theirs.status_code == 200 and "chat" not in theirs.content.decode().split("<form")[1]
     assert OnlineRule.objects.filter(pk=rule.pk).exists()
+
+
+def test_a_backfill_is_estimated_then_started_from_the_page(web, workspace, user):
+    past = timezone.now() - timezone.timedelta(hours=1)
+    store([llm_span(workspace, output="a", expected="a", at=past) for _ in range(4)])
+    rule = code_rule(workspace, user)
+    url = f"/w/acme/online/{rule.public_id}/backfill/"
+    window = {
+        "since": (past - timezone.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+        "until": (past + timezone.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M"),
+    }
+    estimated = web.post(url, {**window, "step": "estimate"})
+    assert estimated.status_code == 200
+    assert "4 spans in the window, 4 sampled, 4 evaluator calls" in estimated.content.decode()
+    assert not rule.runs.exists()
+    late = web.post(url, {"since": window["since"], "until": "2999-01-01T00:00", "step": "start"})
+    assert late.status_code == 400 and "coverage begins" in late.content.decode()
+    started = web.post(url, {**window, "step": "start"})
+    assert started.status_code == 302 and rule.runs.get().source == "backfill"
