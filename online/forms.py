@@ -17,6 +17,15 @@ MAX_ATTRIBUTE_CHOICES = 30
 
 class OnlineRuleForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=160)
+    scope = forms.ChoiceField(
+        label=_("Scores"),
+        choices=[
+            (RuleScope.SPAN, _("each matching span")),
+            (RuleScope.TRACE, _("each trace with a matching span, once it is complete")),
+        ],
+        initial=RuleScope.SPAN,
+        required=False,  # a span rule when left out
+    )
     filter = forms.CharField(
         label=_("Span filter"),
         required=False,
@@ -67,6 +76,10 @@ class OnlineRuleForm(forms.Form):
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(_("This is not JSON: %(error)s") % {"error": exc}) from None
 
+    def chosen_scope(self) -> str:
+        value = self["scope"].value()
+        return value if value in (RuleScope.SPAN, RuleScope.TRACE) else RuleScope.SPAN
+
     def chosen(self) -> list:
         return [
             self.versions[key]
@@ -78,7 +91,7 @@ class OnlineRuleForm(forms.Form):
         data = self.cleaned_data
         return {
             "name": data["name"],
-            "scope": RuleScope.SPAN,
+            "scope": data["scope"] or RuleScope.SPAN,
             "filter": data["filter"],
             "environment": data["environment"],
             "sampling_rate": data["sampling_percent"] / 100,
@@ -98,14 +111,14 @@ class BackfillForm(forms.Form):
     )
 
 
-def mapping_rows(*, versions: list, data, attribute_keys: list[str]) -> list[dict]:
-    """Per chosen version, a select per variable: the span's fields and the attributes seen on
-    recent spans, preselected from what was posted or else from the suggestion."""
-    sources = sources_for(RuleScope.SPAN) + [ATTRIBUTE_PREFIX + k for k in attribute_keys]
+def mapping_rows(*, versions: list, scope: str, data, attribute_keys: list[str]) -> list[dict]:
+    """Per chosen version, a select per variable: the scope's fields and the attributes seen
+    on recent spans, preselected from what was posted or else from the suggestion."""
+    sources = sources_for(scope) + [ATTRIBUTE_PREFIX + k for k in attribute_keys]
     rows = []
     for version in versions:
         variables = version.config.get("input_variables") or []
-        suggested = suggest_mapping(variables=variables, scope=RuleScope.SPAN)
+        suggested = suggest_mapping(variables=variables, scope=scope)
         for variable in variables:
             name = mapping_field(version, variable["name"])
             posted = data is not None and name in data

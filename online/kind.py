@@ -6,6 +6,8 @@ module says only what a chunk does and what a finished run computes."""
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
@@ -20,6 +22,7 @@ from experiments.runs.chunks import ChunkStopped, batch_commit
 from experiments.runs.inline import run_inline
 from experiments.runs.kinds import RetryPlan, RunKind, run_kind_register
 from traces.models import Span
+from traces.services.to_evalset_rows import trace_root_fields
 
 from .mapping import ATTRIBUTE_PREFIX
 from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
@@ -94,50 +97,98 @@ def _missing(chunk: OnlineChunk) -> list[dict]:
 def scored_rows(*, chunk: OnlineChunk, items: list[dict], cancel) -> list[OnlineOutcome]:
     """Outcomes of `items` by the chunk's evaluator version: spans found are scored, a span
     retention dropped meanwhile is skipped as not ready (it can no longer be)."""
-    spans = _spans(chunk.run, items)
-    found = [item for item in items if _key(item) in spans]
-    turns = [span_turn(chunk.rule_evaluator.mapping, spans[_key(item)]) for item in found]
+    subjects = _subjects(chunk.run, items)
+    found = [item for item in items if _key(item) in subjects]
+    turns = [subject_turn(chunk.rule_evaluator.mapping, subjects[_key(item)]) for item in found]
     outcomes = _judged(chunk, turns, cancel) if turns else []
     rows = [
-        _row(chunk, item, spans[_key(item)], outcome)
+        _row(chunk, item, subjects[_key(item)].span, outcome)
         for item, outcome in zip(found, outcomes, strict=True)
     ]
     gone = RunOutcome(status=ResultStatus.SKIPPED, error="the span is no longer stored")
-    rows += [_row(chunk, item, None, gone) for item in items if _key(item) not in spans]
+    rows += [_row(chunk, item, None, gone) for item in items if _key(item) not in subjects]
     return rows
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What an item scores: a span; or a trace, through its root `span` and the fields it holds
+    (`traces.services.to_evalset_rows.trace_root_fields`)."""
+
+    span: Span
+    fields: dict | None = None
 
 
 def _key(item: dict) -> tuple[str, str]:
     return item["trace_id"], item["span_id"]
 
 
-def _spans(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Span]:
+def _subjects(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Subject]:
+    """The items' spans (span items) and traces (items with no span id) still stored."""
     keys = Q()
     for item in items:
-        keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
-    found = Span.objects.filter(keys, workspace_id=run.workspace_id)
-    return {(s.trace_id, s.span_id): s for s in found}
+        if item["span_id"]:
+            keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
+    spans = Span.objects.filter(keys, workspace_id=run.workspace_id) if keys else []
+    found = {(s.trace_id, s.span_id): Subject(s) for s in spans}
+    traces = [item["trace_id"] for item in items if not item["span_id"]]
+    return found | _traces(run, traces)
 
 
-def span_turn(mapping: dict, span: Span) -> dict:
-    """The evaluator's turn for one span: each variable's source as a content object (a source
-    the span lacks is left out, so a required variable skips the turn)."""
-    data = {source: content for source in mapping.values() if (content := _content(span, source))}
+def _traces(run: OnlineRun, trace_ids: list[str]) -> dict[tuple[str, str], Subject]:
+    by_trace: dict[str, list[Span]] = defaultdict(list)
+    if trace_ids:
+        spans = Span.objects.filter(workspace_id=run.workspace_id, trace_id__in=trace_ids)
+        for span in spans.order_by("start_time", "span_id"):
+            by_trace[span.trace_id].append(span)
+    return {
+        (trace_id, ""): Subject(_root(spans), trace_root_fields(spans))
+        for trace_id, spans in by_trace.items()
+    }
+
+
+def _root(spans: list[Span]) -> Span:
+    return next((s for s in spans if not s.parent_span_id), spans[0])
+
+
+def subject_turn(mapping: dict, subject: Subject) -> dict:
+    """The evaluator's turn for one item: each variable's source as a content object (a source
+    the item lacks is left out, so a required variable skips the turn)."""
+    data = {s: content for s in mapping.values() if (content := _content(subject, s))}
     columns = {variable: f"column:{source}" for variable, source in mapping.items()}
     return build_turn(mapping=columns, data=data, target_outputs=None, ext={})
 
 
-def _content(span: Span, source: str) -> dict | None:
+def _content(subject: Subject, source: str) -> dict | None:
+    span = subject.span
     if source.startswith(ATTRIBUTE_PREFIX):
         value = (span.attributes or {}).get(source.removeprefix(ATTRIBUTE_PREFIX))
         return (
             None if value is None else _text(value if isinstance(value, str) else json.dumps(value))
         )
+    if subject.fields is not None:
+        return _trace_content(subject, source)
     field = source.removeprefix("span:")
     if field in ("input_messages", "output_messages"):
         return getattr(span, field) or None
     value = {"input": span.input_text, "output": span.output_text}.get(field)
     return _text(value if value is not None else getattr(span, field, ""))
+
+
+def _trace_content(subject: Subject, source: str) -> dict | None:
+    """A trace's source: its root's fields, falling back to the LLM spans under the root."""
+    fields = subject.fields
+    if source == "span:input_messages":
+        messages = fields.get("input_messages")
+        return (
+            {"content_type": ContentType.CONVERSATION.value, "messages": messages}
+            if messages
+            else None
+        )
+    if source == "span:output_messages":
+        return subject.span.output_messages or None
+    name = {"trace:trajectory": "trajectory"}.get(source, source.removeprefix("span:"))
+    return _text(fields.get(name) or "")
 
 
 def _text(value: str) -> dict | None:

@@ -14,6 +14,6 @@ def sweep_rules() -> int:
     """Sweep every active rule (each in its own transaction, a rule another worker is sweeping
     is skipped); the number of online runs launched."""
     now = timezone.now()
-    rules = OnlineRule.objects.filter(active=True, scope=RuleScope.SPAN)
+    rules = OnlineRule.objects.filter(active=True).exclude(scope=RuleScope.SESSION)
     launched = [online_sweep(rule_id=pk, now=now) for pk in rules.values_list("pk", flat=True)]
     return sum(run is not None for run in launched)

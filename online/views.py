@@ -38,7 +38,9 @@ def rule_new(request):
     posted = request.POST if request.method == "POST" else None
     form = OnlineRuleForm(posted, initial=_initial(request), versions=versions)
     keys = selectors.recent_attribute_keys(workspace=request.workspace)
-    rows = mapping_rows(versions=form.chosen(), data=posted, attribute_keys=keys)
+    rows = mapping_rows(
+        versions=form.chosen(), scope=form.chosen_scope(), data=posted, attribute_keys=keys
+    )
     errors: list[str] = []
     if posted is not None and posted.get("step") == "create" and form.is_valid():
         rule = _create(request, form, rows, errors)

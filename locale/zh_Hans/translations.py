@@ -2363,6 +2363,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                       '%(turns)s 轮'],
  'Scored reply': '被打分的回复',
  'Scored reply: %(reply)s': '被打分的回复：%(reply)s',
+ 'Scores': '评分对象',
  "Scores the spans of [since, until) that were stored before the rule began, sampled at its rate. Without `start` (or with false) it only answers the estimate: spans, sampled items, evaluator calls and their cost (null when a judge has no known price yet); with `start: true` it also launches the run. A window must end where the rule's coverage begins (its creation, or its last backfill) or earlier.": '为 '
                                                                                                                                                                                                                                                                                                                                                                                                                     '[since, '
                                                                                                                                                                                                                                                                                                                                                                                                                     'until) '
@@ -2433,6 +2434,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Service': '服务',
  'Session': '会话',
+ 'Session rules are not built yet: score spans or traces.': '会话规则尚未实现：请为 span 或追踪评分。',
  'Sessions': '会话',
  'Sessions always make one row each.': '会话总是每个一行。',
  'Set the default interval settings': '修改默认区间设置',
@@ -3578,7 +3580,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                          'content_type, '
                                                                          'description, required}',
  'each line must be a JSON object, got a %(type)s': '每一行都必须是 JSON 对象，实际是 %(type)s',
+ 'each matching span': '每个匹配的 span',
  'each pair judged %(k)s times': '每个配对评判 %(k)s 次',
+ 'each trace with a matching span, once it is complete': '每个含匹配 span 的追踪（在其完整之后）',
  'embedding': '嵌入',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',

@@ -81,10 +81,8 @@ def _rule_problems(rule: OnlineRule) -> dict[str, list[str]]:
         errors["name"] = [_("Give the rule a name.")]
     if rule.scope not in RuleScope.values:
         errors["scope"] = [_("The scope is span, trace or session.")]
-    elif rule.scope != RuleScope.SPAN:
-        errors["scope"] = [
-            _("Only span rules run for now: trace and session readiness is not built yet.")
-        ]
+    elif rule.scope == RuleScope.SESSION:
+        errors["scope"] = [_("Session rules are not built yet: score spans or traces.")]
     if problems := filter_problems(rule.filter):
         errors["filter"] = problems
     if not _rate_ok(rule.sampling_rate):

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import Count, F, Max, Min, Q, Sum
 
 from assay.vocabulary import ResultStatus
 from evaluators.kinds import kind_get
@@ -64,11 +64,15 @@ def online_sweep(
     score, the rule is paused or another worker is sweeping it."""
     with transaction.atomic():
         rule = _locked(rule_id)
-        until = now - timedelta(seconds=settings.ASSAY_ONLINE_SWEEP_LAG_S)
-        if rule is None or rule.scope != RuleScope.SPAN or not _due(rule, until):
+        if rule is None or rule.scope not in PLANNERS:
+            return None
+        # spans: stored up to the lag ago; traces: ready by now (the lag is in readiness)
+        lag = timedelta(seconds=settings.ASSAY_ONLINE_SWEEP_LAG_S)
+        until = now - lag if rule.scope == RuleScope.SPAN else now
+        if not _due(rule, until):
             return None
         rate = rate_in_force(rule=rule, now=now)
-        plan = _plan(rule, until, rate, _budget_left(rule, now))
+        plan = PLANNERS[rule.scope](rule, until, rate, _budget_left(rule, now))
         strata_add(rule, plan, rate)
         _over_budget_write(rule, plan.over_budget)
         run = run_create(rule, until, plan.items, size=chunk_items) if plan.items else None
@@ -99,24 +103,88 @@ def eligible_spans(*, rule: OnlineRule, since: datetime | None, until: datetime)
 
 
 def _plan(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> SweepPlan:
+    """A span rule's plan: its eligible spans stored since its cursor."""
     plan = SweepPlan()
     spans = eligible_spans(rule=rule, since=rule.swept_until, until=until)
     rows = spans.order_by("received_at", "start_time").values_list(
         "trace_id", "span_id", "start_time"
     )
     for trace_id, span_id, start in rows.iterator(chunk_size=2000):
-        hour = start.replace(minute=0, second=0, microsecond=0)
-        plan.eligible[hour] += 1
-        if not in_sample(trace_id, rate):
-            continue
-        item = {"trace_id": trace_id, "span_id": span_id, "rate": rate, "start": start.isoformat()}
-        if room is not None and len(plan.items) >= room:
-            plan.over[hour] += 1
-            plan.over_budget.append(item)
-        else:
-            plan.sampled[hour] += 1
-            plan.items.append(item)
+        plan_add(plan, trace_id, span_id, start, rate, room)
     return plan
+
+
+def plan_add(plan: SweepPlan, trace_id: str, span_id: str, start, rate: float, room) -> None:
+    """Count one eligible item in its stratum and, when the cohort holds it, sample it (or
+    record it over budget when the day's room is used up)."""
+    hour = start.replace(minute=0, second=0, microsecond=0)
+    plan.eligible[hour] += 1
+    if not in_sample(trace_id, rate):
+        return
+    item = {"trace_id": trace_id, "span_id": span_id, "rate": rate, "start": start.isoformat()}
+    if room is not None and len(plan.items) >= room:
+        plan.over[hour] += 1
+        plan.over_budget.append(item)
+    else:
+        plan.sampled[hour] += 1
+        plan.items.append(item)
+
+
+def _plan_traces(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> SweepPlan:
+    """A trace rule's plan: the traces that became ready since its cursor (see
+    `ready_traces`), eligible when one of their spans passes the rule's environment and filter
+    and none is Assay's own; a trace scored before is not scored again."""
+    plan = SweepPlan()
+    ready = ready_traces(rule=rule, since=rule.swept_until, until=until)
+    for part in _parts(sorted(ready)):
+        spans = Span.objects.filter(workspace_id=rule.workspace_id, trace_id__in=part)
+        marked = set(
+            spans.filter(attributes__has_key=EXPERIMENT_MARKER).values_list("trace_id", flat=True)
+        )
+        matching = eligible_spans(rule=rule, since=None, until=until).filter(trace_id__in=part)
+        eligible = set(matching.values_list("trace_id", flat=True)) - marked
+        done = set(
+            rule.outcomes.filter(span_id="", trace_id__in=part).values_list("trace_id", flat=True)
+        )
+        for trace_id in sorted(eligible - done, key=lambda t: ready[t]):
+            plan_add(plan, trace_id, "", ready[trace_id], rate, room)
+    return plan
+
+
+def ready_traces(*, rule: OnlineRule, since: datetime, until: datetime) -> dict[str, datetime]:
+    """Traces that became ready in (since, until], with their first start. A trace is ready
+    once no span of it has arrived for the sweep's lag after its root span arrived, or for the
+    rule's `idle_seconds` while its root has not: a child arriving late moves its readiness on,
+    and a trace is looked at once it has been quiet."""
+    lag = timedelta(seconds=settings.ASSAY_ONLINE_SWEEP_LAG_S)
+    idle = timedelta(seconds=rule.idle_seconds)
+    spans = Span.objects.filter(workspace_id=rule.workspace_id)
+    recent = spans.filter(received_at__gt=since - idle - lag, received_at__lte=until)
+    candidates = list(recent.order_by().values_list("trace_id", flat=True).distinct())
+    ready = {}
+    for part in _parts(candidates):
+        stats = (
+            spans.filter(trace_id__in=part)
+            .values("trace_id")
+            .annotate(
+                last=Max("received_at"),
+                first=Min("start_time"),
+                roots=Count("pk", filter=Q(parent_span_id="")),
+            )
+        )
+        for row in stats:
+            at = row["last"] + (lag if row["roots"] else idle)
+            if since < at <= until:
+                ready[row["trace_id"]] = row["first"]
+    return ready
+
+
+def _parts(values: list, size: int = 1000):
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+PLANNERS = {RuleScope.SPAN: _plan, RuleScope.TRACE: _plan_traces}
 
 
 def strata_add(rule: OnlineRule, plan: SweepPlan, rate: float) -> None:

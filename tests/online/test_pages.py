@@ -159,3 +159,18 @@ def test_a_backfill_is_estimated_then_started_from_the_page(web, workspace, user
     assert late.status_code == 400 and "coverage begins" in late.content.decode()
     started = web.post(url, {**window, "step": "start"})
     assert started.status_code == 302 and rule.runs.get().source == "backfill"
+
+
+def test_a_trace_rule_offers_the_trajectory(web, workspace, user):
+    version = make_code_version(workspace=workspace, user=user, name="Contains")
+    body = _form(version, step="map", scope="trace")
+    page = web.post("/w/acme/online/new/", body).content.decode()
+    assert 'value="trace:trajectory"' in page
+    field = f"map:{version.public_id}:"
+    mapping = {
+        field + "actual_output": "trace:trajectory",
+        field + "reference_output": "span:input",
+    }
+    created = web.post("/w/acme/online/new/", {**body, "step": "create", **mapping})
+    assert created.status_code == 302
+    assert OnlineRule.objects.get().scope == "trace"

@@ -116,6 +116,18 @@ def _rows(spans: list[Span], row_from: str) -> list[Span]:
     return roots[:1]  # the first root: a trace whose root has not arrived has its earliest orphan
 
 
+def trace_root_fields(spans: list[Span]) -> dict | None:
+    """A trace's fields as its root holds them (`span_fields`: input, output and messages fall
+    back to the LLM spans under it), from its spans in start order, the earliest orphan
+    standing in while the root has not arrived; its trajectory is every tool span of the
+    trace (a child whose parent is missing too). None for no spans."""
+    roots = _rows(spans, "root")
+    if not roots:
+        return None
+    fields = span_fields(roots[0], _descendants(roots[0], spans))
+    return {**fields, "trajectory": _trajectory([s for s in spans if s.kind == SpanKind.TOOL])}
+
+
 def _descendants(span: Span, spans: list[Span]) -> list[Span]:
     """The spans under `span`, in start order."""
     children = defaultdict(list)
