@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
-from django.db.models import F, Q
+from django.db.models import F
 
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, REASON_BYTES, cap_json, cap_text
 from assay.vocabulary import RETRYABLE_STATUSES, ContentType, ResultStatus
@@ -21,13 +21,16 @@ from experiments.runs import chunks as _chunks
 from experiments.runs.chunks import ChunkStopped, batch_commit
 from experiments.runs.inline import run_inline
 from experiments.runs.kinds import RetryPlan, RunKind, run_kind_register
+from experiments.scoring import MINI_BATCH as EXPERIMENT_MINI_BATCH
 from traces.models import Span
 from traces.services.to_evalset_rows import trace_root_fields
 
 from .mapping import ATTRIBUTE_PREFIX
 from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
 
-MINI_BATCH = 100  # items between cancel checks, progress bumps and writes
+# items between progress bumps and writes: an experiment's (a judge batch keeps `concurrency`
+# calls in flight until its last items, so small batches leave the run's slots idle)
+MINI_BATCH = EXPERIMENT_MINI_BATCH
 OUTCOME_FIELDS = (
     "run status skip_reason verdict score reason error rendered_request raw_answer latency_ms "
     "tokens_in tokens_out cost cached"
@@ -83,11 +86,8 @@ online_chunk_claim = partial(_chunks.chunk_claim, ONLINE)
 def _missing(chunk: OnlineChunk) -> list[dict]:
     """The chunk's items without an outcome of its evaluator (in a retry round: without a
     successful one)."""
-    have = OnlineOutcome.objects.filter(rule_evaluator=chunk.rule_evaluator_id)
-    keys = Q()
-    for item in chunk.items:
-        keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
-    have = have.filter(keys)
+    traces = {item["trace_id"] for item in chunk.items}
+    have = OnlineOutcome.objects.filter(rule_evaluator=chunk.rule_evaluator_id, trace_id__in=traces)
     if chunk.run.retry_round:
         have = have.exclude(status__in=RETRYABLE_STATUSES)
     done = set(have.values_list("trace_id", "span_id"))
@@ -125,11 +125,10 @@ def _key(item: dict) -> tuple[str, str]:
 
 def _subjects(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Subject]:
     """The items' spans (span items) and traces (items with no span id) still stored."""
-    keys = Q()
-    for item in items:
-        if item["span_id"]:
-            keys |= Q(trace_id=item["trace_id"], span_id=item["span_id"])
-    spans = Span.objects.filter(keys, workspace_id=run.workspace_id) if keys else []
+    wanted = {_key(item) for item in items if item["span_id"]}
+    traces = {trace_id for trace_id, _span in wanted}
+    spans = Span.objects.filter(workspace_id=run.workspace_id, trace_id__in=traces)
+    spans = [s for s in spans if (s.trace_id, s.span_id) in wanted] if traces else []
     found = {(s.trace_id, s.span_id): Subject(s) for s in spans}
     traces = [item["trace_id"] for item in items if not item["span_id"]]
     return found | _traces(run, traces)

@@ -55,6 +55,8 @@ class OnlineRule(models.Model):
     # "" scores every environment; experiment traffic is never scored whatever this says
     environment = models.CharField(max_length=64, blank=True, default=DEFAULT_ENVIRONMENT)
     sampling_rate = models.FloatField(default=1.0)
+    # calls in flight at once for each evaluator version, shared by the rule's runs' chunks
+    concurrency = models.PositiveSmallIntegerField(default=8)
     daily_item_budget = models.PositiveIntegerField(null=True, blank=True)
     daily_cost_budget = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     # a trace or session is ready after this long without a new span (or when its root ends)

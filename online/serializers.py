@@ -35,6 +35,7 @@ class OnlineRuleSerializer(serializers.ModelSerializer):
             "filter",
             "environment",
             "sampling_rate",
+            "concurrency",
             "daily_item_budget",
             "daily_cost_budget",
             "idle_seconds",
@@ -61,6 +62,9 @@ class OnlineRuleWriteSerializer(StrictSerializer):
         max_length=64, allow_blank=True, default="production", help_text='"" for every one'
     )
     sampling_rate = serializers.FloatField(default=1.0, help_text="above 0, at most 1")
+    concurrency = serializers.IntegerField(
+        default=8, help_text="judge calls in flight at once per evaluator version (1-64)"
+    )
     daily_item_budget = serializers.IntegerField(required=False, allow_null=True, min_value=0)
     daily_cost_budget = serializers.DecimalField(
         max_digits=12, decimal_places=4, required=False, allow_null=True

@@ -25,6 +25,7 @@ RULE_FIELDS = (
     "filter",
     "environment",
     "sampling_rate",
+    "concurrency",
     "daily_item_budget",
     "daily_cost_budget",
     "idle_seconds",
@@ -87,6 +88,8 @@ def _rule_problems(rule: OnlineRule) -> dict[str, list[str]]:
         errors["filter"] = problems
     if not _rate_ok(rule.sampling_rate):
         errors["sampling_rate"] = [_("The sampling rate is a number above 0 and at most 1.")]
+    if not 1 <= int(rule.concurrency) <= 64:
+        errors["concurrency"] = [_("Concurrency must be between 1 and 64.")]
     if not 1 <= int(rule.idle_seconds) <= MAX_IDLE_SECONDS:
         errors["idle_seconds"] = [_("Wait 1 s to 24 h for a trace to be idle.")]
     if rule.daily_cost_budget is not None and Decimal(rule.daily_cost_budget) <= 0:

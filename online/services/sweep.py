@@ -37,7 +37,7 @@ from ..models import (
 )
 from ..sampling import in_sample
 
-CHUNK_ITEMS = 250
+CHUNK_ITEMS = 1000  # an experiment chunk's rows: one judge mini-batch
 # the attribute Assay's own calls carry (HTTP targets, judges): never scored as live traffic
 EXPERIMENT_MARKER = "assay.experiment"
 DAY_S = 24 * 3600
@@ -233,6 +233,7 @@ def run_create(
         rule=rule,
         name=f"{rule.name} · {until:%Y-%m-%d %H:%M:%S}",
         source=source,
+        concurrency=rule.concurrency,
         since=since if source == RunSource.BACKFILL else rule.swept_until,
         until=until,
     )
