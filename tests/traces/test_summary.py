@@ -5,14 +5,12 @@ import itertools
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.db.models import Count, Max, Min, Sum
 from django.utils import timezone
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from traces.models import Span, SpanBatch, TraceSummary
-from traces.services import ingest_key_issue, span_batch_store
-from traces.storing import partitions_drop
+from traces.services import ingest_key_issue, span_batch_store, spans_retention_apply
 
 from .support import TRACE, export, post, span
 
@@ -154,18 +152,14 @@ def test_every_permutation_of_single_span_batches_adds_up(send):
     assert results == {tuple(EXPECTED.values())}
 
 
-def test_retention_drops_the_summaries_of_dropped_spans(send):
+def test_retention_drops_the_summaries_of_dropped_spans(send, settings):
     send(*spans_of_a_trace().values())
     assert TraceSummary.objects.count() == 1
-    tomorrow = (timezone.now() + timedelta(days=1)).date()
-    if connection.vendor == "postgresql":
-        partitions_drop(before=tomorrow)
-    else:
-        from traces.summaries import summaries_drop
-
-        summaries_drop(before=timezone.now() + timedelta(days=1))
+    # retention as the hourly task applies it, once the spans' day is past the retention
+    later = timezone.now() + timedelta(days=settings.ASSAY_TRACE_RETENTION_DAYS + 2)
+    spans_retention_apply(now=later)
     assert not TraceSummary.objects.exists()
-    assert connection.vendor != "postgresql" or not Span.objects.exists()
+    assert not Span.objects.exists()
 
 
 @pytest.mark.integration

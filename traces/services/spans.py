@@ -13,7 +13,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from assay.models import Workspace
 
-from .. import storing
+from .. import storing, summaries
 from ..models import Span, SpanBatch
 from .pressure import IngestBusy, span_rate_take
 
@@ -101,5 +101,7 @@ def spans_retention_apply(*, now: datetime | None = None) -> int:
         with transaction.atomic():
             storing.partitions_ensure(days={now.date(), (now + timedelta(days=1)).date()})
         return len(storing.partitions_drop(before=cutoff.date()))
-    deleted, _counts = Span.objects.filter(start_time__lt=cutoff).delete()
+    with transaction.atomic():
+        deleted, _counts = Span.objects.filter(start_time__lt=cutoff).delete()
+        summaries.summaries_drop(before=cutoff)  # the traces' figures go with their spans
     return deleted
