@@ -24,8 +24,14 @@ from .models import OnlineRule
         summary=_lazy("List online rules"),
         description=_lazy("The workspace's rules that score live traffic, by name."),
     ),
-    retrieve=extend_schema(summary=_lazy("Get an online rule")),
-    destroy=extend_schema(summary=_lazy("Delete an online rule")),
+    retrieve=extend_schema(
+        summary=_lazy("Get an online rule"),
+        description=_lazy("One rule: its scope, filter, rate and budgets, and its evaluators."),
+    ),
+    destroy=extend_schema(
+        summary=_lazy("Delete an online rule"),
+        description=_lazy("The rule goes, with its outcomes and runs. Editors."),
+    ),
 )
 class OnlineRuleViewSet(
     WorkspaceScopedViewSet,

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
 
-AREAS = {"evaluators", "evalsets", "experiments", "compare", "settings", "traces"}
+AREAS = {"evaluators", "evalsets", "experiments", "compare", "settings", "traces", "online"}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 

@@ -1906,6 +1906,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                  '的名称和服务（根 '
                                                                                                                                                                                                                                                                                  'span '
                                                                                                                                                                                                                                                                                  '到达前为空）。',
+ 'One rule: its scope, filter, rate and budgets, and its evaluators.': '一条规则：范围、过滤条件、采样率和预算，以及它的评估器。',
  "One secret's name, hint and dates; the value is never returned.": '一个密钥的名称、提示和时间；从不返回值本身。',
  "One secret's name, origins, hint and dates; the value is never returned.": '一个密钥的名称、源、提示和时间；从不返回值本身。',
  'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
@@ -2780,6 +2781,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                       '`q`（行中任意位置的文字）。已保存的媒体附带成员可读取的 '
                                                                                                                                                                                                                                       'URL。评测集没有的版本返回 '
                                                                                                                                                                                                                                       '404。',
+ 'The rule goes, with its outcomes and runs. Editors.': '删除规则及其结果和运行。需要编辑者权限。',
  'The sampling rate is a number above 0 and at most 1.': '采样率必须大于 0 且不超过 1。',
  'The saved draft passes the checks.': '已保存的草稿通过了检查。',
  'The scope is span, trace or session.': '范围只能是 span、trace 或 session。',
