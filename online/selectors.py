@@ -236,3 +236,14 @@ def span_prefill(*, workspace: Workspace, trace_id: str, span_id: str) -> dict:
         return {}
     fields = {"kind": span.kind, "name": span.name, "model": span.model}
     return {**{k: v for k, v in fields.items() if v}, "environment": span.environment}
+
+
+def scored_trace_ids(*, workspace: Workspace, verdict: str | None, rule=None) -> QuerySet:
+    """The traces the workspace's rules scored (with `verdict`, by `rule` when given), as the
+    traces list's score filter asks (`traces.scores`)."""
+    outcomes = OnlineOutcome.objects.filter(rule__workspace=workspace, skip_reason="")
+    if verdict is not None:
+        outcomes = outcomes.filter(verdict=verdict)
+    if rule is not None:
+        outcomes = outcomes.filter(rule__public_id=rule)
+    return outcomes.values("trace_id")

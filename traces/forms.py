@@ -95,6 +95,17 @@ class TraceFilterForm(_FilterForm):
     min_cost = forms.FloatField(required=False, min_value=0, label=_("Min cost (USD)"))
     max_cost = forms.FloatField(required=False, min_value=0, label=_("Max cost (USD)"))
     attribute = forms.CharField(required=False, max_length=600, label=_("Attribute key=value"))
+    score = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", _("Scored or not")),
+            ("scored", _("Scored online")),
+            ("pass", _("Judged pass")),
+            ("fail", _("Judged fail")),
+            ("unknown", _("Judged unknown")),
+        ],
+        label=_("Online score"),
+    )
     sort = forms.ChoiceField(
         required=False,
         choices=[(k, k) for k in TRACE_SORTS] + [(f"-{k}", k) for k in TRACE_SORTS],

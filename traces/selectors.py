@@ -29,6 +29,7 @@ from evalsets.items.conversation import conversation_content
 
 from .keyset import Order, cursor_decode, cursor_encode, page_after
 from .models import IngestKey, Span, SpanStatus, TraceSummary
+from .scores import scored_traces
 
 HEX_TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
 
@@ -159,6 +160,10 @@ def traces_filtered(*, workspace: Workspace, filters: dict) -> QuerySet[TraceSum
         errors = filters["status"] == SpanStatus.ERROR
     if errors is not None:
         traces = traces.filter(error_count__gt=0) if errors else traces.filter(error_count=0)
+    if filters.get("score"):
+        traces = traces.filter(
+            scored_traces(workspace=workspace, score=filters["score"], rule=filters.get("rule"))
+        )
     return traces
 
 

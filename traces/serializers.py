@@ -8,6 +8,7 @@ from assay.api.serializers import StrictSerializer
 
 from .filters import filters_checked
 from .models import IngestKey, Span, SpanKind, SpanStatus, TraceSummary
+from .scores import SCORE_FILTERS
 from .selectors import TIME_RANGES, TRACE_SORTS
 
 
@@ -217,7 +218,17 @@ class SpanFilterSerializer(PagingSerializer):
 class TraceFilterSerializer(SpanFilterSerializer):
     """The query of the trace list: the span list's filters, on each trace's summary (`name`
     is the root span's, `kind` and `model` any span's, `status` error: a trace with an error
-    span), and its order."""
+    span), its scores, and its order."""
+
+    score = serializers.ChoiceField(
+        choices=list(SCORE_FILTERS),
+        required=False,
+        help_text="`scored`: a trace an online rule scored; `pass`, `fail`, `unknown`: one it "
+        "judged so.",
+    )
+    rule = serializers.UUIDField(
+        required=False, help_text="With `score`: the scores of this online rule only."
+    )
 
     sort = serializers.ChoiceField(
         choices=[*TRACE_SORTS, *(f"-{k}" for k in TRACE_SORTS)],

@@ -1416,7 +1416,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Judge pairwise': '成对评判',
  'Judge these outputs pairwise': '成对评判这些输出',
  'Judge two or more finished experiments of one evalset against each other: win rates with intervals, and a leaderboard for three or more.': '让同一评测集上两个或更多已结束的实验相互评判：给出胜率及区间，三个或更多时还有排行榜。',
+ 'Judged fail': '判定未通过',
  'Judged pairs': '已评判的配对',
+ 'Judged pass': '判定通过',
+ 'Judged unknown': '判定未知',
  'Judges again the pairs that errored or timed out (and any never written), into the same run (202); `retried` says how many. 400 while the run goes on, or when there is nothing to retry.': '在同一运行中重新评判出错或超时的配对（以及从未写入的配对）（202）；`retried` '
                                                                                                                                                                                               '表示数量。运行仍在进行或没有可重试的内容时返回 '
                                                                                                                                                                                               '400。',
@@ -1937,6 +1940,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                               '令牌时：不是该令牌的工作空间时）。',
  'Online': '线上评估',
  'Online evaluation': '线上评估',
+ 'Online score': '线上评分',
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
  'Only an import that failed on bad rows can be retried.': '只有因错误行而失败的导入才能重试。',
@@ -2360,6 +2364,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Score meaning': '分数含义',
  'Score spans like': '为类似的 span 评分：',
  'Scored': '已打分',
+ 'Scored online': '已线上评分',
+ 'Scored or not': '是否已评分',
  'Scored per assistant turn: %(turns)s turns of %(n)s conversation': ['按助手轮次打分：%(n)s 段对话共 '
                                                                       '%(turns)s 轮'],
  'Scored reply': '被打分的回复',

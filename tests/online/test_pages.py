@@ -174,3 +174,30 @@ def test_a_trace_rule_offers_the_trajectory(web, workspace, user):
     created = web.post("/w/acme/online/new/", {**body, "step": "create", **mapping})
     assert created.status_code == 302
     assert OnlineRule.objects.get().scope == "trace"
+
+
+def test_the_traces_list_filters_by_online_score(web, api, scored, workspace, user):
+    rule, spans = scored
+    failing, passing = spans[1].trace_id, spans[0].trace_id
+    unscored = store([llm_span(workspace, output="x", expected="x", kind="tool")])[0].trace_id
+
+    def listed(**query):
+        answer = api.get("/api/v1/traces/", query)
+        assert answer.status_code == 200, answer.content
+        return {t["trace_id"] for t in answer.json()["results"]}
+
+    assert listed() >= {failing, passing, unscored}
+    assert listed(score="scored") == {failing, passing}
+    assert listed(score="fail") == {failing}
+    assert listed(score="pass", rule=str(rule.public_id)) == {passing}
+    other = code_rule(workspace, user, name="other")
+    assert listed(score="fail", rule=str(other.public_id)) == set()
+    assert api.get("/api/v1/traces/", {"score": "great"}).status_code == 400
+    page = web.get("/w/acme/traces/", {"score": "fail"}).content.decode()
+    assert failing in page and passing not in page
+
+
+def test_another_workspaces_scores_do_not_filter_in(outsider_api, scored):
+    _rule, spans = scored
+    answer = outsider_api.get("/api/v1/traces/", {"score": "scored"})
+    assert answer.status_code == 200 and answer.json()["results"] == []
