@@ -46,6 +46,20 @@ class SkipReason(models.TextChoices):
 class OnlineRule(models.Model):
     """What live traffic a rule scores and how much of it."""
 
+    # what a rule's owner sets (the API's body and answer, the services' fields)
+    SETTINGS = (
+        "name",
+        "scope",
+        "filter",
+        "environment",
+        "sampling_rate",
+        "concurrency",
+        "daily_item_budget",
+        "daily_cost_budget",
+        "idle_seconds",
+        "active",
+    )
+
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=160)

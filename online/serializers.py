@@ -28,22 +28,7 @@ class OnlineRuleSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = OnlineRule
-        fields = [
-            "id",
-            "name",
-            "scope",
-            "filter",
-            "environment",
-            "sampling_rate",
-            "concurrency",
-            "daily_item_budget",
-            "daily_cost_budget",
-            "idle_seconds",
-            "active",
-            "evaluators",
-            "created_at",
-            "updated_at",
-        ]
+        fields = ["id", *OnlineRule.SETTINGS, "evaluators", "created_at", "updated_at"]
         read_only_fields = fields
 
 

@@ -114,16 +114,8 @@ TRACE_EXACT_FILTERS = {
     "session": "session_id",
     "user": "user_id",
 }
-TRACE_RANGE_FILTERS = {
-    "since": "start_time__gte",
-    "until": "start_time__lt",
-    "min_duration_ms": "duration_ms__gte",
-    "max_duration_ms": "duration_ms__lte",
-    "min_tokens": "tokens_total__gte",
-    "max_tokens": "tokens_total__lte",
-    "min_cost": "cost__gte",
-    "max_cost": "cost__lte",
-}
+# the summary has the span's range columns under the same names (its sums, its first start)
+TRACE_RANGE_FILTERS = RANGE_FILTERS
 # `sort` → the summary column (each has its index with the trace id); "-x" is descending.
 TRACE_SORTS = {
     "start": "start_time",

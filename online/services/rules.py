@@ -19,18 +19,6 @@ from ..mapping import mapping_problems, suggest_mapping
 from ..models import OnlineRule, RuleEvaluator, RuleScope
 
 MAX_EVALUATORS = 10
-RULE_FIELDS = (
-    "name",
-    "scope",
-    "filter",
-    "environment",
-    "sampling_rate",
-    "concurrency",
-    "daily_item_budget",
-    "daily_cost_budget",
-    "idle_seconds",
-    "active",
-)
 MAX_IDLE_SECONDS = 24 * 3600
 
 
@@ -58,7 +46,7 @@ def online_rule_delete(*, rule: OnlineRule) -> None:
 
 
 def _rule_save(rule: OnlineRule, fields: dict, evaluators: list[dict] | None) -> OnlineRule:
-    for name in RULE_FIELDS:
+    for name in OnlineRule.SETTINGS:
         if name in fields:
             setattr(rule, name, fields[name])
     rule.name = rule.name.strip()

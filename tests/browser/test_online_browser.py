@@ -6,46 +6,18 @@ with no script error; screenshots kept."""
 import time
 
 import pytest
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from assay.models import UserPreference
 from online import tasks
 from online.models import OnlineOutcome, OnlineRule
 from tests.browser.test_widths_browser import OVERFLOWING, SCROLL_WIDTH
+from tests.online.support import send_llm_spans
 from tests.support.factories import make_code_version
 from tests.support.fixtures import screenshot, sign_in
 from traces.models import Span
 from traces.services import ingest_key_issue
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def send(live_server, key: str, answers: list[tuple[str, str]]) -> str:
-    """LLM spans of production traffic, one trace each; the last trace's id."""
-    provider = TracerProvider(
-        resource=Resource.create(
-            {"service.name": "support-bot", "deployment.environment": "production"}
-        )
-    )
-    exporter = OTLPSpanExporter(
-        endpoint=f"{live_server.url}/otlp/v1/traces",
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=60,
-    )
-    provider.add_span_processor(BatchSpanProcessor(exporter))
-    tracer = provider.get_tracer("support-bot")
-    for output, expected in answers:
-        with tracer.start_as_current_span("answer") as span:
-            span.set_attribute("openinference.span.kind", "LLM")
-            span.set_attribute("input.value", "Where is my parcel?")
-            span.set_attribute("output.value", output)
-            span.set_attribute("expected", expected)
-            trace_id = f"{span.get_span_context().trace_id:032x}"
-    provider.shutdown()
-    return trace_id
 
 
 def wait_for(condition, what: str):
@@ -62,7 +34,9 @@ def test_a_rule_from_a_span_scores_new_traffic_and_its_monitor_reads(
     settings.ASSAY_ONLINE_SWEEP_LAG_S = 0
     make_code_version(workspace=workspace, user=user, name="Mentions the parcel")
     key = ingest_key_issue(workspace=workspace, name="bot").key
-    trace_id = send(live_server, key, [("Your parcel is in Lyon.", "parcel")])
+    trace_id = send_llm_spans(
+        live_server, key, "production", [("Your parcel is in Lyon.", "parcel")]
+    )
     wait_for(lambda: Span.objects.filter(trace_id=trace_id).exists(), "the first span")
     sign_in(page, live_server)
     page.goto(f"{live_server.url}/w/{workspace.slug}/traces/{trace_id}/")
@@ -77,7 +51,7 @@ def test_a_rule_from_a_span_scores_new_traffic_and_its_monitor_reads(
     page.wait_for_selector(".monitor-table")
     rule = OnlineRule.objects.get()
     answers = [("Your parcel arrives today.", "parcel")] * 7 + [("I cannot help.", "parcel")] * 3
-    send(live_server, key, answers)
+    send_llm_spans(live_server, key, "production", answers)
     wait_for(lambda: Span.objects.count() == 11, "11 spans")
     tasks.sweep_rules.delay()
     wait_for(lambda: OnlineOutcome.objects.filter(rule=rule).count() == 10, "10 outcomes")

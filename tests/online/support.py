@@ -7,6 +7,10 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.utils import timezone
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from online.services import online_rule_create
 from tests.support.factories import make_code_version
@@ -52,3 +56,35 @@ def code_rule(workspace, user, *, name: str = "answers", **fields):
         fields={"name": name, "filter": {"field": "kind", "op": "eq", "value": "llm"}, **fields},
         evaluators=[{"evaluator_version": version, "mapping": MAPPING}],
     )
+
+
+def send_llm_spans(
+    live_server, key: str, environment: str, answers, *, marker: bool = False
+) -> str:
+    """LLM spans of one trace each, sent by the OpenTelemetry SDK's OTLP/HTTP exporter (a
+    batch processor, shut down at the end): (output, expected) pairs, OpenInference
+    attributes, `expected` as an attribute; with `marker`, as Assay's own calls mark theirs.
+    The last trace's id."""
+    resource = Resource.create(
+        {"service.name": "support-bot", "deployment.environment": environment}
+    )
+    provider = TracerProvider(resource=resource)
+    exporter = OTLPSpanExporter(
+        endpoint=f"{live_server.url}/otlp/v1/traces",
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,  # a busy 2-core machine: the export must not give up first
+    )
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    tracer = provider.get_tracer("support-bot")
+    trace_id = ""
+    for output, expected in answers:
+        with tracer.start_as_current_span("answer") as span:
+            span.set_attribute("openinference.span.kind", "LLM")
+            span.set_attribute("input.value", "Where is my parcel?")
+            span.set_attribute("output.value", output)
+            span.set_attribute("expected", expected)
+            if marker:
+                span.set_attribute("assay.experiment", "run-1")
+            trace_id = f"{span.get_span_context().trace_id:032x}"
+    provider.shutdown()
+    return trace_id

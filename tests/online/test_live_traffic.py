@@ -5,10 +5,6 @@ online run, and the same worker scores them with the rule's code evaluator."""
 import time
 
 import pytest
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from experiments.runs.bases import RunStatus
 from online import tasks
@@ -16,35 +12,11 @@ from online.models import OnlineOutcome, OnlineRun
 from traces.models import Span
 from traces.services import ingest_key_issue
 
-from .support import code_rule
+from .support import code_rule, send_llm_spans
 
 pytestmark = pytest.mark.integration
 
 ANSWERS = [("Paris is the capital of France.", "Paris")] * 4 + [("I do not know.", "Paris")] * 2
-
-
-def _send(live_server, key: str, environment: str, answers, *, experiment: bool = False) -> None:
-    provider = TracerProvider(
-        resource=Resource.create(
-            {"service.name": "support-bot", "deployment.environment": environment}
-        )
-    )
-    exporter = OTLPSpanExporter(
-        endpoint=f"{live_server.url}/otlp/v1/traces",
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=60,
-    )
-    provider.add_span_processor(BatchSpanProcessor(exporter))
-    tracer = provider.get_tracer("support-bot")
-    for output, expected in answers:
-        with tracer.start_as_current_span("chat") as span:
-            span.set_attribute("openinference.span.kind", "LLM")
-            span.set_attribute("input.value", "What is the capital of France?")
-            span.set_attribute("output.value", output)
-            span.set_attribute("expected", expected)
-            if experiment:
-                span.set_attribute("assay.experiment", "run-1")
-    provider.shutdown()
 
 
 def _wait(condition, what: str):
@@ -61,9 +33,9 @@ def test_live_spans_are_sampled_and_scored_by_the_worker(
     settings.ASSAY_ONLINE_SWEEP_LAG_S = 0
     rule = code_rule(workspace, user)
     key = ingest_key_issue(workspace=workspace, name="bot").key
-    _send(live_server, key, "production", ANSWERS)
-    _send(live_server, key, "staging", ANSWERS[:2])
-    _send(live_server, key, "production", ANSWERS[:2], experiment=True)
+    send_llm_spans(live_server, key, "production", ANSWERS)
+    send_llm_spans(live_server, key, "staging", ANSWERS[:2])
+    send_llm_spans(live_server, key, "production", ANSWERS[:2], marker=True)
     _wait(lambda: Span.objects.filter(workspace=workspace).count() == 10, "10 stored spans")
     tasks.sweep_rules.delay()
     run = _wait(
