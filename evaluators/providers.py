@@ -67,6 +67,7 @@ def _judge_outcome(provider, r):
             "attempts": r.attempts,
             "parse_method": r.parse_method,
             "rate_limit_wait_ms": r.rate_limit_wait_ms,  # latency_ms leaves it out
+            "failure": r.failure,  # "rejected": the provider refused the request itself
         },
     )
 

@@ -31,6 +31,9 @@ from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
 # items between progress bumps and writes: an experiment's (a judge batch keeps `concurrency`
 # calls in flight until its last items, so small batches leave the run's slots idle)
 MINI_BATCH = EXPERIMENT_MINI_BATCH
+# the failure kind of a judge call the provider refused (a 4xx other than 429: a content
+# policy, a model it will not serve), as `evaluators.llm.retry` names it
+PROVIDER_REFUSED = "rejected"
 OUTCOME_FIELDS = (
     "run status skip_reason verdict score reason error rendered_request raw_answer latency_ms "
     "tokens_in tokens_out cost cached"
@@ -240,6 +243,8 @@ def _skip_reason(outcome: RunOutcome, span: Span | None) -> str:
         return SkipReason.NOT_READY
     if outcome.status == ResultStatus.SKIPPED:
         return SkipReason.MAPPING
+    if outcome.extra.get("failure") == PROVIDER_REFUSED:
+        return SkipReason.PROVIDER_BLOCKED  # its message, the provider's, is the error
     if outcome.status in RETRYABLE_STATUSES:
         return SkipReason.EVALUATOR_ERROR
     return ""

@@ -39,6 +39,7 @@ class LlmOutcome:
     cached: bool = False
     attempts: int = 0
     parse_method: str = ""
+    failure: str = ""  # a failed call's kind ("rejected": the provider refused the request)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable copy."""
@@ -229,8 +230,8 @@ async def pooled_call(pool, settings, request, *, limiter, cache, key, parse=Tru
 
 # What a judged turn's outcome takes over from its call as it is.
 CALL_FIELDS = (
-    "status error raw_answer latency_ms rate_limit_wait_ms tokens_in tokens_out cached".split()
-)
+    "status error raw_answer latency_ms rate_limit_wait_ms tokens_in tokens_out cached failure"
+).split()
 
 
 def _outcome(request: dict[str, Any], result: CallResult) -> LlmOutcome:

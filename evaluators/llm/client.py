@@ -89,6 +89,7 @@ class CallResult:
     tokens_out: int = 0
     attempts: int = 0
     cached: bool = False
+    failure: str = ""  # why the last attempt failed ("rejected", "timeout", …): retry.Failure
 
 
 class ProviderClient:
@@ -328,6 +329,7 @@ def _failure_result(done: Attempted, settings: ProviderSettings) -> CallResult:
         latency_ms=done.elapsed_ms,
         rate_limit_wait_ms=done.waited_ms,
         attempts=done.attempts,
+        failure=done.failure.kind,
     )
 
 
