@@ -175,3 +175,10 @@ def for_pages() -> dict:
         "policy_kinds": list(POLICY_KINDS),
         "score_meanings": list(MEANINGS),
     }
+
+
+# The mark of Assay's own traffic: HTTP targets send it as a W3C baggage entry
+# (`baggage: assay.experiment=<run id>`); an app whose OpenTelemetry SDK copies baggage onto its
+# spans (the baggage span processor) tags the spans an experiment caused, and online rules
+# never score a span that carries it.
+EXPERIMENT_MARKER = "assay.experiment"

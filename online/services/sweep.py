@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Max, Min, Q, Sum
 
-from assay.vocabulary import ResultStatus
+from assay.vocabulary import EXPERIMENT_MARKER, ResultStatus
 from evaluators.kinds import kind_get
 from experiments.runs.services import run_launched
 from traces.models import Span
@@ -38,8 +38,6 @@ from ..models import (
 from ..sampling import in_sample
 
 CHUNK_ITEMS = 1000  # an experiment chunk's rows: one judge mini-batch
-# the attribute Assay's own calls carry (HTTP targets, judges): never scored as live traffic
-EXPERIMENT_MARKER = "assay.experiment"
 DAY_S = 24 * 3600
 # the budget halves the rate at most this many times before it stops sampling for the day
 HALVINGS = 10

@@ -46,6 +46,9 @@ def test_every_request_says_assay_and_carries_the_rows_idempotency_key(
     experiment = engine.experiment_run_inline(experiment_id=experiment.pk)
     assert experiment.status == "completed"
     assert {r.headers["User-Agent"] for r in app.requests} == {"assay/0.1.0"}
+    assert {r.headers["baggage"] for r in app.requests} == {
+        f"assay.experiment={experiment.public_id}"
+    }
     # q1 repetition 0: a 500, then the same request again — with the same key
     keys = {q: [r.headers["Idempotency-Key"] for r in sent(app, q)] for q in ("q1", "q2")}
     assert len(keys["q1"]) == 3 and len(set(keys["q1"])) == 2  # 2 tries of one row + repeat 1
@@ -64,6 +67,33 @@ def test_every_request_says_assay_and_carries_the_rows_idempotency_key(
         run_id=experiment.public_id, item_id=items["q2"], repeat=1
     )
     assert shown.rendered_request["headers"]["User-Agent"] == "assay/0.1.0"
+
+
+def test_every_request_carries_the_runs_mark_as_baggage(workspace, user, contains, app):
+    """The W3C baggage entry that tags the app's spans as Assay's (online rules leave them out),
+    read back by OpenTelemetry's own propagator; a config's baggage is kept beside it."""
+    from opentelemetry import baggage
+    from opentelemetry.baggage.propagation import W3CBaggagePropagator
+
+    version = rows_version(workspace, user, [row("q1")])
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="marked",
+        evalset_version=version,
+        bindings=[{"evaluator_version": contains}],
+        target=target(app, headers={"Baggage": "tenant=acme"}),
+        launch=True,
+    )
+    engine.experiment_run_inline(experiment_id=experiment.pk)
+    [request] = app.requests
+    context = W3CBaggagePropagator().extract({"baggage": request.headers["Baggage"]})
+    assert baggage.get_all(context) == {
+        "tenant": "acme",
+        "assay.experiment": str(experiment.public_id),
+    }
+    shown = TargetResult.objects.get(experiment=experiment).rendered_request["headers"]
+    assert shown["Baggage"] == f"tenant=acme,assay.experiment={experiment.public_id}"
 
 
 def test_another_run_sends_other_keys_and_a_config_cannot_set_the_key(

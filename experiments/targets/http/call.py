@@ -26,6 +26,7 @@ from django.conf import settings
 from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import outbound_policy, refused_in, ssl_context
 from assay.safety.redact import scrub_secrets
+from assay.vocabulary import EXPERIMENT_MARKER
 from evaluators.llm.attempts import (
     BatchCancelled,
     call_with_retries,
@@ -74,14 +75,22 @@ def idempotency_key(*, run_id, item_id, repeat: int, turn: int | None = None) ->
     return str(uuid.uuid5(KEY_NAMESPACE, name))
 
 
-def assay_headers(headers: dict[str, str], key: str) -> dict[str, str]:
+def assay_headers(headers: dict[str, str], key: str, run_id) -> dict[str, str]:
     """The config's headers with ours: User-Agent unless the config names one (its own wins),
-    and the Idempotency-Key always (a config cannot set it: saving refuses the header, and
-    one stored before that is replaced here)."""
+    the Idempotency-Key always (a config cannot set it: saving refuses the header, and one
+    stored before that is replaced here), and the run's mark as a W3C baggage entry, added to
+    any baggage the config sends (`assay.vocabulary.EXPERIMENT_MARKER`)."""
     names = {name.lower() for name in headers}
     ours = {} if "user-agent" in names else {"User-Agent": USER_AGENT}
     kept = {k: v for k, v in headers.items() if k.lower() != IDEMPOTENCY_HEADER.lower()}
-    return {**ours, **kept, IDEMPOTENCY_HEADER: key}
+    return {**ours, **kept, IDEMPOTENCY_HEADER: key, **_baggage(kept, run_id)}
+
+
+def _baggage(headers: dict[str, str], run_id) -> dict[str, str]:
+    name = next((k for k in headers if k.lower() == "baggage"), "baggage")
+    entry = f"{EXPERIMENT_MARKER}={run_id}"
+    given = headers.get(name, "").strip()
+    return {name: f"{given},{entry}" if given else entry}
 
 
 @dataclass
@@ -163,12 +172,14 @@ class HttpCall:
             call.body = sent.json(config.get("body"))
         except RowError as exc:
             call.problem = call.problem or f"the request could not be built: {exc}"
-        call.headers = assay_headers(call.headers, key)
+        call.headers = assay_headers(call.headers, key, experiment.public_id)
         call.shown = {
             "method": call.method,
             "url": call.url,
             "headers": assay_headers(
-                {k: named.text(v) for k, v in (config.get("headers") or {}).items()}, key
+                {k: named.text(v) for k, v in (config.get("headers") or {}).items()},
+                key,
+                experiment.public_id,
             ),
             "body": call.body,
         }
