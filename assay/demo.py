@@ -54,7 +54,7 @@ def _extra_loaders():
     from importlib import import_module
 
     loaders = []
-    for app in ("evaluators", "evalsets", "experiments", "traces"):
+    for app in ("evaluators", "evalsets", "experiments", "traces", "online"):
         try:
             module = import_module(f"{app}.demo")
         except ModuleNotFoundError as exc:

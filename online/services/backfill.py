@@ -12,14 +12,13 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Avg
+from django.db.models import Avg, Min
 from django.utils.translation import gettext as _
 
 from experiments.models import Result
 
-from ..models import OnlineOutcome, OnlineRule, OnlineRun, RuleEvaluator, RunSource
-from ..sampling import in_sample
-from .sweep import SweepPlan, eligible_spans, kind_queue, run_create, strata_add
+from ..models import OnlineOutcome, OnlineRule, OnlineRun, RuleEvaluator, RuleScope, RunSource
+from .sweep import SweepPlan, eligible_spans, kind_queue, plan_add, run_create, strata_add
 
 MAX_BACKFILL_ITEMS = 50_000
 
@@ -87,25 +86,20 @@ def _check_window(rule: OnlineRule, since: datetime, until: datetime) -> None:
 
 
 def _plan(rule: OnlineRule, since: datetime, until: datetime) -> SweepPlan:
-    """Spans of the window stored before the rule swept (by start time), sampled at its rate."""
+    """Spans of the window stored before the rule swept (by start time), sampled at its rate:
+    each span for a span rule, each trace with such a span (counted at its first) for a trace
+    rule."""
     plan = SweepPlan()
     spans = eligible_spans(rule=rule, since=None, until=rule.created_at).filter(
         start_time__gte=since, start_time__lt=until
     )
-    rows = spans.order_by("start_time").values_list("trace_id", "span_id", "start_time")
-    for trace_id, span_id, start in rows.iterator(chunk_size=2000):
-        hour = start.replace(minute=0, second=0, microsecond=0)
-        plan.eligible[hour] += 1
-        if in_sample(trace_id, rule.sampling_rate):
-            plan.sampled[hour] += 1
-            plan.items.append(
-                {
-                    "trace_id": trace_id,
-                    "span_id": span_id,
-                    "rate": rule.sampling_rate,
-                    "start": start.isoformat(),
-                }
-            )
+    if rule.scope == RuleScope.TRACE:
+        rows = spans.order_by().values("trace_id").annotate(first=Min("start_time"))
+        items = sorted((row["first"], row["trace_id"], "") for row in rows)
+    else:
+        items = spans.order_by("start_time").values_list("start_time", "trace_id", "span_id")
+    for start, trace_id, span_id in items:
+        plan_add(plan, trace_id, span_id, start, rule.sampling_rate, None)
     return plan
 
 
