@@ -208,6 +208,18 @@ VARIABLES: list[tuple[str, str, str]] = [
         "burst / rate seconds (at least the spans of one request).",
     ),
     (
+        "ASSAY_ONLINE_SWEEP_S",
+        "`15`",
+        "How often each active online rule looks at the spans stored since its last look and "
+        "launches a run for those it samples.",
+    ),
+    (
+        "ASSAY_ONLINE_SWEEP_LAG_S",
+        "`10`",
+        "How far behind now the sweep stops, so a span whose storing transaction is still open "
+        "is taken by the next sweep, never missed.",
+    ),
+    (
         "ASSAY_TRACE_RETENTION_DAYS",
         "`30`",
         "Days spans are kept: older days' partitions are dropped hourly (PostgreSQL), older "

@@ -205,6 +205,7 @@ class World:
     viewer_token_id: str
     ingest_key_id: str
     trace_id: str
+    session_id: str
     online_rule: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
@@ -230,6 +231,7 @@ KWARGS = {
     "fmt": "csv",
     "slug": "acme",
     "trace_id": "trace_id",
+    "session_id": "session_id",
     "ingest_key_id": "ingest_key_id",
 }
 ID_OF = {
@@ -345,6 +347,7 @@ def _span(workspace) -> Span:
         trace_id="ab" * 16,
         span_id="cd" * 8,
         name="agent",
+        session_id="acme-session",
         start_time=now,
         end_time=now,
         duration_ms=0,
@@ -391,6 +394,7 @@ def build_world(server) -> World:
         viewer_token_id=str(viewer_token.token.public_id),
         ingest_key_id=str(ingest_key.public_id),
         trace_id=trace.trace_id,
+        session_id=trace.session_id,
         online_rule=str(_online_rule(workspace, owner, code).public_id),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},

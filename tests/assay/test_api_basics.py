@@ -82,5 +82,13 @@ def test_the_schema_tags_every_operation_with_its_area_and_documents_bearer(clie
         if isinstance(operation, dict)
         for tag in operation.get("tags", [])
     }
-    assert tags == {"evaluators", "evalsets", "experiments", "compare", "settings", "traces"}
+    assert tags == {
+        "evaluators",
+        "evalsets",
+        "experiments",
+        "compare",
+        "settings",
+        "traces",
+        "online",
+    }
     assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"

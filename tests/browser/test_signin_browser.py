@@ -23,6 +23,7 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Compare",
         "Pairwise",
         "Traces",
+        "Online",
         "Import",
         "garak",
         "Settings",

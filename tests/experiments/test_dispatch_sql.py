@@ -13,6 +13,7 @@ from experiments import scoring as engine
 from experiments import services
 from experiments.models import ChunkStatus, Experiment, ExperimentChunk
 from experiments.runs import dispatch
+from experiments.runs.kinds import run_kinds
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
 
 pytestmark = [
@@ -107,13 +108,21 @@ def test_a_dispatch_is_three_queries_however_many_chunks_it_queues(workspaces, u
     with CaptureQueriesContext(connection) as queries:
         chosen = dispatch.chunks_dispatch(["code"])
     assert len(chosen) == 3 * 10 - 2  # every pending chunk (begin queued two)
-    # the lock, the runs launched since (none here), the read, one UPDATE
-    assert len(statements(queries)) == 4
+    # the lock, the runs launched since (none here), one read a kind of run on the queue
+    # (experiments', online runs'), one UPDATE (only experiments' chunks were picked)
+    assert len(statements(queries)) == 1 + 1 + kinds_on("code") + 1
     with CaptureQueriesContext(connection) as queries:
         assert dispatch.chunks_dispatch() == []  # both queues: nothing left to queue
-    # the lock, the launched runs, the code queue's read, the llm queue's two (experiments',
-    # pairwise runs')
-    assert len(statements(queries)) == 1 + 1 + 1 + 2
+    # the lock, the launched runs, a read a kind on each queue (llm: experiments', pairwise
+    # runs', online runs')
+    assert len(statements(queries)) == 1 + 1 + kinds_on("code") + kinds_on("llm")
+
+
+def kinds_on(queue: str) -> int:
+    """How many kinds of run have chunks on `queue` (dispatch reads each kind's table once)."""
+    count = sum(queue in kind.queues for kind in run_kinds())
+    assert count >= 2  # experiments and online runs on both queues: the test counts them
+    return count
 
 
 def test_the_returned_chunks_load_what_dispatch_did_not_read(workspace, user, settings):
