@@ -27,6 +27,9 @@ class Command(BaseCommand):
         # SIGTERM stops the platform as Ctrl-C does: runserver returns and `finally` stops the
         # worker, which runs in a session of its own (so it is stopped by us, in order).
         signal.signal(signal.SIGTERM, _interrupt)
+        # Ctrl-C too, even when whoever started us ignored SIGINT (a child inherits that:
+        # Python then leaves it ignored, and Ctrl-C would do nothing)
+        signal.signal(signal.SIGINT, _interrupt)
         call_command("migrate", interactive=False, verbosity=0)
         if not no_demo:
             # the demo's traces go through the OTLP exporter to this server once it answers
