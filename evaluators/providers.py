@@ -42,7 +42,7 @@ def provider_batch_run(*, batch, run, outcome) -> list:
         answers = run(
             batch.config,
             batch.turns,
-            provider_settings(provider),
+            provider_settings(provider, marker=batch.run_key),
             concurrency=batch.concurrency,
             limiter=limiter,
             cache=cache,
@@ -72,6 +72,9 @@ def _judge_outcome(provider, r):
     )
 
 
+# the baggage mark of calls no run makes (a debug run, an evaluator's test cases, a target's
+# test request)
+DEBUG_MARKER = "debug"
 _SHARED: dict = {}
 
 
@@ -115,8 +118,10 @@ def provider_cost(provider: ModelProvider, model: str, result) -> float | None:
     return token_cost(price, result.tokens_in, result.tokens_out)
 
 
-def provider_settings(provider: ModelProvider):
-    """The call settings for a provider; the key is decrypted here and nowhere else."""
+def provider_settings(provider: ModelProvider, *, marker: str | None = None):
+    """The call settings for a provider; the key is decrypted here and nowhere else. `marker`
+    names whose calls they are (a run's key; none: a debug run's), sent on every request as
+    Assay's baggage entry so that traced calls are never scored as traffic."""
     from .llm import ProviderSettings
 
     return ProviderSettings(
@@ -126,6 +131,7 @@ def provider_settings(provider: ModelProvider):
         **{name: getattr(provider, name) for name in ModelProvider.CALL_FIELDS},
         provider_key=f"provider:{provider.public_id}",
         outbound_allow=settings.ASSAY_OUTBOUND_ALLOW,
+        marker=marker or DEBUG_MARKER,
     )
 
 

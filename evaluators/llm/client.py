@@ -18,6 +18,7 @@ from typing import Any
 import aiohttp
 import orjson
 
+from assay.marking import BAGGAGE_HEADER, baggage_marked
 from assay.safety.caps import ANSWER_BYTES, cap_text
 from assay.safety.outbound import outbound_policy, refused_in, ssl_context
 from assay.safety.outbound_aio import client_session
@@ -68,6 +69,9 @@ class ProviderSettings:
     retry_after_cap_s: float = 60.0
     outbound_allow: str = "*"
     max_body_bytes: int = PROVIDER_MAX_BYTES
+    # whose calls these are, sent as the `assay.experiment` baggage entry on every request
+    # (`assay.marking`): the run's key ("experiment:<id>:judge"), "debug" for a debug run
+    marker: str = "assay"
 
     @property
     def limiter_key(self) -> str:
@@ -114,6 +118,8 @@ class ProviderClient:
             "Content-Type": "application/json",
             "Accept": "application/json",
             "User-Agent": _USER_AGENT,
+            # a gateway or app tracing these calls tags them as Assay's: online rules skip them
+            BAGGAGE_HEADER: baggage_marked(baggage="", run=settings.marker),
         }
 
     async def post(self, body: dict[str, Any], timeout_s: float) -> bytes:

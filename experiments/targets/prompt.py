@@ -210,7 +210,7 @@ def completion_rows(
     try:
         results = run_completion_batch(
             requests,
-            provider_settings(provider),
+            provider_settings(provider, marker=run_key),
             concurrency=concurrency,
             limiter=limiter,
             cache=cache,

@@ -23,10 +23,10 @@ from urllib.parse import urlsplit
 import orjson
 from django.conf import settings
 
+from assay.marking import BAGGAGE_HEADER, baggage_marked
 from assay.safety.origins import OriginError, origin_refusal, url_origin
 from assay.safety.outbound import outbound_policy, refused_in, ssl_context
 from assay.safety.redact import scrub_secrets
-from assay.vocabulary import EXPERIMENT_MARKER
 from evaluators.llm.attempts import (
     BatchCancelled,
     call_with_retries,
@@ -79,7 +79,7 @@ def assay_headers(headers: dict[str, str], key: str, run_id) -> dict[str, str]:
     """The config's headers with ours: User-Agent unless the config names one (its own wins),
     the Idempotency-Key always (a config cannot set it: saving refuses the header, and one
     stored before that is replaced here), and the run's mark as a W3C baggage entry, added to
-    any baggage the config sends (`assay.vocabulary.EXPERIMENT_MARKER`)."""
+    any baggage the config sends (`assay.marking`)."""
     names = {name.lower() for name in headers}
     ours = {} if "user-agent" in names else {"User-Agent": USER_AGENT}
     kept = {k: v for k, v in headers.items() if k.lower() != IDEMPOTENCY_HEADER.lower()}
@@ -87,10 +87,8 @@ def assay_headers(headers: dict[str, str], key: str, run_id) -> dict[str, str]:
 
 
 def _baggage(headers: dict[str, str], run_id) -> dict[str, str]:
-    name = next((k for k in headers if k.lower() == "baggage"), "baggage")
-    entry = f"{EXPERIMENT_MARKER}={run_id}"
-    given = headers.get(name, "").strip()
-    return {name: f"{given},{entry}" if given else entry}
+    name = next((k for k in headers if k.lower() == BAGGAGE_HEADER), BAGGAGE_HEADER)
+    return {name: baggage_marked(baggage=headers.get(name, ""), run=run_id)}
 
 
 @dataclass
