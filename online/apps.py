@@ -7,11 +7,12 @@ class OnlineConfig(AppConfig):
 
     def ready(self) -> None:
         from traces.panels import trace_panel_register
-        from traces.scores import score_source_register
+        from traces.scores import outcome_reader_register, score_source_register
 
         from . import kind  # noqa: F401  (registers the online kind of run)
         from .panels import trace_scores_panel
-        from .selectors import scored_trace_ids
+        from .selectors import scored_trace_ids, span_outcomes
 
         trace_panel_register(trace_scores_panel)
         score_source_register(scored_trace_ids)
+        outcome_reader_register(span_outcomes)

@@ -247,3 +247,31 @@ def scored_trace_ids(*, workspace: Workspace, verdict: str | None, rule=None) ->
     if rule is not None:
         outcomes = outcomes.filter(rule__public_id=rule)
     return outcomes.values("trace_id")
+
+
+def span_outcomes(*, workspace: Workspace, trace_ids: list[str]) -> dict:
+    """The workspace's rules' outcomes for these traces by (trace id, span id), as the traces
+    API shows them on spans (`traces.scores`): one query for any number of traces."""
+    rows = (
+        OnlineOutcome.objects.filter(rule__workspace=workspace, trace_id__in=trace_ids)
+        .order_by("rule__name", "rule_evaluator__position", "pk")
+        .values_list("trace_id", "span_id", *OUTCOME_ON_SPAN.values())
+    )
+    found: dict = defaultdict(list)
+    for trace_id, span_id, *values in rows:
+        found[(trace_id, span_id)].append(dict(zip(OUTCOME_ON_SPAN, values, strict=True)))
+    return found
+
+
+# what a span's outcome shows in the traces API → where it is read from
+OUTCOME_ON_SPAN = {
+    "rule_id": "rule__public_id",
+    "rule_name": "rule__name",
+    "evaluator_version": "rule_evaluator__evaluator_version__public_id",
+    "evaluator_name": "rule_evaluator__evaluator_version__evaluator__name",
+    "version": "rule_evaluator__evaluator_version__version",
+    "status": "status",
+    "verdict": "verdict",
+    "score": "score",
+    "skip_reason": "skip_reason",
+}

@@ -97,3 +97,37 @@ def test_an_experiments_results_and_bindings_do_not_grow(
     for path, count in one.items():
         with django_assert_max_num_queries(count):
             api.get(f"/api/v1/experiments/{many.public_id}/{path.replace('5', '50')}")
+
+
+def test_spans_and_a_trace_with_online_outcomes_do_not_grow(
+    api, workspace, user, django_assert_max_num_queries
+):
+    """The spans list and a trace's detail read every span's online outcomes in one query,
+    however many spans, traces and rules there are."""
+    from django.utils import timezone
+
+    from online.kind import online_run_inline
+    from online.services import online_sweep
+    from tests.online.support import code_rule, llm_span, store
+
+    def traffic(trace_id: str, count: int, hour: int):
+        at = timezone.now() + timezone.timedelta(hours=hour)  # after the last sweep's cursor
+        store(
+            [
+                llm_span(workspace, output="Paris", expected="Paris", trace_id=trace_id, at=at)
+                for _ in range(count)
+            ]
+        )
+        for rule in rules:
+            run = online_sweep(rule_id=rule.pk, now=at + timezone.timedelta(minutes=1))
+            online_run_inline(run_id=run.pk)
+
+    rules = [code_rule(workspace, user, name=n) for n in ("a", "b")]
+    traffic("a" * 32, 2, 0)
+    few = {url: queries(api, url) for url in ("/api/v1/spans/", f"/api/v1/traces/{'a' * 32}/")}
+    traffic("a" * 32, 6, 1)
+    traffic("b" * 32, 8, 2)
+    assert len(api.get("/api/v1/spans/").json()["results"][0]["online_outcomes"]) == 2
+    for url, count in few.items():
+        with django_assert_max_num_queries(count):
+            api.get(url)

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet, validated
 from assay.models import Membership
 
-from . import selectors, services
+from . import scores, selectors, services
 from . import serializers as s
 from .keyset import BadCursor
 from .models import IngestKey, Span
@@ -143,7 +143,10 @@ PAGING = _(
         description=_(
             "A trace's spans as a tree by parent span id: each node holds its span and its "
             "children. A span whose parent has not arrived is a root with `parent_missing`. "
-            "404 when the workspace has no span of that trace id (32 hex digits)."
+            "Each span lists its online outcomes (rule, evaluator version, status, verdict, "
+            "score, skip reason); `online_outcomes` beside the tree holds those of trace and "
+            "session rules. 404 when the workspace has no span of that trace id (32 hex "
+            "digits)."
         ),
         responses=s.TraceSerializer,
     ),
@@ -169,7 +172,12 @@ class TraceViewSet(_SpanReadViewSet):
 
     def retrieve(self, request, trace_id=None):
         spans = selectors.trace_spans(workspace=request.workspace, trace_id=trace_id)
-        tree = {"trace_id": spans[0].trace_id, "spans": selectors.span_tree(spans)}
+        found = scores.spans_outcomes_attach(workspace=request.workspace, spans=spans)
+        tree = {
+            "trace_id": spans[0].trace_id,
+            "spans": selectors.span_tree(spans),
+            "online_outcomes": found.get((spans[0].trace_id, ""), []),
+        }
         return Response(s.TraceSerializer(tree).data)
 
 
@@ -182,7 +190,9 @@ class TraceViewSet(_SpanReadViewSet):
                 "The workspace's spans, newest first, filtered by trace id, service, name, kind, "
                 "model, environment, status, session, user, time (`range` 1h/24h/7d/30d, or "
                 "`since`/`until` on the start), duration, tokens and cost bounds, errors "
-                "(`has_error`) and one raw attribute (`attribute=key=value`)."
+                "(`has_error`) and one raw attribute (`attribute=key=value`). Each span lists "
+                "its online outcomes: each rule's evaluator version, status, verdict, score and "
+                "skip reason."
             ),
             PAGING,
         ),
@@ -204,6 +214,7 @@ class SpanViewSet(_SpanReadViewSet):
             cursor=query.pop("cursor", None),
             size=query.pop("limit"),
         )
+        scores.spans_outcomes_attach(workspace=request.workspace, spans=found)
         return _paged(request, found, following, s.SpanSerializer)
 
 

@@ -35,8 +35,30 @@ class IssuedIngestKeySerializer(IngestKeySerializer):
         fields = IngestKeySerializer.Meta.fields + ["key"]
 
 
+class OutcomeSerializer(serializers.Serializer):
+    """What one online rule's evaluator version made of a span (or of a whole trace)."""
+
+    rule_id = serializers.UUIDField()
+    rule_name = serializers.CharField()
+    evaluator_version = serializers.UUIDField(help_text="The evaluator version's id.")
+    evaluator_name = serializers.CharField()
+    version = serializers.CharField(help_text="The evaluator version's number, as `1.0.0`.")
+    status = serializers.CharField(help_text="success, error, timeout or skipped.")
+    verdict = serializers.CharField(help_text="pass, fail or unknown.")
+    score = serializers.FloatField(allow_null=True)
+    skip_reason = serializers.CharField(
+        help_text="Why there is no verdict (`mapping`, `evaluator_error`, `provider_blocked`, "
+        "`over_budget`, `not_ready`); empty when scored."
+    )
+
+
 class SpanSerializer(serializers.ModelSerializer):
-    """A stored span: typed columns and its capped raw attributes."""
+    """A stored span: typed columns, its capped raw attributes, and what online rules made of
+    it."""
+
+    online_outcomes = serializers.SerializerMethodField(
+        help_text="Each online rule's outcome for this span, one per evaluator version."
+    )
 
     class Meta:
         model = Span
@@ -65,8 +87,14 @@ class SpanSerializer(serializers.ModelSerializer):
             "duration_ms",
             "attributes",
             "received_at",
+            "online_outcomes",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(OutcomeSerializer(many=True))
+    def get_online_outcomes(self, span) -> list:
+        # set by traces.scores.spans_outcomes_attach, one query for the whole page
+        return OutcomeSerializer(getattr(span, "online_outcomes", []), many=True).data
 
 
 class SpanNodeSerializer(serializers.Serializer):
@@ -86,6 +114,9 @@ class SpanNodeSerializer(serializers.Serializer):
 class TraceSerializer(serializers.Serializer):
     trace_id = serializers.CharField()
     spans = SpanNodeSerializer(many=True, help_text="The roots of the span tree.")
+    online_outcomes = OutcomeSerializer(
+        many=True, help_text="Outcomes of trace and session rules: items that were the trace."
+    )
 
 
 class TraceSummarySerializer(serializers.ModelSerializer):
