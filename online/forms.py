@@ -10,7 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .mapping import ATTRIBUTE_PREFIX, sources_for, suggest_mapping
-from .models import DEFAULT_ENVIRONMENT, RuleScope
+from .models import DEFAULT_ENVIRONMENT, DEFAULT_IDLE_SECONDS, RuleScope
 
 MAX_ATTRIBUTE_CHOICES = 30
 
@@ -22,6 +22,10 @@ class OnlineRuleForm(forms.Form):
         choices=[
             (RuleScope.SPAN, _("each matching span")),
             (RuleScope.TRACE, _("each trace with a matching span, once it is complete")),
+            (
+                RuleScope.SESSION,
+                _("each session with a matching span, once, when it has gone idle"),
+            ),
         ],
         initial=RuleScope.SPAN,
         required=False,  # a span rule when left out
@@ -42,6 +46,13 @@ class OnlineRuleForm(forms.Form):
         required=False,
         initial=DEFAULT_ENVIRONMENT,
         help_text=_("Only spans of this environment; empty for every one."),
+    )
+    idle_seconds = forms.IntegerField(
+        label=_("Idle time (seconds)"),
+        required=False,
+        min_value=1,
+        initial=DEFAULT_IDLE_SECONDS,
+        help_text=_("A trace or session is ready once no span of it has arrived for this long."),
     )
     sampling_percent = forms.FloatField(
         label=_("Sampling rate (%)"),
@@ -78,7 +89,7 @@ class OnlineRuleForm(forms.Form):
 
     def chosen_scope(self) -> str:
         value = self["scope"].value()
-        return value if value in (RuleScope.SPAN, RuleScope.TRACE) else RuleScope.SPAN
+        return value if value in RuleScope.values else RuleScope.SPAN
 
     def chosen(self) -> list:
         return [
@@ -94,6 +105,7 @@ class OnlineRuleForm(forms.Form):
             "scope": data["scope"] or RuleScope.SPAN,
             "filter": data["filter"],
             "environment": data["environment"],
+            "idle_seconds": data["idle_seconds"] or DEFAULT_IDLE_SECONDS,
             "sampling_rate": data["sampling_percent"] / 100,
             "daily_item_budget": data["daily_item_budget"],
             "daily_cost_budget": data["daily_cost_budget"],

@@ -22,8 +22,8 @@ from experiments.runs.chunks import ChunkStopped, batch_commit
 from experiments.runs.inline import run_inline
 from experiments.runs.kinds import RetryPlan, RunKind, run_kind_register
 from experiments.scoring import MINI_BATCH as EXPERIMENT_MINI_BATCH
-from traces.models import Span
-from traces.services.to_evalset_rows import trace_root_fields
+from traces.models import Span, TraceSummary
+from traces.services.to_evalset_rows import session_sources, trace_root_fields
 
 from .mapping import ATTRIBUTE_PREFIX
 from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
@@ -116,7 +116,8 @@ def scored_rows(*, chunk: OnlineChunk, items: list[dict], cancel) -> list[Online
 @dataclass(frozen=True)
 class Subject:
     """What an item scores: a span; or a trace, through its root `span` and the fields it holds
-    (`traces.services.to_evalset_rows.trace_root_fields`)."""
+    (`traces.services.to_evalset_rows.trace_root_fields`); or a session, through its first
+    trace's root and the session's fields (`to_evalset_rows.session_sources`)."""
 
     span: Span
     fields: dict | None = None
@@ -133,8 +134,26 @@ def _subjects(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Subjec
     spans = Span.objects.filter(workspace_id=run.workspace_id, trace_id__in=traces)
     spans = [s for s in spans if (s.trace_id, s.span_id) in wanted] if traces else []
     found = {(s.trace_id, s.span_id): Subject(s) for s in spans}
-    traces = [item["trace_id"] for item in items if not item["span_id"]]
-    return found | _traces(run, traces)
+    traces = [item["trace_id"] for item in items if not item["span_id"] and not _session(item)]
+    by_session = _sessions(run, [_session(item) for item in items if _session(item)])
+    sessions = {_key(i): by_session[_session(i)] for i in items if _session(i) in by_session}
+    return found | _traces(run, traces) | sessions
+
+
+def _session(item: dict) -> str:
+    return item.get("session_id", "")
+
+
+def _sessions(run: OnlineRun, session_ids: list[str]) -> dict[str, Subject]:
+    """The sessions still stored, by id: each through its first trace's root."""
+    if not session_ids:
+        return {}
+    summaries = TraceSummary.objects.filter(
+        workspace_id=run.workspace_id, session_id__in=session_ids
+    )
+    trace_ids = list(summaries.values_list("trace_id", flat=True))
+    sources = session_sources(workspace=run.workspace, session_ids=session_ids, trace_ids=trace_ids)
+    return {source.group: Subject(source.root, source.fields) for source in sources}
 
 
 def _traces(run: OnlineRun, trace_ids: list[str]) -> dict[tuple[str, str], Subject]:
@@ -181,16 +200,27 @@ def _trace_content(subject: Subject, source: str) -> dict | None:
     """A trace's source: its root's fields, falling back to the LLM spans under the root."""
     fields = subject.fields
     if source == "span:input_messages":
-        messages = fields.get("input_messages")
-        return (
-            {"content_type": ContentType.CONVERSATION.value, "messages": messages}
-            if messages
-            else None
-        )
+        return _conversation(fields.get("input_messages"))
     if source == "span:output_messages":
         return subject.span.output_messages or None
-    name = {"trace:trajectory": "trajectory"}.get(source, source.removeprefix("span:"))
+    if source == "session:conversation":
+        return _conversation(fields.get("messages"))
+    name = FIELD_OF.get(source, source.removeprefix("span:"))
     return _text(fields.get(name) or "")
+
+
+# a trace's or session's source → its field (`span:<field>` reads the field of that name)
+FIELD_OF = {
+    "trace:trajectory": "trajectory",
+    "session:first_input": "first_input",
+    "session:last_output": "last_output",
+}
+
+
+def _conversation(messages: list[dict] | None) -> dict | None:
+    return (
+        {"content_type": ContentType.CONVERSATION.value, "messages": messages} if messages else None
+    )
 
 
 def _text(value: str) -> dict | None:
@@ -216,8 +246,11 @@ def _row(chunk: OnlineChunk, item: dict, span: Span | None, outcome: RunOutcome)
         run_id=chunk.run_id,
         trace_id=item["trace_id"],
         span_id=item["span_id"],
-        session_id=span.session_id if span else "",
-        item_time=span.start_time if span else datetime.fromisoformat(item["start"]),
+        session_id=_session(item) or (span.session_id if span else ""),
+        # a session counts at its first start (its stratum's hour), as the sweep counted it
+        item_time=span.start_time
+        if span and not _session(item)
+        else datetime.fromisoformat(item["start"]),
         rate=item["rate"],
         status=outcome.status,
         skip_reason=_skip_reason(outcome, span),

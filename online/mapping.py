@@ -23,8 +23,11 @@ SOURCES = {
     "span:output_messages": (CONVERSATION, {SPAN, TRACE}),
     "span:name": (TEXT, {SPAN, TRACE}),
     "span:model": (TEXT, {SPAN, TRACE}),
-    "trace:trajectory": (TEXT, {TRACE}),  # the trace's tool spans in order, as JSON
+    # the trace's (a session's: its traces') tool spans in order, as JSON
+    "trace:trajectory": (TEXT, {TRACE, SESSION}),
     "session:conversation": (CONVERSATION, {SESSION}),  # every turn of the session
+    "session:first_input": (TEXT, {SESSION}),  # the first turn's user input
+    "session:last_output": (TEXT, {SESSION}),  # the last turn's answer
 }
 
 
@@ -65,10 +68,14 @@ def _source_problems(name: str, wanted: str, source: Any, scope: str) -> list[st
 
 
 def suggest_mapping(*, variables: list[dict], scope: str) -> dict:
-    """A first mapping by variable name and type: input → the input, output → the output,
-    a Conversation → the messages the scope has."""
+    """A first mapping by variable name and type: input → the input, output → the output (a
+    session's first input and last output), a Conversation → the messages the scope has."""
     by_type = {CONVERSATION: _conversation_source(scope)}
     names = {"input": "span:input", "actual_output": "span:output", "output": "span:output"}
+    if scope == SESSION:
+        names = {"input": "session:first_input"} | dict.fromkeys(
+            ("actual_output", "output"), "session:last_output"
+        )
     suggested = {}
     for variable in variables:
         source = names.get(variable["name"]) or by_type.get(variable["content_type"])

@@ -25,7 +25,7 @@ from experiments.stats.online import (
 )
 from traces.models import Span
 
-from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleStratum
+from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleScope, RuleStratum
 
 
 def online_rules_list(*, workspace: Workspace) -> QuerySet[OnlineRule]:
@@ -225,6 +225,17 @@ def trace_outcomes(*, workspace: Workspace, trace_id: str) -> QuerySet[OnlineOut
         OnlineOutcome.objects.filter(rule__workspace=workspace, trace_id=trace_id)
         .select_related("rule", "rule_evaluator__evaluator_version__evaluator")
         .order_by("-created_at")
+    )
+
+
+def session_outcomes(*, workspace: Workspace, session_id: str) -> QuerySet[OnlineOutcome]:
+    """Every session rule's outcomes for one session of the workspace, by rule."""
+    return (
+        OnlineOutcome.objects.filter(
+            rule__workspace=workspace, rule__scope=RuleScope.SESSION, session_id=session_id
+        )
+        .select_related("rule", "rule_evaluator__evaluator_version__evaluator")
+        .order_by("rule__name", "rule_evaluator__position", "-created_at")
     )
 
 

@@ -32,8 +32,8 @@ def rule_list(request):
 
 @workspace_view()
 def rule_new(request):
-    """A new span rule: choose the evaluator versions ("Choose the mapping" shows a select per
-    variable), then create; `?kind=…&name=…&model=…` starts from a span."""
+    """A new span, trace or session rule: choose the evaluator versions ("Choose the mapping"
+    shows a select per variable), then create; `?kind=…&name=…&model=…` starts from a span."""
     versions = selectors.rule_version_choices(workspace=request.workspace)
     posted = request.POST if request.method == "POST" else None
     form = OnlineRuleForm(posted, initial=_initial(request), versions=versions)

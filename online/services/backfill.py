@@ -16,9 +16,19 @@ from django.db.models import Avg, Min
 from django.utils.translation import gettext as _
 
 from experiments.models import Result
+from traces.models import TraceSummary
 
 from ..models import OnlineOutcome, OnlineRule, OnlineRun, RuleEvaluator, RuleScope, RunSource
-from .sweep import SweepPlan, eligible_spans, kind_queue, plan_add, run_create, strata_add
+from .sweep import (
+    SweepPlan,
+    eligible_spans,
+    kind_queue,
+    plan_add,
+    run_create,
+    sessions_eligible,
+    sessions_info,
+    strata_add,
+)
 
 MAX_BACKFILL_ITEMS = 50_000
 
@@ -88,8 +98,10 @@ def _check_window(rule: OnlineRule, since: datetime, until: datetime) -> None:
 def _plan(rule: OnlineRule, since: datetime, until: datetime) -> SweepPlan:
     """Spans of the window stored before the rule swept (by start time), sampled at its rate:
     each span for a span rule, each trace with such a span (counted at its first) for a trace
-    rule."""
+    rule, each session that began in the window for a session rule (`_plan_sessions`)."""
     plan = SweepPlan()
+    if rule.scope == RuleScope.SESSION:
+        return _plan_sessions(rule, since, until, plan)
     spans = eligible_spans(rule=rule, since=None, until=rule.created_at).filter(
         start_time__gte=since, start_time__lt=until
     )
@@ -100,6 +112,26 @@ def _plan(rule: OnlineRule, since: datetime, until: datetime) -> SweepPlan:
         items = spans.order_by("start_time").values_list("start_time", "trace_id", "span_id")
     for start, trace_id, span_id in items:
         plan_add(plan, trace_id, span_id, start, rule.sampling_rate, None)
+    return plan
+
+
+def _plan_sessions(rule: OnlineRule, since: datetime, until: datetime, plan) -> SweepPlan:
+    """The sessions whose first trace started in the window and that were first ready before
+    the rule began sweeping (the live sweep takes the others), eligible as live ones are."""
+    summaries = TraceSummary.objects.filter(
+        workspace_id=rule.workspace_id, start_time__gte=since, start_time__lt=until
+    ).exclude(session_id="")
+    session_ids = sorted(set(summaries.values_list("session_id", flat=True)))
+    infos = {
+        sid: info
+        for sid, info in sessions_info(rule=rule, session_ids=session_ids).items()
+        if since <= info.first_start < until
+        and info.first_ready is not None
+        and info.first_ready <= rule.created_at
+    }
+    for sid in sessions_eligible(rule=rule, sessions=infos, until=rule.created_at):
+        info = infos[sid]
+        plan_add(plan, info.trace_ids[0], "", info.first_start, rule.sampling_rate, None, sid)
     return plan
 
 

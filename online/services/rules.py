@@ -70,8 +70,6 @@ def _rule_problems(rule: OnlineRule) -> dict[str, list[str]]:
         errors["name"] = [_("Give the rule a name.")]
     if rule.scope not in RuleScope.values:
         errors["scope"] = [_("The scope is span, trace or session.")]
-    elif rule.scope == RuleScope.SESSION:
-        errors["scope"] = [_("Session rules are not built yet: score spans or traces.")]
     if problems := filter_problems(rule.filter):
         errors["filter"] = problems
     if not _rate_ok(rule.sampling_rate):
@@ -79,7 +77,7 @@ def _rule_problems(rule: OnlineRule) -> dict[str, list[str]]:
     if not 1 <= int(rule.concurrency) <= 64:
         errors["concurrency"] = [_("Concurrency must be between 1 and 64.")]
     if not 1 <= int(rule.idle_seconds) <= MAX_IDLE_SECONDS:
-        errors["idle_seconds"] = [_("Wait 1 s to 24 h for a trace to be idle.")]
+        errors["idle_seconds"] = [_("Wait 1 s to 24 h for a trace or session to be idle.")]
     if rule.daily_cost_budget is not None and Decimal(rule.daily_cost_budget) <= 0:
         errors["daily_cost_budget"] = [_("A budget is above 0 (leave it empty for none).")]
     if rule.daily_item_budget == 0:

@@ -10,7 +10,7 @@ ago: a storing transaction still open when the sweep passes would otherwise be m
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,7 +21,7 @@ from django.db.models import Count, F, Max, Min, Q, Sum
 from assay.vocabulary import EXPERIMENT_MARKER, ResultStatus
 from evaluators.kinds import kind_get
 from experiments.runs.services import run_launched
-from traces.models import Span
+from traces.models import Span, TraceSummary
 
 from ..filters import filter_q
 from ..kind import ONLINE
@@ -64,9 +64,10 @@ def online_sweep(
         rule = _locked(rule_id)
         if rule is None or rule.scope not in PLANNERS:
             return None
-        # spans: stored up to the lag ago; traces: ready by now (the lag is in readiness)
+        # spans and sessions: stored up to the lag ago; traces: ready by now (the lag is in
+        # their readiness)
         lag = timedelta(seconds=settings.ASSAY_ONLINE_SWEEP_LAG_S)
-        until = now - lag if rule.scope == RuleScope.SPAN else now
+        until = now if rule.scope == RuleScope.TRACE else now - lag
         if not _due(rule, until):
             return None
         rate = rate_in_force(rule=rule, now=now)
@@ -112,14 +113,19 @@ def _plan(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> S
     return plan
 
 
-def plan_add(plan: SweepPlan, trace_id: str, span_id: str, start, rate: float, room) -> None:
+def plan_add(
+    plan: SweepPlan, trace_id: str, span_id: str, start, rate: float, room, session_id: str = ""
+) -> None:
     """Count one eligible item in its stratum and, when the cohort holds it, sample it (or
-    record it over budget when the day's room is used up)."""
+    record it over budget when the day's room is used up). A session's item is its first
+    trace's id with `session_id`, drawn by the session's cohort."""
     hour = start.replace(minute=0, second=0, microsecond=0)
     plan.eligible[hour] += 1
-    if not in_sample(trace_id, rate):
+    if not in_sample(trace_id, rate, session_id=session_id):
         return
     item = {"trace_id": trace_id, "span_id": span_id, "rate": rate, "start": start.isoformat()}
+    if session_id:
+        item["session_id"] = session_id
     if room is not None and len(plan.items) >= room:
         plan.over[hour] += 1
         plan.over_budget.append(item)
@@ -182,7 +188,126 @@ def _parts(values: list, size: int = 1000):
         yield values[start : start + size]
 
 
-PLANNERS = {RuleScope.SPAN: _plan, RuleScope.TRACE: _plan_traces}
+def _plan_sessions(rule: OnlineRule, until: datetime, rate: float, room: int | None) -> SweepPlan:
+    """A session rule's plan: the sessions that became ready since its cursor (see
+    `ready_sessions`), eligible as `sessions_eligible` says; each counted at its first
+    start."""
+    plan = SweepPlan()
+    ready = ready_sessions(rule=rule, since=rule.swept_until, until=until)
+    for session_id in sessions_eligible(rule=rule, sessions=ready, until=until):
+        info = ready[session_id]
+        plan_add(plan, info.trace_ids[0], "", info.first_start, rate, room, session_id)
+    return plan
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session as a rule sees it: its traces in start order (the first names its item), its
+    first start, and when it was first ready (None: none of its spans is stored any more)."""
+
+    trace_ids: list[str]
+    first_start: datetime
+    first_ready: datetime | None
+
+
+def ready_sessions(*, rule: OnlineRule, since: datetime, until: datetime) -> dict:
+    """Sessions first ready in (since, until]: a session is ready once no span of its traces
+    has been received for the rule's `idle_seconds`, and it is an item once, at the first time
+    it was (later traces of it are not scored again). Spans without a session id (traces
+    without one) are never a session's."""
+    idle = timedelta(seconds=rule.idle_seconds)
+    spans = Span.objects.filter(workspace_id=rule.workspace_id)
+    recent = spans.filter(received_at__gt=since - idle, received_at__lte=until)
+    traces = list(recent.order_by().values_list("trace_id", flat=True).distinct())
+    session_ids = set()
+    for part in _parts(traces):
+        summaries = TraceSummary.objects.filter(workspace_id=rule.workspace_id, trace_id__in=part)
+        session_ids |= set(summaries.exclude(session_id="").values_list("session_id", flat=True))
+    infos = sessions_info(rule=rule, session_ids=sorted(session_ids))
+    return {
+        sid: info
+        for sid, info in infos.items()
+        if info.first_ready is not None and since < info.first_ready <= until
+    }
+
+
+def sessions_info(*, rule: OnlineRule, session_ids: list[str]) -> dict[str, SessionInfo]:
+    """Each session's traces (their summaries, by the session index) and when it first went
+    quiet for the rule's idle time, from when each trace's spans were received."""
+    infos = {}
+    for part in _parts(session_ids):
+        summaries = TraceSummary.objects.filter(
+            workspace_id=rule.workspace_id, session_id__in=part
+        ).order_by("start_time", "trace_id")
+        rows = list(summaries.values_list("session_id", "trace_id", "start_time"))
+        received = _received(rule.workspace_id, [trace for _s, trace, _t in rows])
+        by_session = defaultdict(list)
+        for session_id, trace_id, start in rows:
+            by_session[session_id].append((trace_id, start))
+        for session_id, traces in by_session.items():
+            intervals = sorted(received[t] for t, _start in traces if t in received)
+            infos[session_id] = SessionInfo(
+                trace_ids=[t for t, _start in traces],
+                first_start=traces[0][1],
+                first_ready=_first_quiet(intervals, timedelta(seconds=rule.idle_seconds)),
+            )
+    return infos
+
+
+def _received(workspace_id: int, trace_ids: list[str]) -> dict[str, tuple[datetime, datetime]]:
+    """Each trace's first and last span received (traces retention dropped are left out)."""
+    found = {}
+    for part in _parts(trace_ids):
+        rows = (
+            Span.objects.filter(workspace_id=workspace_id, trace_id__in=part)
+            .values("trace_id")
+            .annotate(first=Min("received_at"), last=Max("received_at"))
+        )
+        found |= {row["trace_id"]: (row["first"], row["last"]) for row in rows}
+    return found
+
+
+def _first_quiet(intervals: list[tuple[datetime, datetime]], idle: timedelta):
+    """When spans received over these (first, last) intervals, in order, first stopped for
+    `idle`: the end of the first gap longer than it, else the last span's arrival plus it."""
+    if not intervals:
+        return None
+    end = intervals[0][1]
+    for first, last in intervals[1:]:
+        if first > end + idle:
+            break
+        end = max(end, last)
+    return end + idle
+
+
+def sessions_eligible(*, rule: OnlineRule, sessions: dict, until: datetime) -> list[str]:
+    """The sessions (id → SessionInfo) a rule scores, by first start: one span of their
+    traces stored by `until` passes the rule's environment and filter, none is Assay's own,
+    and the rule has no outcome for them yet."""
+    traces = [trace for info in sessions.values() for trace in info.trace_ids]
+    marked, matching, done = set(), set(), set()
+    for part in _parts(traces):
+        spans = Span.objects.filter(workspace_id=rule.workspace_id, trace_id__in=part).order_by()
+        marked |= _trace_ids(spans.filter(attributes__has_key=EXPERIMENT_MARKER))
+        matching |= _trace_ids(eligible_spans(rule=rule, since=None, until=until), part)
+        done |= _trace_ids(rule.outcomes.filter(span_id=""), part)
+    chosen = [
+        sid
+        for sid, info in sessions.items()
+        if not matching.isdisjoint(info.trace_ids)
+        and marked.isdisjoint(info.trace_ids)
+        and info.trace_ids[0] not in done
+    ]
+    return sorted(chosen, key=lambda sid: (sessions[sid].first_start, sid))
+
+
+def _trace_ids(rows, among: list[str] | None = None) -> set[str]:
+    if among is not None:
+        rows = rows.filter(trace_id__in=among)
+    return set(rows.order_by().values_list("trace_id", flat=True))
+
+
+PLANNERS = {RuleScope.SPAN: _plan, RuleScope.TRACE: _plan_traces, RuleScope.SESSION: _plan_sessions}
 
 
 def strata_add(rule: OnlineRule, plan: SweepPlan, rate: float) -> None:
@@ -204,6 +329,7 @@ def _over_budget_write(rule: OnlineRule, items: list[dict]) -> None:
             rule_evaluator=evaluator,
             trace_id=item["trace_id"],
             span_id=item["span_id"],
+            session_id=item.get("session_id", ""),
             item_time=datetime.fromisoformat(item["start"]),
             rate=item["rate"],
             status=ResultStatus.SKIPPED,

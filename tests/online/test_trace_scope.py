@@ -176,22 +176,3 @@ def test_only_traces_with_a_matching_span_are_scored(workspace, rule):
     outcome = OnlineOutcome.objects.get(rule=rule)
     assert (outcome.trace_id, outcome.verdict) == (with_tool, "fail")  # lookup, not search
     assert sum(rule.strata.values_list("eligible", flat=True)) == 1
-
-
-def test_session_rules_are_refused_by_name(api, workspace, user):
-    version = make_code_version(workspace=workspace, user=user, name="X")
-    body = {
-        "name": "sessions",
-        "scope": "session",
-        "evaluators": [
-            {
-                "evaluator_version": str(version.public_id),
-                "mapping": {"actual_output": "session:conversation"},
-            }
-        ],
-    }
-    answer = api.post("/api/v1/online-rules/", body, format="json")
-    assert answer.status_code == 400
-    assert answer.json()["error"]["details"]["scope"] == [
-        "Session rules are not built yet: score spans or traces."
-    ]

@@ -38,6 +38,7 @@ class Source:
     fields: dict
     link: dict
     group: str
+    root: Span | None = None  # a session's: its first trace's root (online rules read it)
 
 
 def selected_sources(*, workspace, selection, row_from: str) -> list[Source]:
@@ -212,11 +213,19 @@ def sessions_of(*, workspace, trace_ids: list[str]) -> list[str]:
 
 
 def _session_sources(workspace, session_ids: list[str]) -> list[Source]:
-    """One row a session: a Conversation of its traces' turns in order (the system prompt
-    once, then each trace's user input and answer), linked to the session and its traces."""
+    """One row a session (`session_sources`), at most MAX_TRACES sessions and traces."""
     _capped(session_ids)
     spans = Span.objects.filter(workspace=workspace, session_id__in=session_ids).order_by()
     trace_ids = _capped(spans.values_list("trace_id", flat=True).distinct()[: MAX_TRACES + 1])
+    return session_sources(workspace=workspace, session_ids=session_ids, trace_ids=trace_ids)
+
+
+def session_sources(*, workspace, session_ids: list[str], trace_ids: list[str]) -> list[Source]:
+    """Each session's fields from its traces (`trace_ids`, theirs or more; the caller bounds
+    them): a Conversation of its traces' turns in order (the system prompt once, then each
+    trace's user input and answer), the first input and last output, every tool span as the
+    trajectory; linked to the session and its traces. A session none of whose traces is
+    stored is left out."""
     by_session: dict[str, list[dict]] = defaultdict(list)
     for trace_id, trace_spans in _traces(workspace, trace_ids).items():
         roots = _rows(trace_spans, "root")
@@ -224,7 +233,12 @@ def _session_sources(workspace, session_ids: list[str]) -> list[Source]:
         if roots and session in session_ids:
             below = _descendants(roots[0], trace_spans)
             by_session[session].append(
-                {"trace_id": trace_id, "fields": span_fields(roots[0], below), "below": below}
+                {
+                    "trace_id": trace_id,
+                    "root": roots[0],
+                    "fields": span_fields(roots[0], below),
+                    "below": below,
+                }
             )
     return [_session_source(session, turns) for session, turns in by_session.items()]
 
@@ -241,7 +255,11 @@ def _session_source(session: str, turns: list[dict]) -> Source:
     link = {"kind": "session", "session_id": session, "trace_ids": [t["trace_id"] for t in turns]}
     fields = {**first, "messages": messages or None, "input_messages": messages or None}
     fields["trajectory"] = _trajectory([s for t in turns for s in t["below"] if s.kind == "tool"])
-    return Source(fields, link, session)
+    fields["first_input"] = next((t["fields"]["input"] for t in turns if t["fields"]["input"]), "")
+    fields["last_output"] = next(
+        (t["fields"]["output"] for t in reversed(turns) if t["fields"]["output"]), ""
+    )
+    return Source(fields, link, session, root=turns[0]["root"])
 
 
 def _system(below: list[Span]) -> list[dict]:
