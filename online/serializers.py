@@ -54,13 +54,16 @@ class OnlineRuleWriteSerializer(StrictSerializer):
     daily_cost_budget = serializers.DecimalField(
         max_digits=12, decimal_places=4, required=False, allow_null=True
     )
-    idle_seconds = serializers.IntegerField(default=180)
+    idle_seconds = serializers.IntegerField(
+        default=180, help_text="a trace or session is ready after this long without a new span"
+    )
     active = serializers.BooleanField(default=True)
     evaluators = serializers.ListField(
         child=serializers.DictField(),
         help_text='[{evaluator_version: id or "name@version", mapping?: {variable: source}}]; '
         "sources: span:input, span:output, span:input_messages, span:output_messages, "
-        "span:name, span:model, trace:trajectory, session:conversation, attribute:<key>",
+        "span:name, span:model, trace:trajectory, session:conversation, session:first_input, "
+        "session:last_output, attribute:<key> (each scope offers its own)",
     )
 
 

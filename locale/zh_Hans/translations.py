@@ -349,6 +349,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
  'A test case needs a name.': '测试用例需要名称。',
  'A token needs a name.': '令牌需要名称。',
+ 'A trace or session is ready once no span of it has arrived for this long.': '追踪或会话在这段时间内没有新的 '
+                                                                              'span 到达后即视为就绪。',
  "A trace's spans as a tree by parent span id: each node holds its span and its children. A span whose parent has not arrived is a root with `parent_missing`. 404 when the workspace has no span of that trace id (32 hex digits).": '按父 '
                                                                                                                                                                                                                                       'span '
                                                                                                                                                                                                                                       'id '
@@ -1322,6 +1324,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
  'Human verdict': '人工判定',
+ 'Idle time (seconds)': '空闲时间（秒）',
  'Ignore': '忽略',
  'Image': '图片',
  "Image and Audio cells hold an http(s) URL, or the path of a file uploaded to this workspace (upload media through the API's /evalsets/media/ endpoint or the row editor). MultiPart cells hold JSON.": '图片和音频单元格存放 '
@@ -1708,6 +1711,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
  'No secrets yet': '还没有密钥',
+ 'No session rule has scored this session.': '还没有会话规则为这个会话评分。',
  'No sessions in this time range': '此时间范围内没有会话',
  "No single threshold gives garak's eval counts.": '没有任何一个阈值能得到 garak 的 eval 计数。',
  'No submitted evaluator version yet.': '还没有已提交的评估器版本。',
@@ -3410,6 +3414,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Version %(version)s already exists in this set.': '此评测集中已存在版本 %(version)s。',
  'Versions': '版本',
  'Viewer': '查看者',
+ 'Wait 1 s to 24 h for a trace or session to be idle.': '等待追踪或会话空闲的时间须在 1 秒到 24 小时之间。',
  'Wait 1 s to 24 h for a trace to be idle.': '等待追踪空闲的时间须在 1 秒到 24 小时之间。',
  'Waiting for a worker to start the import…': '正在等待工作进程开始导入…',
  'Waiting for the column mapping': '等待列映射',
@@ -3620,6 +3625,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'each line must be a JSON object, got a %(type)s': '每一行都必须是 JSON 对象，实际是 %(type)s',
  'each matching span': '每个匹配的 span',
  'each pair judged %(k)s times': '每个配对评判 %(k)s 次',
+ 'each session with a matching span, once, when it has gone idle': '每个含匹配 span 的会话（在其空闲之后，仅一次）',
  'each trace with a matching span, once it is complete': '每个含匹配 span 的追踪（在其完整之后）',
  'embedding': '嵌入',
  'error': '错误',
