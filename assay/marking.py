@@ -13,6 +13,9 @@ from urllib.parse import quote
 from assay.vocabulary import EXPERIMENT_MARKER
 
 BAGGAGE_HEADER = "baggage"
+# the mark of calls no run makes: a debug run, an evaluator's test cases, a target's test
+# request, a provider's connection test
+NO_RUN = "debug"
 # W3C baggage values are percent-encoded outside these (a run key's ':' is kept readable)
 _VALUE_SAFE = ":/-._~"
 

@@ -11,6 +11,7 @@ import mimetypes
 from django.conf import settings
 from django.core.files.storage import default_storage
 
+from assay.marking import NO_RUN
 from assay.models import ModelProvider, Workspace
 from assay.pricing import token_cost
 from assay.selectors import provider_find
@@ -72,9 +73,6 @@ def _judge_outcome(provider, r):
     )
 
 
-# the baggage mark of calls no run makes (a debug run, an evaluator's test cases, a target's
-# test request)
-DEBUG_MARKER = "debug"
 _SHARED: dict = {}
 
 
@@ -131,7 +129,7 @@ def provider_settings(provider: ModelProvider, *, marker: str | None = None):
         **{name: getattr(provider, name) for name in ModelProvider.CALL_FIELDS},
         provider_key=f"provider:{provider.public_id}",
         outbound_allow=settings.ASSAY_OUTBOUND_ALLOW,
-        marker=marker or DEBUG_MARKER,
+        marker=marker or NO_RUN,
     )
 
 

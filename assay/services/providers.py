@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from ..marking import BAGGAGE_HEADER, NO_RUN, baggage_marked
 from ..models import (
     ModelProvider,
     Workspace,
@@ -148,7 +149,9 @@ def connection_test(*, base_url: str, key: str, model: str, timeout_s: float) ->
 
     from ..safety.outbound import refused_in, ssl_context, sync_transport
 
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    # marked as Assay's, as every call to a provider is (a gateway tracing it tags it)
+    headers = {BAGGAGE_HEADER: baggage_marked(baggage="", run=NO_RUN)}
+    headers |= {"Authorization": f"Bearer {key}"} if key else {}
     transport = sync_transport(
         outbound_policy(settings.ASSAY_OUTBOUND_ALLOW), ssl_context=ssl_context()
     )

@@ -198,6 +198,7 @@ def test_test_connection_lists_models_and_never_shows_the_key(api, workspace, ll
     assert body["ok"] is True and body["models"] and "1 model listed" in body["message"]
     seen = llm_server.requests[-1]
     assert seen.path.endswith("/models") and KEY in str(seen.headers)  # sent, to it alone
+    assert seen.headers["baggage"] == "assay.experiment=debug"  # marked as Assay's own call
     assert KEY not in response.content.decode()
 
 
