@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from assay.marking import BAGGAGE_HEADER, baggage_marked
+from assay.marking import BAGGAGE_HEADER, NO_RUN, baggage_marked
 from assay.safety.caps import ANSWER_BYTES, cap_text
 from assay.safety.outbound import outbound_policy, refused_in, ssl_context
 from assay.safety.outbound_aio import client_session
@@ -70,8 +70,8 @@ class ProviderSettings:
     outbound_allow: str = "*"
     max_body_bytes: int = PROVIDER_MAX_BYTES
     # whose calls these are, sent as the `assay.experiment` baggage entry on every request
-    # (`assay.marking`): the run's key ("experiment:<id>:judge"), "debug" for a debug run
-    marker: str = "assay"
+    # (`assay.marking`): the run's key ("experiment:<id>:judge"), else "debug" (no run)
+    marker: str = NO_RUN
 
     @property
     def limiter_key(self) -> str:
