@@ -431,3 +431,13 @@ def test_outsiders_never_see_a_sessions_scores(client, outsider, workspace, rule
     assert theirs.status_code == 200
     page = theirs.content.decode()
     assert 'id="online-session-scores"' in page and rule.name not in page
+
+
+def test_the_rule_page_names_the_scope_and_links_each_session(web, workspace, rule):
+    at = T + timedelta(seconds=1)
+    store([_turn(workspace, "chat/7", "7" * 32, said="Hi", answered="Hello", received=at)])
+    _sweep(rule, at + IDLE + LAG + timedelta(seconds=1))
+    page = web.get(f"/w/acme/online/{rule.public_id}/").content.decode()
+    assert "scores each session (ready after 180 s without a new span)" in page
+    assert "of sessions" in page and "of traces" not in page
+    assert 'href="/w/acme/traces/sessions/chat/7/"' in page
