@@ -17,6 +17,7 @@ from online.kind import online_run_inline
 from online.models import OnlineOutcome, OnlineRule, RuleStratum, SkipReason
 from online.sampling import in_sample, session_position
 from online.services import online_backfill, online_rule_create, online_sweep
+from tests.support.factories import make_llm_version, make_provider
 from traces.models import Span, TraceSummary
 
 from .support import llm_span, store
@@ -441,3 +442,29 @@ def test_the_rule_page_names_the_scope_and_links_each_session(web, workspace, ru
     assert "scores each session (ready after 180 s without a new span)" in page
     assert "of sessions" in page and "of traces" not in page
     assert 'href="/w/acme/traces/sessions/chat/7/"' in page
+
+
+def test_a_judge_on_sessions_names_a_blocked_request(workspace, user, llm_server):
+    provider = make_provider(workspace=workspace, server=llm_server)
+    judge = make_llm_version(workspace=workspace, user=user, provider=provider)
+    mapping = {v["name"]: "session:last_output" for v in judge.config["input_variables"]}
+    rule = online_rule_create(
+        workspace=workspace,
+        user=user,
+        fields={"name": "judged sessions", "scope": "session"},
+        evaluators=[{"evaluator_version": judge, "mapping": mapping}],
+    )
+    OnlineRule.objects.filter(pk=rule.pk).update(swept_until=T)
+    at = T + timedelta(seconds=1)
+    answers = {"fine": "Fine [[script:score:0.9]]", "blocked": "Forbidden [[script:400]]"}
+    store(
+        [
+            _turn(workspace, sid, f"{i + 1:032x}", said="q", answered=answer, received=at)
+            for i, (sid, answer) in enumerate(answers.items())
+        ]
+    )
+    _sweep(rule, at + IDLE + LAG + timedelta(seconds=1))
+    by_session = {o.session_id: o for o in OnlineOutcome.objects.filter(rule=rule)}
+    assert (by_session["fine"].verdict, by_session["fine"].score) == ("pass", 0.9)
+    assert by_session["blocked"].skip_reason == SkipReason.PROVIDER_BLOCKED
+    assert "scripted failure 400" in by_session["blocked"].error
