@@ -6,6 +6,7 @@ from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
 from ..models import EvaluatorBinding, Experiment, JudgeCalibration, Result
+from ..stats.agreement import cohen_kappa
 
 P, F = Verdict.PASS.value, Verdict.FAIL.value
 # (judge, human) → confusion cell; a fail is the positive class (the harm or error detected)
@@ -31,15 +32,13 @@ def agreement_metrics(counts: dict) -> dict:
     n = tp + fn + fp + tn
     if n == 0:
         return {"n": 0, "agreement": None, "sensitivity": None, "specificity": None, "kappa": None}
-    observed = (tp + tn) / n
-    expected = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
-    kappa = None if expected == 1 else (observed - expected) / (1 - expected)
     return {
         "n": n,
-        "agreement": observed,
+        "agreement": (tp + tn) / n,
         "sensitivity": tp / (tp + fn) if tp + fn else None,
         "specificity": tn / (tn + fp) if tn + fp else None,
-        "kappa": kappa,
+        # rows: the judge's fail / pass, columns: the human's (the reviewers' kappa, too)
+        "kappa": cohen_kappa([[tp, fp], [fn, tn]]),
     }
 
 

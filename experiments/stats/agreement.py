@@ -100,7 +100,7 @@ class Agreement:
         }
 
 
-def agreement(
+def reviewer_agreement(
     items: Sequence[Item],
     *,
     level: str,

@@ -11,11 +11,11 @@ import pytest
 
 from experiments.stats.agreement import (
     LEVELS,
-    agreement,
     alpha_interval,
     cohen_kappa,
     krippendorff_alpha,
     reliability_data,
+    reviewer_agreement,
 )
 
 NAN = math.nan
@@ -64,7 +64,7 @@ def test_alpha_of_krippendorffs_worked_example(level):
 
 
 def test_worked_example_counts_pairable_values_only():
-    result = agreement(items_of(PUBLISHED), level="nominal", iterations=200)
+    result = reviewer_agreement(items_of(PUBLISHED), level="nominal", iterations=200)
     # n.. = 40 pairable values in 11 units; unit 12 (one value) is dropped, as the paper does
     assert (result.units, result.dropped, result.labels) == (11, 1, 40)
     assert result.reviewers == ["r0", "r1", "r3", "r2"]  # first seen: r2 skipped unit 1
@@ -107,7 +107,7 @@ def test_pairwise_kappa_counts_items_both_labelled():
     cells = [("yes", "yes")] * 20 + [("yes", "no")] * 5 + [("no", "yes")] * 10
     cells += [("no", "no")] * 15
     items = [{"A": a, "B": b} for a, b in cells] + [{"A": "yes"}, {"B": "no", "A": None}]
-    (pair,) = agreement(items, level="nominal", iterations=200).pairs
+    (pair,) = reviewer_agreement(items, level="nominal", iterations=200).pairs
     assert (pair.first, pair.second, pair.items) == ("A", "B", 50)
     assert pair.agreement == pytest.approx(0.7)
     assert pair.kappa == pytest.approx(0.4, abs=1e-12)
@@ -115,7 +115,7 @@ def test_pairwise_kappa_counts_items_both_labelled():
 
 def test_every_pair_of_reviewers_gets_a_kappa():
     data = reliability_data(items_of(PUBLISHED), level="nominal")
-    pairs = agreement(items_of(PUBLISHED), level="nominal", iterations=200).pairs
+    pairs = reviewer_agreement(items_of(PUBLISHED), level="nominal", iterations=200).pairs
     assert [(p.first, p.second) for p in pairs] == [
         ("r0", "r1"),
         ("r0", "r3"),
@@ -171,7 +171,7 @@ def test_alpha_equals_the_krippendorff_package_on_200_random_matrices(level):
 
 
 def test_alpha_without_each_reviewer_equals_the_package_on_the_rest():
-    result = agreement(items_of(PUBLISHED), level="interval", iterations=200)
+    result = reviewer_agreement(items_of(PUBLISHED), level="interval", iterations=200)
     for r, name in enumerate(["r0", "r1", "r2", "r3"]):
         rest = [row for i, row in enumerate(PUBLISHED) if i != r]
         assert result.without[name] == pytest.approx(package_alpha(rest, "interval"), abs=1e-12)
@@ -182,7 +182,7 @@ def test_an_outlying_reviewer_raises_alpha_when_left_out():
     truth = rng.integers(1, 6, 300)
     close = [np.clip(truth + rng.integers(-1, 2, 300), 1, 5) for _ in range(3)]
     matrix = [*close, rng.integers(1, 6, 300)]  # the fourth reviewer labels at random
-    result = agreement(items_of(np.asarray(matrix, float).tolist()), level="ordinal")
+    result = reviewer_agreement(items_of(np.asarray(matrix, float).tolist()), level="ordinal")
     others = [result.without[name] for name in ("r0", "r1", "r2")]
     assert result.without["r3"] > result.alpha > max(others)
 
@@ -248,7 +248,7 @@ def test_interval_narrows_with_more_items():
 
 def test_one_value_everywhere_has_no_alpha():
     items = [{"a": "ok", "b": "ok", "c": "ok"} for _ in range(10)]
-    result = agreement(items, level="nominal")
+    result = reviewer_agreement(items, level="nominal")
     assert result.alpha is None and result.ci is None
     assert result.units == 10
     assert all(pair.kappa is None for pair in result.pairs)  # p_e = 1: kappa is 0 / 0
@@ -260,16 +260,16 @@ def test_items_with_one_label_are_dropped():
     extra = items + [{"r0": 5}, {"r1": 1, "r2": None}, {}]
     for level in LEVELS:
         assert krippendorff_alpha(extra, level=level) == krippendorff_alpha(items, level=level)
-    result = agreement(extra, level="nominal", iterations=100)
+    result = reviewer_agreement(extra, level="nominal", iterations=100)
     assert (result.units, result.dropped) == (11, 3)  # an empty item is neither
 
 
 def test_fewer_than_two_reviewers_have_no_agreement():
-    result = agreement([{"a": 1}, {"a": 2}, {"a": 2}], level="ordinal")
+    result = reviewer_agreement([{"a": 1}, {"a": 2}, {"a": 2}], level="ordinal")
     assert result.alpha is None and result.ci is None
     assert (result.units, result.dropped, result.pairs) == (0, 3, [])
     assert result.without == {"a": None}
-    assert agreement([], level="interval").alpha is None
+    assert reviewer_agreement([], level="interval").alpha is None
 
 
 def test_unknown_and_skipped_labels_are_missing():
@@ -278,7 +278,7 @@ def test_unknown_and_skipped_labels_are_missing():
     assert krippendorff_alpha(with_gaps, level="nominal") == krippendorff_alpha(
         labelled, level="nominal"
     )
-    assert agreement(with_gaps, level="nominal", iterations=100).reviewers == ["a", "b"]
+    assert reviewer_agreement(with_gaps, level="nominal", iterations=100).reviewers == ["a", "b"]
 
 
 def test_ordinal_labels_follow_the_given_order():
@@ -304,11 +304,11 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="ordinal"):
         krippendorff_alpha([{"a": "x", "b": "y"}], level="nominal", order=["x", "y"])
     with pytest.raises(ValueError, match="confidence"):
-        agreement([{"a": 1, "b": 1}], level="nominal", confidence=1.0)
+        reviewer_agreement([{"a": 1, "b": 1}], level="nominal", confidence=1.0)
 
 
 def test_agreement_to_dict_is_json_safe():
-    result = agreement(items_of(PUBLISHED), level="interval", iterations=500)
+    result = reviewer_agreement(items_of(PUBLISHED), level="interval", iterations=500)
     data = json.loads(json.dumps(result.to_dict()))
     assert data["alpha"] == pytest.approx(PUBLISHED_ALPHA["interval"], abs=5e-4)
     assert data["ci"][0] < data["alpha"] < data["ci"][1]
