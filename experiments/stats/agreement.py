@@ -34,6 +34,7 @@ MISSING = -1
 # per item and column; a binomial costs about as much as this many such sums (measured). When
 # almost every item is a group of its own (interval labels that all differ) items are drawn.
 BINOMIAL_COST = 20
+ROUNDING_SHARE = 1e-12
 
 Label = Hashable
 Item = Mapping[Hashable, Label | None]
@@ -191,7 +192,7 @@ def _missing(label: Label | None) -> bool:
 def _sorted_values(labels: set, level: str, order: Sequence[Label] | None) -> list[Label]:
     """The distinct labels in the level's order (interval labels must be numbers)."""
     if level == "interval" and not all(_is_number(x) for x in labels):
-        raise ValueError("interval labels must be numbers")
+        raise ValueError("interval labels must be finite numbers")
     if order is not None:
         rank = {label: i for i, label in enumerate(order)}
         if unknown := labels - set(rank):
@@ -203,7 +204,9 @@ def _sorted_values(labels: set, level: str, order: Sequence[Label] | None) -> li
 
 
 def _is_number(label: Label) -> bool:
-    return isinstance(label, int | float | np.integer | np.floating) and not isinstance(label, bool)
+    """A finite real number (a boolean is nominal)."""
+    numeric = isinstance(label, int | float | np.integer | np.floating)
+    return numeric and not isinstance(label, bool) and math.isfinite(label)
 
 
 # --- alpha from per-item totals --------------------------------------------------------------
@@ -273,6 +276,9 @@ def alphas_of_totals(totals: np.ndarray, level: str, width: int) -> np.ndarray:
     else:
         n, s1, s2, observed = totals.T
         expected = 2 * (n * s2 - s1**2)
+        # Labels all equal in a resample leave rounding dust here, not 0 (their centred value
+        # is not exact): below this share of n·Σx² there is no spread, alpha is undefined.
+        expected = np.where(expected > ROUNDING_SHARE * n * s2, expected, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(expected > 0, 1 - (n - 1) * observed / expected, np.nan)
 

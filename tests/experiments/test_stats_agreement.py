@@ -231,6 +231,19 @@ def test_interval_is_seeded_and_ignores_the_order_of_items_and_reviewers():
     assert alpha_interval(items, level="ordinal", iterations=2_000, seed=6) != first
 
 
+def test_a_resample_of_one_interval_value_has_no_alpha():
+    # Two items: resampled, both can be the first (every label 0.1: alpha undefined, left out),
+    # both the second or one of each, so the interval runs from the lower of those two alphas
+    # to the higher. The centred 0.1 is not exact in binary, and a resample of 0.1s alone
+    # must not pass for perfect agreement (alpha 1) on rounding dust.
+    same, apart = {"a": 0.1, "b": 0.1, "c": 0.1}, {"a": 1.0, "b": 5.0}
+    low, high = alpha_interval([same, apart], level="interval", iterations=2_000)
+    both = krippendorff_alpha([apart, apart], level="interval")
+    mixed = krippendorff_alpha([same, apart], level="interval")
+    assert (low, high) == pytest.approx((min(both, mixed), max(both, mixed)), abs=1e-12)
+    assert krippendorff_alpha([same, same], level="interval") is None
+
+
 def test_interval_narrows_with_more_items():
     rng = np.random.default_rng(2)
 
@@ -299,6 +312,8 @@ def test_bad_input_is_refused():
         krippendorff_alpha([{"a": 1, "b": 1}], level="ratio")
     with pytest.raises(ValueError, match="numbers"):
         krippendorff_alpha([{"a": "x", "b": 1}], level="interval")
+    with pytest.raises(ValueError, match="finite"):
+        krippendorff_alpha([{"a": math.inf, "b": 1}], level="interval")
     with pytest.raises(ValueError, match="outside the order"):
         krippendorff_alpha([{"a": "x", "b": "z"}], level="ordinal", order=["x", "y"])
     with pytest.raises(ValueError, match="ordinal"):
