@@ -266,6 +266,9 @@ def test_one_value_everywhere_has_no_alpha():
     assert result.units == 10
     assert all(pair.kappa is None for pair in result.pairs)  # p_e = 1: kappa is 0 / 0
     assert all(pair.agreement == 1.0 for pair in result.pairs)
+    # one pairable value, another only where it has nothing to pair with: still undefined
+    numbers = [{"a": 0.1, "b": 0.1}] * 5 + [{"a": 0.3}]
+    assert all(krippendorff_alpha(numbers, level=level) is None for level in LEVELS)
 
 
 def test_items_with_one_label_are_dropped():
