@@ -2,6 +2,7 @@
 server, the store's worker stores them, the sweep task (as beat sends it) samples them into an
 online run, and the same worker scores them with the rule's code evaluator."""
 
+import json
 import time
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from experiments.runs.bases import RunStatus
 from online import tasks
 from online.models import OnlineOutcome, OnlineRun
+from online.services import online_rule_create
 from traces.models import Span
 from traces.services import ingest_key_issue
 
@@ -51,3 +53,33 @@ def test_live_spans_are_sampled_and_scored_by_the_worker(
     )
     assert scored == set(production.values_list("span_id", flat=True))
     assert all(o.rate == 1.0 and o.latency_ms >= 0 for o in outcomes)
+
+
+def test_a_live_session_is_scored_once_it_goes_quiet(
+    celery_worker_inproc, live_server, workspace, user, settings
+):
+    from tests.browser.test_sessions_browser import SESSION, TURNS, send_turns
+
+    from .test_session_scope import echo_version
+
+    settings.ASSAY_ONLINE_SWEEP_LAG_S = 0
+    version = echo_version(workspace, user)
+    mapping = {"conversation": "session:conversation", "reference_output": "session:first_input"}
+    rule = online_rule_create(
+        workspace=workspace,
+        user=user,
+        fields={"name": "chats", "scope": "session", "environment": "", "idle_seconds": 1},
+        evaluators=[{"evaluator_version": version, "mapping": mapping}],
+    )
+    send_turns(live_server, ingest_key_issue(workspace=workspace, name="bot").key)
+    _wait(lambda: Span.objects.filter(workspace=workspace).count() == 4, "4 stored spans")
+    time.sleep(1.5)  # the session's idle time
+    tasks.sweep_rules.delay()
+    run = _wait(
+        lambda: OnlineRun.objects.filter(rule=rule, status=RunStatus.COMPLETED).first(),
+        "a completed online run",
+    )
+    outcome = OnlineOutcome.objects.get(rule=rule)
+    assert (run.items_total, outcome.session_id, outcome.verdict) == (1, SESSION, "pass")
+    messages = json.loads(outcome.reason)["evaluate_dataset_fields"]["conversation"]["messages"]
+    assert [m["content"] for m in messages] == [text for turn in TURNS for text in turn]
