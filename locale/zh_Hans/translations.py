@@ -335,6 +335,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A rule scores a sample of your production spans with an evaluator version, as traces arrive.': '规则会在追踪到达时，用一个评估器版本为生产 '
                                                                                                  'span '
                                                                                                  '的样本评分。',
+ "A rule's scope cannot change: make a new rule.": '规则的评分对象不能更改：请新建一条规则。',
  'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
  "A session's traces in start order (its first 200), each with the user's input and the answer (the root span's, else the first span's input and the last span's output). 404 when the workspace has no trace in that session.": '会话中的追踪，按开始时间排列（最多前 '
                                                                                                                                                                                                                                  '200 '

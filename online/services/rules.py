@@ -46,11 +46,15 @@ def online_rule_delete(*, rule: OnlineRule) -> None:
 
 
 def _rule_save(rule: OnlineRule, fields: dict, evaluators: list[dict] | None) -> OnlineRule:
+    scope = rule.scope if rule.pk else None
     for name in OnlineRule.SETTINGS:
         if name in fields:
             setattr(rule, name, fields[name])
     rule.name = rule.name.strip()
     errors = _rule_problems(rule)
+    # its outcomes, strata and mappings are of one kind of item: spans, traces or sessions
+    if scope is not None and rule.scope != scope:
+        errors["scope"] = [_("A rule's scope cannot change: make a new rule.")]
     cleaned = None if evaluators is None else _evaluators_cleaned(rule, evaluators, errors)
     if errors:
         raise ValidationError(errors)

@@ -468,3 +468,15 @@ def test_a_judge_on_sessions_names_a_blocked_request(workspace, user, llm_server
     assert (by_session["fine"].verdict, by_session["fine"].score) == ("pass", 0.9)
     assert by_session["blocked"].skip_reason == SkipReason.PROVIDER_BLOCKED
     assert "scripted failure 400" in by_session["blocked"].error
+
+
+def test_a_rules_scope_cannot_change(api, workspace, user, rule):
+    answer = api.patch(f"/api/v1/online-rules/{rule.public_id}/", {"scope": "trace"}, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["details"]["scope"] == [
+        "A rule's scope cannot change: make a new rule."
+    ]
+    rule.refresh_from_db()
+    assert rule.scope == "session"
+    same = api.patch(f"/api/v1/online-rules/{rule.public_id}/", {"scope": "session"}, format="json")
+    assert same.status_code == 200
