@@ -59,7 +59,10 @@ class OnlineRuleForm(forms.Form):
         initial=10,
         min_value=0.01,
         max_value=100,
-        help_text=_("The share of traces scored; every rule at one rate scores the same traces."),
+        help_text=_(
+            "The share of traces (of sessions, in a session rule) scored; every rule at one rate "
+            "scores the same ones."
+        ),
     )
     daily_item_budget = forms.IntegerField(
         label=_("Daily budget (items)"), required=False, min_value=1

@@ -2838,6 +2838,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                               '200 '
                                                                                               '个），附带状态、进度和行数。',
  'The shaded column is this run.': '带阴影的一列是本次运行。',
+ 'The share of traces (of sessions, in a session rule) scored; every rule at one rate scores the same ones.': '被评分的追踪（会话规则中为会话）所占比例；采样率相同的规则会为同一批评分。',
  'The share of traces scored; every rule at one rate scores the same traces.': '被评分的追踪所占比例；采样率相同的规则会为同一批追踪评分。',
  'The simulated user writes it to end the conversation.': '模拟用户写出它即结束对话。',
  'The slug %(slug)r is taken.': 'slug %(slug)r 已被占用。',
