@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "experiments",
     "traces",
     "online",
+    "annotation",
 ]
 
 MIDDLEWARE = [
@@ -253,6 +254,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "compare", "description": "Paired comparison of runs."},
         {"name": "traces", "description": "Production traces and their spans, as stored."},
         {"name": "online", "description": "Online evaluation: rules that score live traffic."},
+        {"name": "annotation", "description": "Human review: score configs, queues, labels."},
         {
             "name": "settings",
             "description": "Workspaces, members, tokens, ingest keys, secrets, providers.",

@@ -4,8 +4,12 @@ Every `import` counts, inside functions too. Allowed app-to-app edges:
 
 - experiments → evaluators, evalsets, traces, assay
 - evaluators → evalsets (media, rows), sandbox, traces, assay
+- annotation → online, experiments, evaluators, traces, evalsets, assay (human review reads what
+  every app below produces; its labels flow down only through their services; nothing imports
+  annotation)
 - online → experiments, evaluators, evalsets, traces, assay (online evaluation is a run kind
-  on the experiments engine, scoring traces with evaluators; nothing imports online)
+  on the experiments engine, scoring traces with evaluators; nothing imports online but
+  annotation)
 - traces → evalsets, assay (production traces sit below evaluators)
 - evalsets → assay
 - assay → sandbox (the health check reports its isolation level)
@@ -22,8 +26,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("assay", "evaluators", "evalsets", "experiments", "online", "sandbox", "traces")
+APPS = (
+    "annotation",
+    "assay",
+    "evaluators",
+    "evalsets",
+    "experiments",
+    "online",
+    "sandbox",
+    "traces",
+)
 ALLOWED = {
+    "annotation": {"online", "experiments", "evaluators", "traces", "evalsets", "assay"},
     "online": {"experiments", "evaluators", "evalsets", "traces", "assay"},
     "experiments": {"evaluators", "evalsets", "traces", "assay"},
     "evaluators": {"evalsets", "sandbox", "traces", "assay"},

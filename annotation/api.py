@@ -1,0 +1,321 @@
+"""The API of human review: `/api/v1/score-configs/` and `/api/v1/annotation-queues/` with
+their items, reservations, labels, skips, progress and agreement."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import exceptions, mixins, status
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from assay.api.base import WorkspaceScopedViewSet, validated
+from assay.selectors import public_or_404
+
+from . import selectors, services
+from . import serializers as s
+from .models import AnnotationQueue, QueueItem, ScoreConfig
+
+
+class SlotConflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_lazy("List score configs"),
+        description=_lazy("What reviewers may be asked for in this workspace, by name."),
+    ),
+    retrieve=extend_schema(
+        summary=_lazy("Get a score config"),
+        description=_lazy("Its kind, labels or range, rubric and which labels mean pass or fail."),
+    ),
+)
+class ScoreConfigViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    """What reviewers give: boolean, categorical, numeric or free text, with a rubric."""
+
+    serializer_class = s.ScoreConfigSerializer
+    queryset = ScoreConfig.objects.all()
+
+    def scoped_queryset(self):
+        return selectors.score_configs_list(workspace=self.request.workspace)
+
+    @extend_schema(
+        summary=_lazy("Create a score config"),
+        description=_lazy(
+            "A kind (boolean, categorical with its labels, ordered or not, numeric with a "
+            "minimum, maximum and step, or free text), a rubric shown to reviewers and, for "
+            "boolean and categorical ones, the labels that mean pass and fail (so a human "
+            "label and an evaluator's verdict are comparable). Every problem is named by its "
+            "field; nothing is saved when there is one. Editors."
+        ),
+        request=s.ScoreConfigWriteSerializer,
+        responses={201: s.ScoreConfigSerializer},
+    )
+    def create(self, request):
+        body = validated(s.ScoreConfigWriteSerializer, request)
+        config = services.score_config_create(
+            workspace=request.workspace, user=request.user, fields=body
+        )
+        return Response(s.ScoreConfigSerializer(config).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary=_lazy("Change a score config"),
+        description=_lazy("Send only what changes; the kind cannot change. Editors."),
+        request=s.ScoreConfigWriteSerializer,
+        responses=s.ScoreConfigSerializer,
+    )
+    def partial_update(self, request, id=None):
+        config = self.get_object()
+        body = validated(s.ScoreConfigWriteSerializer, request, partial=True)
+        config = services.score_config_update(config=config, fields=body)
+        return Response(s.ScoreConfigSerializer(config).data)
+
+    @extend_schema(
+        summary=_lazy("Delete a score config"),
+        description=_lazy("Refused while a queue asks for it. Editors."),
+    )
+    def destroy(self, request, id=None):
+        services.score_config_delete(config=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_lazy("List annotation queues"),
+        description=_lazy("The workspace's queues of items for human review, by name."),
+    ),
+    destroy=extend_schema(
+        summary=_lazy("Delete an annotation queue"),
+        description=_lazy("The queue goes, with its items, reservations and labels. Editors."),
+    ),
+)
+class AnnotationQueueViewSet(
+    WorkspaceScopedViewSet,
+    mixins.ListModelMixin,
+    mixins.DestroyModelMixin,
+):
+    """Items waiting for N reviewers each, scored with the queue's score configs."""
+
+    serializer_class = s.AnnotationQueueSerializer
+    queryset = AnnotationQueue.objects.all()
+
+    def scoped_queryset(self):
+        return selectors.annotation_queues_list(workspace=self.request.workspace)
+
+    @extend_schema(
+        summary=_lazy("Get an annotation queue"),
+        description=_lazy(
+            "Its settings and progress: items, items done (labelled by as many reviewers as "
+            "it asks), labels given and needed, and each reviewer's reserved, labelled and "
+            "skipped items."
+        ),
+        responses=s.AnnotationQueueSerializer,
+    )
+    def retrieve(self, request, id=None):
+        queue = self.get_object()
+        data = s.AnnotationQueueSerializer(queue).data
+        return Response({**data, "progress": selectors.queue_progress(queue=queue)})
+
+    @extend_schema(
+        summary=_lazy("Create an annotation queue"),
+        description=_lazy(
+            "A name, the score configs reviewers answer, reviewers per item (1-10), how long "
+            "a reservation lasts (15 minutes by default) and blind mode (reviewers see neither "
+            "the judges' verdicts nor others' labels). Editors."
+        ),
+        request=s.AnnotationQueueWriteSerializer,
+        responses={201: s.AnnotationQueueSerializer},
+    )
+    def create(self, request):
+        body = validated(s.AnnotationQueueWriteSerializer, request)
+        configs = self._configs(body.pop("score_configs"))
+        queue = services.annotation_queue_create(
+            workspace=request.workspace, user=request.user, fields=body, score_configs=configs
+        )
+        return Response(s.AnnotationQueueSerializer(queue).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary=_lazy("Change an annotation queue"),
+        description=_lazy("Send only what changes; `score_configs`, when sent, replaces the list."),
+        request=s.AnnotationQueueWriteSerializer,
+        responses=s.AnnotationQueueSerializer,
+    )
+    def partial_update(self, request, id=None):
+        queue = self.get_object()
+        body = validated(s.AnnotationQueueWriteSerializer, request, partial=True)
+        configs = body.pop("score_configs", None)
+        configs = None if configs is None else self._configs(configs)
+        queue = services.annotation_queue_update(queue=queue, fields=body, score_configs=configs)
+        return Response(s.AnnotationQueueSerializer(queue).data)
+
+    @extend_schema(
+        summary=_lazy("Reserve the next item"),
+        description=_lazy(
+            "The item the caller reviews now, held for them until the queue's reservation "
+            "expires: the one they hold, else the first with a free slot they have not "
+            "reviewed (the server never lets an item take more reviewers than the queue asks). "
+            "204 when there is none. Editors."
+        ),
+        request=None,
+        responses={200: s.QueueItemSerializer, 204: None},
+    )
+    @action(detail=True, methods=["post"])
+    def next(self, request, id=None):
+        queue = self.get_object()
+        item = services.review_next(queue=queue, reviewer=request.user)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(item_data(queue, [item], request.user)[0])
+
+    @extend_schema(
+        summary=_lazy("Read the reviewers' agreement"),
+        description=_lazy(
+            "Per score config: Krippendorff's alpha (nominal, ordinal for ordered labels, "
+            "interval for numbers) with a bootstrap 95 % interval over items, Cohen's kappa "
+            "for every pair of reviewers and alpha with each reviewer left out. Unknown labels "
+            "and skips are not counted; free text has no agreement."
+        ),
+        responses={200: dict},
+    )
+    @action(detail=True, methods=["get"])
+    def agreement(self, request, id=None):
+        return Response({"score_configs": selectors.queue_agreement(queue=self.get_object())})
+
+    def perform_destroy(self, instance):
+        services.annotation_queue_delete(queue=instance)
+
+    def _configs(self, refs: list[str]) -> list[ScoreConfig | None]:
+        workspace = self.request.workspace
+        return [selectors.score_config_for(workspace=workspace, public_id=r) for r in refs]
+
+
+def item_data(queue: AnnotationQueue, items: list[QueueItem], reader) -> list[dict]:
+    """Items as `reader` may see them: in a blind queue, no judge and only their own labels."""
+    labels: dict[int, list] = {}
+    for item in items:
+        who = reader if queue.blind else None
+        labels[item.pk] = list(selectors.reviewer_labels(item=item, reviewer=who))
+    context = {"blind": queue.blind, "shown_labels": labels}
+    return s.QueueItemSerializer(items, many=True, context=context).data
+
+
+class QueueItemViewSet(WorkspaceScopedViewSet):
+    """A queue's items: added from experiment results or traces, labelled, skipped."""
+
+    serializer_class = s.QueueItemSerializer
+    queryset = QueueItem.objects.all()
+
+    def queue(self) -> AnnotationQueue:
+        return self.parent(self._queue_of, "queue_id")
+
+    @staticmethod
+    def _queue_of(*, workspace, public_id):
+        return public_or_404(
+            selectors.annotation_queues_list(workspace=workspace), public_id, "queue"
+        )
+
+    def item(self, queue: AnnotationQueue) -> QueueItem:
+        found = selectors.queue_item_get(queue=queue, public_id=self.kwargs["id"])
+        if found is None:
+            raise exceptions.NotFound(_("No such item in this queue."))
+        return found
+
+    @extend_schema(
+        summary=_lazy("List a queue's items"),
+        description=_lazy(
+            "What reviewers see of each item (input, output, reference or conversation; "
+            "untrusted text, capped), where it came from and, outside blind mode, the judges' "
+            "verdicts and the labels given."
+        ),
+        responses=s.QueueItemSerializer(many=True),
+    )
+    def list(self, request, queue_id=None):
+        queue = self.queue()
+        page = self.paginate_queryset(selectors.queue_items(queue=queue))
+        return self.get_paginated_response(item_data(queue, page, request.user))
+
+    @extend_schema(
+        summary=_lazy("Get a queue's item"),
+        description=_lazy("One item, as the list shows it (blind mode hides the same things)."),
+        responses=s.QueueItemSerializer,
+    )
+    def retrieve(self, request, queue_id=None, id=None):
+        queue = self.queue()
+        return Response(item_data(queue, [self.item(queue)], request.user)[0])
+
+    @extend_schema(
+        summary=_lazy("Add items to a queue"),
+        description=_lazy(
+            "Selected results of one experiment of the workspace (`experiment` and "
+            "`results`: result ids) or traces (`traces`: trace ids, with the online rules' "
+            "verdicts on them). An item already in the queue stays as it is. Every id that "
+            "is not the workspace's is named; nothing is added when there is one. Editors."
+        ),
+        request=s.ItemsAddSerializer,
+        responses={201: dict},
+    )
+    def create(self, request, queue_id=None):
+        queue = self.queue()
+        body = validated(s.ItemsAddSerializer, request)
+        workspace = request.workspace
+        if body.get("results"):
+            found = selectors.result_items(
+                workspace=workspace, experiment_id=body["experiment"], result_ids=body["results"]
+            )
+        else:
+            found = selectors.trace_items(workspace=workspace, trace_ids=body["traces"])
+        if "errors" in found:
+            raise ValidationError(found["errors"])
+        added = services.queue_items_add(queue=queue, items=found["items"])
+        return Response({"added": added, "items": queue.items.count()}, status=201)
+
+    @extend_schema(
+        summary=_lazy("Label an item"),
+        description=_lazy(
+            "The caller's labels for an item they hold a reservation of: one value per score "
+            "config of the queue (null: unknown), checked against the config. 409 when they "
+            "hold none (or it expired and the item went to another reviewer). Editors."
+        ),
+        request=s.LabelsWriteSerializer,
+        responses={201: s.LabelSerializer(many=True)},
+    )
+    @action(detail=True, methods=["post"])
+    def labels(self, request, queue_id=None, id=None):
+        queue = self.queue()
+        item = self.item(queue)
+        body = validated(s.LabelsWriteSerializer, request)
+        values = {
+            selectors.score_config_for(workspace=request.workspace, public_id=k): v
+            for k, v in body["values"].items()
+        }
+        try:
+            labels = services.review_label(
+                item=item, reviewer=request.user, values=values, note=body["note"]
+            )
+        except services.SlotRefused as refused:
+            raise SlotConflict(str(refused)) from None
+        return Response(s.LabelSerializer(labels, many=True).data, status=201)
+
+    @extend_schema(
+        summary=_lazy("Skip an item"),
+        description=_lazy(
+            "The caller passes on an item they hold, saying why: the slot goes to another "
+            "reviewer and the item never comes back to them. Editors."
+        ),
+        request=s.SkipSerializer,
+        responses={204: None},
+    )
+    @action(detail=True, methods=["post"])
+    def skip(self, request, queue_id=None, id=None):
+        queue = self.queue()
+        item = self.item(queue)
+        body = validated(s.SkipSerializer, request)
+        try:
+            services.review_skip(item=item, reviewer=request.user, reason=body["reason"])
+        except services.SlotRefused as refused:
+            raise SlotConflict(str(refused)) from None
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,183 @@
+"""Human review: score configs, annotation queues, their items, reviewers' slots and labels.
+
+An item keeps a snapshot of what a reviewer sees (capped, untrusted text) and a reference to
+where it came from (an experiment result's id, a trace id); it keeps no foreign key to the
+source, which may go (traces are dropped by retention) while its labels stay.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from assay.models import Workspace
+
+MAX_REVIEWERS = 10
+DEFAULT_RESERVATION_MINUTES = 15
+
+
+class ScoreKind(models.TextChoices):
+    """What a reviewer gives: yes/no, one of some labels, a number in a range, or text."""
+
+    BOOLEAN = "boolean", _("boolean")
+    CATEGORICAL = "categorical", _("categorical")
+    NUMERIC = "numeric", _("numeric")
+    TEXT = "text", _("free text")
+
+
+class ItemSource(models.TextChoices):
+    """Where a queue's item came from."""
+
+    EXPERIMENT_RESULT = "experiment_result", _("experiment result")
+    TRACE = "trace", _("trace")
+
+
+class SlotStatus(models.TextChoices):
+    """A reviewer's slot on an item: held until it expires, then labelled or skipped."""
+
+    RESERVED = "reserved", _("reserved")
+    LABELLED = "labelled", _("labelled")
+    SKIPPED = "skipped", _("skipped")
+
+
+class ScoreConfig(models.Model):
+    """What reviewers are asked for, and (optionally) which labels mean pass and fail so that a
+    human label and an evaluator's verdict are comparable."""
+
+    SETTINGS = (
+        "name",
+        "kind",
+        "labels",
+        "ordered",
+        "minimum",
+        "maximum",
+        "step",
+        "rubric",
+        "pass_labels",
+        "fail_labels",
+    )
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=160)
+    kind = models.CharField(max_length=16, choices=ScoreKind.choices)
+    labels = models.JSONField(default=list, blank=True)  # categorical: the labels, in order
+    ordered = models.BooleanField(default=False)  # categorical: the order means something
+    minimum = models.FloatField(null=True, blank=True)  # numeric
+    maximum = models.FloatField(null=True, blank=True)
+    step = models.FloatField(null=True, blank=True)
+    rubric = models.TextField(blank=True)
+    pass_labels = models.JSONField(default=list, blank=True)  # labels comparable to pass
+    fail_labels = models.JSONField(default=list, blank=True)  # labels comparable to fail
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="score_config_name_once")
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AnnotationQueue(models.Model):
+    """Items waiting for `reviewers_per_item` reviewers each, scored with its configs."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=160)
+    score_configs = models.ManyToManyField(ScoreConfig, related_name="queues")
+    reviewers_per_item = models.PositiveSmallIntegerField(default=1)
+    reservation_minutes = models.PositiveIntegerField(default=DEFAULT_RESERVATION_MINUTES)
+    blind = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="annotation_queue_name_once")
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class QueueItem(models.Model):
+    """One thing to review: its source and a snapshot of what reviewers see."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    queue = models.ForeignKey(AnnotationQueue, on_delete=models.CASCADE, related_name="items")
+    source_kind = models.CharField(max_length=24, choices=ItemSource.choices)
+    source_ref = models.CharField(max_length=64)  # a result's id, a trace id
+    snapshot = models.JSONField(default=dict)  # input, output, reference, conversation (capped)
+    judge = models.JSONField(default=list)  # evaluators' verdicts: never shown in a blind queue
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["queue", "source_kind", "source_ref"], name="queue_item_once"
+            )
+        ]
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.source_kind} {self.source_ref}"
+
+
+class ReviewSlot(models.Model):
+    """A reviewer's turn at an item. A live reservation or a label takes one of the item's
+    `reviewers_per_item` slots; a skip or an expired reservation frees it. One per reviewer and
+    item: nobody reviews an item twice."""
+
+    item = models.ForeignKey(QueueItem, on_delete=models.CASCADE, related_name="slots")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    status = models.CharField(max_length=16, choices=SlotStatus.choices)
+    reserved_until = models.DateTimeField()
+    skip_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "reviewer"], name="review_slot_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer_id} on {self.item_id}: {self.status}"
+
+
+class Label(models.Model):
+    """A reviewer's answer for one score config on one item; `value` None is "unknown" (kept,
+    never counted in agreement)."""
+
+    item = models.ForeignKey(QueueItem, on_delete=models.CASCADE, related_name="labels")
+    score_config = models.ForeignKey(ScoreConfig, on_delete=models.CASCADE, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    value = models.JSONField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "score_config", "reviewer"], name="label_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer_id} on {self.item_id}: {self.value!r}"

@@ -1,0 +1,269 @@
+"""Reads of human review, scoped to a workspace: configs, queues, items, progress, agreement,
+and the snapshots of the items a queue is given (read from the apps below)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from assay.models import Workspace
+from assay.safety.caps import DISPLAY_STRING_BYTES, cap_json, cap_text
+from experiments.models import Result
+from experiments.scoring.turns import result_turns
+from experiments.selectors.runs import experiment_find
+from experiments.stats.agreement import reviewer_agreement
+from online.models import OnlineOutcome
+from traces.models import TraceSummary
+from traces.selectors import session_turns
+
+from .models import (
+    AnnotationQueue,
+    ItemSource,
+    Label,
+    QueueItem,
+    ReviewSlot,
+    ScoreConfig,
+    ScoreKind,
+    SlotStatus,
+)
+
+# A snapshot is what a reviewer reads: every string capped, and the whole kept under this
+# (the strings are capped harder when it is over).
+SNAPSHOT_BYTES = 256 * 1024
+SMALL_STRING_BYTES = 2 * 1024
+HEX_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+REFERENCE_NAMES = ("reference", "expected")
+MAX_JUDGE_ENTRIES = 20  # online verdicts kept per trace
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """An item to add to a queue: its source, what reviewers see and what the judges said."""
+
+    kind: str
+    ref: str
+    snapshot: dict
+    judge: list = field(default_factory=list)
+
+
+def score_configs_list(*, workspace: Workspace) -> QuerySet[ScoreConfig]:
+    return ScoreConfig.objects.filter(workspace=workspace)
+
+
+def score_config_for(*, workspace: Workspace, public_id) -> ScoreConfig | None:
+    """The workspace's config of that id, or None (also for a malformed id)."""
+    try:
+        return ScoreConfig.objects.filter(workspace=workspace, public_id=public_id).first()
+    except Exception:  # a malformed UUID: the same answer as another workspace's id
+        return None
+
+
+def annotation_queues_list(*, workspace: Workspace) -> QuerySet[AnnotationQueue]:
+    return AnnotationQueue.objects.filter(workspace=workspace).prefetch_related("score_configs")
+
+
+def queue_items(*, queue: AnnotationQueue) -> QuerySet[QueueItem]:
+    return queue.items.order_by("id")
+
+
+def queue_item_get(*, queue: AnnotationQueue, public_id) -> QueueItem | None:
+    return queue.items.filter(public_id=public_id).first()
+
+
+def reviewer_labels(*, item: QueueItem, reviewer=None) -> QuerySet[Label]:
+    """An item's labels (only `reviewer`'s when given), with their configs and reviewers."""
+    labels = item.labels.select_related("score_config", "reviewer").order_by("id")
+    return labels if reviewer is None else labels.filter(reviewer=reviewer)
+
+
+def live(now=None) -> Q:
+    """The slots that take a place on their item: labelled ones and unexpired reservations."""
+    now = now or timezone.now()
+    return Q(status=SlotStatus.LABELLED) | Q(status=SlotStatus.RESERVED, reserved_until__gt=now)
+
+
+def queue_progress(*, queue: AnnotationQueue) -> dict:
+    """Items, labelled slots and done items of the queue, and each reviewer's counts."""
+    items = queue.items.count()
+    slots = ReviewSlot.objects.filter(item__queue=queue)
+    done = (
+        queue.items.annotate(n=Count("slots", filter=Q(slots__status=SlotStatus.LABELLED)))
+        .filter(n__gte=queue.reviewers_per_item)
+        .count()
+    )
+    reviewers: dict[str, Counter] = {}
+    now = timezone.now()
+    for name, status, until in slots.values_list("reviewer__username", "status", "reserved_until"):
+        held = status != SlotStatus.RESERVED or until > now
+        reviewers.setdefault(name, Counter())[status if held else "expired"] += 1
+    return {
+        "items": items,
+        "items_done": done,
+        "labels_needed": items * queue.reviewers_per_item,
+        "labels_given": sum(c[SlotStatus.LABELLED] for c in reviewers.values()),
+        "reviewers": [
+            {"reviewer": name, **{s: counts[s] for s in SlotStatus.values}}
+            for name, counts in sorted(reviewers.items())
+        ],
+    }
+
+
+# ----------------------------------------------------------------------------- agreement
+
+
+def queue_agreement(*, queue: AnnotationQueue, iterations: int = 2000) -> list[dict]:
+    """Per score config of the queue, the reviewers' agreement (`reviewer_agreement`) over its
+    items; unknown labels (None) and skips are no labels. Free text has none."""
+    found = []
+    for config in queue.score_configs.order_by("name"):
+        level, order = agreement_level(config)
+        entry = {"score_config": str(config.public_id), "name": config.name, "level": level}
+        if level is not None:
+            units = config_units(queue=queue, config=config)
+            entry["agreement"] = reviewer_agreement(
+                units, level=level, order=order, iterations=iterations
+            ).to_dict()
+        found.append(entry)
+    return found
+
+
+def agreement_level(config: ScoreConfig) -> tuple[str | None, list | None]:
+    """Krippendorff's level for a config's kind (None: free text, no agreement) and the order
+    of ordered labels."""
+    if config.kind == ScoreKind.NUMERIC:
+        return "interval", None
+    if config.kind == ScoreKind.CATEGORICAL and config.ordered:
+        return "ordinal", list(config.labels)
+    if config.kind in (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL):
+        return "nominal", None
+    return None, None
+
+
+def config_units(*, queue: AnnotationQueue, config: ScoreConfig) -> list[dict]:
+    """One mapping per item, reviewer's username → label, of the known labels."""
+    units: dict[int, dict] = {}
+    labels = Label.objects.filter(item__queue=queue, score_config=config, value__isnull=False)
+    for item, name, value in labels.values_list("item_id", "reviewer__username", "value"):
+        if value is not None:  # a JSON null is not SQL NULL on every database
+            units.setdefault(item, {})[name] = value
+    return [units[k] for k in sorted(units)]
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def result_items(*, workspace: Workspace, experiment_id, result_ids: list[int]) -> dict:
+    """The items for these results of the workspace's experiment: {"items": [SourceItem]} or
+    {"errors": {field: [message]}} naming the experiment or each result that is not one."""
+    experiment = experiment_find(workspace=workspace, public_id=experiment_id)
+    if experiment is None:
+        return {"errors": {"experiment": [_("No such experiment in this workspace.")]}}
+    results = {
+        r.pk: r
+        for r in Result.objects.filter(experiment=experiment, pk__in=result_ids).select_related(
+            "binding__evaluator_version__evaluator"
+        )
+    }
+    missing = {
+        f"results[{i}]": [_("No such result in this experiment.")]
+        for i, pk in enumerate(result_ids)
+        if pk not in results
+    }
+    if missing:
+        return {"errors": missing}
+    turns = result_turns(results=results.values())
+    return {"items": [_result_item(results[pk], turns[pk]) for pk in dict.fromkeys(result_ids)]}
+
+
+def _result_item(result: Result, turn: dict) -> SourceItem:
+    fields = turn.get("evaluate_dataset_fields") or {}
+    reference = {k: v for k, v in fields.items() if k.startswith(REFERENCE_NAMES)}
+    snapshot = {
+        "input": {k: v for k, v in fields.items() if k not in reference},
+        "output": turn.get("evaluate_target_output_fields") or {},
+        "reference": reference,
+        "row_number": result.row_number,
+    }
+    version = result.binding.evaluator_version
+    judge = {
+        "evaluator": version.evaluator.name,
+        "version": version.version,
+        "verdict": result.verdict,
+        "score": result.score,
+        "reason": cap_text(result.reason, SMALL_STRING_BYTES),
+        "human_verdict": result.human_verdict,
+    }
+    return SourceItem(
+        ItemSource.EXPERIMENT_RESULT, str(result.pk), snapshot_capped(snapshot), [judge]
+    )
+
+
+def trace_items(*, workspace: Workspace, trace_ids: list[str]) -> dict:
+    """The items for the workspace's traces (their first input and last output, as a chat),
+    with the online rules' verdicts on each: {"items"} or {"errors"} naming each bad id."""
+    wanted = [str(t).lower() for t in trace_ids]
+    summaries = {
+        s.trace_id: s
+        for s in TraceSummary.objects.filter(
+            workspace=workspace, trace_id__in=[t for t in wanted if HEX_TRACE_ID.match(t)]
+        )
+    }
+    missing = {
+        f"traces[{i}]": [_("No such trace in this workspace.")]
+        for i, t in enumerate(wanted)
+        if t not in summaries
+    }
+    if missing:
+        return {"errors": missing}
+    ordered = [summaries[t] for t in dict.fromkeys(wanted)]
+    turns = session_turns(workspace=workspace, traces=ordered)
+    judges = _online_verdicts(workspace, list(summaries))
+    return {
+        "items": [
+            SourceItem(
+                ItemSource.TRACE,
+                turn["trace"].trace_id,
+                snapshot_capped(
+                    {"input": turn["input"], "output": turn["output"], "conversation": turn["chat"]}
+                ),
+                judges.get(turn["trace"].trace_id, []),
+            )
+            for turn in turns
+        ]
+    }
+
+
+def _online_verdicts(workspace: Workspace, trace_ids: list[str]) -> dict[str, list[dict]]:
+    outcomes = OnlineOutcome.objects.filter(
+        rule__workspace=workspace, trace_id__in=trace_ids
+    ).select_related("rule_evaluator__evaluator_version__evaluator")
+    found: dict[str, list[dict]] = {}
+    for outcome in outcomes.order_by("created_at"):
+        version = outcome.rule_evaluator.evaluator_version
+        if len(found.get(outcome.trace_id, ())) >= MAX_JUDGE_ENTRIES:
+            continue
+        found.setdefault(outcome.trace_id, []).append(
+            {
+                "evaluator": version.evaluator.name,
+                "version": version.version,
+                "span_id": outcome.span_id,
+                "verdict": outcome.verdict,
+                "score": outcome.score,
+                "reason": cap_text(outcome.reason, SMALL_STRING_BYTES),
+            }
+        )
+    return found
+
+
+def snapshot_capped(snapshot: dict) -> dict:
+    """Every string capped; when the whole is still too big, capped harder."""
+    capped = cap_json(snapshot, DISPLAY_STRING_BYTES)
+    if len(json.dumps(capped, default=str)) > SNAPSHOT_BYTES:
+        capped = cap_json(snapshot, SMALL_STRING_BYTES)
+    return capped

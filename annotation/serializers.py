@@ -1,0 +1,151 @@
+"""API shapes of human review."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from assay.api.serializers import StrictSerializer
+
+from .models import (
+    DEFAULT_RESERVATION_MINUTES,
+    AnnotationQueue,
+    Label,
+    QueueItem,
+    ScoreConfig,
+    ScoreKind,
+)
+
+
+class ScoreConfigSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+
+    class Meta:
+        model = ScoreConfig
+        fields = ["id", *ScoreConfig.SETTINGS, "created_at", "updated_at"]
+        read_only_fields = fields
+
+
+class ScoreConfigWriteSerializer(StrictSerializer):
+    """The body of POST (`name` and `kind` required) and PATCH."""
+
+    name = serializers.CharField(max_length=160, allow_blank=True)
+    kind = serializers.ChoiceField(choices=ScoreKind.choices)
+    labels = serializers.JSONField(
+        required=False, help_text="categorical: the labels (2-50 texts), in their order"
+    )
+    ordered = serializers.BooleanField(
+        required=False, help_text="categorical: the labels' order means something (ordinal)"
+    )
+    minimum = serializers.FloatField(required=False, allow_null=True, help_text="numeric")
+    maximum = serializers.FloatField(required=False, allow_null=True, help_text="numeric")
+    step = serializers.FloatField(required=False, allow_null=True, help_text="numeric, above 0")
+    rubric = serializers.CharField(required=False, allow_blank=True, help_text="shown to reviewers")
+    pass_labels = serializers.JSONField(
+        required=False,
+        help_text="labels comparable to an evaluator's pass (boolean: true/false; categorical: "
+        "its labels)",
+    )
+    fail_labels = serializers.JSONField(required=False, help_text="labels comparable to a fail")
+
+
+class AnnotationQueueSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    score_configs = serializers.SlugRelatedField(slug_field="public_id", many=True, read_only=True)
+
+    class Meta:
+        model = AnnotationQueue
+        fields = [
+            "id",
+            "name",
+            "score_configs",
+            "reviewers_per_item",
+            "reservation_minutes",
+            "blind",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class AnnotationQueueWriteSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=160, allow_blank=True)
+    score_configs = serializers.ListField(
+        child=serializers.CharField(), help_text="ids of the workspace's score configs"
+    )
+    reviewers_per_item = serializers.IntegerField(default=1, help_text="1-10")
+    reservation_minutes = serializers.IntegerField(
+        default=DEFAULT_RESERVATION_MINUTES, help_text="how long a reviewer holds an item"
+    )
+    blind = serializers.BooleanField(
+        default=False, help_text="reviewers see neither the judges' verdicts nor others' labels"
+    )
+
+
+class ItemsAddSerializer(StrictSerializer):
+    """Either an experiment's results or traces."""
+
+    experiment = serializers.UUIDField(required=False, help_text="with `results`")
+    results = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        max_length=1000,
+        help_text="result ids of `experiment`",
+    )
+    traces = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        max_length=1000,
+        help_text="trace ids (32 hex digits) of the workspace",
+    )
+
+    def validate(self, data):
+        if bool(data.get("results")) == bool(data.get("traces")):
+            raise serializers.ValidationError(
+                {"results": "Send `experiment` with `results`, or `traces`."}
+            )
+        if data.get("results") and not data.get("experiment"):
+            raise serializers.ValidationError({"experiment": "Name the results' experiment."})
+        return data
+
+
+class LabelSerializer(serializers.ModelSerializer):
+    score_config = serializers.UUIDField(source="score_config.public_id")
+    reviewer = serializers.CharField(source="reviewer.username")
+
+    class Meta:
+        model = Label
+        fields = ["score_config", "reviewer", "value", "note", "created_at"]
+        read_only_fields = fields
+
+
+class QueueItemSerializer(serializers.ModelSerializer):
+    """An item as its reader may see it: `judge` and others' labels only outside blind mode
+    (the view passes `shown_labels` and `blind` in the context)."""
+
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    judge = serializers.SerializerMethodField()
+    labels = serializers.SerializerMethodField()
+
+    class Meta:
+        model = QueueItem
+        fields = ["id", "source_kind", "source_ref", "snapshot", "judge", "labels", "created_at"]
+        read_only_fields = fields
+
+    def get_judge(self, item) -> list | None:
+        return None if self.context.get("blind") else item.judge
+
+    def get_labels(self, item) -> list[dict]:
+        labels = self.context.get("shown_labels", {}).get(item.pk, [])
+        return LabelSerializer(labels, many=True).data
+
+
+class LabelsWriteSerializer(StrictSerializer):
+    values = serializers.DictField(
+        child=serializers.JSONField(allow_null=True),
+        help_text="score config id → label (null: unknown), one for each of the queue's configs",
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class SkipSerializer(StrictSerializer):
+    reason = serializers.CharField(allow_blank=True, help_text="why the item is skipped")

@@ -1,0 +1,26 @@
+"""Writes of human review: score configs (`configs`), queues and their items (`queues`), and
+reviewers' reservations, labels and skips (`reviews`)."""
+
+from .configs import label_problem, score_config_create, score_config_delete, score_config_update
+from .queues import (
+    annotation_queue_create,
+    annotation_queue_delete,
+    annotation_queue_update,
+    queue_items_add,
+)
+from .reviews import SlotRefused, review_label, review_next, review_skip
+
+__all__ = [
+    "SlotRefused",
+    "annotation_queue_create",
+    "annotation_queue_delete",
+    "annotation_queue_update",
+    "label_problem",
+    "queue_items_add",
+    "review_label",
+    "review_next",
+    "review_skip",
+    "score_config_create",
+    "score_config_delete",
+    "score_config_update",
+]
