@@ -14,7 +14,16 @@ from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
 
-AREAS = {"evaluators", "evalsets", "experiments", "compare", "settings", "traces", "online"}
+AREAS = {
+    "evaluators",
+    "evalsets",
+    "experiments",
+    "compare",
+    "settings",
+    "traces",
+    "online",
+    "annotation",
+}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 

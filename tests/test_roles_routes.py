@@ -39,6 +39,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotation.selectors import SourceItem
+from annotation.services import annotation_queue_create, queue_items_add, score_config_create
 from assay import services as platform
 from assay.models import Membership, ModelProvider
 from evalsets.demo import png_bytes
@@ -207,6 +209,9 @@ class World:
     trace_id: str
     session_id: str
     online_rule: str
+    score_config: str
+    queue: str
+    queue_item: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
 
@@ -233,6 +238,7 @@ KWARGS = {
     "trace_id": "trace_id",
     "session_id": "session_id",
     "ingest_key_id": "ingest_key_id",
+    "queue_id": "queue",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",
@@ -257,6 +263,9 @@ ID_OF = {
     "ingest-key-": "ingest_key_id",
     "online-rule-": "online_rule",
     "online:": "online_rule",
+    "score-config-": "score_config",
+    "annotation-queue-item-": "queue_item",
+    "annotation-queue-": "queue",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {
@@ -396,9 +405,26 @@ def build_world(server) -> World:
         trace_id=trace.trace_id,
         session_id=trace.session_id,
         online_rule=str(_online_rule(workspace, owner, code).public_id),
+        **_queue(workspace, owner, acme),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
     )
+
+
+def _queue(workspace, owner, acme) -> dict[str, str]:
+    """A score config, a queue asking for it and one item of the queue (an experiment result)."""
+    config = score_config_create(
+        workspace=workspace, user=owner, fields={"name": "Correct?", "kind": "boolean"}
+    )
+    queue = annotation_queue_create(
+        workspace=workspace, user=owner, fields={"name": "Review"}, score_configs=[config]
+    )
+    queue_items_add(queue=queue, items=[SourceItem("experiment_result", str(acme.result), {})])
+    return {
+        "score_config": str(config.public_id),
+        "queue": str(queue.public_id),
+        "queue_item": str(queue.items.get().public_id),
+    }
 
 
 def _online_rule(workspace, owner, code):

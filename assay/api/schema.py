@@ -33,6 +33,8 @@ AREAS = {
     "spans": "traces",
     "sessions": "traces",
     "online-rules": "online",
+    "score-configs": "annotation",
+    "annotation-queues": "annotation",
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",

@@ -88,3 +88,11 @@ router.register("sessions", SessionViewSet, basename="session")
 from online.api import OnlineRuleViewSet  # noqa: E402
 
 router.register("online-rules", OnlineRuleViewSet, basename="online-rule")
+
+from annotation.api import AnnotationQueueViewSet, QueueItemViewSet, ScoreConfigViewSet  # noqa: E402
+
+router.register("score-configs", ScoreConfigViewSet, basename="score-config")
+router.register("annotation-queues", AnnotationQueueViewSet, basename="annotation-queue")
+router.register(
+    "annotation-queues/<uuid:queue_id>/items", QueueItemViewSet, basename="annotation-queue-item"
+)

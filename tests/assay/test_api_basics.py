@@ -90,5 +90,6 @@ def test_the_schema_tags_every_operation_with_its_area_and_documents_bearer(clie
         "settings",
         "traces",
         "online",
+        "annotation",
     }
     assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
