@@ -175,9 +175,9 @@ class AnnotationQueueViewSet(
         summary=_lazy("Read the reviewers' agreement"),
         description=_lazy(
             "Per score config: Krippendorff's alpha (nominal, ordinal for ordered labels, "
-            "interval for numbers) with a bootstrap 95 % interval over items, Cohen's kappa "
-            "for every pair of reviewers and alpha with each reviewer left out. Unknown labels "
-            "and skips are not counted; free text has no agreement."
+            "interval for numbers) with a bootstrap interval over items (at 95 %), Cohen's "
+            "kappa for every pair of reviewers and alpha with each reviewer left out. Unknown "
+            "labels and skips are not counted; free text has no agreement."
         ),
         responses={200: dict},
     )
@@ -195,10 +195,7 @@ class AnnotationQueueViewSet(
 
 def item_data(queue: AnnotationQueue, items: list[QueueItem], reader) -> list[dict]:
     """Items as `reader` may see them: in a blind queue, no judge and only their own labels."""
-    labels: dict[int, list] = {}
-    for item in items:
-        who = reader if queue.blind else None
-        labels[item.pk] = list(selectors.reviewer_labels(item=item, reviewer=who))
+    labels = selectors.items_labels(items=list(items), reviewer=reader if queue.blind else None)
     context = {"blind": queue.blind, "shown_labels": labels}
     return s.QueueItemSerializer(items, many=True, context=context).data
 

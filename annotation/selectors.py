@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -60,7 +61,7 @@ def score_config_for(*, workspace: Workspace, public_id) -> ScoreConfig | None:
     """The workspace's config of that id, or None (also for a malformed id)."""
     try:
         return ScoreConfig.objects.filter(workspace=workspace, public_id=public_id).first()
-    except Exception:  # a malformed UUID: the same answer as another workspace's id
+    except (ValueError, ValidationError):  # a malformed id: as another workspace's
         return None
 
 
@@ -76,10 +77,15 @@ def queue_item_get(*, queue: AnnotationQueue, public_id) -> QueueItem | None:
     return queue.items.filter(public_id=public_id).first()
 
 
-def reviewer_labels(*, item: QueueItem, reviewer=None) -> QuerySet[Label]:
-    """An item's labels (only `reviewer`'s when given), with their configs and reviewers."""
-    labels = item.labels.select_related("score_config", "reviewer").order_by("id")
-    return labels if reviewer is None else labels.filter(reviewer=reviewer)
+def items_labels(*, items: list[QueueItem], reviewer=None) -> dict[int, list[Label]]:
+    """The labels of these items by item pk (only `reviewer`'s when given), in one query."""
+    labels = Label.objects.filter(item__in=items).select_related("score_config", "reviewer")
+    if reviewer is not None:
+        labels = labels.filter(reviewer=reviewer)
+    found: dict[int, list[Label]] = {item.pk: [] for item in items}
+    for label in labels.order_by("id"):
+        found[label.item_id].append(label)
+    return found
 
 
 def live(now=None) -> Q:

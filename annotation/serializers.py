@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
@@ -101,10 +102,10 @@ class ItemsAddSerializer(StrictSerializer):
     def validate(self, data):
         if bool(data.get("results")) == bool(data.get("traces")):
             raise serializers.ValidationError(
-                {"results": "Send `experiment` with `results`, or `traces`."}
+                {"results": _("Send experiment with results, or traces.")}
             )
         if data.get("results") and not data.get("experiment"):
-            raise serializers.ValidationError({"experiment": "Name the results' experiment."})
+            raise serializers.ValidationError({"experiment": _("Name the results' experiment.")})
         return data
 
 

@@ -297,13 +297,21 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                              '的 '
                                                                                                                                                                                                                                              'Z '
                                                                                                                                                                                                                                              '值为探针和检测器名称匹配的运行评级；检测器指标（detector_metrics_summary.json）用于校正这些检测器的区间。每种取最新的文件。',
+ 'A categorical config has between 2 and 50 labels.': '分类配置需要 2 到 50 个标签。',
  'A code evaluator calls no model: it costs nothing.': '代码评估器不调用模型，不产生成本。',
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
  'A draft item already has the id %(item_id)s.': '草稿中已有数据项使用 id %(item_id)s。',
  'A filter has at most %(n)s conditions.': '过滤条件最多 %(n)s 个。',
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
+ "A kind (boolean, categorical with its labels, ordered or not, numeric with a minimum, maximum and step, or free text), a rubric shown to reviewers and, for boolean and categorical ones, the labels that mean pass and fail (so a human label and an evaluator's verdict are comparable). Every problem is named by its field; nothing is saved when there is one. Editors.": '类型（布尔、带标签的分类（有序或无序）、带最小值、最大值和步长的数值，或自由文本）、展示给审阅者的评分细则，以及布尔和分类配置中表示通过和不通过的标签（使人工标签与评估器的判定可比）。每个问题都按字段指出；有问题时不保存任何内容。编辑者可用。',
+ 'A label cannot mean both pass and fail.': '一个标签不能同时表示通过和不通过。',
  'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
+ "A name, the score configs reviewers answer, reviewers per item (1-10), how long a reservation lasts (15 minutes by default) and blind mode (reviewers see neither the judges' verdicts nor others' labels). Editors.": '名称、审阅者要回答的评分配置、每个条目的审阅者人数（1-10）、预留时长（默认 '
+                                                                                                                                                                                                                         '15 '
+                                                                                                                                                                                                                         '分钟）以及盲审模式（审阅者既看不到评审的判定，也看不到他人的标签）。编辑者可用。',
+ 'A note holds at most 20,000 characters.': '备注最多 20,000 个字符。',
+ 'A numeric config needs a minimum and a maximum.': '数值配置需要最小值和最大值。',
  'A pairwise evaluator cannot score live traffic.': '成对评估器不能为线上流量打分。',
  'A pairwise judge compares the outputs of two or more finished experiments row by row, each pair in both orders: which answer is better, A, B or a tie.': '成对评估器逐行比较两个或更多已结束实验的输出，每对按两种顺序评判：哪个回答更好，A、B '
                                                                                                                                                            '还是平局。',
@@ -320,6 +328,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                    '1] 内的分数和理由。',
  'A provider named %(name)r already exists.': '名为 %(name)r 的模型服务已存在。',
  "A provider's key is removed with its provider.": '模型服务的密钥随模型服务一起删除。',
+ 'A queue asks for at least one score config.': '队列至少需要一个评分配置。',
+ 'A queue of that name exists.': '已存在同名的队列。',
+ 'A queue uses this score config: remove it from the queue first.': '有队列在使用此评分配置：请先将其从队列中移除。',
  'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
  "A re-score uses its source's evalset version.": '重新打分使用其来源运行的评测集版本。',
  'A report of at most %(mb)s MB and %(probes)s probes. It is checked at once; the workers then import it probe by probe, and its page shows how far they are.': '报告最多 '
@@ -329,6 +340,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "A report without garak's closing “completion” entry is refused; tick this to import the attempts it holds, marked partial.": '缺少 '
                                                                                                                                'garak '
                                                                                                                                '收尾“completion”条目的报告会被拒绝；勾选此项可导入其中已有的尝试，并标记为部分。',
+ 'A reservation lasts from 1 minute to a day.': '预留时长为 1 分钟到 1 天。',
+ 'A rubric holds at most 20,000 characters.': '评分细则最多 20,000 个字符。',
  'A rule of that name exists already.': '已存在同名规则。',
  'A rule runs 1 to %(n)s evaluator versions.': '一条规则运行 1 到 %(n)s 个评估器版本。',
  'A rule runs submitted evaluator versions: write one and submit it first.': '规则运行已提交的评估器版本：请先编写并提交一个。',
@@ -336,6 +349,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                  'span '
                                                                                                  '的样本评分。',
  "A rule's scope cannot change: make a new rule.": '规则的评分对象不能更改：请新建一条规则。',
+ 'A score config of that name exists.': '已存在同名的评分配置。',
+ "A score config's kind cannot change: make a new one.": '评分配置的类型不可修改：请新建一个。',
  'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
  "A session's traces in start order (its first 200), each with the user's input and the answer (the root span's, else the first span's input and the last span's output). 404 when the workspace has no trace in that session.": '会话中的追踪，按开始时间排列（最多前 '
                                                                                                                                                                                                                                  '200 '
@@ -415,6 +430,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                       '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
                                                                                                       '评估器才能运行。',
  'Add at least one evaluator version.': '请至少添加一个评估器版本。',
+ 'Add items to a queue': '向队列添加条目',
  'Add message': '添加消息',
  'Add or change a secret': '添加或修改密钥',
  'Add or change items': '添加或修改数据项',
@@ -483,7 +499,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'An ingest key needs a name.': '采集密钥需要一个名称。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
  'Answer': '回答',
+ 'Answer in steps of %(step)s.': '请按 %(step)s 的步长回答。',
  'Answer mode': '回答模式',
+ 'Answer true or false.': '请回答 true 或 false。',
+ 'Answer with a number from %(low)s to %(high)s.': '请用 %(low)s 到 %(high)s 之间的数字回答。',
+ 'Answer with a number.': '请用数字回答。',
+ 'Answer with a text of at most 20,000 characters.': '请用不超过 20,000 个字符的文本回答。',
  'Answer:': '回答：',
  'Any evaluator': '任意评估器',
  'Any kind': '任意类型',
@@ -610,7 +631,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Chance of beating the average': '战胜平均水平的概率',
  'Change': '变化',
  "Change a member's role": '修改成员角色',
+ 'Change a score config': '修改评分配置',
  "Change a secret's value or origins": '修改密钥的值或源',
+ 'Change an annotation queue': '修改标注队列',
  'Change an online rule': '修改线上规则',
  'Change note': '变更说明',
  'Change password': '修改密码',
@@ -766,11 +789,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create a link and send it to them. Opening it, they choose a username and password (or sign in with the account they have) and join this workspace with the role below. Each link works once and expires after %(days)s day.': ['创建一个链接发给对方。对方打开后设置用户名和密码（或用已有账号登录），即以下方的角色加入此工作空间。每个链接只能使用一次，%(days)s '
                                                                                                                                                                                                                                   '天后过期。'],
  'Create a pairwise run': '创建成对运行',
+ 'Create a score config': '创建评分配置',
  'Create a token': '创建令牌',
  'Create a workspace': '创建工作空间',
  'Create account': '创建账号',
  'Create account and join': '创建账号并加入',
  'Create an API token': '创建 API 令牌',
+ 'Create an annotation queue': '创建标注队列',
  'Create an evaluation set': '创建评测集',
  'Create an evaluator': '创建评估器',
  'Create an experiment': '创建实验',
@@ -1040,8 +1065,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                     '是回答。',
  'Delete': '删除',
  'Delete a model provider': '删除模型服务',
+ 'Delete a score config': '删除评分配置',
  'Delete a secret': '删除密钥',
  'Delete a test case': '删除测试用例',
+ 'Delete an annotation queue': '删除标注队列',
  'Delete an evaluation set': '删除评测集',
  'Delete an evaluator': '删除评估器',
  'Delete an item': '删除数据项',
@@ -1087,6 +1114,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'ETA': '预计剩余时间',
  'Each item is an object {data, tags, human_verdict, label}.': '每个数据项都是一个对象 {data, tags, '
                                                                'human_verdict, label}。',
+ 'Each label is a text of 1 to 100 characters.': '每个标签是 1 到 100 个字符的文本。',
  'Each output is an object with item_id and actual_output.': '每个输出都是带有 item_id 和 actual_output '
                                                              '的对象。',
  'Each row is played until the simulated user writes the stop phrase or the turns run out. The chat is offered to the evaluators as “target: conversation” (Conversation) and as a transcript in “target: actual_output”; a re-run with the same seed and the same answers of your app replays it from the response cache.': '每一行都会对话下去，直到模拟用户写出结束语或轮数用完。对话以“target: '
@@ -1228,6 +1256,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             '时会指明字段：版本已存在、不大于最新版本或不是 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             'SemVer、评测集已删除，或草稿正在提交或导入。',
  'From': '从',
+ 'From 1 to 10 reviewers per item.': '每个条目 1 到 10 位审阅者。',
  'From a shell or CI job, with the Python client installed (it creates the run with the set and evaluators chosen on this page):': '在 '
                                                                                                                                    'shell '
                                                                                                                                    '或 '
@@ -1244,13 +1273,16 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Get a model provider': '获取模型服务',
  'Get a pairwise run': '获取成对运行',
  "Get a pairwise run's statistics": '获取成对运行的统计',
+ "Get a queue's item": '获取队列的条目',
  'Get a result': '获取结果',
+ 'Get a score config': '获取评分配置',
  'Get a secret': '获取密钥',
  'Get a session': '获取会话',
  'Get a test case': '获取测试用例',
  'Get a trace': '获取追踪',
  'Get a workspace': '获取工作空间',
  'Get an API token': '获取 API 令牌',
+ 'Get an annotation queue': '获取标注队列',
  'Get an evaluation set': '获取评测集',
  'Get an evaluation set version': '获取评测集版本',
  'Get an evaluator': '获取评估器',
@@ -1268,6 +1300,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Give a baseline and at least one candidate.': '请给出一个基线和至少一个候选。',
  'Give a binding id, an evaluator id or an evaluator version id.': '请给出绑定 id、评估器 id 或评估器版本 id。',
  'Give a kind (llm or code) or a template.': '请给出类型（llm 或 code）或模板。',
+ 'Give a label (null for unknown).': '请给出标签（未知时为 null）。',
  'Give a list of 1 to %(max_push)s outputs.': '请给出 1 到 %(max_push)s 个输出的列表。',
  'Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.': '名称只能包含字母、数字和 _（例如 '
                                                                        'APP_TOKEN），最多 64 个字符。',
@@ -1307,7 +1340,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Give the app's system message (the chat follows it).": '请填写应用的系统消息（对话接在它之后）。',
  "Give the endpoint's http:// or https:// URL.": '请填写端点的 http:// 或 https:// URL。',
  'Give the new column a name.': '请为新列命名。',
+ 'Give the queue a name.': '请为队列命名。',
  'Give the rule a name.': '请为规则命名。',
+ 'Give the score config a name.': '请为评分配置命名。',
  "Give the secret's value.": '请填写密钥的值。',
  "Give the simulated user's instructions (16 KB).": '请填写模拟用户的指令（最多 16 KB）。',
  'Go to the evalsets': '前往评测集',
@@ -1410,9 +1445,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                     '天内有效，加入后获得你选择的角色。'],
  'Item id': '数据项 ID',
  'Item id.': '数据项 id。',
+ 'Its kind, labels or range, rubric and which labels mean pass or fail.': '其类型、标签或范围、评分细则，以及哪些标签表示通过或不通过。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
+ "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
  'Its traces': '该会话的追踪',
  'JSON mode': 'JSON 模式',
  'JSON: {"all": [conditions]} or {"any": [...]}; a condition is {"field": "kind", "op": "eq", "value": "llm"} or {"attribute": "http.route", "op": "eq", "value": "/chat"}. Empty: every span.': 'JSON：{"all": '
@@ -1468,6 +1505,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'LLM judge': 'LLM 评估器',
  'LLM span': 'LLM Span',
  'Label': '标注',
+ 'Label an item': '标注条目',
+ "Label only this queue's score configs.": '只能标注此队列的评分配置。',
+ 'Labels must differ from each other.': '标签不能重复。',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
  'Last 24 hours': '最近 24 小时',
@@ -1523,6 +1563,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Line %(number)s is not a JSON object.': '第 %(number)s 行不是 JSON 对象。',
  'Line %(number)s is not a garak attempt: %(problem)s': '第 %(number)s 行不是 garak 尝试：%(problem)s',
  "List a pairwise run's pairs": '列出成对运行的配对',
+ "List a queue's items": '列出队列的条目',
  "List a rule's outcomes": '列出规则的结果',
  "List an evaluation set's imports": '列出评测集的导入',
  "List an evaluation set's items": '列出评测集的数据项',
@@ -1531,6 +1572,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "List an evaluator's versions": '列出评估器的版本',
  "List an experiment's results": '列出实验的结果',
  "List an experiment's results by item": '按数据项列出实验的结果',
+ 'List annotation queues': '列出标注队列',
  'List evaluation sets': '列出评测集',
  'List evaluator templates': '列出评估器模板',
  'List evaluators': '列出评估器',
@@ -1543,6 +1585,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List online rules': '列出线上规则',
  'List open invitations': '列出未使用的邀请',
  'List pairwise runs': '列出成对运行',
+ 'List score configs': '列出评分配置',
  'List secrets': '列出密钥',
  'List sessions': '列出会话',
  'List spans': '列出 span',
@@ -1644,6 +1687,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
                                                                      'Conversation：%(sources)s 之一。',
  'Name the column of the scenario.': '请指定场景所在的列。',
+ "Name the results' experiment.": '请指明这些结果所属的实验。',
  'Names are at most %(max_name)s characters.': '名称最多 %(max_name)s 个字符。',
  'Names start with a letter or _, then letters, digits or _. Evaluator variables map onto columns by name. Renaming a column renames it in every draft row; committed versions keep their own columns.': '名称以字母或 '
                                                                                                                                                                                                          '_ '
@@ -1726,9 +1770,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such experiment in this workspace.': '此工作空间中没有这个实验。',
  'No such export': '没有这个导出',
  'No such file': '没有这个文件',
+ 'No such item in this queue.': '此队列中没有该条目。',
  'No such result': '没有这个结果',
+ 'No such result in this experiment.': '此实验中没有该结果。',
  'No such row in this evalset version.': '此评测集版本中没有这一行。',
  'No such row in this experiment': '此实验中没有这一行',
+ 'No such score config in this workspace.': '此工作区中没有该评分配置。',
+ 'No such trace in this workspace.': '此工作区中没有该追踪。',
  'No such workspace': '没有这个工作空间',
  'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
  'No trace matches': '没有符合条件的追踪',
@@ -1791,6 +1839,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                               '个问题。',
  "One ingest key's name, prefix and dates; the key itself is never returned.": '一个采集密钥的名称、前缀和日期；密钥本身从不返回。',
  'One item of a comparison, side by side': '对比中的一个数据项，并排显示',
+ 'One item, as the list shows it (blind mode hides the same things).': '单个条目，与列表中显示的一致（盲审模式隐藏同样的内容）。',
  "One of your tokens, without its key. 404 for another member's token or one of another workspace.": '你的某个令牌，不含密钥。其他成员的令牌或其他工作空间的令牌返回 '
                                                                                                      '404。',
  "One pair by its `id` in this run, with the judge's turn, both rendered requests and both raw answers. 404 when the id is not this run's.": '按 '
@@ -1971,6 +2020,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
  'Only an import that failed on bad rows can be retried.': '只有因错误行而失败的导入才能重试。',
+ 'Only boolean and categorical configs map to a verdict.': '只有布尔和分类配置可以对应到判定。',
  'Only experiments on one evalset can be paired (any versions of it).': '只有同一评测集（可为其任意版本）上的实验才能配对。',
  'Only experiments on one evalset can be paired (any versions of it: rows pair by item id). Only finished experiments with target outputs are offered.': '只有同一评测集（可为其任意版本：行按数据项 '
                                                                                                                                                          'id '
@@ -2094,6 +2144,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                       '0.05 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                       '时 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`changed`）。',
+ "Per score config: Krippendorff's alpha (nominal, ordinal for ordered labels, interval for numbers) with a bootstrap interval over items (at 95 %), Cohen's kappa for every pair of reviewers and alpha with each reviewer left out. Unknown labels and skips are not counted; free text has no agreement.": '按评分配置：Krippendorff '
+                                                                                                                                                                                                                                                                                                              'alpha（名义；有序标签为顺序；数值为区间）及其按条目重抽样的 '
+                                                                                                                                                                                                                                                                                                              'bootstrap '
+                                                                                                                                                                                                                                                                                                              '区间（95 '
+                                                                                                                                                                                                                                                                                                              '%），每对审阅者的 '
+                                                                                                                                                                                                                                                                                                              'Cohen '
+                                                                                                                                                                                                                                                                                                              'kappa，以及逐一去掉每位审阅者后的 '
+                                                                                                                                                                                                                                                                                                              'alpha。未知标签和跳过不计入；自由文本没有一致性。',
  'Per-row mean score, mean': '每行平均分的平均值',
  'Per-row pass share, mean': '每行通过比例的平均值',
  'Persona column': '角色设定列',
@@ -2175,6 +2233,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                     'garak '
                                                                                                                                                                                                     '的格式导出。',
  "Read a rule's monitor": '查看规则的监控',
+ "Read the reviewers' agreement": '读取审阅者间的一致性',
  'Reading the file…': '正在读取文件…',
  'Ready': '就绪',
  'Reason': '理由',
@@ -2182,6 +2241,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Recently created': '最近创建',
  'Recently updated': '最近更新',
  'Refresh the list': '刷新列表',
+ 'Refused while a queue asks for it. Editors.': '仍有队列使用它时会被拒绝。编辑者可用。',
  'Relative standing needs three earlier completed runs on this evalset': '相对排名需要此评测集上之前至少三次已完成的运行',
  'Remove': '移除',
  'Remove a member': '移除成员',
@@ -2217,6 +2277,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Required': '必填',
  'Required variable %(name)r is not mapped.': '必填变量 %(name)r 未映射。',
  'Required variable %(name)r is not used in any message.': '必填变量 %(name)r 没有在任何消息中使用。',
+ 'Reserve the next item': '预留下一个条目',
  'Response': '响应',
  'Restore': '恢复',
  'Restore a deleted evaluator': '恢复已删除的评估器',
@@ -2381,6 +2442,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Save row': '保存行',
  'Save secret': '保存密钥',
  'Say why you correct this result.': '请说明修正此结果的原因。',
+ 'Say why you skip it (at most 2,000 characters).': '请说明跳过的原因（最多 2,000 个字符）。',
  'Says that no more outputs will be pushed (202): rows without one are scored unknown ("no output") and the run completes once its evaluators finish. 400 when the experiment does not take pushed outputs or is not queued or running.': '表示不会再推送输出（202）：没有输出的行判为未知（“无输出”），评估器结束后运行即完成。实验不接受推送的输出，或不在排队中或运行中时返回 '
                                                                                                                                                                                                                                           '400。',
  'Scope, filter, environment, sampling rate, daily budgets and the evaluator versions with their mappings (suggested from variable names when left out). Every problem is named by its field; nothing is saved when there is one.': '范围、过滤条件、环境、采样率、每日预算，以及评估器版本及其映射（未提供时按变量名建议）。每个问题都会按字段指出；只要有问题就不会保存任何内容。',
@@ -2434,9 +2496,23 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Select trace %(trace)s': '选择追踪 %(trace)s',
  'Select traces in the list first.': '请先在列表中选择追踪。',
  'Select traces with the boxes, or add all that match the filter.': '用复选框选择追踪，或添加所有符合筛选条件的追踪。',
+ "Selected results of one experiment of the workspace (`experiment` and `results`: result ids) or traces (`traces`: trace ids, with the online rules' verdicts on them). An item already in the queue stays as it is. Every id that is not the workspace's is named; nothing is added when there is one. Editors.": '工作区中某个实验的选定结果（`experiment` '
+                                                                                                                                                                                                                                                                                                                    '和 '
+                                                                                                                                                                                                                                                                                                                    '`results`：结果 '
+                                                                                                                                                                                                                                                                                                                    'ID），或追踪（`traces`：追踪 '
+                                                                                                                                                                                                                                                                                                                    'ID，附带线上规则对其的判定）。已在队列中的条目保持不变。每个不属于本工作区的 '
+                                                                                                                                                                                                                                                                                                                    'ID '
+                                                                                                                                                                                                                                                                                                                    '都会被指出；有这样的 '
+                                                                                                                                                                                                                                                                                                                    'ID '
+                                                                                                                                                                                                                                                                                                                    '时不添加任何条目。编辑者可用。',
+ 'Send experiment with results, or traces.': '请发送 experiment 和 results，或发送 traces。',
  'Send it as': '发送方式',
  'Send only what changes; `evaluators`, when sent, replaces the list.': '只发送要修改的字段；发送 `evaluators` '
                                                                         '时将替换整个列表。',
+ 'Send only what changes; `score_configs`, when sent, replaces the list.': '只发送要修改的内容；发送 '
+                                                                           '`score_configs` '
+                                                                           '时会替换整个列表。',
+ 'Send only what changes; the kind cannot change. Editors.': '只发送要修改的内容；类型不可修改。编辑者可用。',
  'Send spans from any OpenTelemetry SDK to /otlp/v1/traces with a workspace ingest key (POST /api/v1/ingest-keys/); they show here a moment later.': '用工作区的采集密钥（POST '
                                                                                                                                                      '/api/v1/ingest-keys/）从任意 '
                                                                                                                                                      'OpenTelemetry '
@@ -2527,6 +2603,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Simulated user's provider": '模拟用户的模型服务',
  'Simulated user: an LLM plays the user against your app, turn by turn': '模拟用户：由 LLM '
                                                                          '扮演用户，与你的应用逐轮对话',
+ 'Skip an item': '跳过条目',
  'Skip bad rows (import the good ones and report the rest)': '跳过错误行（导入正确的行，并报告错误行）',
  'Skipped': '已跳过',
  'Slug': 'Slug',
@@ -2658,6 +2735,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The baseline (A) is not judged against itself: untick it in B.': '基线（A）不会与自身对比：请在 B 中取消勾选它。',
  'The baseline cannot also be a candidate.': '基线不能同时作为候选。',
  'The body template is larger than 64 KB.': '请求体模板大于 64 KB。',
+ 'The caller passes on an item they hold, saying why: the slot goes to another reviewer and the item never comes back to them. Editors.': '调用者放弃其持有的条目并说明原因：该空位交给其他审阅者，该条目不会再分给此调用者。编辑者可用。',
+ "The caller's labels for an item they hold a reservation of: one value per score config of the queue (null: unknown), checked against the config. 409 when they hold none (or it expired and the item went to another reviewer). Editors.": '调用者对其已预留条目的标签：队列的每个评分配置一个值（null '
+                                                                                                                                                                                                                                             '表示未知），按配置校验。未持有预留（或预留已过期且条目已分给其他审阅者）时返回 '
+                                                                                                                                                                                                                                             '409。编辑者可用。',
  "The candidate's evalset version holds other values here:": '候选的评测集版本在这里存有不同的值：',
  'The committed versions of one set, highest SemVer first, each with its note, row count and columns. 404 when the set is not in this workspace.': '一个评测集已提交的版本，SemVer '
                                                                                                                                                    '最高的在前，附带备注、行数和列。评测集不在此工作空间时返回 '
@@ -2723,6 +2804,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                         '1,000 '
                                                                                                                         '个。导入不属于此评测集时返回 '
                                                                                                                         '404。',
+ "The item the caller reviews now, held for them until the queue's reservation expires: the one they hold, else the first with a free slot they have not reviewed (the server never lets an item take more reviewers than the queue asks). 204 when there is none. Editors.": '调用者现在要审阅的条目，在队列的预留到期前为其保留：已持有的条目，否则是第一个仍有空位且其未审阅过的条目（服务器绝不让一个条目的审阅者多于队列要求）。没有条目时返回 '
+                                                                                                                                                                                                                                                                              '204。编辑者可用。',
  "The item's dataset fields once, then the baseline's and the candidate's result of one evaluator: verdict (a human correction wins), score, reason, the output with its word-level difference, the judge's rendered prompt and raw answer. With repetitions the first one is shown and `item_verdict` is their majority. 404 when a run is not in this workspace, the runs do not share the evaluator, or neither scored the item; 400 when the runs are not on the same evalset.": '先给出数据项的数据集字段，再给出基线和候选在某个评估器上的结果：判定（以人工修正为准）、分数、理由、输出及其逐词差异、评判模型渲染后的提示词和原始回答。有重复时显示第一次，`item_verdict` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '为多数结果。某次运行不在此工作空间、两次运行没有共同的评估器或都没有为该数据项打分时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '404；运行不在同一评测集上时返回 '
@@ -2732,6 +2815,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
  "The list's filters are not valid.": '列表的筛选条件无效。',
  'The mapping must be an object of variable → source.': '映射必须是“变量 → 来源”形式的对象。',
+ 'The maximum must be above the minimum.': '最大值必须大于最小值。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
  'The outputs and their latency come from the source run, <a href="%(source_url)s">%(name)s</a>; nothing was called (no tokens, no cost).': '输出及其延迟来自来源运行 '
@@ -2752,6 +2836,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                               'A、B '
                                                                                                                                                                               '或 '
                                                                                                                                                                               'tie，并给出理由。',
+ 'The queue goes, with its items, reservations and labels. Editors.': '删除队列及其条目、预留和标签。编辑者可用。',
  "The report garak wrote for a run. Each probe becomes an experiment on a new version of the evalset “garak <probe>”, each detector an evaluator that reads the scores garak recorded; verdicts use the run's threshold.": 'garak '
                                                                                                                                                                                                                            '为一次运行写出的报告。每个探针成为评测集“garak '
                                                                                                                                                                                                                            '<probe>”新版本上的一个实验，每个检测器成为一个读取 '
@@ -2852,6 +2937,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                      '值和位置偏差；评判模型在所有配对上的位置偏差；有三个或更多实验时，还有附带实力值、区间和 '
                                                                                                                                                                                                                                                                                                                                                                                      '最优概率 '
                                                                                                                                                                                                                                                                                                                                                                                      '的排行榜。运行结束前为空。',
+ 'The step must be above 0.': '步长必须大于 0。',
  'The stored report is gone; upload it again.': '已保存的报告不见了；请重新上传。',
  'The stored report was refused: %(error)s': '已保存的报告被拒绝：%(error)s',
  'The submitted versions of one evaluator, highest SemVer first, each with its frozen config and the result of its test cases. 404 when the evaluator is not in this workspace.': '一个评估器已提交的版本，SemVer '
@@ -2922,6 +3008,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                 '或 '
                                                                                                                                                                                                 'cancelled）筛选；未知状态返回 '
                                                                                                                                                                                                 '400。',
+ "The workspace's queues of items for human review, by name.": '本工作区中待人工审阅的条目队列，按名称排列。',
  "The workspace's rules that score live traffic, by name.": '工作空间中为线上流量打分的规则，按名称排列。',
  "The workspace's spans, newest first, filtered by trace id, service, name, kind, model, environment, status, session, user, start time (`since`, `until`), duration, tokens, cost, errors (`has_error`) and one raw attribute (`attribute=key=value`).": '工作区的 '
                                                                                                                                                                                                                                                           'span，最新的在前，可按追踪 '
@@ -3341,9 +3428,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                 '400。',
  'Usage, timeout, retries and rate limit': '用量、超时、重试和限流',
  'Use format=csv or format=jsonl.': '请使用 format=csv 或 format=jsonl。',
+ 'Use labels of this config.': '请使用此配置的标签。',
  'Use one of %(choices)s.': '请使用 %(choices)s 之一。',
  'Use one of %(formats)s.': '请使用 %(formats)s 之一。',
  'Use one of %(methods)s.': '请使用 %(methods)s 之一。',
+ "Use one of this config's labels.": '请使用此配置的标签之一。',
  'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
@@ -3423,6 +3512,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Waiting for your outputs': '正在等待你的输出',
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
+ 'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
+ "What reviewers see of each item (input, output, reference or conversation; untrusted text, capped), where it came from and, outside blind mode, the judges' verdicts and the labels given.": '审阅者看到的每个条目内容（输入、输出、参考或对话；不可信文本，已截断）、其来源，以及非盲审模式下评审的判定和已给出的标签。',
  "What the rule's evaluators made of each sampled span, newest first: a verdict, score and reason, or why there is none (`skip_reason`). Filters: `verdict`, `skip_reason`, `status`, `trace_id`, `evaluator_version`.": '规则的评估器对每个被采样 '
                                                                                                                                                                                                                          'span '
                                                                                                                                                                                                                          '的判定，最新的在前：判定、分数和理由，或者没有判定的原因（`skip_reason`）。过滤参数：`verdict`、`skip_reason`、`status`、`trace_id`、`evaluator_version`。',
@@ -3461,6 +3552,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值。',
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value; leave it empty to keep the stored value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值；留空则保留已保存的值。',
  'You are signed in as %(username)s.': '你已以 %(username)s 身份登录。',
+ 'You hold no reservation of this item: ask for the next one.': '你没有预留此条目：请获取下一个条目。',
  'You signed in with a temporary password. Choose your own to go on.': '你使用临时密码登录了。请设置自己的密码后继续。',
  'Your endpoint (HTTP)': '你的端点（HTTP）',
  'Your first experiment in three steps': '三步完成你的第一个实验',
@@ -3468,6 +3560,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Your new token — copy it now, it will not be shown again:': '你的新令牌——请立即复制，之后不会再显示：',
  "Your own code computes each row's output and pushes it; the evaluators start on every range of rows as soon as its outputs are in. Rows never pushed are scored unknown (“no output”) when the run is closed.": '由你自己的代码计算每行的输出并推送；某一段行的输出一到，评估器就开始打分。运行关闭时，从未推送的行判为未知（“无输出”）。',
  'Your password is changed.': '密码已修改。',
+ 'Your reservation expired and the item went to another reviewer.': '你的预留已过期，该条目已分给其他审阅者。',
  'Your role in this workspace does not allow this.': '你在此工作空间中的角色不允许此操作。',
  "Your tokens for this workspace: name, key prefix, when each was created and last used, and whether it is revoked. Other members' tokens are not listed, and a key is never returned after its creation.": '你在此工作空间的令牌：名称、密钥前缀、创建和最近使用时间，以及是否已吊销。不会列出其他成员的令牌，密钥在创建之后也不会再返回。',
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
@@ -3539,12 +3632,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'backfill': '回填',
  'baseline': '基线',
  'better': '更好',
+ 'boolean': '布尔',
  'by %(who)s, %(when)s': '%(who)s · %(when)s',
  'by %(who)s, %(when)s ago': '%(who)s · %(when)s前',
  'cached': '已缓存',
  'cancelled': '已取消',
  'cancelling': '取消中',
  'cannot become a column': '不能成为列',
+ 'categorical': '分类',
  'chain': '链',
  'choose evaluators in step 3': '请在第 3 步选择评估器',
  'choose the set, a target if your app should answer, and the evaluators; then launch.': '选择评测集、评估器，需要你的应用作答时再选择评测对象；然后启动。',
@@ -3645,6 +3740,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'expected an image URL (http/https) or the path of an uploaded image file, got %(got)s': '需要图片的 '
                                                                                           'URL（http/https）或已上传图片文件的路径，实际为 '
                                                                                           '%(got)s',
+ 'experiment result': '实验结果',
  'ext maps names to strings.': 'ext 是名称到字符串的映射。',
  'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
  'fail': '未通过',
@@ -3657,6 +3753,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
  'first run shown': '显示的第一次运行',
  'for Excel': 'Excel 用',
+ 'free text': '自由文本',
  'garak %(kind)s stored.': '已保存 garak %(kind)s。',
  'garak calibration or detector metrics (.json)': 'garak 校准文件或检测器指标（.json）',
  'garak detectors': 'garak 检测器',
@@ -3696,6 +3793,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'just now': '刚刚',
  'label is longer than %(max)s characters': '标注超过 %(max)s 个字符',
  'label must be text': '标注必须是文本',
+ 'labelled': '已标注',
  'line %(line)s, column %(column)s: %(problem)s': '第 %(line)s 行，列 %(column)s：%(problem)s',
  'line %(line)s: %(problem)s': '第 %(line)s 行：%(problem)s',
  'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
@@ -3763,6 +3861,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'not valid JSON: %(error)s at character %(column)s': '不是有效的 JSON：第 %(column)s 个字符处 %(error)s',
  'nothing evaluated': '没有评估任何内容',
  'nothing to compare yet': '还没有可对比的内容',
+ 'numeric': '数值',
  'of %(n)s decided': ['基于 %(n)s 行已判定结果'],
  'of %(n)s decided pair, ties excluded': ['基于 %(n)s 个有胜负的配对，排除平局'],
  'of %(n)s judged pair, ties split': ['基于 %(n)s 个已评判的配对，平局平分'],
@@ -3823,6 +3922,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'repetition %(r)s': '第 %(r)s 次重复',
  'required': '必填',
  'reranker': '重排序器',
+ 'reserved': '已预留',
  'results.csv for Excel': 'results.csv（Excel 用）',
  'retriever': '检索器',
  'revoked': '已吊销',
