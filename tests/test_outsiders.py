@@ -385,3 +385,105 @@ def test_acmes_rows_and_files_in_the_outsiders_bodies_are_refused(outsider_api, 
     response = outsider_api.post(f"{S}{pictures.public_id}/items/", item, format="json")
     assert any("photo" in field for field in error_fields(response)), response.json()
     assert pictures.items.count() == 0
+
+
+# ----------------------------------------------------------------------------- human review
+
+
+@pytest.fixture
+def review(acme, workspace, user) -> dict:
+    """Acme's score config, a queue asking for it, and one of Acme's results as its item."""
+    from annotation.selectors import SourceItem
+    from annotation.services import annotation_queue_create, queue_items_add, score_config_create
+
+    fields = {"name": "Correct?", "kind": "boolean"}
+    config = score_config_create(workspace=workspace, user=user, fields=fields)
+    queue = annotation_queue_create(
+        workspace=workspace, user=user, fields={"name": "Review"}, score_configs=[config]
+    )
+    queue_items_add(queue=queue, items=[SourceItem("experiment_result", str(acme.result), {})])
+    return {
+        "config": str(config.public_id),
+        "queue": str(queue.public_id),
+        "item": str(queue.items.get().public_id),
+    }
+
+
+def acme_trace(workspace) -> None:
+    """One stored span of Acme's (and its trace's summary), trace id ab…ab."""
+    from django.utils import timezone
+
+    from traces.models import Span
+
+    try:  # the module moved (traces/ingest/); either place is the same function
+        from traces.ingest.storing import rows_insert
+    except ImportError:  # pragma: no cover
+        from traces.storing import rows_insert
+    now = timezone.now()
+    span = Span(
+        workspace=workspace,
+        trace_id="ab" * 16,
+        span_id="cd" * 8,
+        name="agent",
+        start_time=now,
+        end_time=now,
+        duration_ms=0,
+        received_at=now,
+    )
+    rows_insert([span])
+
+
+C, Q = "/api/v1/score-configs/", "/api/v1/annotation-queues/"
+REVIEW_API = [
+    ("get", C + "{config}/"),
+    ("patch", C + "{config}/"),
+    ("delete", C + "{config}/"),
+    ("get", Q + "{queue}/"),
+    ("patch", Q + "{queue}/"),
+    ("delete", Q + "{queue}/"),
+    ("post", Q + "{queue}/next/"),
+    ("get", Q + "{queue}/agreement/"),
+    ("get", Q + "{queue}/items/"),
+    ("post", Q + "{queue}/items/"),
+    ("get", Q + "{queue}/items/{item}/"),
+    ("post", Q + "{queue}/items/{item}/labels/"),
+    ("post", Q + "{queue}/items/{item}/skip/"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "template"), REVIEW_API, ids=[f"{m} {t}" for m, t in REVIEW_API]
+)
+def test_review_api_with_the_outsiders_own_token_is_404(outsider_api, review, method, template):
+    from annotation.models import AnnotationQueue, ReviewSlot
+
+    url = template.format(**review)
+    body = {"name": "pwned", "values": {review["config"]: True}, "reason": "x", "blind": True}
+    response = getattr(outsider_api, method)(url, None if method == "get" else body, format="json")
+    assert response.status_code == 404, (url, response.status_code, response.content[:200])
+    assert response.json()["error"]["code"] == "not_found"
+    assert ReviewSlot.objects.count() == 0
+    assert AnnotationQueue.objects.filter(name="Review", blind=False).count() == 1
+
+
+def test_acmes_review_ids_in_the_outsiders_bodies_are_refused(
+    outsider_api, acme, review, own, outsider
+):
+    from annotation.models import QueueItem
+
+    theirs = {"name": "Q", "score_configs": [review["config"]]}
+    assert error_fields(outsider_api.post(Q, theirs, format="json")) == {"score_configs[0]"}
+    mine = outsider_api.post(C, {"name": "Mine", "kind": "boolean"}, format="json").json()
+    queue = outsider_api.post(Q, {"name": "Q", "score_configs": [mine["id"]]}, format="json")
+    url = f"{Q}{queue.json()['id']}/items/"
+    acmes = {"experiment": acme.experiment, "results": [acme.result]}
+    assert error_fields(outsider_api.post(url, acmes, format="json")) == {"experiment"}
+    version = make_evalset_version(workspace=own, user=outsider, rows=qa_rows(1), name="Mine")
+    code = make_code_version(workspace=own, user=outsider, name="Mine")
+    experiment = run_inline(workspace=own, user=outsider, version=version, evaluator_version=code)
+    body = {"experiment": str(experiment.public_id), "results": [acme.result]}
+    assert error_fields(outsider_api.post(url, body, format="json")) == {"results[0]"}
+    acme_trace(Workspace.objects.get(slug="acme"))
+    spans = {"traces": ["ab" * 16]}
+    assert error_fields(outsider_api.post(url, spans, format="json")) == {"traces[0]"}
+    assert QueueItem.objects.exclude(queue__workspace__slug="acme").count() == 0

@@ -1,7 +1,7 @@
 """The annotation API: score configs and queues (CRUD, validation naming fields, nothing
 half-saved), items from experiment results and traces, reservations (N per item, expiry, no
 reviewer twice), labels checked against their config, skips, progress, blind mode, agreement,
-roles and outsiders."""
+roles (outsiders: tests/test_outsiders.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import AnnotationQueue, Label, QueueItem, ReviewSlot, ScoreConfig
-from assay.models import Membership, Workspace
+from assay.models import Membership
 from experiments.stats.agreement import reviewer_agreement
 from tests.annotation.support import C, Q, client_of, finished_results, queue_with_items
 from traces.models import Span
@@ -402,49 +402,3 @@ def test_a_viewer_reads_a_queue_but_cannot_reserve_label_or_skip(api, workspace,
     )
     assert viewer.post(C, {"name": "x", "kind": "text"}, format="json").status_code == 403
     assert ReviewSlot.objects.count() == 0
-
-
-def test_an_outsider_reaches_nothing_of_the_workspaces_queues(api, workspace, user, outsider_api):
-    made = queue_with_items(api, workspace=workspace, user=user, rows=1)
-    queue, config = made["queue"]["id"], made["config"]["id"]
-    item = api_items(api, queue)[0]["id"]
-    body = {"values": {config: True}, "reason": "x", "name": "pwned"}
-    for method, url in [
-        ("get", f"{C}{config}/"),
-        ("patch", f"{C}{config}/"),
-        ("delete", f"{C}{config}/"),
-        ("get", f"{Q}{queue}/"),
-        ("patch", f"{Q}{queue}/"),
-        ("delete", f"{Q}{queue}/"),
-        ("post", f"{Q}{queue}/next/"),
-        ("get", f"{Q}{queue}/agreement/"),
-        ("get", f"{Q}{queue}/items/"),
-        ("post", f"{Q}{queue}/items/"),
-        ("get", f"{Q}{queue}/items/{item}/"),
-        ("post", f"{Q}{queue}/items/{item}/labels/"),
-        ("post", f"{Q}{queue}/items/{item}/skip/"),
-    ]:
-        response = getattr(outsider_api, method)(url, body, format="json")
-        assert response.status_code == 404, (method, url, response.status_code)
-    assert (
-        outsider_api.get(C).json()["results"] == [] and outsider_api.get(Q).json()["results"] == []
-    )
-    assert ReviewSlot.objects.count() == 0 and AnnotationQueue.objects.get().name == "Review"
-
-
-def test_the_workspaces_ids_in_an_outsiders_bodies_are_refused(
-    api, workspace, user, outsider, outsider_api
-):
-    made = queue_with_items(api, workspace=workspace, user=user, rows=1)
-    own = Workspace.objects.get(slug="other")
-    mine = outsider_api.post(C, {"name": "Mine", "kind": "boolean"}, format="json").json()
-    theirs = {"name": "Q", "score_configs": [made["config"]["id"]]}
-    assert fields_of(outsider_api.post(Q, theirs, format="json")) == {"score_configs[0]"}
-    queue = outsider_api.post(Q, {"name": "Q", "score_configs": [mine["id"]]}, format="json").json()
-    url = f"{Q}{queue['id']}/items/"
-    body = {"experiment": made["experiment"], "results": made["results"]}
-    assert fields_of(outsider_api.post(url, body, format="json")) == {"experiment"}
-    _experiment, own_ids = finished_results(workspace=own, user=outsider, rows=1)
-    body = {"experiment": _experiment, "results": made["results"]}
-    assert fields_of(outsider_api.post(url, body, format="json")) == {"results[0]"}
-    assert QueueItem.objects.filter(queue__workspace=own).count() == 0
