@@ -76,6 +76,7 @@ workspace_urls = [
     path("pairwise/", include("experiments.pairwise.urls")),
     path("traces/", include("traces.urls")),
     path("online/", include("online.urls")),
+    path("annotation/", include("annotation.urls")),
 ]
 
 urlpatterns = [

@@ -329,6 +329,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A provider named %(name)r already exists.': '名为 %(name)r 的模型服务已存在。',
  "A provider's key is removed with its provider.": '模型服务的密钥随模型服务一起删除。',
  'A queue asks for at least one score config.': '队列至少需要一个评分配置。',
+ 'A queue holds experiment results or traces for people to label, each by as many reviewers as it asks. Create one with the API: POST /api/v1/annotation-queues/.': '队列存放供人工标注的实验结果或追踪，每个条目由队列所要求数量的审阅者标注。请用 '
+                                                                                                                                                                    'API '
+                                                                                                                                                                    '创建：POST '
+                                                                                                                                                                    '/api/v1/annotation-queues/。',
  'A queue of that name exists.': '已存在同名的队列。',
  'A queue uses this score config: remove it from the queue first.': '有队列在使用此评分配置：请先将其从队列中移除。',
  'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
@@ -498,6 +502,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                   'API。',
  'An ingest key needs a name.': '采集密钥需要一个名称。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
+ 'Annotation queues': '标注队列',
  'Answer': '回答',
  'Answer in steps of %(step)s.': '请按 %(step)s 的步长回答。',
  'Answer mode': '回答模式',
@@ -1445,6 +1450,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                     '天内有效，加入后获得你选择的角色。'],
  'Item id': '数据项 ID',
  'Item id.': '数据项 id。',
+ 'Items done': '已完成条目',
  'Its kind, labels or range, rubric and which labels mean pass or fail.': '其类型、标签或范围、评分细则，以及哪些标签表示通过或不通过。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
@@ -1507,6 +1513,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Label': '标注',
  'Label an item': '标注条目',
  "Label only this queue's score configs.": '只能标注此队列的评分配置。',
+ 'Labels': '标签',
  'Labels must differ from each other.': '标签不能重复。',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
@@ -1640,6 +1647,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Min duration (ms)': '最短耗时（毫秒）',
  'Min tokens': '最少 Token',
  'Minimum score': '最低分',
+ 'Mode': '模式',
  'Model': '模型',
  'Model provider': '模型服务',
  'Model providers': '模型服务',
@@ -1716,6 +1724,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                            '或 '
                                                                                                            'JSONL '
                                                                                                            '文件（其列会成为评测集的列），或手动定义列。',
+ 'No annotation queues yet': '还没有标注队列',
  'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
                                                                         '字段同名的列；请给出映射。',
  'No columns yet': '还没有列',
@@ -2117,6 +2126,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
  'Pause': '暂停',
+ 'People review items from experiments and traces here: each item gets as many reviewers as its queue asks, and their agreement says how far their labels can be trusted. Queues are made through the API for now.': '成员在这里审阅来自实验和追踪的条目：每个条目获得其队列所要求数量的审阅者，他们之间的一致性说明这些标签可信到什么程度。目前通过 '
+                                                                                                                                                                                                                     'API '
+                                                                                                                                                                                                                     '创建队列。',
  'Per assistant turn: one result per reply of the conversation, with the history up to it; the row passes by the rule chosen.': '按助手轮次：对话中的每条回复一个结果，附带到该回复为止的历史；该行按所选规则判定是否通过。',
  "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail and pass rates weighed by traffic with their 95 % intervals and denominators, the rate corrected for the judge's measured error where its version has a calibration, volume, sampled share, unknowns, skips by reason, cost, judge latency and span-to-score delay (p50, p95), and the change against the window before (`change_p`, `changed` at p < 0.05).": '每个评估器最近 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '`count` '
@@ -2307,6 +2319,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                           '令牌时，只列出该令牌所属的工作空间。',
  'Review': '检查',
  'Review and launch': '检查并启动',
+ 'Reviewers per item': '每个条目的审阅者',
  'Revoke': '吊销',
  'Revoke an API token': '吊销 API 令牌',
  'Revoke an ingest key': '撤销采集密钥',
@@ -2448,6 +2461,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Scope, filter, environment, sampling rate, daily budgets and the evaluator versions with their mappings (suggested from variable names when left out). Every problem is named by its field; nothing is saved when there is one.': '范围、过滤条件、环境、采样率、每日预算，以及评估器版本及其映射（未提供时按变量名建议）。每个问题都会按字段指出；只要有问题就不会保存任何内容。',
  'Score': '分数',
  'Score (optional)': '分数（可选）',
+ 'Score configs': '评分配置',
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
  'Score meaning': '分数含义',
@@ -3632,6 +3646,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'backfill': '回填',
  'baseline': '基线',
  'better': '更好',
+ 'blind': '盲审',
  'boolean': '布尔',
  'by %(who)s, %(when)s': '%(who)s · %(when)s',
  'by %(who)s, %(when)s ago': '%(who)s · %(when)s前',
@@ -3872,6 +3887,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'only %(n)d rows decided on both sides, fewer than %(min)d': '两边都有判定的行只有 %(n)d 行，少于 %(min)d 行',
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
+ 'open': '公开',
  'or': '或',
  'other': '其他',
  'other version': '其他版本',
