@@ -2,7 +2,7 @@
 as deployed), then a judge's backlog through the online kind of run.
 
 1. Live traffic: spans are stored at BENCH_RATE a second (default 1,000) for BENCH_SECONDS
-   (default 60) through the store's own insert (`traces.storing.rows_insert`: COPY on
+   (default 60) through the store's own insert (`traces.ingest.storing.rows_insert`: COPY on
    PostgreSQL, the summaries kept; the OTLP endpoint in front of it is trace_ingest_bench's),
    while a 10 % span rule with a Python code evaluator is swept by beat every
    ASSAY_ONLINE_SWEEP_S. Prints the span → score delay after readiness (an outcome's creation
@@ -161,7 +161,7 @@ def _store(workspace, count: int) -> None:
     from django.utils import timezone
 
     from tests.online.support import llm_span
-    from traces.storing import rows_insert
+    from traces.ingest.storing import rows_insert
 
     now = timezone.now()
     spans = [
@@ -208,7 +208,7 @@ def _judge_backlog(workspace, user, judge) -> None:
     from online.models import OnlineRule
     from online.services import online_backfill, online_rule_create
     from tests.online.support import llm_span
-    from traces.storing import rows_insert
+    from traces.ingest.storing import rows_insert
 
     past = timezone.now() - timedelta(hours=2)  # before the live traffic
     questions = [(f"Q{i}-{secrets.token_hex(4)}?", f"A{i}") for i in range(JUDGE_ITEMS)]

@@ -7,7 +7,7 @@ text and streamed in chunks (no ORM, no per-row round trip). The traffic is a su
 four spans a trace (agent root, retrieval, chat with tokens, cost and messages' texts, tool),
 one trace in twenty failing, five traces a session, spread evenly over the last 30 days; raw
 attributes with a tenant id. The summaries hold what the worker's upsert makes of those spans
-(`traces/summaries.py`; `tests/traces/test_summary.py` checks that path).
+(`traces/ingest/summaries.py`; `tests/traces/test_summary.py` checks that path).
 
 Then, through Django's test client signed in as a member (the whole view: query, template),
 after one untimed first request (printed apart: the process's URLs and templates loading, a
@@ -101,8 +101,8 @@ def _workspace():
 def _fill(workspace_id: int) -> None:
     from django.db import connection, transaction
 
-    from traces.storing import COLUMNS, partitions_ensure
-    from traces.summaries import SUMMARY_COLUMNS
+    from traces.ingest.storing import COLUMNS, partitions_ensure
+    from traces.ingest.summaries import SUMMARY_COLUMNS
 
     now = datetime.now(UTC)
     with transaction.atomic():
@@ -239,8 +239,8 @@ def _deep(query: dict) -> dict:
     """The query of the page after following `next` DEEP times (its cursor: the last row of
     page DEEP, found here once by an offset; the page itself reads from the cursor on)."""
     from traces import selectors
-    from traces.keyset import cursor_encode
     from traces.models import TraceSummary
+    from traces.reading.keyset import cursor_encode
 
     since = datetime.now(UTC) - timedelta(days=30)
     rows = TraceSummary.objects.filter(start_time__gte=since).order_by("-start_time", "-trace_id")

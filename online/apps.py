@@ -6,8 +6,8 @@ class OnlineConfig(AppConfig):
     verbose_name = "Online evaluation"
 
     def ready(self) -> None:
-        from traces.panels import session_panel_register, trace_panel_register
-        from traces.scores import outcome_reader_register, score_source_register
+        from traces.reading.scores import outcome_reader_register, score_source_register
+        from traces.views.panels import session_panel_register, trace_panel_register
 
         from . import kind  # noqa: F401  (registers the online kind of run)
         from .panels import session_scores_panel, trace_scores_panel

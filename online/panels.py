@@ -1,4 +1,4 @@
-"""Online evaluation on a trace's page and a session's (`traces.panels`): each rule's outcomes
+"""Online evaluation on a trace's page and a session's (`traces.views.panels`): each rule's outcomes
 for the trace's spans, and "score spans like this", which starts a new rule from one of its
 spans; each session rule's outcomes for the session."""
 

@@ -251,7 +251,7 @@ def span_prefill(*, workspace: Workspace, trace_id: str, span_id: str) -> dict:
 
 def scored_trace_ids(*, workspace: Workspace, verdict: str | None, rule=None) -> QuerySet:
     """The traces the workspace's rules scored (with `verdict`, by `rule` when given), as the
-    traces list's score filter asks (`traces.scores`)."""
+    traces list's score filter asks (`traces.reading.scores`)."""
     outcomes = OnlineOutcome.objects.filter(rule__workspace=workspace, skip_reason="")
     if verdict is not None:
         outcomes = outcomes.filter(verdict=verdict)
@@ -262,7 +262,7 @@ def scored_trace_ids(*, workspace: Workspace, verdict: str | None, rule=None) ->
 
 def span_outcomes(*, workspace: Workspace, trace_ids: list[str]) -> dict:
     """The workspace's rules' outcomes for these traces by (trace id, span id), as the traces
-    API shows them on spans (`traces.scores`): one query for any number of traces."""
+    API shows them on spans (`traces.reading.scores`): one query for any number of traces."""
     rows = (
         OnlineOutcome.objects.filter(rule__workspace=workspace, trace_id__in=trace_ids)
         .order_by("rule__name", "rule_evaluator__position", "pk")

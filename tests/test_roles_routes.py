@@ -53,9 +53,9 @@ from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
 from tests.support.pairwise import make_pairwise_version, pushed_run, qa_version
+from traces.ingest.storing import rows_insert
 from traces.models import Span
 from traces.services import ingest_key_issue
-from traces.storing import rows_insert
 
 pytestmark = pytest.mark.django_db
 

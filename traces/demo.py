@@ -29,7 +29,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcess
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from . import otlp
+from .ingest import otlp
 from .models import Span as StoredSpan
 from .models import SpanBatch
 from .services.keys import ingest_key_issue

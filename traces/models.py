@@ -2,7 +2,7 @@
 spans a worker stored from them (typed columns filled by `traces.normalise`).
 
 On PostgreSQL `traces_span` is partitioned by day on `start_time` (migration 0001 creates it
-with raw SQL; `traces.storing` adds a day's partition before its first row, retention drops
+with raw SQL; `traces.ingest.storing` adds a day's partition before its first row, retention drops
 whole partitions). Its primary key there is (id, start_time): a partitioned table's unique keys
 must hold the partition key. On SQLite it is a plain table.
 """

@@ -1,5 +1,5 @@
 """Reads of traces: ingest keys, spans, traces (their summaries) and sessions, scoped to a
-workspace. Lists are paged by keyset (`traces.keyset`), never counted whole."""
+workspace. Lists are paged by keyset (`traces.reading.keyset`), never counted whole."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from assay.models import Workspace
 from evalsets.items.cells import CellError
 from evalsets.items.conversation import conversation_content
 
-from .keyset import Order, cursor_decode, cursor_encode, page_after
 from .models import IngestKey, Span, SpanStatus, TraceSummary
-from .scores import scored_traces
+from .reading.keyset import Order, cursor_decode, cursor_encode, page_after
+from .reading.scores import scored_traces
 
 HEX_TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
 

@@ -3,7 +3,8 @@
 
 from django.urls import path
 
-from . import views, views_to_evalset
+from .views import to_evalset as to_evalset_views
+from .views import traces as views
 
 app_name = "traces"
 
@@ -12,7 +13,7 @@ urlpatterns = [
     # before the trace page: "sessions" is not a trace id
     path("sessions/", views.session_list, name="sessions"),
     path("sessions/<path:session_id>/", views.session_detail, name="session"),
-    path("to-evalset/", views_to_evalset.to_evalset, name="to_evalset"),
-    path("to-evalset/mapping/", views_to_evalset.to_evalset_mapping, name="to_evalset_mapping"),
+    path("to-evalset/", to_evalset_views.to_evalset, name="to_evalset"),
+    path("to-evalset/mapping/", to_evalset_views.to_evalset_mapping, name="to_evalset_mapping"),
     path("<str:trace_id>/", views.trace_detail, name="detail"),
 ]

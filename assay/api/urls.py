@@ -75,8 +75,8 @@ from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
 
 router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")
 
-from traces.api import IngestKeyViewSet, SessionViewSet, SpanViewSet, TraceViewSet  # noqa: E402
-from traces.api_to_evalset import TraceToEvalsetViewSet  # noqa: E402
+from traces.api.to_evalset import TraceToEvalsetViewSet  # noqa: E402
+from traces.api.traces import IngestKeyViewSet, SessionViewSet, SpanViewSet, TraceViewSet  # noqa: E402
 
 router.register("ingest-keys", IngestKeyViewSet, basename="ingest-key")
 # before "traces": its detail route would take "to-evalset" for a trace id

@@ -1,5 +1,6 @@
-"""Spans for online rules: stored through the store's own insert (`traces.storing.rows_insert`,
-COPY on PostgreSQL) with chosen times, and a rule scoring them with a code evaluator."""
+"""Spans for online rules: stored through the store's own insert
+(`traces.ingest.storing.rows_insert`, COPY on PostgreSQL) with chosen times, and a rule scoring
+them with a code evaluator."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from online.services import online_rule_create
 from tests.support.factories import make_code_version
+from traces.ingest.storing import rows_insert
 from traces.models import Span
-from traces.storing import rows_insert
 
 MAPPING = {"actual_output": "span:output", "reference_output": "attribute:expected"}
 

@@ -8,8 +8,8 @@ from django.db import connection
 from django.utils import timezone
 
 from online.filters import filter_matches, filter_problems, filter_q
+from traces.ingest.storing import partitions_ensure
 from traces.models import Span
-from traces.storing import partitions_ensure
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from online.models import OnlineOutcome, OnlineRun
 from online.services import online_sweep
 from tests.experiments.conftest import FAST_REAPER, postgres_url, redis_server, wait_for  # noqa: F401
 from tests.support.processes import Worker
-from traces.storing import rows_insert
+from traces.ingest.storing import rows_insert
 
 from .support import code_rule, llm_span
 

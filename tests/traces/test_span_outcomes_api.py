@@ -1,8 +1,8 @@
 """Online outcomes on spans in the API: `GET /api/v1/spans/` items and the trace detail's spans
 list each rule's outcome for them (rule, evaluator version, status, verdict, score, skip
 reason), the trace detail lists its trace rules' outcomes beside the tree; traces reads them
-through its registry (`traces.scores`), which online fills. Another workspace's outcomes never
-appear, even on spans with the same trace and span ids."""
+through its registry (`traces.reading.scores`), which online fills. Another workspace's
+outcomes never appear, even on spans with the same trace and span ids."""
 
 import pytest
 from django.utils import timezone

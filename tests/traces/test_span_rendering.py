@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from traces.models import Span, SpanBatch
-from traces.rendering import documents_read, span_view
 from traces.services import ingest_key_issue, span_batch_store
+from traces.views.rendering import documents_read, span_view
 
 from .support import TRACE, export, post, span
 

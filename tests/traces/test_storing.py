@@ -12,9 +12,9 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as OtlpSpan
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from assay.models import ModelProvider
+from traces.ingest.storing import partition_name
 from traces.models import Span, SpanBatch, SpanKind, SpanStatus
 from traces.services import ingest_key_issue, span_batch_store, spans_retention_apply
-from traces.storing import partition_name
 
 from .support import export, kv, post, span
 

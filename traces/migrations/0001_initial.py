@@ -1,5 +1,5 @@
 """Ingest keys, span batches and spans. On PostgreSQL the spans table is partitioned by day
-(RANGE on start_time; its partitions are made by traces.storing as days come), so it is
+(RANGE on start_time; its partitions are made by traces.ingest.storing as days come), so it is
 created by SQL; elsewhere (SQLite) Django creates it as a plain table. The model state is the
 same for both."""
 

@@ -13,7 +13,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from assay.models import Workspace
 
-from .. import storing, summaries
+from ..ingest import storing, summaries
 from ..models import Span, SpanBatch
 from .pressure import IngestBusy, span_rate_take
 

@@ -1,9 +1,9 @@
 """`{% load span_rendering %}` … `{% with v=span|span_view %}`: a span as the trace page draws
-it (`traces.rendering`)."""
+it (`traces.views.rendering`)."""
 
 from django import template
 
-from traces.rendering import span_view as view_of
+from traces.views.rendering import span_view as view_of
 
 register = template.Library()
 

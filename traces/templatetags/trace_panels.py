@@ -1,10 +1,10 @@
 """`{% trace_panels trace_id rows %}` and `{% session_panels session_id traces %}`: what other
-apps registered for a trace's page and a session's (`traces.panels`)."""
+apps registered for a trace's page and a session's (`traces.views.panels`)."""
 
 from django import template
 from django.utils.html import format_html_join
 
-from traces.panels import session_panels_render, trace_panels_render
+from traces.views.panels import session_panels_render, trace_panels_render
 
 register = template.Library()
 

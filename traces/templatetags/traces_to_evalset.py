@@ -3,7 +3,7 @@ sets to choose from (so the list's view needs no change to offer it)."""
 
 from django import template
 
-from ..views_to_evalset import dialog_context
+from ..views.to_evalset import dialog_context
 
 register = template.Library()
 

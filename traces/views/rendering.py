@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .models import Span, SpanKind
+from ..models import Span, SpanKind
 
 DOCUMENT = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|score|content|metadata)$")
 TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name")

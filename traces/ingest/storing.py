@@ -25,10 +25,10 @@ from assay.safety.caps import (
     usage_bounded,
 )
 
+from ..models import Span, SpanStatus
+from ..normalise import span_fields
+from ..normalise.base import SpanSource
 from . import summaries
-from .models import Span, SpanStatus
-from .normalise import span_fields
-from .normalise.base import SpanSource
 
 STATUS_CODES = {0: SpanStatus.UNSET, 1: SpanStatus.OK, 2: SpanStatus.ERROR}
 ENVIRONMENT_KEYS = ("deployment.environment.name", "deployment.environment")

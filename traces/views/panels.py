@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.utils.safestring import SafeString
 
-from .models import Span
+from ..models import Span
 
 # panel(request=, trace_id=, spans=) -> HTML rendered from a template (autoescaped), or ""
 Panel = Callable[..., SafeString | str]

@@ -11,7 +11,7 @@ told from the stored ones by a read first, then the same combination is made in 
 
 from __future__ import annotations
 
-from .models import Span, SpanStatus, TraceSummary
+from ..models import Span, SpanStatus, TraceSummary
 
 SUMMARY_COLUMNS = (
     "workspace_id, trace_id, has_root, root_name, service, environment, session_id, user_id, "

@@ -16,7 +16,7 @@ from assay.selectors import public_or_404
 from assay.web.decorators import workspace_view
 from assay.web.errors import form_service
 
-from . import selectors, services
+from .. import selectors, services
 
 
 class IngestKeyForm(forms.Form):

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 
 from assay.models import Workspace
 
-from .models import Span
+from ..models import Span
 
 # source(workspace=, verdict=, rule=) -> a values("trace_id") queryset
 Source = Callable[..., QuerySet]

@@ -13,15 +13,15 @@ from assay.api.serializers import StrictSerializer
 from evalsets.models import EvalSet
 from evalsets.selectors import evalset_get
 
-from .serializers import TraceFilterSerializer
-from .services.to_evalset import (
+from ..services.to_evalset import (
     SPAN_FIELDS,
     RowFrom,
     Selection,
     default_mapping,
     traces_to_evalset,
 )
-from .services.to_evalset_rows import MAX_IDS
+from ..services.to_evalset_rows import MAX_IDS
+from .serializers import TraceFilterSerializer
 
 
 def _ids(help_text: str):

@@ -1,13 +1,13 @@
 """The checks the trace, span and session filters share, whether they come from the API's
-query (`traces.serializers`) or a page's form (`traces.forms`): a time range preset becomes
-`since`, and a lower bound may not exceed its upper bound."""
+query (`traces.api.serializers`) or a page's form (`traces.views.forms`): a time range preset
+becomes `since`, and a lower bound may not exceed its upper bound."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .selectors import TIME_RANGES
+from ..selectors import TIME_RANGES
 
 BOUNDS = (
     ("min_duration_ms", "max_duration_ms"),

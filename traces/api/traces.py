@@ -12,10 +12,11 @@ from rest_framework.response import Response
 from assay.api.base import WorkspaceMixin, WorkspaceScopedViewSet, validated
 from assay.models import Membership
 
-from . import scores, selectors, services
+from .. import selectors, services
+from ..models import IngestKey, Span
+from ..reading import scores
+from ..reading.keyset import BadCursor
 from . import serializers as s
-from .keyset import BadCursor
-from .models import IngestKey, Span
 
 
 @extend_schema_view(

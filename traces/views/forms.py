@@ -1,13 +1,13 @@
 """The traces and sessions pages' filter forms (GET): their cleaned values are the selectors'
-filters; the checks shared with the API are `traces.filters`."""
+filters; the checks shared with the API are `traces.reading.filters`."""
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .filters import filters_checked
-from .models import SpanKind
-from .selectors import TRACE_SORTS
+from ..models import SpanKind
+from ..reading.filters import filters_checked
+from ..selectors import TRACE_SORTS
 
 RANGE_CHOICES = [
     ("1h", _("Last hour")),

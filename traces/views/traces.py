@@ -1,5 +1,5 @@
 """The traces pages: the traces list, a trace, sessions and a session (the OTLP receiver is
-`traces.receiver`). Lists are keyset pages (`?cursor=`), never counted whole."""
+`traces.ingest.receiver`). Lists are keyset pages (`?cursor=`), never counted whole."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from django.shortcuts import render
 
 from assay.web.decorators import workspace_view
 
-from . import selectors
+from .. import selectors
+from ..reading.keyset import BadCursor
 from .forms import SessionFilterForm, TraceFilterForm
-from .keyset import BadCursor
 
 TRACES_PER_PAGE = 50
 SESSIONS_PER_PAGE = 50

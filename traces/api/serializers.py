@@ -6,10 +6,10 @@ from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
 
-from .filters import filters_checked
-from .models import IngestKey, Span, SpanKind, SpanStatus, TraceSummary
-from .scores import SCORE_FILTERS
-from .selectors import TIME_RANGES, TRACE_SORTS
+from ..models import IngestKey, Span, SpanKind, SpanStatus, TraceSummary
+from ..reading.filters import filters_checked
+from ..reading.scores import SCORE_FILTERS
+from ..selectors import TIME_RANGES, TRACE_SORTS
 
 
 class IngestKeySerializer(serializers.ModelSerializer):
@@ -93,7 +93,7 @@ class SpanSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OutcomeSerializer(many=True))
     def get_online_outcomes(self, span) -> list:
-        # set by traces.scores.spans_outcomes_attach, one query for the whole page
+        # set by traces.reading.scores.spans_outcomes_attach, one query for the whole page
         return OutcomeSerializer(getattr(span, "online_outcomes", []), many=True).data
 
 

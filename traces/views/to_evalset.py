@@ -16,10 +16,10 @@ from assay.web.decorators import workspace_view
 from evalsets.models import EvalSet
 from evalsets.selectors import evalset_list
 
+from ..services.to_evalset import SPAN_FIELDS, RowFrom, Selection, traces_to_evalset
+from ..services.to_evalset import default_mapping as default_span_fields
+from ..services.to_evalset_rows import sessions_of
 from .forms import TraceFilterForm
-from .services.to_evalset import SPAN_FIELDS, RowFrom, Selection, traces_to_evalset
-from .services.to_evalset import default_mapping as default_span_fields
-from .services.to_evalset_rows import sessions_of
 
 MAX_SETS = 200  # sets offered in the dialog, most recently changed first
 MAP_PREFIX = "map-"

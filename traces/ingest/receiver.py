@@ -1,5 +1,5 @@
 """`POST /otlp/v1/traces`: authenticate the ingest key, read and screen the body, queue it,
-answer as OTLP/HTTP says (`traces.otlp`)."""
+answer as OTLP/HTTP says (`traces.ingest.otlp`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from . import otlp, services
+from .. import services
+from . import otlp
 
 STORE_DOWN_RETRY_AFTER_S = 30
 
