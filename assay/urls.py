@@ -12,8 +12,8 @@ from drf_spectacular.views import SpectacularAPIView
 
 from experiments.views.compare import CompareApi
 from experiments.views.compare_detail import CompareItemApi
-from traces import settings_pages as ingest_key_pages
-from traces.receiver import otlp_traces
+from traces.ingest.receiver import otlp_traces
+from traces.views import ingest_keys as ingest_key_pages
 
 from .api.urls import router
 from .web import views
