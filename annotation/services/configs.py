@@ -11,12 +11,14 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 
-from ..models import ScoreConfig, ScoreKind
+from ..models import Label, ScoreConfig, ScoreKind
 
 MAX_LABELS = 50
 MAX_LABEL_CHARS = 100
 MAX_RUBRIC_CHARS = 20_000
 BOOLEAN_LABELS = [True, False]
+# what a label given is checked against: fixed once there are labels
+LABEL_SHAPE = ("labels", "ordered", "minimum", "maximum", "step")
 
 
 def score_config_create(
@@ -27,10 +29,16 @@ def score_config_create(
 
 
 def score_config_update(*, config: ScoreConfig, fields: dict) -> ScoreConfig:
-    """Change a config (only what `fields` holds); its kind is fixed once it exists, since
-    its labels would no longer be of one kind."""
+    """Change a config (only what `fields` holds); its kind is fixed once it exists, and its
+    labels and range once reviewers have labelled with it, since their labels would no longer
+    be of one shape."""
     if "kind" in fields and fields["kind"] != config.kind:
         raise ValidationError({"kind": [_("A score config's kind cannot change: make a new one.")]})
+    changed = [f for f in LABEL_SHAPE if f in fields and fields[f] != getattr(config, f)]
+    # the labels given already were checked against the old shape, and agreement compares them
+    if changed and Label.objects.filter(score_config=config).exists():
+        message = _("Reviewers have labelled with this config: its labels and range stay.")
+        raise ValidationError({field: [message] for field in changed})
     return _config_save(config, fields)
 
 

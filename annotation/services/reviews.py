@@ -23,6 +23,7 @@ from ..selectors import live
 from .configs import label_problem
 
 CANDIDATES = 20  # items looked at per try: the ones before are full or locked by others
+ATTEMPTS = 5  # tries when other reviewers took every candidate first
 MAX_SKIP_REASON = 2000
 MAX_NOTE = 20_000
 
@@ -39,10 +40,14 @@ def review_next(*, queue: AnnotationQueue, reviewer: AbstractBaseUser) -> QueueI
     held = _held(queue, reviewer, now)
     if held is not None:
         return held
-    for item in _candidates(queue, reviewer, now):
-        with transaction.atomic():
-            if _slot_take(item, queue, reviewer, now):
-                return item
+    for _attempt in range(ATTEMPTS):
+        candidates = _candidates(queue, reviewer, now)
+        for item in candidates:
+            with transaction.atomic():
+                if _slot_take(item, queue, reviewer, now):
+                    return item
+        if len(candidates) < CANDIDATES:
+            return None  # every free item was looked at
     return None
 
 

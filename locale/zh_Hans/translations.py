@@ -2319,6 +2319,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                           '令牌时，只列出该令牌所属的工作空间。',
  'Review': '检查',
  'Review and launch': '检查并启动',
+ 'Reviewers have labelled with this config: its labels and range stay.': '已有审阅者用此配置标注：其标签和范围不可修改。',
  'Reviewers per item': '每个条目的审阅者',
  'Revoke': '吊销',
  'Revoke an API token': '吊销 API 令牌',

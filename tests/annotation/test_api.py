@@ -402,3 +402,20 @@ def test_a_viewer_reads_a_queue_but_cannot_reserve_label_or_skip(api, workspace,
     )
     assert viewer.post(C, {"name": "x", "kind": "text"}, format="json").status_code == 403
     assert ReviewSlot.objects.count() == 0
+
+
+def test_a_configs_labels_and_range_stay_once_reviewers_used_it(api, workspace, user, reviewers):
+    made = queue_with_items(api, workspace=workspace, user=user, rows=1)
+    stars = api.post(
+        C, {"name": "Stars", "kind": "numeric", "minimum": 1, "maximum": 5}, format="json"
+    ).json()
+    assert api.patch(f"{C}{stars['id']}/", {"maximum": 10}, format="json").status_code == 200
+    queue, config = made["queue"]["id"], made["config"]["id"]
+    held = reserve(reviewers["ann"], queue)
+    assert label(reviewers["ann"], queue, held["id"], config, True).status_code == 201
+    url = f"{C}{config}/"
+    assert fields_of(api.patch(url, {"pass_labels": [True], "ordered": True}, format="json")) == {
+        "ordered"
+    }
+    changed = api.patch(url, {"rubric": "Check the facts.", "pass_labels": [True]}, format="json")
+    assert changed.status_code == 200 and changed.json()["pass_labels"] == [True]
