@@ -103,11 +103,7 @@ def queue_progress(*, queue: AnnotationQueue) -> dict:
         .filter(n__gte=queue.reviewers_per_item)
         .count()
     )
-    reviewers: dict[str, Counter] = {}
-    now = timezone.now()
-    for name, status, until in slots.values_list("reviewer__username", "status", "reserved_until"):
-        held = status != SlotStatus.RESERVED or until > now
-        reviewers.setdefault(name, Counter())[status if held else "expired"] += 1
+    reviewers = _reviewer_counts(slots)
     return {
         "items": items,
         "items_done": done,
@@ -118,6 +114,16 @@ def queue_progress(*, queue: AnnotationQueue) -> dict:
             for name, counts in sorted(reviewers.items())
         ],
     }
+
+
+def _reviewer_counts(slots: QuerySet[ReviewSlot]) -> dict[str, Counter]:
+    """Each reviewer's slots by status; an expired reservation is "expired", not reserved."""
+    reviewers: dict[str, Counter] = {}
+    now = timezone.now()
+    for name, status, until in slots.values_list("reviewer__username", "status", "reserved_until"):
+        held = status != SlotStatus.RESERVED or until > now
+        reviewers.setdefault(name, Counter())[status if held else "expired"] += 1
+    return reviewers
 
 
 # ----------------------------------------------------------------------------- agreement
@@ -230,19 +236,12 @@ def trace_items(*, workspace: Workspace, trace_ids: list[str]) -> dict:
     ordered = [summaries[t] for t in dict.fromkeys(wanted)]
     turns = session_turns(workspace=workspace, traces=ordered)
     judges = _online_verdicts(workspace, list(summaries))
-    return {
-        "items": [
-            SourceItem(
-                ItemSource.TRACE,
-                turn["trace"].trace_id,
-                snapshot_capped(
-                    {"input": turn["input"], "output": turn["output"], "conversation": turn["chat"]}
-                ),
-                judges.get(turn["trace"].trace_id, []),
-            )
-            for turn in turns
-        ]
-    }
+    return {"items": [_trace_item(turn, judges.get(turn["trace"].trace_id, [])) for turn in turns]}
+
+
+def _trace_item(turn: dict, judge: list[dict]) -> SourceItem:
+    snapshot = {"input": turn["input"], "output": turn["output"], "conversation": turn["chat"]}
+    return SourceItem(ItemSource.TRACE, turn["trace"].trace_id, snapshot_capped(snapshot), judge)
 
 
 def _online_verdicts(workspace: Workspace, trace_ids: list[str]) -> dict[str, list[dict]]:
