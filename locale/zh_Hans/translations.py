@@ -502,6 +502,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                   'API。',
  'An ingest key needs a name.': '采集密钥需要一个名称。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
+ 'Annotation': '标注',
  'Annotation queues': '标注队列',
  'Answer': '回答',
  'Answer in steps of %(step)s.': '请按 %(step)s 的步长回答。',

@@ -36,3 +36,9 @@ def test_the_list_reads_for_a_viewer_and_in_chinese(web, client, workspace, memb
     with translation.override("zh-hans"):
         chinese = client.get("/w/acme/annotation/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert "还没有标注队列" in chinese.content.decode()
+
+
+def test_the_main_navigation_leads_to_the_queues(web):
+    page = web.get("/w/acme/annotation/").content.decode()
+    assert 'href="/w/acme/annotation/" data-nav="annotation" aria-current="page"' in page
+    assert 'data-nav="annotation"' in web.get("/w/acme/experiments/").content.decode()
