@@ -413,12 +413,9 @@ def acme_trace(workspace) -> None:
     """One stored span of Acme's (and its trace's summary), trace id ab…ab."""
     from django.utils import timezone
 
+    from traces.ingest.storing import rows_insert
     from traces.models import Span
 
-    try:  # the module moved (traces/ingest/); either place is the same function
-        from traces.ingest.storing import rows_insert
-    except ImportError:  # pragma: no cover
-        from traces.storing import rows_insert
     now = timezone.now()
     span = Span(
         workspace=workspace,
