@@ -14,12 +14,8 @@ from annotation.models import AnnotationQueue, Label, QueueItem, ReviewSlot, Sco
 from assay.models import Membership
 from experiments.stats.agreement import reviewer_agreement
 from tests.annotation.support import C, Q, client_of, finished_results, queue_with_items
+from traces.ingest.storing import rows_insert
 from traces.models import Span
-
-try:  # the module moved (traces/ingest/); either place is the same function
-    from traces.ingest.storing import rows_insert
-except ImportError:  # pragma: no cover
-    from traces.storing import rows_insert
 
 pytestmark = pytest.mark.django_db
 
