@@ -84,7 +84,7 @@ def _run() -> None:
         )
         workspace, user, judge, _client = judge_workspace(port, "online")
         _live(workspace, user)
-        _judge_backlog(workspace, user, judge)
+        _judge_backlog(workspace, user, judge, port)
     finally:
         worker.stop()
         server.terminate()
@@ -201,10 +201,11 @@ def _delays(rule, lag) -> list[float]:
 # ----------------------------------------------------------------------------- the judge
 
 
-def _judge_backlog(workspace, user, judge) -> None:
+def _judge_backlog(workspace, user, judge, port: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
+    from bench.llm_bench import in_flight, server_stats
     from online.models import OnlineRule
     from online.services import online_backfill, online_rule_create
     from tests.online.support import llm_span
@@ -231,6 +232,7 @@ def _judge_backlog(workspace, user, judge) -> None:
     )
     OnlineRule.objects.filter(pk=rule.pk).update(active=False)  # the backlog only, no sweep
     rule.refresh_from_db()
+    server_stats(port, reset=True)
     _estimate, run = online_backfill(
         rule=rule, since=past - timedelta(minutes=1), until=past + timedelta(minutes=1), start=True
     )
@@ -242,6 +244,7 @@ def _judge_backlog(workspace, user, judge) -> None:
         f"{JUDGE_CONCURRENCY}: launch → {run.status} in {elapsed:.2f} s; ideal {ideal:.2f} s = "
         f"{ideal / elapsed:.1%} of ideal; {run.results_done:,} outcomes"
     )
+    print(f"  the provider: {in_flight(server_stats(port), JUDGE_CONCURRENCY)}")
 
 
 def _await_finished(run):
