@@ -134,7 +134,11 @@ class AnnotationQueueViewSet(
         body = validated(s.AnnotationQueueWriteSerializer, request)
         configs = self._configs(body.pop("score_configs"))
         queue = services.annotation_queue_create(
-            workspace=request.workspace, user=request.user, fields=body, score_configs=configs
+            workspace=request.workspace,
+            user=request.user,
+            fields=body,
+            score_configs=configs,
+            adjudicators=self._adjudicators(body),
         )
         return Response(s.AnnotationQueueSerializer(queue).data, status=status.HTTP_201_CREATED)
 
@@ -149,7 +153,9 @@ class AnnotationQueueViewSet(
         body = validated(s.AnnotationQueueWriteSerializer, request, partial=True)
         configs = body.pop("score_configs", None)
         configs = None if configs is None else self._configs(configs)
-        queue = services.annotation_queue_update(queue=queue, fields=body, score_configs=configs)
+        queue = services.annotation_queue_update(
+            queue=queue, fields=body, score_configs=configs, adjudicators=self._adjudicators(body)
+        )
         return Response(s.AnnotationQueueSerializer(queue).data)
 
     @extend_schema(
@@ -185,18 +191,72 @@ class AnnotationQueueViewSet(
     def agreement(self, request, id=None):
         return Response({"score_configs": selectors.queue_agreement(queue=self.get_object())})
 
+    @extend_schema(
+        summary=_lazy("List the items waiting for adjudication"),
+        description=_lazy(
+            "Items whose reviewers have all labelled and disagree (two labels, or an unknown "
+            "among them) on a score config no adjudicator has settled, with those configs. "
+            "An adjudicator (an owner, or a member the queue names) sees every label and the "
+            "judges' verdicts, blind mode or not; other members see what the items list shows "
+            "them."
+        ),
+        responses=s.QueueItemSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def disagreements(self, request, id=None):
+        queue = self.get_object()
+        found = selectors.queue_disagreements(queue=queue)
+        judge = selectors.queue_adjudicator_is(
+            queue=queue, user=request.user, membership=request.membership
+        )
+        items = item_data(queue, [item for item, _c in found], request.user, adjudicator=judge)
+        for entry, (_item, configs) in zip(items, found, strict=True):
+            entry["disagree_on"] = [str(c.public_id) for c in configs]
+        return Response({"count": len(items), "results": items})
+
+    @extend_schema(
+        summary=_lazy("Read the judges' calibration from this queue's gold labels"),
+        description=_lazy(
+            "Per evaluator version whose results the queue's gold labels (adjudicated, or "
+            "unanimous once every reviewer has labelled) judge, and per score config mapping "
+            "labels to pass and fail: the confusion counts, sensitivity, specificity and "
+            "judge-versus-human kappa, beside the reviewers' own alpha (the ceiling)."
+        ),
+        responses={200: dict},
+    )
+    @action(detail=True, methods=["get"])
+    def calibration(self, request, id=None):
+        found = selectors.queue_calibrations(queue=self.get_object())
+        return Response({"calibrations": found})
+
     def perform_destroy(self, instance):
         services.annotation_queue_delete(queue=instance)
+
+    def _adjudicators(self, body: dict) -> list[str] | None:
+        """The named adjudicators, when sent: owners choose who settles disagreements."""
+        names = body.pop("adjudicators", None)
+        if names is not None and not _owner(self.request):
+            raise exceptions.PermissionDenied(_("Only owners name a queue's adjudicators."))
+        return names
 
     def _configs(self, refs: list[str]) -> list[ScoreConfig | None]:
         workspace = self.request.workspace
         return [selectors.score_config_for(workspace=workspace, public_id=r) for r in refs]
 
 
-def item_data(queue: AnnotationQueue, items: list[QueueItem], reader) -> list[dict]:
-    """Items as `reader` may see them: in a blind queue, no judge and only their own labels."""
-    labels = selectors.items_labels(items=list(items), reviewer=reader if queue.blind else None)
-    context = {"blind": queue.blind, "shown_labels": labels}
+def _owner(request) -> bool:
+    membership = request.membership
+    return membership is not None and membership.role == membership.Role.OWNER
+
+
+def item_data(
+    queue: AnnotationQueue, items: list[QueueItem], reader, *, adjudicator: bool = False
+) -> list[dict]:
+    """Items as `reader` may see them: in a blind queue, no judge and only their own labels
+    (an adjudicator settling disagreements sees everything)."""
+    blind = queue.blind and not adjudicator
+    labels = selectors.items_labels(items=list(items), reviewer=reader if blind else None)
+    context = {"blind": blind, "shown_labels": labels}
     return s.QueueItemSerializer(items, many=True, context=context).data
 
 
@@ -296,6 +356,40 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
         except services.SlotRefused as refused:
             raise SlotConflict(str(refused)) from None
         return Response(s.LabelSerializer(labels, many=True).data, status=201)
+
+    @extend_schema(
+        summary=_lazy("Adjudicate an item"),
+        description=_lazy(
+            "The final label of score configs on an item whose reviewers have all labelled "
+            "(score config id → a known label), with a note; it becomes the item's gold label "
+            "and replaces an earlier adjudication. Owners, and members the queue names as "
+            "adjudicators. 409 while labels are missing."
+        ),
+        request=s.AdjudicateSerializer,
+        responses={201: s.AdjudicationSerializer(many=True)},
+    )
+    @action(detail=True, methods=["post"])
+    def adjudicate(self, request, queue_id=None, id=None):
+        queue = self.queue()
+        item = self.item(queue)
+        if not selectors.queue_adjudicator_is(
+            queue=queue, user=request.user, membership=request.membership
+        ):
+            raise exceptions.PermissionDenied(
+                _("Only owners and the queue's adjudicators adjudicate.")
+            )
+        body = validated(s.AdjudicateSerializer, request)
+        values = {
+            selectors.score_config_for(workspace=request.workspace, public_id=k): v
+            for k, v in body["values"].items()
+        }
+        try:
+            settled = services.item_adjudicate(
+                item=item, adjudicator=request.user, values=values, note=body["note"]
+            )
+        except services.SlotRefused as refused:
+            raise SlotConflict(str(refused)) from None
+        return Response(s.AdjudicationSerializer(settled, many=True).data, status=201)
 
     @extend_schema(
         summary=_lazy("Skip an item"),

@@ -98,6 +98,8 @@ class AnnotationQueue(models.Model):
     reviewers_per_item = models.PositiveSmallIntegerField(default=1)
     reservation_minutes = models.PositiveIntegerField(default=DEFAULT_RESERVATION_MINUTES)
     blind = models.BooleanField(default=False)
+    # who settles disagreements besides the workspace's owners (members; set by an owner)
+    adjudicators = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -181,3 +183,26 @@ class Label(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reviewer_id} on {self.item_id}: {self.value!r}"
+
+
+class Adjudication(models.Model):
+    """An adjudicator's final label for one score config on an item whose reviewers disagreed.
+    It is the item's gold label for that config (an item whose labels agree needs none)."""
+
+    item = models.ForeignKey(QueueItem, on_delete=models.CASCADE, related_name="adjudications")
+    score_config = models.ForeignKey(ScoreConfig, on_delete=models.CASCADE, related_name="+")
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    value = models.JSONField()
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "score_config"], name="adjudication_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.value!r}"

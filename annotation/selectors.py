@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.safety.caps import DISPLAY_STRING_BYTES, cap_json, cap_text
-from experiments.models import Result
+from experiments.models import JudgeCalibration, Result
 from experiments.scoring.turns import result_turns
 from experiments.selectors.runs import experiment_find
 from experiments.stats.agreement import reviewer_agreement
@@ -24,6 +24,7 @@ from traces.models import TraceSummary
 from traces.selectors import session_turns
 
 from .models import (
+    Adjudication,
     AnnotationQueue,
     ItemSource,
     Label,
@@ -165,6 +166,125 @@ def config_units(*, queue: AnnotationQueue, config: ScoreConfig) -> list[dict]:
         if value is not None:  # a JSON null is not SQL NULL on every database
             units.setdefault(item, {})[name] = value
     return [units[k] for k in sorted(units)]
+
+
+# ----------------------------------------------------------------------------- gold labels
+# An item's gold label for a config is the adjudicator's when there is one, else the
+# reviewers' when all `reviewers_per_item` of them gave the same known label (unanimous). All
+# labels in but not unanimous (two values, or an unknown among them): a disagreement, waiting
+# for an adjudicator. Derived on every read, never stored: a label or an adjudication changes it.
+
+
+@dataclass(frozen=True)
+class ConfigOutcome:
+    """What an item's reviewers and adjudicator said for one config."""
+
+    values: list  # the reviewers' labels (None: unknown)
+    adjudicated: Adjudication | None
+    needed: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.values) >= self.needed
+
+    @property
+    def unanimous(self) -> bool:
+        return self.complete and None not in self.values and len(_distinct(self.values)) == 1
+
+    @property
+    def disagreement(self) -> bool:
+        return self.complete and not self.unanimous and self.adjudicated is None
+
+    @property
+    def gold(self) -> tuple[bool, object]:
+        """(whether there is a gold label, the label)."""
+        if self.adjudicated is not None:
+            return True, self.adjudicated.value
+        return (True, self.values[0]) if self.unanimous else (False, None)
+
+
+def _distinct(values: list) -> set:
+    return {json.dumps(v, sort_keys=True) for v in values}
+
+
+def comparable_configs(*, queue: AnnotationQueue) -> list[ScoreConfig]:
+    """The queue's configs whose labels can agree or not (all but free text)."""
+    return [c for c in queue.score_configs.order_by("name") if c.kind != ScoreKind.TEXT]
+
+
+def config_outcomes(
+    *, queue: AnnotationQueue, config: ScoreConfig, items=None
+) -> dict[int, ConfigOutcome]:
+    """Item pk → its reviewers' labels and adjudication for `config` (items with a label)."""
+    labels = Label.objects.filter(item__queue=queue, score_config=config)
+    adjudications = Adjudication.objects.filter(item__queue=queue, score_config=config)
+    if items is not None:
+        labels, adjudications = labels.filter(item__in=items), adjudications.filter(item__in=items)
+    values: dict[int, list] = {}
+    for item, value in labels.order_by("id").values_list("item_id", "value"):
+        values.setdefault(item, []).append(value)
+    settled = {a.item_id: a for a in adjudications.select_related("adjudicator")}
+    return {
+        item: ConfigOutcome(found, settled.get(item), queue.reviewers_per_item)
+        for item, found in values.items()
+    }
+
+
+def gold_labels(*, queue: AnnotationQueue, config: ScoreConfig) -> dict[int, object]:
+    """Item pk → gold label for `config`: adjudicated, or unanimous once all labels are in."""
+    gold = {}
+    for item, outcome in config_outcomes(queue=queue, config=config).items():
+        found, value = outcome.gold
+        if found:
+            gold[item] = value
+    return gold
+
+
+def queue_disagreements(*, queue: AnnotationQueue) -> list[tuple[QueueItem, list[ScoreConfig]]]:
+    """Items whose labels are all in and disagree on a config no adjudicator has settled,
+    with those configs, in the queue's order."""
+    waiting: dict[int, list[ScoreConfig]] = {}
+    for config in comparable_configs(queue=queue):
+        for item, outcome in config_outcomes(queue=queue, config=config).items():
+            if outcome.disagreement:
+                waiting.setdefault(item, []).append(config)
+    items = queue.items.filter(pk__in=list(waiting)).order_by("id")
+    return [(item, waiting[item.pk]) for item in items]
+
+
+def queue_adjudicator_is(*, queue: AnnotationQueue, user, membership) -> bool:
+    """Owners adjudicate every queue of their workspace; other members the queue names."""
+    if membership is None:
+        return False
+    if membership.role == membership.Role.OWNER:
+        return True
+    return queue.adjudicators.filter(pk=user.pk).exists()
+
+
+def queue_calibrations(*, queue: AnnotationQueue) -> list[dict]:
+    """The evaluator versions' calibrations recorded from the queue's gold labels: which
+    labels (config, gold items, adjudicated, unanimous), the judge against them and the
+    reviewers' own alpha beside the judge's kappa."""
+    found = JudgeCalibration.objects.filter(
+        source=JudgeCalibration.Source.GOLD, source_key__startswith=f"{queue.public_id}/"
+    ).select_related("evaluator_version__evaluator")
+    return [
+        {
+            "id": str(c.public_id),
+            "evaluator": c.evaluator_version.evaluator.name,
+            "evaluator_id": str(c.evaluator_version.evaluator.public_id),
+            "version": c.evaluator_version.version,
+            "n": c.n,
+            "confusion": c.confusion,
+            "agreement": c.agreement,
+            "sensitivity": c.sensitivity,
+            "specificity": c.specificity,
+            "kappa": c.kappa,
+            "usable": c.usable,
+            "labels": c.labels,
+        }
+        for c in found.order_by("source_key", "evaluator_version_id")
+    ]
 
 
 # ----------------------------------------------------------------------------- sources

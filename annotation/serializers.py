@@ -9,6 +9,7 @@ from assay.api.serializers import StrictSerializer
 
 from .models import (
     DEFAULT_RESERVATION_MINUTES,
+    Adjudication,
     AnnotationQueue,
     Label,
     QueueItem,
@@ -52,6 +53,7 @@ class ScoreConfigWriteSerializer(StrictSerializer):
 class AnnotationQueueSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     score_configs = serializers.SlugRelatedField(slug_field="public_id", many=True, read_only=True)
+    adjudicators = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
 
     class Meta:
         model = AnnotationQueue
@@ -62,6 +64,7 @@ class AnnotationQueueSerializer(serializers.ModelSerializer):
             "reviewers_per_item",
             "reservation_minutes",
             "blind",
+            "adjudicators",
             "created_at",
             "updated_at",
         ]
@@ -79,6 +82,12 @@ class AnnotationQueueWriteSerializer(StrictSerializer):
     )
     blind = serializers.BooleanField(
         default=False, help_text="reviewers see neither the judges' verdicts nor others' labels"
+    )
+    adjudicators = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        max_length=100,
+        help_text="usernames of members who adjudicate besides the owners (owners set it)",
     )
 
 
@@ -150,3 +159,21 @@ class LabelsWriteSerializer(StrictSerializer):
 
 class SkipSerializer(StrictSerializer):
     reason = serializers.CharField(allow_blank=True, help_text="why the item is skipped")
+
+
+class AdjudicationSerializer(serializers.ModelSerializer):
+    score_config = serializers.UUIDField(source="score_config.public_id")
+    adjudicator = serializers.CharField(source="adjudicator.username", default=None)
+
+    class Meta:
+        model = Adjudication
+        fields = ["score_config", "adjudicator", "value", "note", "updated_at"]
+        read_only_fields = fields
+
+
+class AdjudicateSerializer(StrictSerializer):
+    values = serializers.DictField(
+        child=serializers.JSONField(allow_null=True),
+        help_text="score config id → the final label (known), for the configs settled",
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="")

@@ -426,15 +426,29 @@ class JudgeCalibration(models.Model):
     Rogan–Gladen correction of the fail rate.
     """
 
+    class Source(models.TextChoices):
+        EVALSET = "evalset", "human verdicts of a labelled run's evaluation set rows"
+        GOLD = "gold", "gold labels of an annotation queue (adjudicated or unanimous)"
+
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     evaluator_version = models.ForeignKey(
         EvaluatorVersion, on_delete=models.CASCADE, related_name="calibrations"
     )
+    # evalset: the labelled run and its binding; gold: none (the labels span runs)
     experiment = models.ForeignKey(
-        Experiment, on_delete=models.CASCADE, related_name="calibrations"
+        Experiment, null=True, blank=True, on_delete=models.CASCADE, related_name="calibrations"
     )
     binding = models.OneToOneField(
-        EvaluatorBinding, on_delete=models.CASCADE, related_name="calibration"
+        EvaluatorBinding,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="calibration",
+    )
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.EVALSET)
+    source_key = models.CharField(max_length=80, blank=True)  # gold: "<queue id>/<config id>"
+    labels = models.JSONField(
+        default=dict, blank=True, help_text="gold: the queue, config, counts and inter-human alpha"
     )
     n = models.PositiveIntegerField(help_text="rows where both the judge and a human decided")
     agreement = models.FloatField(null=True)
@@ -446,6 +460,13 @@ class JudgeCalibration(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluator_version", "source_key"],
+                condition=models.Q(source="gold"),
+                name="gold_calibration_once",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"calibration of {self.evaluator_version} (n={self.n})"

@@ -445,6 +445,9 @@ REVIEW_API = [
     ("get", Q + "{queue}/items/{item}/"),
     ("post", Q + "{queue}/items/{item}/labels/"),
     ("post", Q + "{queue}/items/{item}/skip/"),
+    ("get", Q + "{queue}/disagreements/"),
+    ("get", Q + "{queue}/calibration/"),
+    ("post", Q + "{queue}/items/{item}/adjudicate/"),
 ]
 
 
@@ -452,19 +455,19 @@ REVIEW_API = [
     ("method", "template"), REVIEW_API, ids=[f"{m} {t}" for m, t in REVIEW_API]
 )
 def test_review_api_with_the_outsiders_own_token_is_404(outsider_api, review, method, template):
-    from annotation.models import AnnotationQueue, ReviewSlot
+    from annotation.models import Adjudication, AnnotationQueue, ReviewSlot
 
     url = template.format(**review)
     body = {"name": "pwned", "values": {review["config"]: True}, "reason": "x", "blind": True}
     response = getattr(outsider_api, method)(url, None if method == "get" else body, format="json")
     assert response.status_code == 404, (url, response.status_code, response.content[:200])
     assert response.json()["error"]["code"] == "not_found"
-    assert ReviewSlot.objects.count() == 0
+    assert ReviewSlot.objects.count() == Adjudication.objects.count() == 0
     assert AnnotationQueue.objects.filter(name="Review", blind=False).count() == 1
 
 
 def test_acmes_review_ids_in_the_outsiders_bodies_are_refused(
-    outsider_api, acme, review, own, outsider
+    outsider_api, acme, review, own, outsider, user
 ):
     from annotation.models import QueueItem
 
@@ -472,6 +475,9 @@ def test_acmes_review_ids_in_the_outsiders_bodies_are_refused(
     assert error_fields(outsider_api.post(Q, theirs, format="json")) == {"score_configs[0]"}
     mine = outsider_api.post(C, {"name": "Mine", "kind": "boolean"}, format="json").json()
     queue = outsider_api.post(Q, {"name": "Q", "score_configs": [mine["id"]]}, format="json")
+    judges = {"adjudicators": [user.username]}  # Acme's owner judges no queue of theirs
+    named = outsider_api.patch(f"{Q}{queue.json()['id']}/", judges, format="json")
+    assert error_fields(named) == {"adjudicators[0]"}
     url = f"{Q}{queue.json()['id']}/items/"
     acmes = {"experiment": acme.experiment, "results": [acme.result]}
     assert error_fields(outsider_api.post(url, acmes, format="json")) == {"experiment"}

@@ -91,6 +91,7 @@ SECRETS = "owners manage secrets: their values go out in HTTP targets' headers"
 PROVIDERS = "owners manage model providers: a provider decides where the workspace's key goes"
 TOKENS = "every member issues and revokes their own API tokens (a token acts with their role)"
 INGEST = "owners manage ingest keys: a key writes spans into the workspace"
+ADJUDICATE = "owners settle reviewers' disagreements (and the members a queue names)"
 NEEDS = {  # URL name → (role, why)
     "settings_members": (OWNER, MEMBERS),
     "settings_member_change": (OWNER, MEMBERS),
@@ -122,6 +123,7 @@ NEEDS = {  # URL name → (role, why)
     "ingest-key-revoke": (OWNER, INGEST),
     "settings_ingest_keys": (OWNER, INGEST),
     "settings_ingest_key_revoke": (OWNER, INGEST),
+    "annotation-queue-item-adjudicate": (OWNER, ADJUDICATE),
 }
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it

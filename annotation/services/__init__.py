@@ -1,7 +1,9 @@
 """Writes of human review: score configs (`configs`), queues and their items (`queues`), and
-reviewers' reservations, labels and skips (`reviews`)."""
+reviewers' reservations, labels and skips (`reviews`), adjudication and gold labels to the
+judges' calibration (`gold`)."""
 
 from .configs import label_problem, score_config_create, score_config_delete, score_config_update
+from .gold import gold_calibrations_refresh, item_adjudicate
 from .queues import (
     annotation_queue_create,
     annotation_queue_delete,
@@ -15,6 +17,8 @@ __all__ = [
     "annotation_queue_create",
     "annotation_queue_delete",
     "annotation_queue_update",
+    "gold_calibrations_refresh",
+    "item_adjudicate",
     "label_problem",
     "queue_items_add",
     "review_label",

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from assay.models import Workspace
+from assay.models import Membership, Workspace
 
 from ..models import MAX_REVIEWERS, AnnotationQueue, QueueItem, ScoreConfig
 from ..selectors import SourceItem
@@ -23,18 +23,25 @@ def annotation_queue_create(
     user: AbstractBaseUser | None,
     fields: dict,
     score_configs: list[ScoreConfig | None],
+    adjudicators: list[str] | None = None,
 ) -> AnnotationQueue:
     """A new queue asking for its score configs (the workspace's: None stands for an id that
-    is not one); every problem is named by its field and nothing is saved."""
+    is not one) and adjudicated by its named members (usernames) besides the owners; every
+    problem is named by its field and nothing is saved."""
     queue = AnnotationQueue(workspace=workspace, created_by=user)
-    return _queue_save(queue, fields, score_configs)
+    return _queue_save(queue, fields, score_configs, adjudicators)
 
 
 def annotation_queue_update(
-    *, queue: AnnotationQueue, fields: dict, score_configs: list[ScoreConfig | None] | None
+    *,
+    queue: AnnotationQueue,
+    fields: dict,
+    score_configs: list[ScoreConfig | None] | None,
+    adjudicators: list[str] | None = None,
 ) -> AnnotationQueue:
-    """Change a queue's settings; `score_configs`, when given, replaces the list."""
-    return _queue_save(queue, fields, score_configs)
+    """Change a queue's settings; `score_configs` and `adjudicators`, when given, replace
+    their lists."""
+    return _queue_save(queue, fields, score_configs, adjudicators)
 
 
 def annotation_queue_delete(*, queue: AnnotationQueue) -> None:
@@ -42,12 +49,31 @@ def annotation_queue_delete(*, queue: AnnotationQueue) -> None:
     queue.delete()
 
 
-def _queue_save(queue, fields: dict, configs: list | None) -> AnnotationQueue:
+def _adjudicators_found(queue: AnnotationQueue, usernames: list[str] | None):
+    """(user ids of the named members, problems naming each name that is not a member)."""
+    if usernames is None:
+        return None, {}
+    writers = queue.workspace.memberships.exclude(role=Membership.Role.VIEWER)
+    members = dict(
+        writers.filter(user__username__in=usernames).values_list("user__username", "user_id")
+    )
+    errors = {
+        f"adjudicators[{i}]": [_("No editor or owner of this workspace has that name.")]
+        for i, name in enumerate(usernames)
+        if name not in members
+    }
+    return list(members.values()), errors
+
+
+def _queue_save(
+    queue, fields: dict, configs: list | None, adjudicators: list[str] | None
+) -> AnnotationQueue:
     for name in QUEUE_SETTINGS:
         if name in fields:
             setattr(queue, name, fields[name])
     queue.name = (queue.name or "").strip()
-    errors = _queue_problems(queue, configs)
+    judges, judge_errors = _adjudicators_found(queue, adjudicators)
+    errors = _queue_problems(queue, configs) | judge_errors
     if errors:
         raise ValidationError(errors)
     try:
@@ -55,6 +81,8 @@ def _queue_save(queue, fields: dict, configs: list | None) -> AnnotationQueue:
             queue.save()
             if configs is not None:
                 queue.score_configs.set(configs)
+            if judges is not None:
+                queue.adjudicators.set(judges)
     except IntegrityError:
         raise ValidationError({"name": [_("A queue of that name exists.")]}) from None
     return queue

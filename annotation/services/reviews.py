@@ -18,7 +18,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..models import AnnotationQueue, Label, QueueItem, ReviewSlot, SlotStatus
+from ..models import AnnotationQueue, ItemSource, Label, QueueItem, ReviewSlot, SlotStatus
 from ..selectors import live
 from .configs import label_problem
 
@@ -122,7 +122,16 @@ def review_label(
             ]
         )
         _slot_finish(slot, SlotStatus.LABELLED, now)
+    if _complete(item, queue):  # its gold label (if unanimous) may judge a judge now
+        from .gold import gold_calibrations_refresh  # gold imports this module's errors
+
+        gold_calibrations_refresh(queue=queue)
     return labels
+
+
+def _complete(item: QueueItem, queue: AnnotationQueue) -> bool:
+    labelled = item.slots.filter(status=SlotStatus.LABELLED).count()
+    return labelled >= queue.reviewers_per_item and item.source_kind == ItemSource.EXPERIMENT_RESULT
 
 
 def review_skip(*, item: QueueItem, reviewer: AbstractBaseUser, reason: str) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.db import transaction
+from django.utils import timezone
+
 from assay.vocabulary import Verdict
 from evalsets.models import EvalSetItem
 
@@ -72,8 +75,34 @@ def calibrations_record(*, experiment: Experiment) -> list[JudgeCalibration]:
     return recorded
 
 
+def gold_calibrations_replace(
+    *, source_key: str, pairs: dict, labels: dict
+) -> list[JudgeCalibration]:
+    """Record, per evaluator version, its calibration against one source of gold labels (an
+    annotation queue's score config): `pairs` maps a version to its (judge verdict, human
+    verdict) pairs. The source's calibrations of versions no longer in `pairs` go. A refreshed
+    calibration is the newest of its version, as a new labelled run's would be."""
+    recorded = []
+    with transaction.atomic():
+        gold = JudgeCalibration.objects.filter(source=JudgeCalibration.Source.GOLD)
+        gold.filter(source_key=source_key).exclude(evaluator_version__in=list(pairs)).delete()
+        for version, found in pairs.items():
+            counts = confusion_counts(found)
+            calibration, _ = JudgeCalibration.objects.update_or_create(
+                evaluator_version=version,
+                source=JudgeCalibration.Source.GOLD,
+                source_key=source_key,
+                defaults={"confusion": counts, "labels": labels, "created_at": timezone.now()}
+                | agreement_metrics(counts),
+            )
+            recorded.append(calibration)
+    return recorded
+
+
 def calibration_for(binding: EvaluatorBinding) -> JudgeCalibration | None:
-    """The newest usable calibration of the binding's evaluator version from another run."""
+    """The newest usable calibration of the binding's evaluator version from another run, or
+    from gold labels (which may include this run's rows: reviewers judged them, not the
+    evaluator)."""
     candidates = JudgeCalibration.objects.filter(
         evaluator_version_id=binding.evaluator_version_id
     ).exclude(experiment_id=binding.experiment_id)

@@ -136,6 +136,8 @@ def calibration_of(binding) -> dict:
         "applied": True,
         "n": found.n,
         "kappa": found.kappa,
-        "experiment": str(found.experiment.public_id),
-        "experiment_name": found.experiment.name,
+        "source": found.source,
+        "labels": found.labels,
+        "experiment": found.experiment and str(found.experiment.public_id),
+        "experiment_name": found.experiment and found.experiment.name,
     }
