@@ -1,13 +1,29 @@
-"""The annotation pages, under /w/<workspace>/annotation/: the queues' list (read only; the
-review and agreement pages are next)."""
+"""The annotation pages, under /w/<workspace>/annotation/: the queues' list, a queue's page
+(configs, progress, and for owners the reviewers' agreement) and the review page.
+
+The review page works through the same services as the API: showing it reserves the
+reviewer's next item (`review_next`, N-of-M enforced there), its form labels or skips it
+(`review_label`, `review_skip`). It is a plain form; static/js/annotation-review.js adds keys."""
 
 from __future__ import annotations
 
-from django.shortcuts import render
+import json
+import uuid
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_safe
 
 from assay.web.decorators import workspace_view
 
-from . import selectors
+from . import selectors, services
+from .forms import ReviewForm, SkipForm, config_choices, field_name
+from .models import AnnotationQueue, QueueItem, ScoreKind
+
+CHOICE_KINDS = (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL)
 
 
 @workspace_view()
@@ -16,3 +32,155 @@ def queue_list(request):
     queues = selectors.annotation_queues_list(workspace=request.workspace)
     rows = [{"queue": q, "progress": selectors.queue_progress(queue=q)} for q in queues]
     return render(request, "annotation/list.html", {"rows": rows})
+
+
+def _queue(request, queue_id) -> AnnotationQueue:
+    queue = selectors.annotation_queues_list(workspace=request.workspace)
+    found = queue.filter(public_id=queue_id).first()
+    if found is None:
+        raise Http404(_("No such queue in this workspace."))
+    return found
+
+
+@workspace_view()
+@require_safe
+def queue_detail(request, queue_id):
+    """A queue's configs, settings and progress per reviewer; its agreement for owners."""
+    queue = _queue(request, queue_id)
+    owner = request.membership.is_owner
+    context = {
+        "queue": queue,
+        "configs": list(queue.score_configs.order_by("name")),
+        "progress": selectors.queue_progress(queue=queue),
+        "agreement": selectors.queue_agreement(queue=queue) if owner else None,
+    }
+    return render(request, "annotation/detail.html", context)
+
+
+@workspace_view()
+@require_http_methods(["GET", "HEAD", "POST"])
+def review(request, queue_id):
+    """GET: the reviewer's next item (held, or newly reserved) beside its score form. POST:
+    label or skip it, then on to the next. Viewers read that they cannot review."""
+    queue = _queue(request, queue_id)
+    if request.method == "POST":
+        return _review_post(request, queue)
+    if not request.membership.can_edit:
+        return _review_page(request, queue, item=None)
+    item = services.review_next(queue=queue, reviewer=request.user)
+    return _review_page(request, queue, item=item)
+
+
+def _review_post(request, queue: AnnotationQueue):
+    item = _posted_item(queue, request.POST.get("item", ""))
+    if item is None:  # another queue's item, or none: nothing is written
+        messages.error(request, _("No such item in this queue."))
+        return redirect("annotation:review", ws=request.workspace.slug, queue_id=queue.public_id)
+    skipping = "skip" in request.POST
+    form = SkipForm(request.POST) if skipping else ReviewForm(request.POST, configs=_configs(queue))
+    if not form.is_valid():
+        return _review_page(request, queue, item=item, form=form, status=400)
+    try:
+        _review_write(request, item, form)
+    except services.SlotRefused as refused:  # the API's 409: the reservation was lost
+        messages.error(request, str(refused))
+        following = services.review_next(queue=queue, reviewer=request.user)
+        return _review_page(request, queue, item=following, status=409)
+    except ValidationError as problems:
+        form.add_service_errors(problems.message_dict)
+        return _review_page(request, queue, item=item, form=form, status=400)
+    messages.success(request, _("Skipped.") if skipping else _("Saved."))
+    return redirect("annotation:review", ws=request.workspace.slug, queue_id=queue.public_id)
+
+
+def _review_write(request, item: QueueItem, form) -> None:
+    data = form.cleaned_data
+    if isinstance(form, SkipForm):
+        services.review_skip(item=item, reviewer=request.user, reason=data["reason"])
+    else:
+        services.review_label(
+            item=item, reviewer=request.user, values=form.values(), note=data["note"]
+        )
+
+
+def _posted_item(queue: AnnotationQueue, raw: str) -> QueueItem | None:
+    try:
+        return selectors.queue_item_get(queue=queue, public_id=uuid.UUID(raw))
+    except ValueError:
+        return None
+
+
+def _configs(queue: AnnotationQueue) -> list:
+    return list(queue.score_configs.order_by("name"))
+
+
+def _review_page(request, queue, *, item, form=None, status=200):
+    """The item beside its score form (`form` when it comes back with problems)."""
+    configs = _configs(queue)
+    if item is not None and not isinstance(form, ReviewForm):
+        skip_form = form
+        form = ReviewForm(initial={"item": item.public_id}, configs=configs)
+    else:
+        skip_form = None
+    context = {
+        "queue": queue,
+        "item": item,
+        "can_review": request.membership.can_edit,
+        "form": form,
+        "skip_form": skip_form,
+        "fields": [_field(form, c) for c in configs] if item is not None else [],
+        "snapshot": _snapshot(item.snapshot) if item is not None else None,
+        "judge": None if item is None or queue.blind else item.judge,
+        "others": _others(queue, item, request.user),
+    }
+    return render(request, "annotation/review.html", context, status=status)
+
+
+def _field(form: ReviewForm, config) -> dict:
+    """What the template shows of a config's field: its choices numbered for keys 1-9."""
+    bound = form[field_name(config)]
+    chosen = str(bound.value() or "")
+    choices = config_choices(config) if config.kind in CHOICE_KINDS else []
+    return {
+        "config": config,
+        "name": field_name(config),
+        "bound": bound,
+        "choices": [
+            {"key": i + 1, "value": v, "label": label, "checked": v == chosen}
+            for i, (v, label) in enumerate(choices)
+        ],
+    }
+
+
+def _snapshot(snapshot: dict) -> dict:
+    """Input, output and reference as (name, value, is a chat) fields; a conversation."""
+    parts = {}
+    for part in ("input", "output", "reference"):
+        value = snapshot.get(part)
+        if isinstance(value, dict):
+            parts[part] = [(k, _shown(v), _is_chat(v)) for k, v in value.items()]
+        elif value not in (None, "", []):
+            parts[part] = [("", _shown(value), _is_chat(value))]
+    conversation = snapshot.get("conversation")
+    parts["conversation"] = conversation if _is_chat(conversation) else None
+    parts["row_number"] = snapshot.get("row_number")
+    return parts
+
+
+def _shown(value):
+    """A text as it is, a chat as its messages, anything else as indented JSON."""
+    if isinstance(value, str) or _is_chat(value):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _is_chat(value) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("messages"), list)
+
+
+def _others(queue, item, reader) -> list:
+    """Other reviewers' labels on the item: none in a blind queue."""
+    if item is None or queue.blind:
+        return []
+    labels = selectors.items_labels(items=[item])[item.pk]
+    return [label for label in labels if label.reviewer_id != reader.pk]

@@ -18,6 +18,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(c)s CI': '%(c)s 置信区间',
  "%(detector)s's scores are not a list of numbers.": '%(detector)s 的分数不是数字列表。',
  '%(done)s of %(total)s': '%(done)s / %(total)s',
+ '%(done)s of %(total)s items done': '已完成 %(done)s / %(total)s 个条目',
+ '%(done)s of %(total)s labels given': '已给出 %(done)s / %(total)s 个标签',
  '%(done)s of %(total)s pairs': '%(done)s / %(total)s 个配对',
  '%(done)s of %(total)s pairs judged · %(pct)s%%': '已评判 %(done)s / %(total)s 个配对 · %(pct)s%%',
  '%(done)s of %(total)s probe imported': ['已导入 %(done)s / %(total)s 个探针'],
@@ -83,12 +85,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s error': ['%(n)s 个错误'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
  '%(n)s human correction': ['%(n)s 条人工修正'],
+ '%(n)s item': ['%(n)s 个条目'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
  '%(n)s message': ['%(n)s 条消息'],
  '%(n)s pair': ['%(n)s 个配对'],
  '%(n)s pair without two readable answers not counted': ['%(n)s 个没有两个可读回答的配对不计入'],
  '%(n)s regression': ['%(n)s 次退化'],
  '%(n)s req/min': '%(n)s 次请求/分钟',
+ '%(n)s reviewer per item': ['每个条目 %(n)s 位审阅者'],
  '%(n)s row': ['%(n)s 行'],
  '%(n)s row added': ['已添加 %(n)s 行'],
  '%(n)s row imported': ['已导入 %(n)s 行'],
@@ -459,6 +463,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Advanced: repetitions, concurrency and chunk size': '高级：重复次数、并发数和分块大小',
  'Against the previous run': '与上一次运行相比',
  'Agreement': '一致率',
+ 'Agreement between reviewers': '审阅者之间的一致性',
  'All evalsets': '全部评测集',
  'All evaluators': '全部评估器',
  'All kinds': '全部类型',
@@ -466,6 +471,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'All tags': '全部标签',
  'All traces that match the filter (at most 500)': '所有符合筛选条件的追踪（最多 500 个）',
  'Allowed origins': '允许的源',
+ 'Alpha without:': '去掉该审阅者后的 α：',
  'Already have an account? <a href="%(url)s" id="invite-sign-in">Sign in</a> and you come back here to join.': '已有账号？<a '
                                                                                                                'href="%(url)s" '
                                                                                                                'id="invite-sign-in">登录</a>后会回到这里完成加入。',
@@ -576,6 +582,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Back to sign in': '返回登录',
  'Back to the comparison': '返回对比',
  'Back to the library': '返回评估器库',
+ 'Back to the queue': '返回队列',
  'Backfill a past window': '回填过去的时间窗口',
  'Backfill a rule over a past window': '在过去的时间窗口上回填规则',
  'Backfill started: %(n)s items.': '回填已开始：%(n)s 条。',
@@ -1176,6 +1183,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`draft`（`new` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '默认为草稿）。任一版本不存在时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '404。',
+ 'Every item of this queue has its reviewers, or you have reviewed it already. Items come back here when a reservation of someone else expires.': '此队列的每个条目都已有足够的审阅者，或你已审阅过。其他人的预留过期后，条目会回到这里。',
  'Every pair is asked in both orders; when the answers disagree the pair counts as a tie, so a judge that favours a slot cannot make wins. Wilson score intervals over pairs.': '每个配对都按两种顺序提问；回答不一致时这一对算作平局，因此偏向某个位置的评判模型无法因此得胜。区间为按配对计算的 '
                                                                                                                                                                                 'Wilson '
                                                                                                                                                                                 '分数区间。',
@@ -1235,6 +1243,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '400。',
  'Form': '表单',
  'Format': '格式',
+ 'Free text has no agreement.': '自由文本没有一致性指标。',
  "Freezes the current draft as `version` (SemVer, greater than the latest) with an optional `change_note`, after the kind's checks (for code, a run in the sandbox). When the evaluator has test cases they run first and the version records their result in `test_result`, agreeing or not. 400 names the field: a malformed or not greater version, a deleted evaluator, or draft problems by config path.": '在通过该类型的检查后（代码评估器会在沙箱中运行一次），将当前草稿冻结为 '
                                                                                                                                                                                                                                                                                                                                                                                                                 '`version`（SemVer，须大于最新版本），可附 '
                                                                                                                                                                                                                                                                                                                                                                                                                 '`change_note`。评估器有测试用例时会先运行它们，版本在 '
@@ -1362,6 +1371,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                        '和 '
                                                                                                                                                                                                                        'tag '
                                                                                                                                                                                                                        '也能识别。',
+ 'Held': '保留中',
  'Hours': '按小时',
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
@@ -1449,8 +1459,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'It creates a new run with this set and these evaluators, calls your function on every row and pushes the outputs itself:': '它会用这个评测集和这些评估器创建新的运行，对每一行调用你的函数，并自动推送输出：',
  'It works once, for %(days)s day, and gives the role you chose.': ['只能使用一次，%(days)s '
                                                                     '天内有效，加入后获得你选择的角色。'],
+ 'Item': '条目',
  'Item id': '数据项 ID',
  'Item id.': '数据项 id。',
+ 'Items': '条目',
  'Items done': '已完成条目',
  'Its kind, labels or range, rubric and which labels mean pass or fail.': '其类型、标签或范围、评分细则，以及哪些标签表示通过或不通过。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
@@ -1490,6 +1502,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Judged pairs': '已评判的配对',
  'Judged pass': '判定通过',
  'Judged unknown': '判定未知',
+ 'Judges': '评判',
  'Judges again the pairs that errored or timed out (and any never written), into the same run (202); `retried` says how many. 400 while the run goes on, or when there is nothing to retry.': '在同一运行中重新评判出错或超时的配对（以及从未写入的配对）（202）；`retried` '
                                                                                                                                                                                               '表示数量。运行仍在进行或没有可重试的内容时返回 '
                                                                                                                                                                                               '400。',
@@ -1506,7 +1519,25 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Judging %(n)d failed pairs again.': '正在重新评判 %(n)d 个失败的配对。',
  'Keep this turn as a test case': '把这个轮次保存为测试用例',
  'Key name': '密钥名称',
+ 'Keys: 1–9 choose a label of the highlighted config, j and k move between configs, Enter saves and opens the next item, s skips.': '按键：1–9 '
+                                                                                                                                    '选择高亮评分项的标签，j '
+                                                                                                                                    '和 '
+                                                                                                                                    'k '
+                                                                                                                                    '在评分项之间移动，Enter '
+                                                                                                                                    '保存并打开下一个条目，s '
+                                                                                                                                    '跳过。',
  'Kind': '类型',
+ "Krippendorff's alpha over the items with two labels or more (1 is full agreement, 0 is chance), with its bootstrap interval (95 percent); Cohen's kappa for each pair of reviewers; alpha with each reviewer left out shows who disagrees most. Unknown labels and skips are not counted.": 'Krippendorff '
+                                                                                                                                                                                                                                                                                              'α '
+                                                                                                                                                                                                                                                                                              '基于至少有两个标签的条目计算（1 '
+                                                                                                                                                                                                                                                                                              '为完全一致，0 '
+                                                                                                                                                                                                                                                                                              '为随机水平），附 '
+                                                                                                                                                                                                                                                                                              'bootstrap '
+                                                                                                                                                                                                                                                                                              '区间（95%）；每对审阅者的 '
+                                                                                                                                                                                                                                                                                              'Cohen '
+                                                                                                                                                                                                                                                                                              'κ；去掉每位审阅者后的 '
+                                                                                                                                                                                                                                                                                              'α '
+                                                                                                                                                                                                                                                                                              '可看出谁的分歧最大。未知标签和跳过不计入。',
  'LLM': 'LLM',
  'LLM evaluators': 'LLM 评估器',
  'LLM judge': 'LLM 评估器',
@@ -1514,6 +1545,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Label': '标注',
  'Label an item': '标注条目',
  "Label only this queue's score configs.": '只能标注此队列的评分配置。',
+ 'Labelled': '已标注',
  'Labels': '标签',
  'Labels must differ from each other.': '标签不能重复。',
  'Language': '语言',
@@ -1725,6 +1757,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                            '或 '
                                                                                                            'JSONL '
                                                                                                            '文件（其列会成为评测集的列），或手动定义列。',
+ 'No': '否',
  'No annotation queues yet': '还没有标注队列',
  'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
                                                                         '字段同名的列；请给出映射。',
@@ -1781,6 +1814,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such export': '没有这个导出',
  'No such file': '没有这个文件',
  'No such item in this queue.': '此队列中没有该条目。',
+ 'No such queue in this workspace.': '此工作区中没有这个队列。',
  'No such result': '没有这个结果',
  'No such result in this experiment.': '此实验中没有该结果。',
  'No such row in this evalset version.': '此评测集版本中没有这一行。',
@@ -1800,6 +1834,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No workspace secret named %(n)r (add it in Settings → Secrets).': '工作空间中没有名为 %(n)r 的密钥（请在“设置 → '
                                                                     '密钥”中添加）。',
  'No workspace selected.': '未选择工作空间。',
+ 'Nobody has reviewed an item yet.': '还没有人审阅过条目。',
  'None of these traces has that attribute': '这些追踪都没有该属性',
  'None, or an empty cell: the simulated user writes the first message.': '选“无”或单元格为空：由模拟用户写第一条消息。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
@@ -1815,6 +1850,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
+ 'Nothing left to review': '没有待审阅的条目了',
  'Nothing scored yet: spans are swept every few seconds once they are stored.': '尚无评分：span '
                                                                                 '入库后每隔几秒会被扫描一次。',
  'Nothing selected: no spans match.': '没有选中任何内容：没有匹配的 Span。',
@@ -2057,6 +2093,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Orders disagreed': '两种顺序结果不一致',
  'Orders disagreed on %(i)s of %(j)s pairs (counted as ties).': '%(j)s 个配对中有 %(i)s '
                                                                 '个两种顺序的结果不一致（算作平局）。',
+ "Other reviewers' labels": '其他审阅者的标签',
  'Outcome': '结果',
  'Output': '输出',
  'Output (JMESPath)': '输出（JMESPath）',
@@ -2253,6 +2290,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Recent imports': '最近的导入',
  'Recently created': '最近创建',
  'Recently updated': '最近更新',
+ 'Reference': '参考',
  'Refresh the list': '刷新列表',
  'Refused while a queue asks for it. Editors.': '仍有队列使用它时会被拒绝。编辑者可用。',
  'Relative standing needs three earlier completed runs on this evalset': '相对排名需要此评测集上之前至少三次已完成的运行',
@@ -2320,6 +2358,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                           '令牌时，只列出该令牌所属的工作空间。',
  'Review': '检查',
  'Review and launch': '检查并启动',
+ 'Review: %(name)s': '审阅：%(name)s',
+ 'Reviewer': '审阅者',
+ 'Reviewers': '审阅者',
  'Reviewers have labelled with this config: its labels and range stay.': '已有审阅者用此配置标注：其标签和范围不可修改。',
  'Reviewers per item': '每个条目的审阅者',
  'Revoke': '吊销',
@@ -2451,11 +2492,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Sampling': '采样',
  'Sampling rate (%)': '采样率（%）',
  'Save': '保存',
+ 'Save and next': '保存并继续',
  'Save as draft': '保存为草稿',
  'Save correction': '保存修正',
  'Save draft': '保存草稿',
  'Save row': '保存行',
  'Save secret': '保存密钥',
+ 'Saved.': '已保存。',
  'Say why you correct this result.': '请说明修正此结果的原因。',
  'Say why you skip it (at most 2,000 characters).': '请说明跳过的原因（最多 2,000 个字符）。',
  'Says that no more outputs will be pushed (202): rows without one are scored unknown ("no output") and the run completes once its evaluators finish. 400 when the experiment does not take pushed outputs or is not queued or running.': '表示不会再推送输出（202）：没有输出的行判为未知（“无输出”），评估器结束后运行即完成。实验不接受推送的输出，或不在排队中或运行中时返回 '
@@ -2619,9 +2662,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Simulated user's provider": '模拟用户的模型服务',
  'Simulated user: an LLM plays the user against your app, turn by turn': '模拟用户：由 LLM '
                                                                          '扮演用户，与你的应用逐轮对话',
+ 'Skip': '跳过',
  'Skip an item': '跳过条目',
  'Skip bad rows (import the good ones and report the rest)': '跳过错误行（导入正确的行，并报告错误行）',
+ 'Skip this item': '跳过此条目',
  'Skipped': '已跳过',
+ 'Skipped.': '已跳过。',
  'Slug': 'Slug',
  'Slug (optional)': 'Slug（可选）',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
@@ -2648,6 +2694,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                             '评估器和代码检查开始，或自己编写。',
  'Start import': '开始导入',
  'Start one from the preset "Which answer is better (pairwise)" and submit a version.': '从预置模板“哪个回答更好（成对）”创建一个，并提交一个版本。',
+ 'Start reviewing': '开始审阅',
  'Started': '开始于',
  'Status': '状态',
  'Steps': '步骤',
@@ -3543,6 +3590,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Which traces': '哪些追踪',
  'Why': '原因',
+ 'Why skip it?': '为什么跳过？',
  'Win rates': '胜率',
  'Window': '时间窗口',
  'With errors': '有错误',
@@ -3567,6 +3615,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Write-only. Leave empty to keep the stored key.': '只写。留空则保留已保存的密钥。',
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值。',
  'Write-only: stored encrypted and never shown again. Saving a name again replaces its value; leave it empty to keep the stored value.': '只写：加密保存，之后不再显示。再次保存同一名称会替换其值；留空则保留已保存的值。',
+ 'Yes': '是',
  'You are signed in as %(username)s.': '你已以 %(username)s 身份登录。',
  'You hold no reservation of this item: ask for the next one.': '你没有预留此条目：请获取下一个条目。',
  'You signed in with a temporary password. Choose your own to go on.': '你使用临时密码登录了。请设置自己的密码后继续。',
@@ -3578,6 +3627,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Your password is changed.': '密码已修改。',
  'Your reservation expired and the item went to another reviewer.': '你的预留已过期，该条目已分给其他审阅者。',
  'Your role in this workspace does not allow this.': '你在此工作空间中的角色不允许此操作。',
+ 'Your role lets you read this queue, not review it.': '你的角色只能查看此队列，不能审阅。',
  "Your tokens for this workspace: name, key prefix, when each was created and last used, and whether it is revoked. Other members' tokens are not listed, and a key is never returned after its creation.": '你在此工作空间的令牌：名称、密钥前缀、创建和最近使用时间，以及是否已吊销。不会列出其他成员的令牌，密钥在创建之后也不会再返回。',
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
  'Zero tolerance': '零容忍',
@@ -3634,6 +3684,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'an %(type)s content needs an object %(key)s': '%(type)s 内容需要对象 %(key)s',
  'an assistant message cannot have tool_call_id (tool messages do)': 'assistant 消息不能有 '
                                                                      'tool_call_id（tool 消息才有）',
+ 'an item is held for %(n)s min': '每个条目为审阅者保留 %(n)s 分钟',
  'an object': '对象',
  'an output is neither text nor a message.': '有一个输出既不是文本也不是消息。',
  'any': '任意',
@@ -3649,6 +3700,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'baseline': '基线',
  'better': '更好',
  'blind': '盲审',
+ "blind: reviewers see neither the judge nor each other's labels": '盲审：审阅者看不到评判结果，也看不到彼此的标签',
  'boolean': '布尔',
  'by %(who)s, %(when)s': '%(who)s · %(when)s',
  'by %(who)s, %(when)s ago': '%(who)s · %(when)s前',
@@ -3771,6 +3823,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'first run shown': '显示的第一次运行',
  'for Excel': 'Excel 用',
  'free text': '自由文本',
+ 'from %(low)s to %(high)s': '从 %(low)s 到 %(high)s',
+ 'from %(low)s to %(high)s; empty: unknown': '从 %(low)s 到 %(high)s；留空表示未知',
  'garak %(kind)s stored.': '已保存 garak %(kind)s。',
  'garak calibration or detector metrics (.json)': 'garak 校准文件或检测器指标（.json）',
  'garak detectors': 'garak 检测器',
@@ -3798,8 +3852,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'improvements': '个改进',
  'improvements only': '仅改进的行',
  'in %(name)s %(v)s ↗': '位于 %(name)s %(v)s ↗',
+ 'in steps of %(step)s': '步长 %(step)s',
+ 'in this order': '按此顺序',
  'input messages': '输入消息',
  'input text': '输入文本',
+ 'interval': '等距',
  'intervals are off for this run': '此运行关闭了区间',
  'is not declared': '未声明',
  "item_id is not a row of this experiment's evalset version.": 'item_id 不是此实验评测集版本中的行。',
@@ -3858,6 +3915,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'no price known': '没有已知价格',
  'no regression (%(p)s)': '无退化（%(p)s）',
  'no uploaded file at %(uri)r': '%(uri)r 处没有已上传的文件',
+ 'nominal': '名义',
  'none': '无',
  'none chosen yet': '尚未选择',
  'none: sent nowhere': '无：不发送到任何地方',
@@ -3890,7 +3948,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
  'open': '公开',
+ "open: reviewers see the judge and each other's labels": '公开：审阅者能看到评判结果和彼此的标签',
+ 'optional': '可选',
  'or': '或',
+ 'ordinal': '有序',
  'other': '其他',
  'other version': '其他版本',
  'output and reason': '输出和理由',
@@ -3949,6 +4010,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'role': '角色',
  'role must be one of %(roles)s, got %(got)s': 'role 必须是 %(roles)s 之一，实际为 %(got)s',
  'root not arrived': '根 span 未到达',
+ 'row %(n)s': '第 %(n)s 行',
  "row %(n)s in the candidate's evalset version": '候选评测集版本中的第 %(n)s 行',
  'row %(n)s of %(name)s %(v)s ↗': '%(name)s %(v)s 的第 %(n)s 行 ↗',
  'rows': '行',
