@@ -307,6 +307,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                        '…}。',
  'A draft item already has the id %(item_id)s.': '草稿中已有数据项使用 id %(item_id)s。',
  'A filter has at most %(n)s conditions.': '过滤条件最多 %(n)s 个。',
+ 'A final label cannot be unknown.': '最终标签不能是“未知”。',
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
  "A kind (boolean, categorical with its labels, ordered or not, numeric with a minimum, maximum and step, or free text), a rubric shown to reviewers and, for boolean and categorical ones, the labels that mean pass and fail (so a human label and an evaluator's verdict are comparable). Every problem is named by its field; nothing is saved when there is one. Editors.": '类型（布尔、带标签的分类（有序或无序）、带最小值、最大值和步长的数值，或自由文本）、展示给审阅者的评分细则，以及布尔和分类配置中表示通过和不通过的标签（使人工标签与评估器的判定可比）。每个问题都按字段指出；有问题时不保存任何内容。编辑者可用。',
  'A label cannot mean both pass and fail.': '一个标签不能同时表示通过和不通过。',
@@ -460,6 +461,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                              'editor）。仅限所有者（否则 '
                                                                                                                                                                                                                                              '403）。没有该用户名的用户、该用户已是成员或角色未知时返回 '
                                                                                                                                                                                                                                              '400，并指明字段。',
+ 'Adjudicate an item': '裁决条目',
+ 'Adjudicate once every reviewer has labelled the item.': '请在所有审阅者都标注该条目后再裁决。',
+ "Adjudicate only this queue's score configs (not free text).": '只能裁决此队列的评分配置（自由文本除外）。',
  'Advanced: repetitions, concurrency and chunk size': '高级：重复次数、并发数和分块大小',
  'Against the previous run': '与上一次运行相比',
  'Agreement': '一致率',
@@ -1354,6 +1358,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                    '{kind: prompt, …}。',
  "Give the app's system message (the chat follows it).": '请填写应用的系统消息（对话接在它之后）。',
  "Give the endpoint's http:// or https:// URL.": '请填写端点的 http:// 或 https:// URL。',
+ 'Give the final label of at least one score config.': '请至少给出一个评分配置的最终标签。',
  'Give the new column a name.': '请为新列命名。',
  'Give the queue a name.': '请为队列命名。',
  'Give the rule a name.': '请为规则命名。',
@@ -1464,6 +1469,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Item id.': '数据项 id。',
  'Items': '条目',
  'Items done': '已完成条目',
+ "Items whose reviewers have all labelled and disagree (two labels, or an unknown among them) on a score config no adjudicator has settled, with those configs. An adjudicator (an owner, or a member the queue names) sees every label and the judges' verdicts, blind mode or not; other members see what the items list shows them.": '所有审阅者都已标注但意见不一（两个不同标签，或其中有“未知”）、且尚无裁决者处理的评分配置所在的条目，并附上这些配置。裁决者（所有者，或队列指定的成员）能看到所有标签和评估器的判定，无论是否为盲审模式；其他成员看到的与条目列表所示相同。',
  'Its kind, labels or range, rubric and which labels mean pass or fail.': '其类型、标签或范围、评分细则，以及哪些标签表示通过或不通过。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
@@ -1629,6 +1635,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List secrets': '列出密钥',
  'List sessions': '列出会话',
  'List spans': '列出 span',
+ 'List the items waiting for adjudication': '列出等待裁决的条目',
  'List traces': '列出追踪',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
@@ -1767,6 +1774,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No detectable difference': '未检测到显著差异',
  'No differences between %(old)s and %(new)s.': '%(old)s 与 %(new)s 之间没有差异。',
  'No draft item %(missing)r in this set.': '此评测集的草稿中没有数据项 %(missing)r。',
+ 'No editor or owner of this workspace has that name.': '此工作空间中没有该名称的编辑者或所有者。',
  'No errors': '无错误',
  'No evaluation set is named %(name)r.': '没有名为 %(name)r 的评测集。',
  'No evaluation set matches': '没有匹配的评测集',
@@ -2071,8 +2079,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Only experiments on one evalset can be paired (any versions of it: rows pair by item id). Only finished experiments with target outputs are offered.': '只有同一评测集（可为其任意版本：行按数据项 '
                                                                                                                                                          'id '
                                                                                                                                                          '配对）上的实验才能配对。只提供有评测对象输出的已结束实验。',
+ "Only owners and the queue's adjudicators adjudicate.": '只有所有者和队列的裁决者可以裁决。',
  'Only owners can change model providers.': '只有所有者可以修改模型服务。',
  'Only owners can rename a workspace.': '只有所有者可以重命名工作空间。',
+ "Only owners name a queue's adjudicators.": '只有所有者可以指定队列的裁决者。',
  'Only rows with this item tag.': '只显示带此数据项标签的行。',
  'Only span rules run for now: trace and session readiness is not built yet.': '目前只支持 span '
                                                                                '规则：追踪和会话的就绪判断尚未实现。',
@@ -2168,6 +2178,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                      'API '
                                                                                                                                                                                                                      '创建队列。',
  'Per assistant turn: one result per reply of the conversation, with the history up to it; the row passes by the rule chosen.': '按助手轮次：对话中的每条回复一个结果，附带到该回复为止的历史；该行按所选规则判定是否通过。',
+ "Per evaluator version whose results the queue's gold labels (adjudicated, or unanimous once every reviewer has labelled) judge, and per score config mapping labels to pass and fail: the confusion counts, sensitivity, specificity and judge-versus-human kappa, beside the reviewers' own alpha (the ceiling).": '对队列的金标准标签（已裁决的，或所有审阅者都标注后意见一致的）所评判结果的每个评估器版本，以及每个将标签映射为通过和失败的评分配置：混淆计数、灵敏度、特异度以及评估器与人工之间的 '
+                                                                                                                                                                                                                                                                                                                      'kappa，并列出审阅者之间的 '
+                                                                                                                                                                                                                                                                                                                      'alpha（上限）。',
  "Per evaluator, the last `count` windows (`window`: hour, day or week): the fail and pass rates weighed by traffic with their 95 % intervals and denominators, the rate corrected for the judge's measured error where its version has a calibration, volume, sampled share, unknowns, skips by reason, cost, judge latency and span-to-score delay (p50, p95), and the change against the window before (`change_p`, `changed` at p < 0.05).": '每个评估器最近 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '`count` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                  '个时间窗口（`window`：hour、day '
@@ -2283,6 +2296,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                     'garak '
                                                                                                                                                                                                     '的格式导出。',
  "Read a rule's monitor": '查看规则的监控',
+ "Read the judges' calibration from this queue's gold labels": '读取基于此队列金标准标签的评估器校准',
  "Read the reviewers' agreement": '读取审阅者间的一致性',
  'Reading the file…': '正在读取文件…',
  'Ready': '就绪',
@@ -2854,6 +2868,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
                                                                                                       '%(upper)s '
                                                                                                       '文本。%(looks)s请选择它的编码（%(encodings)s）后重新上传。',
+ "The final label of score configs on an item whose reviewers have all labelled (score config id → a known label), with a note; it becomes the item's gold label and replaces an earlier adjudication. Owners, and members the queue names as adjudicators. 409 while labels are missing.": '为所有审阅者都已标注的条目设定评分配置的最终标签（评分配置 '
+                                                                                                                                                                                                                                                                                            'id '
+                                                                                                                                                                                                                                                                                            '→ '
+                                                                                                                                                                                                                                                                                            '一个已知标签），并附备注；它成为该条目的金标准标签，并替换之前的裁决。所有者以及队列指定为裁决者的成员可用。标签尚未齐全时返回 '
+                                                                                                                                                                                                                                                                                            '409。',
  'The first row as it will be stored': ['预览：前 %(n)s 行导入后的内容'],
  'The garak reference files uploaded to this workspace: calibrations and detector metrics, with their entry counts. The newest of each kind is used.': '上传到此工作空间的 '
                                                                                                                                                        'garak '
