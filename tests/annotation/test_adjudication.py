@@ -222,7 +222,7 @@ def test_gold_calibration_corrects_another_runs_fail_rate_and_an_online_rule(api
     )
     summary = Aggregate.objects.get(binding__experiment=second).summary
     calibration = summary["calibration"]
-    assert calibration["applied"] and calibration["source"] == "gold"
+    assert calibration["applied"] and calibration["labels_from"] == "gold"
     assert (calibration["sensitivity"], calibration["specificity"]) == (sensitivity, specificity)
     assert calibration["labels"]["queue"] == made["queue"] and calibration["experiment"] is None
     settings = summary["interval_settings"]
@@ -244,4 +244,5 @@ def test_gold_calibration_corrects_another_runs_fail_rate_and_an_online_rule(api
         **common,
     )
     assert summary["fail_rate_ci"] == list(corrected) != list(raw)
+    assert "source" not in calibration  # the card's words: labelled rows, not garak's metrics
     assert QueueItem.objects.count() == 32

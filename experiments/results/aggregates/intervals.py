@@ -136,7 +136,8 @@ def calibration_of(binding) -> dict:
         "applied": True,
         "n": found.n,
         "kappa": found.kappa,
-        "source": found.source,
+        # not "source": a garak detector-metrics correction says that one (the card's words)
+        "labels_from": found.source,
         "labels": found.labels,
         "experiment": found.experiment and str(found.experiment.public_id),
         "experiment_name": found.experiment and found.experiment.name,
