@@ -39,7 +39,13 @@ def score_config_update(*, config: ScoreConfig, fields: dict) -> ScoreConfig:
     if changed and Label.objects.filter(score_config=config).exists():
         message = _("Reviewers have labelled with this config: its labels and range stay.")
         raise ValidationError({field: [message] for field in changed})
-    return _config_save(config, fields)
+    config = _config_save(config, fields)
+    if {"pass_labels", "fail_labels"} & set(fields):  # the gold labels mean other verdicts
+        from .gold import gold_calibrations_refresh  # gold imports this module
+
+        for queue in config.queues.all():
+            gold_calibrations_refresh(queue=queue)
+    return config
 
 
 def score_config_delete(*, config: ScoreConfig) -> None:

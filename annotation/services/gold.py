@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from assay.vocabulary import Verdict
 from experiments.models import Result
-from experiments.results.calibration import gold_calibrations_replace
+from experiments.results.calibration import gold_calibrations_drop, gold_calibrations_replace
 from experiments.stats.agreement import krippendorff_alpha
 
 from ..models import Adjudication, AnnotationQueue, ItemSource, QueueItem, ScoreConfig
@@ -78,10 +78,18 @@ def _adjudication_problems(queue: AnnotationQueue, values: dict) -> dict[str, li
 
 def gold_calibrations_refresh(*, queue: AnnotationQueue) -> None:
     """Record the calibration of every evaluator version whose results the queue's gold labels
-    judge, per config mapping labels to pass and fail (none for a queue of traces)."""
-    for config in comparable_configs(queue=queue):
-        if config.pass_labels or config.fail_labels:
-            _config_calibrations(queue, config)
+    judge, per config mapping labels to pass and fail (none for a queue of traces); those of
+    configs the queue no longer has, or that no longer map, go."""
+    mapped = [c for c in comparable_configs(queue=queue) if c.pass_labels or c.fail_labels]
+    gold_calibrations_drop(
+        source_prefix=f"{queue.public_id}/", keep={_source_key(queue, c) for c in mapped}
+    )
+    for config in mapped:
+        _config_calibrations(queue, config)
+
+
+def _source_key(queue: AnnotationQueue, config: ScoreConfig) -> str:
+    return f"{queue.public_id}/{config.public_id}"
 
 
 def _config_calibrations(queue: AnnotationQueue, config: ScoreConfig) -> None:
@@ -99,7 +107,7 @@ def _config_calibrations(queue: AnnotationQueue, config: ScoreConfig) -> None:
         human = human_verdict(config, gold[refs[str(result.pk)]])
         pairs.setdefault(result.binding.evaluator_version, []).append((result.verdict, human))
     gold_calibrations_replace(
-        source_key=f"{queue.public_id}/{config.public_id}",
+        source_key=_source_key(queue, config),
         pairs=pairs,
         labels=_labels_described(queue, config, gold),
     )

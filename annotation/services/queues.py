@@ -8,9 +8,11 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from assay.models import Membership, Workspace
+from experiments.results.calibration import gold_calibrations_drop
 
 from ..models import MAX_REVIEWERS, AnnotationQueue, QueueItem, ScoreConfig
 from ..selectors import SourceItem
+from .gold import gold_calibrations_refresh
 
 QUEUE_SETTINGS = ("name", "reviewers_per_item", "reservation_minutes", "blind")
 MAX_RESERVATION_MINUTES = 24 * 60
@@ -41,12 +43,18 @@ def annotation_queue_update(
 ) -> AnnotationQueue:
     """Change a queue's settings; `score_configs` and `adjudicators`, when given, replace
     their lists."""
-    return _queue_save(queue, fields, score_configs, adjudicators)
+    queue = _queue_save(queue, fields, score_configs, adjudicators)
+    if score_configs is not None or "reviewers_per_item" in fields:  # gold labels may change
+        gold_calibrations_refresh(queue=queue)
+    return queue
 
 
 def annotation_queue_delete(*, queue: AnnotationQueue) -> None:
-    """Delete a queue with its items, slots and labels."""
-    queue.delete()
+    """Delete a queue with its items, slots and labels, and the judges' calibrations its gold
+    labels made."""
+    with transaction.atomic():
+        gold_calibrations_drop(source_prefix=f"{queue.public_id}/")
+        queue.delete()
 
 
 def _adjudicators_found(queue: AnnotationQueue, usernames: list[str] | None):

@@ -99,6 +99,15 @@ def gold_calibrations_replace(
     return recorded
 
 
+def gold_calibrations_drop(*, source_prefix: str, keep: set[str] = frozenset()) -> None:
+    """Drop the gold calibrations whose source starts with `source_prefix` (an annotation
+    queue's), except those of the sources in `keep`: their labels no longer judge."""
+    gold = JudgeCalibration.objects.filter(
+        source=JudgeCalibration.Source.GOLD, source_key__startswith=source_prefix
+    )
+    gold.exclude(source_key__in=keep).delete()
+
+
 def calibration_for(binding: EvaluatorBinding) -> JudgeCalibration | None:
     """The newest usable calibration of the binding's evaluator version from another run, or
     from gold labels (which may include this run's rows: reviewers judged them, not the

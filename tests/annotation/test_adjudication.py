@@ -12,7 +12,7 @@ import pytest
 from annotation.models import Adjudication, AnnotationQueue, QueueItem
 from annotation.selectors import gold_labels
 from assay.models import Membership
-from experiments.models import Aggregate, Result
+from experiments.models import Aggregate, JudgeCalibration, Result
 from experiments.stats import bootstrap_ci
 from experiments.stats.agreement import krippendorff_alpha
 from online.selectors import rule_calibration
@@ -246,3 +246,19 @@ def test_gold_calibration_corrects_another_runs_fail_rate_and_an_online_rule(api
     assert summary["fail_rate_ci"] == list(corrected) != list(raw)
     assert "source" not in calibration  # the card's words: labelled rows, not garak's metrics
     assert QueueItem.objects.count() == 32
+
+
+def test_a_queues_calibrations_go_with_its_mapping_and_the_queue(api, workspace, user, reviewers):
+    made = verdict_queue(api, workspace=workspace, user=user, rows=2, n=1)
+    label_all(reviewers["ann"], made, [True, False])
+    url = f"{Q}{made['queue']}/calibration/"
+    assert api.get(url).json()["calibrations"][0]["n"] == 2
+    assert JudgeCalibration.objects.filter(source="gold").count() == 1
+    unmapped = {"pass_labels": [], "fail_labels": []}
+    assert api.patch(f"{C}{made['config']}/", unmapped, format="json").status_code == 200
+    assert api.get(url).json()["calibrations"] == []  # its labels no longer mean verdicts
+    mapped = {"pass_labels": [True], "fail_labels": [False]}
+    assert api.patch(f"{C}{made['config']}/", mapped, format="json").status_code == 200
+    assert api.get(url).json()["calibrations"][0]["n"] == 2
+    assert api.delete(f"{Q}{made['queue']}/").status_code == 204
+    assert not JudgeCalibration.objects.filter(source="gold").exists()
