@@ -200,7 +200,7 @@ class AnnotationQueueViewSet(
             "judges' verdicts, blind mode or not; other members see what the items list shows "
             "them."
         ),
-        responses=s.QueueItemSerializer(many=True),
+        responses=s.DisagreementsSerializer,
     )
     @action(detail=True, methods=["get"])
     def disagreements(self, request, id=None):

@@ -177,3 +177,20 @@ class AdjudicateSerializer(StrictSerializer):
         help_text="score config id → the final label (known), for the configs settled",
     )
     note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class DisagreementSerializer(QueueItemSerializer):
+    """An item waiting for adjudication (the schema's shape; the view adds `disagree_on`)."""
+
+    disagree_on = serializers.ListField(
+        child=serializers.UUIDField(), read_only=True, help_text="the configs' ids"
+    )
+
+    class Meta(QueueItemSerializer.Meta):
+        fields = [*QueueItemSerializer.Meta.fields, "disagree_on"]
+        read_only_fields = fields
+
+
+class DisagreementsSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = DisagreementSerializer(many=True)
