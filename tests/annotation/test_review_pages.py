@@ -107,6 +107,7 @@ def test_blind_mode_hides_the_judge_and_other_labels(api, workspace, user, membe
     assert open_queue.status_code == 200
     text = ann.get(review_url(made)).content.decode()
     assert 'id="judge"' in text and 'id="others"' in text and "bob" in text
+    assert "bob · Correct?: <strong>No</strong>" in text  # a boolean as the form says it
 
 
 def test_a_viewer_reads_the_pages_but_cannot_review(api, workspace, user, member):
