@@ -49,6 +49,11 @@
       return;
     }
     if (event.ctrlKey || event.metaKey) return;
+    if (target.type === "number" && (event.key === "j" || event.key === "k")) {
+      event.preventDefault(); // not a number's key: move between configs from here too
+      focusField(current + (event.key === "j" ? 1 : -1));
+      return;
+    }
     if (typing(target)) {
       if (event.key === "Escape") { target.blur(); fields[current]?.focus(); }
       if (event.key === "Enter" && target.type === "number") { event.preventDefault(); form.requestSubmit(); }

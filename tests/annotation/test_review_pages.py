@@ -194,3 +194,9 @@ def test_outsiders_get_404_and_acmes_items_are_refused_in_their_own_queue(
     sent = mallory.post(own, {"item": acme_item, f"config-{mine['id']}": "true"})
     assert sent.status_code == 302 and "No such item" in mallory.get(own).content.decode()
     assert not ReviewSlot.objects.exists() and not Label.objects.exists()
+
+
+def test_the_queues_list_links_each_queue_to_its_page(api, web, workspace, user):
+    made = queue_with_items(api, workspace=workspace, user=user, rows=1)
+    text = web.get("/w/acme/annotation/").content.decode()
+    assert 'href="/w/acme/annotation/{}/"'.format(made["queue"]["id"]) in text

@@ -21,7 +21,7 @@ CHAT = {
 
 
 def review_queue(workspace) -> AnnotationQueue:
-    """Ten items (results and a chat), reviewed twice each, on a yes/no and an ordered tone."""
+    """Ten items (results and a chat), reviewed twice each: yes/no, stars and an ordered tone."""
     correct = ScoreConfig.objects.create(
         workspace=workspace, name="Correct?", kind="boolean", rubric="Does it answer the question?"
     )
@@ -35,7 +35,10 @@ def review_queue(workspace) -> AnnotationQueue:
     queue = AnnotationQueue.objects.create(
         workspace=workspace, name="Failing rows of the nightly run", reviewers_per_item=2
     )
-    queue.score_configs.add(correct, tone)
+    stars = ScoreConfig.objects.create(
+        workspace=workspace, name="Stars", kind="numeric", minimum=1, maximum=5, step=1
+    )
+    queue.score_configs.add(correct, stars, tone)
     judge = [{"evaluator": "Helpful", "version": "v1", "verdict": "fail", "reason": "vague"}]
     for i in range(10):
         snapshot = (
@@ -99,33 +102,36 @@ def test_two_reviewers_label_with_the_keyboard_at_both_widths_in_both_languages(
                     page.keyboard.press("s")
                     page.keyboard.type("the answer is cut off")
                     press_and_wait(page, "Enter")
-                # 1 = yes on the highlighted config, which moves to the tone; 3 = kind; Enter.
+                # 1 = yes on the highlighted config, which moves to the stars (a number
+                # typed), j to the tone, 3 = kind, Enter.
                 first = item_of(page)
-                page.keyboard.press("1")
-                page.keyboard.press("3")
-                press_and_wait(page, "Enter")
-                expected.append((name, first, True, "kind"))
-                # k back to the first config, 2 = no, j to the tone, 1 = rude, Enter.
-                second = item_of(page)
-                for key in ("k", "2", "j", "1"):
+                for key in ("1", "4", "j", "3"):
                     page.keyboard.press(key)
                 press_and_wait(page, "Enter")
-                expected.append((name, second, False, "rude"))
+                expected.append((name, first, True, 4, "kind"))
+                # j to the stars, 5, k back to the first config, 2 = no (on to the stars),
+                # j to the tone, 1 = rude, Enter.
+                second = item_of(page)
+                for key in ("j", "5", "k", "2", "j", "1"):
+                    page.keyboard.press(key)
+                press_and_wait(page, "Enter")
+                expected.append((name, second, False, 5, "rude"))
     slot = ReviewSlot.objects.get(item__public_id=skipped[0], reviewer__username="ann")
     assert slot.status == "skipped" and slot.skip_reason == "the answer is cut off"
-    for name, item, correct, tone in expected:
+    for name, item, correct, stars, tone in expected:
         labels = dict(
             Label.objects.filter(item__public_id=item, reviewer__username=name).values_list(
                 "score_config__name", "value"
             )
         )
-        assert labels == {"Correct?": correct, "Tone of the answer toward the customer": tone}
-    assert all(item.labels.count() <= 4 for item in queue.items.all())  # 2 reviewers × 2 configs
+        tone_name = "Tone of the answer toward the customer"
+        assert labels == {"Correct?": correct, "Stars": stars, tone_name: tone}, (name, item)
+    assert all(item.labels.count() <= 6 for item in queue.items.all())  # 2 reviewers × 3 configs
     page = reviewer_page(browser, live_server, user.username)  # the owner
     too_wide += queue_page_widths(live_server, page, user, queue)
     assert not too_wide, too_wide
     assert all(p.console_errors == [] for p in [*pages.values(), page])
-    assert page.locator("#queue-agreement .agreement").count() == 2
+    assert page.locator("#queue-agreement .agreement").count() == 3
 
 
 def page_user(name):
