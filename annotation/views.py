@@ -132,8 +132,16 @@ def _review_page(request, queue, *, item, form=None, status=200):
         "snapshot": _snapshot(item.snapshot) if item is not None else None,
         "judge": None if item is None or queue.blind else item.judge,
         "others": _others(queue, item, request.user),
+        "progress": _my_progress(queue, request.user),
     }
     return render(request, "annotation/review.html", context, status=status)
+
+
+def _my_progress(queue: AnnotationQueue, reader) -> dict:
+    """The queue's items done, and the reader's own labelled and skipped items."""
+    progress = selectors.queue_progress(queue=queue)
+    mine = [r for r in progress["reviewers"] if r["reviewer"] == reader.get_username()]
+    return {**progress, "mine": mine[0] if mine else {"labelled": 0, "skipped": 0}}
 
 
 def _field(form: ReviewForm, config) -> dict:

@@ -4146,6 +4146,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'worse': '更差',
  'wrong content type %(actual)s: this column holds %(expected)s': '内容类型 %(actual)s 不符：此列存放 '
                                                                   '%(expected)s',
+ 'you labelled %(n)s, skipped %(m)s': '你已标注 %(n)s 个，跳过 %(m)s 个',
  'zero tolerance': '零容忍',
  '{{%(n)s}} is not a Text column of the evalset.': '{{%(n)s}} 不是评测集的 Text 列。',
  '{{%(name)s | %(filter_)s}}: use one of %(filters)s.': '{{%(name)s | %(filter_)s}}：请使用 '

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone, translation
 
-from annotation.models import Label, ReviewSlot
+from annotation.models import Label, QueueItem, ReviewSlot
 from assay.models import Membership
 from tests.annotation.support import C, Q, client_of, queue_with_items
 
@@ -50,6 +50,7 @@ def test_the_review_page_shows_the_item_and_a_label_moves_on(api, workspace, use
     assert label.value is True and label.note == "fine" and str(label.item.public_id) == first
     following = ann.get(review_url(made))
     assert held_item(following) != first and "Saved." in following.content.decode()
+    assert "1 of 2 items done · you labelled 1, skipped 0" in following.content.decode()
 
 
 def test_a_held_item_comes_back_on_reload_and_nothing_left_at_the_end(api, workspace, user, member):
@@ -200,3 +201,17 @@ def test_the_queues_list_links_each_queue_to_its_page(api, web, workspace, user)
     made = queue_with_items(api, workspace=workspace, user=user, rows=1)
     text = web.get("/w/acme/annotation/").content.decode()
     assert 'href="/w/acme/annotation/{}/"'.format(made["queue"]["id"]) in text
+
+
+def test_the_snapshot_is_text_never_markup(api, workspace, user, member):
+    made = queue_with_items(api, workspace=workspace, user=user, rows=1)
+    item = QueueItem.objects.get()
+    item.snapshot = {
+        "input": {"question": "<script>alert(1)</script>"},
+        "output": {"answer": {"nested": "<img src=x onerror=alert(2)>"}},
+        "conversation": {"messages": [{"role": "user", "content": "<b>hi</b>"}]},
+    }
+    item.save()
+    text = page_client(member("ann")).get(review_url(made)).content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>alert(1)" not in text
+    assert "<img src=x" not in text and "&lt;b&gt;hi&lt;/b&gt;" in text
