@@ -24,6 +24,7 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Pairwise",
         "Traces",
         "Online",
+        "Annotation",
         "Import",
         "garak",
         "Settings",
