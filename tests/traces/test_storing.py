@@ -253,3 +253,18 @@ def test_retention_forgets_old_spans(send):
             names = [name for (name,) in cursor.fetchall()]
         days = [later.date(), (later + timedelta(days=1)).date()]
         assert names == [partition_name(day) for day in days]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_spans_inserted_outside_a_transaction_are_stored(workspace):
+    # in autocommit, PostgreSQL's staging table emptied at the COPY's own commit and nothing
+    # reached the store (a session rule's browser test found no session to score)
+    from tests.online.support import llm_span
+    from traces.ingest.storing import rows_insert
+    from traces.models import TraceSummary
+
+    assert connection.get_autocommit()
+    spans = [llm_span(workspace, output="Paris", expected="Paris") for _ in range(3)]
+    rows_insert(spans)
+    assert Span.objects.filter(workspace=workspace).count() == 3
+    assert TraceSummary.objects.filter(workspace=workspace).count() == 3

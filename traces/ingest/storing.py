@@ -9,7 +9,7 @@ import base64
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from assay.models import ModelProvider, Workspace
@@ -170,16 +170,20 @@ def _priced(fields: dict, prices: dict) -> float | None:
 
 def rows_insert(rows: list[Span]) -> None:
     """Insert the rows and add the inserted ones to their traces' summaries; a span stored
-    before (an exporter's retry) is skipped."""
+    before (an exporter's retry) is skipped. In one transaction of its own (a savepoint inside
+    the caller's): PostgreSQL's staging table empties at each commit, so in autocommit the rows
+    copied into it were gone before they were inserted, and nothing was stored."""
     if not rows:
         return
     if connection.vendor != "postgresql":
-        new = summaries.rows_new(rows)
-        Span.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
-        summaries.summaries_add(new)
+        with transaction.atomic():
+            new = summaries.rows_new(rows)
+            Span.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
+            summaries.summaries_add(new)
         return
     partitions_ensure(days={row.start_time.date() for row in rows})
-    _copy(rows)
+    with transaction.atomic():
+        _copy(rows)
 
 
 def _copy(rows: list[Span]) -> None:
