@@ -214,6 +214,10 @@ class RedisRunSlots(RunSlots):
         self._giver: asyncio.Task | None = None
         self._renewer: asyncio.Task | None = None
         self._watcher: asyncio.Task | None = None
+        # set by close(): the loops below end by it too, because a cancel that lands inside a
+        # Redis call can be lost there (seen: the watcher looping on after the batch, and the
+        # event loop's shutdown waiting for it for ever)
+        self._closing = False
 
     async def acquire(self) -> str:
         """Wait until this call has a slot of the run; return its token."""
@@ -235,6 +239,7 @@ class RedisRunSlots(RunSlots):
 
     async def close(self) -> None:
         """Stop renewing, give back what is still held and close the connections."""
+        self._closing = True
         for task in (self._renewer, self._watcher, self._taker, self._giver):
             if task is not None:
                 task.cancel()
@@ -243,6 +248,7 @@ class RedisRunSlots(RunSlots):
                 tokens = self._held | self._asking
                 await self._scripts[1](keys=self._keys[:2], args=self._args(*tokens))
         finally:
+            self._held.clear()
             await self._redis.aclose()
 
     def _over_share(self) -> bool:
@@ -262,7 +268,7 @@ class RedisRunSlots(RunSlots):
     async def _take(self) -> None:
         """Take slots from Redis for the waiting calls (all at once) until none waits; when
         the run has none free, wait for a notification that one was freed."""
-        while True:
+        while not self._closing:
             self._settle_freed()
             wanted = sum(1 for waiter in self._waiters if not waiter.done())
             if not wanted:
@@ -311,7 +317,7 @@ class RedisRunSlots(RunSlots):
 
     async def _watch(self) -> None:
         """While this batch holds slots: does another batch of the run wait for one?"""
-        while self._held:
+        while self._held and not self._closing:
             self._others = int(await self._waiting(keys=self._keys[2:], args=[self._id]))
             await asyncio.sleep(WATCH_S)
         self._others = 0
@@ -327,9 +333,9 @@ class RedisRunSlots(RunSlots):
 
     async def _renew_forever(self) -> None:
         # leases outlive the calls they cover however long they take, as long as we are alive
-        while self._held:
+        while self._held and not self._closing:
             await asyncio.sleep(self._lease_ms / 3000)
-            if self._held:
+            if self._held and not self._closing:
                 await self._renew(keys=self._keys[:1], args=[self._lease_ms, *self._held])
 
 

@@ -299,3 +299,35 @@ def test_slots_freed_during_a_give_back_past_the_share_go_back_to_the_run(llm_re
 
     assert asyncio.run(scenario()) == 2
     assert held(llm_redis_url, run_limit.key) == 0
+
+
+def test_a_batch_closes_even_when_a_cancel_is_lost_inside_a_redis_call(llm_redis_url) -> None:
+    # A cancel landing inside a Redis call can be lost there (redis-py's connection handling);
+    # the watcher then looped on after the batch and the event loop's shutdown waited for it
+    # for ever (a clean-clone CI run hung in test_llm_round_trips). Here Redis answers the
+    # watcher's look slowly and the cancel is lost, as it was then.
+    key = f"experiment:{uuid.uuid4()}:judge"
+
+    async def scenario() -> None:
+        slots = run_slots_open(RunLimit(key, llm_redis_url), 4)
+        look = slots._waiting
+
+        async def slow_look(**arguments):
+            try:
+                await asyncio.sleep(1)  # a slow answer: the cancel lands in the call
+                return await look(**arguments)
+            except asyncio.CancelledError:
+                return 0  # the cancel lost
+
+        slots._waiting = slow_look
+        await slots.acquire()
+        await asyncio.sleep(0.2)  # the watcher looks, slowly, while the slot is held
+        await slots.close()
+        await asyncio.sleep(0.1)  # the batch's last steps: the watcher, if alive, looks again
+
+    done = threading.Event()
+    runner = threading.Thread(target=lambda: (asyncio.run(scenario()), done.set()), daemon=True)
+    runner.start()
+    runner.join(timeout=10)
+    assert done.is_set(), "the batch's event loop never finished closing"
+    assert held(llm_redis_url, key) == 0
