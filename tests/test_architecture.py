@@ -61,12 +61,25 @@ def modules() -> list[Path]:
     )
 
 
+def parsed(path: Path) -> ast.Module:
+    """The file's syntax tree. CPython 3.11 keeps the syntax-tree builder's recursion count
+    per interpreter, so a parse in another thread at the same moment (a thread a test left
+    running) can fail this one with "AST constructor recursion depth mismatch" (a clean-clone
+    run did, once); parsing has no effect, so it is simply tried again."""
+    for _attempt in range(4):
+        try:
+            return ast.parse(path.read_text())
+        except SystemError:
+            continue
+    return ast.parse(path.read_text())
+
+
 def imported(path: Path) -> list[str]:
     """Absolute names of everything a file imports (relative imports resolved)."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     package = parts if path.name == "__init__.py" else parts[:-1]
     names = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -120,7 +133,7 @@ def test_the_checker_sees_a_forbidden_import(tmp_path):
 def defined(path: Path) -> set[str]:
     """The public names a module defines at its top level (classes, functions, constants)."""
     names = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in parsed(path).body:
         if isinstance(node, ast.ClassDef | ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
@@ -136,7 +149,7 @@ def test_the_vocabulary_comes_from_its_home(path):
     # One vocabulary: its words are imported from assay.vocabulary, not through another module
     # that happens to import them (a second home is where a second copy starts).
     problems = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.ImportFrom) and node.module != "assay.vocabulary":
             if node.level == 0 and node.module and node.module.split(".")[0] not in APPS:
                 continue
@@ -215,7 +228,7 @@ def kind_branches(path: Path) -> list[str]:
     """Comparisons that ask which kind of run something is (`chunk.kind == PairwiseChunk.kind`,
     `model is Experiment`, `kind == EXPERIMENT`, `name == "pairwise"`)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Compare) and any(
             _names_a_kind(side) for side in (node.left, *node.comparators)
         ):
