@@ -345,10 +345,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
         queue = self.queue()
         item = self.item(queue)
         body = validated(s.LabelsWriteSerializer, request)
-        values = {
-            selectors.score_config_for(workspace=request.workspace, public_id=k): v
-            for k, v in body["values"].items()
-        }
+        values = _config_values(request, body["values"])
         try:
             labels = services.review_label(
                 item=item, reviewer=request.user, values=values, note=body["note"]
@@ -379,10 +376,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
                 _("Only owners and the queue's adjudicators adjudicate.")
             )
         body = validated(s.AdjudicateSerializer, request)
-        values = {
-            selectors.score_config_for(workspace=request.workspace, public_id=k): v
-            for k, v in body["values"].items()
-        }
+        values = _config_values(request, body["values"])
         try:
             settled = services.item_adjudicate(
                 item=item, adjudicator=request.user, values=values, note=body["note"]
@@ -410,3 +404,11 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
         except services.SlotRefused as refused:
             raise SlotConflict(str(refused)) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _config_values(request, values: dict) -> dict:
+    """A labels body's `values` by score config (config id → value)."""
+    return {
+        selectors.score_config_for(workspace=request.workspace, public_id=key): value
+        for key, value in values.items()
+    }
