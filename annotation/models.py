@@ -20,12 +20,22 @@ DEFAULT_RESERVATION_MINUTES = 15
 
 
 class ScoreKind(models.TextChoices):
-    """What a reviewer gives: yes/no, one of some labels, a number in a range, or text."""
+    """What a reviewer gives: yes/no, one of some labels, a number in a range, text, or which
+    of two outputs is better (pairwise queues: A, B or tie, the sides of the item)."""
 
     BOOLEAN = "boolean", _("boolean")
     CATEGORICAL = "categorical", _("categorical")
     NUMERIC = "numeric", _("numeric")
     TEXT = "text", _("free text")
+    PAIRWISE = "pairwise", _("A, B or tie")
+
+
+class QueueKind(models.TextChoices):
+    """What an item of a queue is: one output to label, or two outputs for the same input to
+    compare (A, B or tie)."""
+
+    SINGLE = "single", _("one output")
+    PAIRWISE = "pairwise", _("two outputs compared")
 
 
 class ItemSource(models.TextChoices):
@@ -33,6 +43,9 @@ class ItemSource(models.TextChoices):
 
     EXPERIMENT_RESULT = "experiment_result", _("experiment result")
     TRACE = "trace", _("trace")
+    EVALSET_ROW = "evalset_row", _("evalset row")
+    PAIRWISE_RESULT = "pairwise_result", _("pairwise run's pair")
+    EXPERIMENT_PAIR = "experiment_pair", _("two experiments' outputs")
 
 
 class SlotStatus(models.TextChoices):
@@ -94,6 +107,7 @@ class AnnotationQueue(models.Model):
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=160)
+    kind = models.CharField(max_length=16, choices=QueueKind.choices, default=QueueKind.SINGLE)
     score_configs = models.ManyToManyField(ScoreConfig, related_name="queues")
     reviewers_per_item = models.PositiveSmallIntegerField(default=1)
     reservation_minutes = models.PositiveIntegerField(default=DEFAULT_RESERVATION_MINUTES)
@@ -151,6 +165,9 @@ class ReviewSlot(models.Model):
     status = models.CharField(max_length=16, choices=SlotStatus.choices)
     reserved_until = models.DateTimeField()
     skip_reason = models.TextField(blank=True)
+    # a pairwise item's order for this reviewer, set once when the slot is first reserved:
+    # True shows B on the left (labels always name the underlying side, never the position)
+    swapped = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
