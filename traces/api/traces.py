@@ -91,6 +91,27 @@ def _paged(request, found: list, following: str | None, serializer_class) -> Res
     return Response({"next": link, "results": serializer_class(found, many=True).data})
 
 
+def _listed(request, select, filter_class, *, apart: tuple[str, ...] = ()):
+    """One keyset page of `select` under the list's query: its rows and the next cursor. The
+    query's fields named in `apart` (as `sort`) go to the selector beside the filters."""
+    query = _query(filter_class, request)
+    cursor, size = query.pop("cursor", None), query.pop("limit")
+    options = {name: query.pop(name, "") for name in apart}
+    return _page_of(
+        select, workspace=request.workspace, filters=query, cursor=cursor, size=size, **options
+    )
+
+
+def _list_schema(*, summary, description, filters, page):
+    """A keyset list's documentation: what it holds, then how its pages are followed."""
+    return extend_schema(
+        summary=summary,
+        description=format_lazy("{}{}", description, PAGING),
+        parameters=[filters],
+        responses=page,
+    )
+
+
 def _page_of(select, **kwargs):
     """Run a keyset selector; a cursor that is not the list's is a 400 naming it."""
     try:
@@ -118,26 +139,22 @@ PAGING = _(
 
 
 @extend_schema_view(
-    list=extend_schema(
+    list=_list_schema(
         summary=_("List traces"),
-        description=format_lazy(
-            "{}{}",
-            _(
-                "One row per trace from the summaries the worker keeps as spans are stored: its "
-                "first start and last end, duration, span and error counts, tokens and cost over "
-                "all its spans, the models and span kinds it used, and its root span's name and "
-                "service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or "
-                "`since`/`until` on its start), service, `name` (the root's), `kind` and `model` "
-                "(any span's), environment, session, user, `status` or `has_error` (a trace with "
-                "an error span), duration, tokens and cost bounds, and one raw span attribute "
-                "(`attribute=key=value`, looked for in the next 1,000 traces of the order: a page "
-                "may come back short, with `next` to look further). `sort`: start, duration, "
-                "tokens, cost or spans, `-` first for descending."
-            ),
-            PAGING,
+        description=_(
+            "One row per trace from the summaries the worker keeps as spans are stored: its "
+            "first start and last end, duration, span and error counts, tokens and cost over "
+            "all its spans, the models and span kinds it used, and its root span's name and "
+            "service (the root's once it arrives). Filters: time (`range` 1h/24h/7d/30d, or "
+            "`since`/`until` on its start), service, `name` (the root's), `kind` and `model` "
+            "(any span's), environment, session, user, `status` or `has_error` (a trace with "
+            "an error span), duration, tokens and cost bounds, and one raw span attribute "
+            "(`attribute=key=value`, looked for in the next 1,000 traces of the order: a page "
+            "may come back short, with `next` to look further). `sort`: start, duration, "
+            "tokens, cost or spans, `-` first for descending."
         ),
-        parameters=[s.TraceFilterSerializer],
-        responses=s.TracePageSerializer,
+        filters=s.TraceFilterSerializer,
+        page=s.TracePageSerializer,
     ),
     retrieve=extend_schema(
         summary=_("Get a trace"),
@@ -160,14 +177,8 @@ class TraceViewSet(_SpanReadViewSet):
     lookup_value_converter = "str"
 
     def list(self, request):
-        query = _query(s.TraceFilterSerializer, request)
-        found, following = _page_of(
-            selectors.traces_page,
-            workspace=request.workspace,
-            filters=query,
-            sort=query.pop("sort", ""),
-            cursor=query.pop("cursor", None),
-            size=query.pop("limit"),
+        found, following = _listed(
+            request, selectors.traces_page, s.TraceFilterSerializer, apart=("sort",)
         )
         return _paged(request, found, following, s.TraceSummarySerializer)
 
@@ -183,22 +194,18 @@ class TraceViewSet(_SpanReadViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(
+    list=_list_schema(
         summary=_("List spans"),
-        description=format_lazy(
-            "{}{}",
-            _(
-                "The workspace's spans, newest first, filtered by trace id, service, name, kind, "
-                "model, environment, status, session, user, time (`range` 1h/24h/7d/30d, or "
-                "`since`/`until` on the start), duration, tokens and cost bounds, errors "
-                "(`has_error`) and one raw attribute (`attribute=key=value`). Each span lists "
-                "its online outcomes: each rule's evaluator version, status, verdict, score and "
-                "skip reason."
-            ),
-            PAGING,
+        description=_(
+            "The workspace's spans, newest first, filtered by trace id, service, name, kind, "
+            "model, environment, status, session, user, time (`range` 1h/24h/7d/30d, or "
+            "`since`/`until` on the start), duration, tokens and cost bounds, errors "
+            "(`has_error`) and one raw attribute (`attribute=key=value`). Each span lists "
+            "its online outcomes: each rule's evaluator version, status, verdict, score and "
+            "skip reason."
         ),
-        parameters=[s.SpanFilterSerializer],
-        responses=s.SpanPageSerializer,
+        filters=s.SpanFilterSerializer,
+        page=s.SpanPageSerializer,
     ),
 )
 class SpanViewSet(_SpanReadViewSet):
@@ -207,34 +214,23 @@ class SpanViewSet(_SpanReadViewSet):
     serializer_class = s.SpanSerializer
 
     def list(self, request):
-        query = _query(s.SpanFilterSerializer, request)
-        found, following = _page_of(
-            selectors.spans_page,
-            workspace=request.workspace,
-            filters=query,
-            cursor=query.pop("cursor", None),
-            size=query.pop("limit"),
-        )
+        found, following = _listed(request, selectors.spans_page, s.SpanFilterSerializer)
         scores.spans_outcomes_attach(workspace=request.workspace, spans=found)
         return _paged(request, found, following, s.SpanSerializer)
 
 
 @extend_schema_view(
-    list=extend_schema(
+    list=_list_schema(
         summary=_("List sessions"),
-        description=format_lazy(
-            "{}{}",
-            _(
-                "Traces grouped by session id (OpenInference's `session.id`, GenAI's "
-                "`gen_ai.conversation.id`), the most recently active first: each session's trace "
-                "count, first and last start, spans, errors, tokens and cost over its traces in "
-                "the time range (`range` or `since`/`until`), filtered by user, service and "
-                "environment."
-            ),
-            PAGING,
+        description=_(
+            "Traces grouped by session id (OpenInference's `session.id`, GenAI's "
+            "`gen_ai.conversation.id`), the most recently active first: each session's trace "
+            "count, first and last start, spans, errors, tokens and cost over its traces in "
+            "the time range (`range` or `since`/`until`), filtered by user, service and "
+            "environment."
         ),
-        parameters=[s.SessionFilterSerializer],
-        responses=s.SessionPageSerializer,
+        filters=s.SessionFilterSerializer,
+        page=s.SessionPageSerializer,
     ),
     retrieve=extend_schema(
         summary=_("Get a session"),
@@ -254,14 +250,7 @@ class SessionViewSet(_SpanReadViewSet):
     lookup_value_converter = "path"  # a session id may hold slashes
 
     def list(self, request):
-        query = _query(s.SessionFilterSerializer, request)
-        found, following = _page_of(
-            selectors.sessions_page,
-            workspace=request.workspace,
-            filters=query,
-            cursor=query.pop("cursor", None),
-            size=query.pop("limit"),
-        )
+        found, following = _listed(request, selectors.sessions_page, s.SessionFilterSerializer)
         return _paged(request, found, following, s.SessionSerializer)
 
     def retrieve(self, request, session_id=None):
