@@ -43,9 +43,26 @@ class ItemSource(models.TextChoices):
 
     EXPERIMENT_RESULT = "experiment_result", _("experiment result")
     TRACE = "trace", _("trace")
+    SPAN = "span", _("span")
+    SESSION = "session", _("session")
     EVALSET_ROW = "evalset_row", _("evalset row")
     PAIRWISE_RESULT = "pairwise_result", _("pairwise run's pair")
     EXPERIMENT_PAIR = "experiment_pair", _("two experiments' outputs")
+
+
+class QueueAccess(models.TextChoices):
+    """Who may review a queue's items (viewers never do)."""
+
+    REVIEWERS = "reviewers", _("editors and owners")
+    OWNERS = "owners", _("owners")
+    ASSIGNED = "assigned", _("the assigned members")
+
+
+class FeedKind(models.TextChoices):
+    """What a feed follows: an online rule's outcomes or an experiment's results."""
+
+    ONLINE_RULE = "online_rule", _("online rule")
+    EXPERIMENT = "experiment", _("experiment")
 
 
 class SlotStatus(models.TextChoices):
@@ -114,6 +131,9 @@ class AnnotationQueue(models.Model):
     blind = models.BooleanField(default=False)
     # who settles disagreements besides the workspace's owners (members; set by an owner)
     adjudicators = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
+    # who reviews: a role, or only the assigned members (editors or owners; set by an owner)
+    open_to = models.CharField(max_length=16, choices=QueueAccess.choices, default="reviewers")
+    assignees = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -136,7 +156,8 @@ class QueueItem(models.Model):
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     queue = models.ForeignKey(AnnotationQueue, on_delete=models.CASCADE, related_name="items")
     source_kind = models.CharField(max_length=24, choices=ItemSource.choices)
-    source_ref = models.CharField(max_length=64)  # a result's id, a trace id
+    # a result's id, a trace id, "<trace id>:<span id>", a session id (at most 256 characters)
+    source_ref = models.CharField(max_length=300)
     snapshot = models.JSONField(default=dict)  # input, output, reference, conversation (capped)
     judge = models.JSONField(default=list)  # evaluators' verdicts: never shown in a blind queue
     created_at = models.DateTimeField(auto_now_add=True)
@@ -151,6 +172,40 @@ class QueueItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_kind} {self.source_ref}"
+
+
+class QueueFeed(models.Model):
+    """A queue following a source: each sweep adds the source's new outcomes (an online
+    rule's) or results (an experiment's) that match its filter and fall in its sample, from
+    where the last sweep stopped (`cursor`: the last outcome's or result's id it read)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    queue = models.ForeignKey(AnnotationQueue, on_delete=models.CASCADE, related_name="feeds")
+    kind = models.CharField(max_length=16, choices=FeedKind.choices)
+    rule = models.ForeignKey(
+        "online.OnlineRule", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    experiment = models.ForeignKey(
+        "experiments.Experiment", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    verdicts = models.JSONField(default=list)  # the judges' verdicts it takes (empty: any)
+    filter = models.JSONField(default=dict, blank=True)  # an experiment's: the grid's filters
+    sampling_rate = models.FloatField(default=1.0)  # 0..1, by a hash of the item's key
+    active = models.BooleanField(default=True)
+    cursor = models.BigIntegerField(default=0)
+    done = models.BooleanField(default=False)  # an experiment that finished, read to its end
+    added = models.PositiveIntegerField(default=0)  # items it added
+    swept_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.queue_id} ← {self.kind}"
 
 
 class ReviewSlot(models.Model):
