@@ -3,7 +3,10 @@
 - ``llm/<slug>.json``: one LLM judge each, with its full config.
 - ``pairwise/<slug>.json``: one pairwise judge each (two outputs, A or B), the same shape.
 - ``code/<slug>.json``: a code check's manifest; its sources are ``code/<slug>.py`` and
-  ``code/<slug>.js`` (the Coze Loop contract: ``exec_evaluation(turn)``).
+  ``code/<slug>.js`` (the Coze Loop contract: ``exec_evaluation(turn)``). A line
+  ``# include _part.py`` (``// include _part.js``) in a source stands for the shared part
+  ``code/_part.py``, indented as the line: users and the sandbox get one self-contained source,
+  the catalogue keeps one copy of each helper the checks share.
 - ``locale``, in any of them: ``{"zh-hans": {name, description, inputs}}``, and for a judge
   also ``messages`` (its prompt in that language, the same roles and ``{{variables}}``) and
   ``variables`` (``{name: description}``), from which that language's config is built.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -27,6 +31,7 @@ META_KEYS = ("slug", "name", "kind", "description", "inputs", "score_meaning", "
 # "en" is the preset's own text; the others come from its ``locale`` entries.
 PROMPT_LOCALES = ("en", "zh-hans")
 LOCALE_TEXT_KEYS = ("name", "description", "inputs")
+INCLUDE_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:#|//) include (?P<part>_[\w-]+\.[a-z]+)$", re.M)
 
 
 def load_presets() -> list[dict]:
@@ -140,7 +145,7 @@ def _code_preset(path: Path) -> dict:
     preset = _meta(data, path, "code")
     configs = {}
     for language, suffix in LANGUAGE_SUFFIXES.items():
-        source = path.with_suffix(suffix).read_text(encoding="utf-8")
+        source = assembled_source(path.with_suffix(suffix))
         raw = {
             "input_variables": data["input_variables"],
             "language": language,
@@ -152,3 +157,16 @@ def _code_preset(path: Path) -> dict:
     preset["config"] = configs["python"]
     preset["configs"] = configs
     return preset
+
+
+def assembled_source(path: Path) -> str:
+    """The source in ``path`` with each include line replaced by its part (parts may include)."""
+
+    def part(match: re.Match) -> str:
+        if not match["part"].endswith(path.suffix):
+            raise ValueError(f"{path.name}: {match['part']} is in another language.")
+        text = assembled_source(path.parent / match["part"]).removesuffix("\n")
+        lines = text.splitlines(keepends=True)
+        return "".join(match["indent"] + line if line.strip() else line for line in lines)
+
+    return INCLUDE_LINE.sub(part, path.read_text(encoding="utf-8"))

@@ -1,10 +1,7 @@
 // Contains any: 1.0 when the output contains at least one candidate string from the reference.
 // The reference is a JSON list of strings, or candidates separated by commas or new lines.
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function candidates(reference) {
   const text = reference.trim();
@@ -23,11 +20,7 @@ function candidates(reference) {
 }
 
 function exec_evaluation(turn) {
-  const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
-  const reference = fieldText(turn, "evaluate_dataset_fields", "reference_output");
-  if (output === null || reference === null) {
-    return { score: null, reason: "Cannot tell: actual_output or reference_output text is missing." };
-  }
+  // include _output_and_reference.js
   const options = candidates(reference);
   if (options.length === 0) {
     return { score: null, reason: "Cannot tell: the reference lists no candidate strings." };

@@ -2,10 +2,7 @@
 // Levenshtein ratio, 1 - distance / longer length, over code points of the trimmed texts.
 // (The Python version uses difflib's ratio, so the two agree at 0 and 1 but may differ in between.)
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function levenshtein(a, b) {
   let previous = Array.from({ length: b.length + 1 }, (unused, j) => j);
@@ -21,11 +18,7 @@ function levenshtein(a, b) {
 }
 
 function exec_evaluation(turn) {
-  const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
-  const reference = fieldText(turn, "evaluate_dataset_fields", "reference_output");
-  if (output === null || reference === null) {
-    return { score: null, reason: "Cannot tell: actual_output or reference_output text is missing." };
-  }
+  // include _output_and_reference.js
   const a = Array.from(output.trim());
   const b = Array.from(reference.trim());
   const longest = Math.max(a.length, b.length);

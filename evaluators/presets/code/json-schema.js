@@ -2,10 +2,7 @@
 // ext.json_schema when set, else from the reference. Supported keywords (a small subset of
 // JSON Schema): type (a name or a list of names), required, properties, items, enum.
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);

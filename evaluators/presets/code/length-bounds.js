@@ -2,10 +2,7 @@
 // (inclusive). Length counts characters (code points) of the trimmed output, or words when
 // ext.unit is "words". With neither bound set the answer is unknown.
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function bound(ext, key) {
   const value = ext[key];

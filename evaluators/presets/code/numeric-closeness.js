@@ -4,10 +4,7 @@
 
 const NUMBER = "[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?";
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function strictNumber(text) {
   const trimmed = String(text).trim();
@@ -28,11 +25,7 @@ function tolerance(ext, key, fallback) {
 }
 
 function exec_evaluation(turn) {
-  const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
-  const reference = fieldText(turn, "evaluate_dataset_fields", "reference_output");
-  if (output === null || reference === null) {
-    return { score: null, reason: "Cannot tell: actual_output or reference_output text is missing." };
-  }
+  // include _output_and_reference.js
   const expected = strictNumber(reference);
   const ext = turn.ext || {};
   const relTol = tolerance(ext, "rel_tol", 1e-6);

@@ -3,20 +3,11 @@
 import re
 
 
-def field_text(turn, group, name):
-    """The text of a Text field, or None when the field is missing."""
-    content = (turn.get(group) or {}).get(name) or {}
-    text = content.get("text")
-    return text if isinstance(text, str) else None
+# include _field_text.py
 
 
 def exec_evaluation(turn):
-    output = field_text(turn, "evaluate_target_output_fields", "actual_output")
-    reference = field_text(turn, "evaluate_dataset_fields", "reference_output")
-    if output is None or reference is None:
-        return EvalOutput(
-            score=None, reason="Cannot tell: actual_output or reference_output text is missing."
-        )
+    # include _output_and_reference.py
     pattern = reference.strip("\r\n")
     ignore_case = str((turn.get("ext") or {}).get("ignore_case", "")).lower() == "true"
     try:

@@ -1,17 +1,10 @@
 // Starts with: 1.0 when the output begins with the reference (leading whitespace in the output
 // and whitespace around the reference are ignored).
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function exec_evaluation(turn) {
-  const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
-  const reference = fieldText(turn, "evaluate_dataset_fields", "reference_output");
-  if (output === null || reference === null) {
-    return { score: null, reason: "Cannot tell: actual_output or reference_output text is missing." };
-  }
+  // include _output_and_reference.js
   const prefix = reference.trim();
   if (prefix === "") {
     return { score: null, reason: "Cannot tell: the reference prefix is empty." };

@@ -1,9 +1,6 @@
 // Valid JSON object: 1.0 when the whole output parses as a JSON object (not an array or scalar).
 
-function fieldText(turn, group, name) {
-  const content = (turn[group] || {})[name] || {};
-  return typeof content.text === "string" ? content.text : null;
-}
+// include _field_text.js
 
 function exec_evaluation(turn) {
   const output = fieldText(turn, "evaluate_target_output_fields", "actual_output");
