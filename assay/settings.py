@@ -58,8 +58,10 @@ INSTALLED_APPS = [
     "evaluators",
     "evalsets",
     "experiments",
+    "notifications",
     "traces",
     "online",
+    "schedules",
     "annotation",
 ]
 
@@ -312,6 +314,8 @@ ASSAY_WORKER_STALE_S = env_int("ASSAY_WORKER_STALE_S", 90)
 # and how far behind now it stops (a storing transaction still open would otherwise be missed).
 ASSAY_ONLINE_SWEEP_S = env_int("ASSAY_ONLINE_SWEEP_S", 15)
 ASSAY_ONLINE_SWEEP_LAG_S = env_int("ASSAY_ONLINE_SWEEP_LAG_S", 10)
+# Annotation: how often queues that follow an online rule or an experiment take their new items.
+ASSAY_ANNOTATION_FEED_S = env_int("ASSAY_ANNOTATION_FEED_S", 60)
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {
         "task": "assay.tasks.worker_heartbeat",
@@ -337,6 +341,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": float(ASSAY_ONLINE_SWEEP_S),
         # a sweep nobody ran in time is not worth running late: the next one covers its spans
         "options": {"expires": float(ASSAY_ONLINE_SWEEP_S)},
+    },
+    "annotation-feeds": {
+        "task": "annotation.tasks.sweep_feeds",
+        "schedule": float(ASSAY_ANNOTATION_FEED_S),
+        # a late sweep adds nothing the next one would not: each feed goes on from its cursor
+        "options": {"expires": float(ASSAY_ANNOTATION_FEED_S)},
     },
 }
 # Traces (OTLP/HTTP at /otlp/v1/traces): the body as sent and once inflated, the spans one
