@@ -20,7 +20,7 @@ from assay.selectors import library_versions
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
 
-from . import selectors, services
+from . import importing, selectors, services
 from .export import errors_csv, export_response
 from .forms import (
     ColumnFormSet,
@@ -30,16 +30,6 @@ from .forms import (
     MappingForm,
     RowForm,
     column_initial,
-)
-from .importing import (
-    column_names,
-    import_configure,
-    import_create,
-    import_limits,
-    import_preview,
-    import_retry_skipping,
-    proposed_mapping,
-    upload_encoding_guess,
 )
 from .items.content import MEDIA_KEYS
 from .items.media import media_mime, media_store, workspace_prefix
@@ -334,7 +324,7 @@ def import_upload(request, id):
     if request.method == "POST" and form.is_valid():
         job = form_service(
             form,
-            import_create,
+            importing.import_create,
             evalset=evalset,
             user=request.user,
             upload=form.cleaned_data["file"],
@@ -346,7 +336,7 @@ def import_upload(request, id):
             return redirect(
                 "evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job.public_id
             )
-        guess = form.offer_encoding(upload_encoding_guess)
+        guess = form.offer_encoding(importing.upload_encoding_guess)
     return render(
         request,
         "evalsets/import.html",
@@ -354,7 +344,7 @@ def import_upload(request, id):
             "evalset": evalset,
             "form": form,
             "encoding_guess": guess if request.method == "POST" and form.errors else "",
-            "limits": import_limits(),
+            "limits": importing.import_limits(),
             "tab": "import",
             "recent": selectors.imports_recent(evalset=evalset),
         },
@@ -370,14 +360,14 @@ def import_job(request, id, job_id):
     context = {"evalset": evalset, "job": job, "tab": "import"}
     if job.status != ImportStatus.MAPPING:
         return render(request, "evalsets/import_job.html", context)
-    proposed, new_columns = proposed_mapping(job)
+    proposed, new_columns = importing.proposed_mapping(job)
     form = MappingForm(
         request.POST or None,
         fields=job.fields,
         columns=evalset.columns,
         proposed=proposed,
         new_columns=new_columns,
-        names=column_names(job),
+        names=importing.column_names(job),
     )
     # as the form starts: a field that matches nothing is ignored
     mapping = {field: proposed.get(field, "") for field in job.fields}
@@ -385,11 +375,13 @@ def import_job(request, id, job_id):
     if request.method == "POST" and form.is_valid():
         mapping, chosen_columns = form.mapping()
     # the first rows as this mapping would store them, read from the uploaded file
-    context["preview"] = import_preview(job=job, mapping=mapping, new_columns=chosen_columns)
+    context["preview"] = importing.import_preview(
+        job=job, mapping=mapping, new_columns=chosen_columns
+    )
     if request.method == "POST" and form.is_valid() and request.POST.get("step") != "preview":
         mapping, new_columns = form.mapping()
         try:
-            import_configure(
+            importing.import_configure(
                 job=job,
                 mapping=mapping,
                 new_columns=new_columns,
@@ -411,7 +403,7 @@ def import_retry(request, id, job_id):
     evalset = _evalset(request, id)
     job = selectors.import_get(evalset=evalset, public_id=job_id)
     try:
-        retry = import_retry_skipping(job=job, user=request.user)
+        retry = importing.import_retry_skipping(job=job, user=request.user)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("evalsets:import_job", ws=request.workspace.slug, id=id, job_id=job_id)
