@@ -25,7 +25,8 @@ from ..mapping import mapping_problems, suggest_mapping, target_source
 from ..models import ChunkStatus, Experiment, PairwiseChunk, PairwiseEntry, PairwiseRun
 from ..runs.services import run_cancel, run_launched, run_retry_failed
 from ..selectors.mappings import mapping_of_experiments
-from ..stats.interval_settings import interval_problems, interval_settings
+from ..services.run_numbers import run_numbers_problems
+from ..stats.interval_settings import interval_settings
 from .rules import FINISHED, MAX_EXPERIMENTS, MIN_EXPERIMENTS
 from .work import PAIRWISE
 
@@ -62,7 +63,13 @@ def pairwise_run_create(
     judge = _judge(workspace, evaluator_version, errors)
     mapping = _mapping(judge, chosen, mapping, errors) if judge and chosen else {}
     shared = _shared_items(chosen, errors) if chosen else {}
-    _numbers(repetitions, concurrency, chunk_size, interval, errors)
+    errors |= run_numbers_problems(
+        repetitions=repetitions,
+        concurrency=concurrency,
+        chunk_size=chunk_size,
+        interval=interval,
+        max_repetitions=MAX_REPETITIONS,
+    )
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
@@ -191,17 +198,6 @@ def _shared_items(experiments: list[Experiment], errors: dict) -> dict:
     if not any(shared.values()):
         errors["experiments"] = ["These experiments share no rows (by item id): nothing to judge."]
     return shared
-
-
-def _numbers(repetitions, concurrency, chunk_size, interval, errors: dict) -> None:
-    if not isinstance(repetitions, int) or not 1 <= repetitions <= MAX_REPETITIONS:
-        errors["repetitions"] = [f"Repetitions must be a whole number from 1 to {MAX_REPETITIONS}."]
-    if not isinstance(concurrency, int) or not 1 <= concurrency <= 64:
-        errors["concurrency"] = ["Concurrency must be between 1 and 64."]
-    if not isinstance(chunk_size, int) or not 10 <= chunk_size <= 10_000:
-        errors["chunk_size"] = ["Chunk size must be between 10 and 10,000 items."]
-    if problems := interval_problems(interval or {}):
-        errors["interval"] = problems
 
 
 def _launch(run: PairwiseRun, shared: dict) -> None:

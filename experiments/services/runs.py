@@ -34,6 +34,7 @@ from ..selectors.runs import RetryCounts
 from ..stats.interval_settings import interval_problems, interval_settings
 from ..targets import target_get
 from .per_turn import TURN_KEYS, binding_turn_options
+from .run_numbers import run_numbers_problems
 
 MAX_BINDINGS = 20
 MAX_REPETITIONS = 20
@@ -74,17 +75,13 @@ def experiment_create(
     spec = target_get(target_kind)
     outputs = spec.outputs_for(target_config)
     cleaned = _clean_bindings(workspace, bindings, evalset_version, outputs, errors)
-    if not 1 <= concurrency <= 64:
-        errors["concurrency"] = [_("Concurrency must be between 1 and 64.")]
-    if not isinstance(repetitions, int) or not 1 <= repetitions <= MAX_REPETITIONS:
-        errors["repetitions"] = [
-            _("Repetitions must be a whole number from 1 to %(max_repetitions)s.")
-            % {"max_repetitions": MAX_REPETITIONS}
-        ]
-    if not 10 <= chunk_size <= 10_000:
-        errors["chunk_size"] = [_("Chunk size must be between 10 and 10,000.")]
-    if problems := interval_problems(interval or {}):
-        errors["interval"] = problems
+    errors |= run_numbers_problems(
+        repetitions=repetitions,
+        concurrency=concurrency,
+        chunk_size=chunk_size,
+        interval=interval,
+        max_repetitions=MAX_REPETITIONS,
+    )
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
