@@ -14,9 +14,10 @@ from rest_framework.response import Response
 from assay.api.base import WorkspaceScopedViewSet, validated
 from assay.selectors import public_or_404
 
-from . import selectors, services
+from . import pair_sources, selectors, services
 from . import serializers as s
 from .models import AnnotationQueue, QueueItem, ScoreConfig
+from .services.pairwise import pairwise_orders
 
 
 class SlotConflict(exceptions.APIException):
@@ -256,7 +257,8 @@ def item_data(
     (an adjudicator settling disagreements sees everything)."""
     blind = queue.blind and not adjudicator
     labels = selectors.items_labels(items=list(items), reviewer=reader if blind else None)
-    context = {"blind": blind, "shown_labels": labels}
+    orders = pairwise_orders(queue=queue, items=list(items), reader=reader)
+    context = {"blind": blind, "shown_labels": labels, "orders": orders}
     return s.QueueItemSerializer(items, many=True, context=context).data
 
 
@@ -307,10 +309,14 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
     @extend_schema(
         summary=_lazy("Add items to a queue"),
         description=_lazy(
-            "Selected results of one experiment of the workspace (`experiment` and "
-            "`results`: result ids) or traces (`traces`: trace ids, with the online rules' "
-            "verdicts on them). An item already in the queue stays as it is. Every id that "
-            "is not the workspace's is named; nothing is added when there is one. Editors."
+            "One source: selected results of one experiment of the workspace (`experiment` "
+            "and `results`: result ids), traces (`traces`: trace ids, with the online rules' "
+            "verdicts on them) or rows of an evalset version (`evalset_version` with `rows`: "
+            "row ids, or `all`); for a pairwise queue, pairs: judged pairs of a pairwise run "
+            "(`pairwise_run` and `pairs`: their ids) or two finished experiments' outputs on "
+            "the same rows (`experiments`: A's and B's ids, and `rows`). An item already in "
+            "the queue stays as it is. Every id that is not the workspace's is named; nothing "
+            "is added when there is one. Editors."
         ),
         request=s.ItemsAddSerializer,
         responses={201: dict},
@@ -318,13 +324,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
     def create(self, request, queue_id=None):
         queue = self.queue()
         body = validated(s.ItemsAddSerializer, request)
-        workspace = request.workspace
-        if body.get("results"):
-            found = selectors.result_items(
-                workspace=workspace, experiment_id=body["experiment"], result_ids=body["results"]
-            )
-        else:
-            found = selectors.trace_items(workspace=workspace, trace_ids=body["traces"])
+        found = _items_found(request.workspace, body)
         if "errors" in found:
             raise ValidationError(found["errors"])
         added = services.queue_items_add(queue=queue, items=found["items"])
@@ -404,6 +404,28 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
         except services.SlotRefused as refused:
             raise SlotConflict(str(refused)) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _items_found(workspace, body: dict) -> dict:
+    """The items of the body's one source ({"items"} or {"errors"}, from the selectors)."""
+    if body.get("results"):
+        return selectors.result_items(
+            workspace=workspace, experiment_id=body["experiment"], result_ids=body["results"]
+        )
+    if body.get("evalset_version"):
+        rows = None if body.get("all") else body["rows"]
+        return pair_sources.evalset_row_items(
+            workspace=workspace, version_id=body["evalset_version"], row_ids=rows
+        )
+    if body.get("pairwise_run"):
+        return pair_sources.pairwise_result_items(
+            workspace=workspace, run_id=body["pairwise_run"], pair_ids=body["pairs"]
+        )
+    if body.get("experiments"):
+        return pair_sources.experiment_pair_items(
+            workspace=workspace, experiment_ids=body["experiments"], row_ids=body["rows"]
+        )
+    return selectors.trace_items(workspace=workspace, trace_ids=body["traces"])
 
 
 def _config_values(request, values: dict) -> dict:

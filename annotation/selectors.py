@@ -153,8 +153,8 @@ def agreement_level(config: ScoreConfig) -> tuple[str | None, list | None]:
         return "interval", None
     if config.kind == ScoreKind.CATEGORICAL and config.ordered:
         return "ordinal", list(config.labels)
-    if config.kind in (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL):
-        return "nominal", None
+    if config.kind in (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL, ScoreKind.PAIRWISE):
+        return "nominal", None  # a pairwise label: A, B or tie, no order among them
     return None, None
 
 

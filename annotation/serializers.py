@@ -13,9 +13,13 @@ from .models import (
     AnnotationQueue,
     Label,
     QueueItem,
+    QueueKind,
     ScoreConfig,
     ScoreKind,
 )
+
+# the keys naming an items body's source (exactly one is sent)
+SOURCE_KEYS = ("results", "traces", "evalset_version", "pairwise_run", "experiments")
 
 
 class ScoreConfigSerializer(serializers.ModelSerializer):
@@ -60,6 +64,7 @@ class AnnotationQueueSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "name",
+            "kind",
             "score_configs",
             "reviewers_per_item",
             "reservation_minutes",
@@ -73,6 +78,11 @@ class AnnotationQueueSerializer(serializers.ModelSerializer):
 
 class AnnotationQueueWriteSerializer(StrictSerializer):
     name = serializers.CharField(max_length=160, allow_blank=True)
+    kind = serializers.ChoiceField(
+        choices=QueueKind.choices,
+        default=QueueKind.SINGLE,
+        help_text="single outputs, or pairwise (two outputs compared: A, B or tie); fixed",
+    )
     score_configs = serializers.ListField(
         child=serializers.CharField(), help_text="ids of the workspace's score configs"
     )
@@ -92,7 +102,8 @@ class AnnotationQueueWriteSerializer(StrictSerializer):
 
 
 class ItemsAddSerializer(StrictSerializer):
-    """Either an experiment's results or traces."""
+    """One source: an experiment's results, traces, an evalset version's rows, or (pairwise
+    queues) a pairwise run's pairs or two experiments' outputs on the same rows."""
 
     experiment = serializers.UUIDField(required=False, help_text="with `results`")
     results = serializers.ListField(
@@ -107,14 +118,55 @@ class ItemsAddSerializer(StrictSerializer):
         max_length=1000,
         help_text="trace ids (32 hex digits) of the workspace",
     )
+    evalset_version = serializers.CharField(
+        required=False, max_length=200, help_text="an evalset version's id, with `rows` or `all`"
+    )
+    all = serializers.BooleanField(
+        required=False, default=False, help_text="every row of `evalset_version` (at most 1,000)"
+    )
+    rows = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        max_length=1000,
+        help_text="row (item) ids of `evalset_version`, or of both `experiments`",
+    )
+    pairwise_run = serializers.UUIDField(required=False, help_text="with `pairs`")
+    pairs = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        max_length=1000,
+        help_text="ids of the judged pairs of `pairwise_run` (pairwise queues)",
+    )
+    experiments = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        min_length=2,
+        max_length=2,
+        help_text="two finished experiments' ids on one evalset, A then B, with `rows` "
+        "(pairwise queues)",
+    )
+
+    NEEDS = {"results": "experiment", "pairwise_run": "pairs", "experiments": "rows"}
 
     def validate(self, data):
-        if bool(data.get("results")) == bool(data.get("traces")):
+        given = [key for key in SOURCE_KEYS if data.get(key)]
+        if len(given) != 1:
             raise serializers.ValidationError(
-                {"results": _("Send experiment with results, or traces.")}
+                {
+                    "results": _(
+                        "Send one source: experiment with results, traces, "
+                        "evalset_version with rows or all, pairwise_run with pairs, or experiments "
+                        "with rows."
+                    )
+                }
             )
-        if data.get("results") and not data.get("experiment"):
-            raise serializers.ValidationError({"experiment": _("Name the results' experiment.")})
+        needed = self.NEEDS.get(given[0])
+        if needed and not data.get(needed):
+            raise serializers.ValidationError(
+                {needed: _("Send it with %(key)s.") % {"key": given[0]}}
+            )
+        if given[0] == "evalset_version" and bool(data.get("rows")) == bool(data.get("all")):
+            raise serializers.ValidationError({"rows": _("Send rows, or all: true.")})
         return data
 
 
@@ -135,11 +187,34 @@ class QueueItemSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     judge = serializers.SerializerMethodField()
     labels = serializers.SerializerMethodField()
+    snapshot = serializers.SerializerMethodField()
+    order = serializers.SerializerMethodField(
+        help_text="a pairwise item as the reader is shown it: the sides left then right "
+        '(["B", "A"]: B on the left), once they hold a slot on it; labels name sides'
+    )
 
     class Meta:
         model = QueueItem
-        fields = ["id", "source_kind", "source_ref", "snapshot", "judge", "labels", "created_at"]
+        fields = [
+            "id",
+            "source_kind",
+            "source_ref",
+            "snapshot",
+            "judge",
+            "labels",
+            "order",
+            "created_at",
+        ]
         read_only_fields = fields
+
+    def get_snapshot(self, item) -> dict:
+        """Which experiment each side of a pair is shows only outside blind mode."""
+        if self.context.get("blind") and "sides" in item.snapshot:
+            return {k: v for k, v in item.snapshot.items() if k != "sides"}
+        return item.snapshot
+
+    def get_order(self, item) -> list[str] | None:
+        return self.context.get("orders", {}).get(item.pk)
 
     def get_judge(self, item) -> list | None:
         return None if self.context.get("blind") else item.judge

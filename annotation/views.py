@@ -7,7 +7,6 @@ reviewer's next item (`review_next`, N-of-M enforced there), its form labels or 
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.contrib import messages
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from assay.web.decorators import workspace_view
 
-from . import selectors, services
+from . import rendering, review_selectors, selectors, services
 from .forms import ReviewForm, SkipForm, config_choices, field_name
 from .models import AnnotationQueue, QueueItem, ScoreKind
 
@@ -129,7 +128,7 @@ def _review_page(request, queue, *, item, form=None, status=200):
         "form": form,
         "skip_form": skip_form,
         "fields": [_field(form, c) for c in configs] if item is not None else [],
-        "snapshot": _snapshot(item.snapshot) if item is not None else None,
+        **_item_shown(request.workspace, queue, item),
         "judge": None if item is None or queue.blind else item.judge,
         "others": _others(queue, item, request.user),
         "progress": _my_progress(queue, request.user),
@@ -160,30 +159,19 @@ def _field(form: ReviewForm, config) -> dict:
     }
 
 
-def _snapshot(snapshot: dict) -> dict:
-    """Input, output and reference as (name, value, is a chat) fields; a conversation."""
-    parts = {}
-    for part in ("input", "output", "reference"):
-        value = snapshot.get(part)
-        if isinstance(value, dict):
-            parts[part] = [(k, _shown(v), _is_chat(v)) for k, v in value.items()]
-        elif value not in (None, "", []):
-            parts[part] = [("", _shown(value), _is_chat(value))]
-    conversation = snapshot.get("conversation")
-    parts["conversation"] = conversation if _is_chat(conversation) else None
-    parts["row_number"] = snapshot.get("row_number")
-    return parts
+_snapshot = rendering.snapshot_parts  # the adjudication page shows items the same way
 
 
-def _shown(value):
-    """A text as it is, a chat as its messages, anything else as indented JSON."""
-    if isinstance(value, str) or _is_chat(value):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-
-
-def _is_chat(value) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("messages"), list)
+def _item_shown(workspace, queue: AnnotationQueue, item: QueueItem | None) -> dict:
+    """The snapshot's parts and what is still stored of the item's source (a trace's spans,
+    the target's trajectory); a blind queue shows no way back to the source (its verdicts)."""
+    if item is None:
+        return {"snapshot": None, "source": {}}
+    parts = rendering.snapshot_parts(item.snapshot)
+    source = review_selectors.item_source(workspace=workspace, item=item)
+    if parts["trajectory"] is None:
+        parts["trajectory"] = rendering.trajectory_steps(source.get("trajectory"))
+    return {"snapshot": parts, "source": source}
 
 
 def _others(queue, item, reader) -> list:

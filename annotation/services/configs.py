@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
+from assay.vocabulary import PairOutcome
 
 from ..models import Label, ScoreConfig, ScoreKind
 
@@ -17,6 +18,7 @@ MAX_LABELS = 50
 MAX_LABEL_CHARS = 100
 MAX_RUBRIC_CHARS = 20_000
 BOOLEAN_LABELS = [True, False]
+PAIR_LABELS = [PairOutcome.A.value, PairOutcome.B.value, PairOutcome.TIE.value]  # the sides
 # what a label given is checked against: fixed once there are labels
 LABEL_SHAPE = ("labels", "ordered", "minimum", "maximum", "step")
 
@@ -110,7 +112,7 @@ def _verdict_problems(config: ScoreConfig, errors: dict) -> None:
     passes, fails = config.pass_labels or [], config.fail_labels or []
     if not (passes or fails):
         return
-    if config.kind in (ScoreKind.NUMERIC, ScoreKind.TEXT):
+    if config.kind in (ScoreKind.NUMERIC, ScoreKind.TEXT, ScoreKind.PAIRWISE):
         errors["pass_labels"] = [_("Only boolean and categorical configs map to a verdict.")]
         return
     known = BOOLEAN_LABELS if config.kind == ScoreKind.BOOLEAN else list(config.labels or [])
@@ -137,6 +139,8 @@ def label_problem(config: ScoreConfig, value) -> str | None:
         return _number_problem(config, value)
     if config.kind == ScoreKind.TEXT and not (isinstance(value, str) and len(value) <= 20_000):
         return _("Answer with a text of at most 20,000 characters.")
+    if config.kind == ScoreKind.PAIRWISE and value not in PAIR_LABELS:
+        return _("Answer A, B or tie (the sides, not where they were shown).")
     return None
 
 

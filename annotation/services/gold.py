@@ -28,7 +28,7 @@ from ..selectors import (
     config_units,
     gold_labels,
 )
-from .configs import label_problem
+from .configs import label_problem, label_stored
 from .reviews import MAX_NOTE, SlotRefused
 
 
@@ -53,7 +53,11 @@ def item_adjudicate(
             Adjudication.objects.update_or_create(
                 item=item,
                 score_config=config,
-                defaults={"value": value, "note": note, "adjudicator": adjudicator},
+                defaults={
+                    "value": label_stored(config, value),
+                    "note": note,
+                    "adjudicator": adjudicator,
+                },
             )[0]
             for config, value in values.items()
         ]

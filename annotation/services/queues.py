@@ -13,8 +13,9 @@ from experiments.results.calibration import gold_calibrations_drop
 from ..models import MAX_REVIEWERS, AnnotationQueue, QueueItem, ScoreConfig
 from ..selectors import SourceItem
 from .gold import gold_calibrations_refresh
+from .pairwise import items_kind_problems, queue_kind_problems
 
-QUEUE_SETTINGS = ("name", "reviewers_per_item", "reservation_minutes", "blind")
+QUEUE_SETTINGS = ("name", "kind", "reviewers_per_item", "reservation_minutes", "blind")
 MAX_RESERVATION_MINUTES = 24 * 60
 MAX_ITEMS_PER_CALL = 1000
 
@@ -42,7 +43,9 @@ def annotation_queue_update(
     adjudicators: list[str] | None = None,
 ) -> AnnotationQueue:
     """Change a queue's settings; `score_configs` and `adjudicators`, when given, replace
-    their lists."""
+    their lists. Its kind is fixed: its items and labels are of that kind."""
+    if "kind" in fields and fields["kind"] != queue.kind:
+        raise ValidationError({"kind": [_("A queue's kind cannot change: make a new one.")]})
     queue = _queue_save(queue, fields, score_configs, adjudicators)
     if score_configs is not None or "reviewers_per_item" in fields:  # gold labels may change
         gold_calibrations_refresh(queue=queue)
@@ -109,12 +112,16 @@ def _queue_problems(queue: AnnotationQueue, configs: list | None) -> dict[str, l
     for index, config in enumerate(configs or []):
         if config is None:
             errors[f"score_configs[{index}]"] = [_("No such score config in this workspace.")]
-    return errors
+    return queue_kind_problems(queue=queue, configs=configs) | errors
 
 
 def queue_items_add(*, queue: AnnotationQueue, items: list[SourceItem]) -> int:
     """Add items (their snapshots made by `annotation.snapshots`) to a queue; an item already
-    in it is left as it is. Returns how many were new."""
+    in it is left as it is; pairs go only to a pairwise queue, single outputs only to the
+    others. Returns how many were new."""
+    errors = items_kind_problems(queue=queue, kinds={item.kind for item in items})
+    if errors:
+        raise ValidationError(errors)
     rows = [
         QueueItem(
             queue=queue,

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from ..models import AnnotationQueue, ItemSource, Label, QueueItem, ReviewSlot, SlotStatus
 from ..selectors import live
 from .configs import label_problem
+from .pairwise import pairwise_swapped
 
 CANDIDATES = 20  # items looked at per try: the ones before are full or locked by others
 ATTEMPTS = 5  # tries when other reviewers took every candidate first
@@ -92,8 +93,13 @@ def _slot_take(item: QueueItem, queue: AnnotationQueue, reviewer, now) -> bool:
         return False
     until = now + timedelta(minutes=queue.reservation_minutes)
     if mine is None:
+        swapped = pairwise_swapped(queue=queue, item=item, reviewer=reviewer)
         ReviewSlot.objects.create(
-            item=item, reviewer=reviewer, status=SlotStatus.RESERVED, reserved_until=until
+            item=item,
+            reviewer=reviewer,
+            status=SlotStatus.RESERVED,
+            reserved_until=until,
+            swapped=swapped,
         )
     else:
         ReviewSlot.objects.filter(pk=mine.pk).update(reserved_until=until)

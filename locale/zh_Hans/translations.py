@@ -86,6 +86,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s evaluator': ['%(n)s 个评估器'],
  '%(n)s human correction': ['%(n)s 条人工修正'],
  '%(n)s item': ['%(n)s 个条目'],
+ '%(n)s item waits for adjudication': ['%(n)s 个条目等待裁决'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
  '%(n)s message': ['%(n)s 条消息'],
  '%(n)s pair': ['%(n)s 个配对'],
@@ -321,6 +322,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A pairwise judge compares the outputs of two or more finished experiments row by row, each pair in both orders: which answer is better, A, B or a tie.': '成对评估器逐行比较两个或更多已结束实验的输出，每对按两种顺序评判：哪个回答更好，A、B '
                                                                                                                                                            '还是平局。',
  'A pairwise judge needs a Text variable %(name)r.': '成对评估器需要一个 Text 变量 %(name)r。',
+ 'A pairwise queue asks at least one A, B or tie config.': '成对队列至少需要一个“A、B 或平局”评分配置。',
+ "A pairwise queue takes pairs: a pairwise run's or two experiments'.": '成对队列只接受配对：来自成对运行或两个实验。',
  'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评测对象输出的已结束实验。',
  'A person who already signs in to Assay can be added by their username.': '已能登录 Assay '
                                                                            '的用户可以按用户名直接添加。',
@@ -338,8 +341,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                     'API '
                                                                                                                                                                     '创建：POST '
                                                                                                                                                                     '/api/v1/annotation-queues/。',
+ 'A queue is of single outputs or pairwise.': '队列要么是单个输出，要么是成对比较。',
  'A queue of that name exists.': '已存在同名的队列。',
  'A queue uses this score config: remove it from the queue first.': '有队列在使用此评分配置：请先将其从队列中移除。',
+ "A queue's kind cannot change: make a new one.": '队列的类型不能更改：请新建一个队列。',
  'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
  "A re-score uses its source's evalset version.": '重新打分使用其来源运行的评测集版本。',
  'A report of at most %(mb)s MB and %(probes)s probes. It is checked at once; the workers then import it probe by probe, and its page shows how far they are.': '报告最多 '
@@ -418,6 +423,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                     '404。',
  'A workspace must keep at least one owner.': '工作空间必须至少保留一位所有者。',
  'A workspace needs a name.': '工作空间需要名称。',
+ 'A, B or tie': 'A、B 或平局',
+ 'A, B or tie configs are for pairwise queues.': '“A、B 或平局”评分配置只用于成对队列。',
  'A: %(a)s · B: %(b)s': 'A：%(a)s · B：%(b)s',
  'API docs': 'API 文档',
  'API key': 'API 密钥',
@@ -461,9 +468,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                              'editor）。仅限所有者（否则 '
                                                                                                                                                                                                                                              '403）。没有该用户名的用户、该用户已是成员或角色未知时返回 '
                                                                                                                                                                                                                                              '400，并指明字段。',
+ 'Adjudicate (%(n)s waiting)': ['裁决（%(n)s 个等待中）'],
  'Adjudicate an item': '裁决条目',
  'Adjudicate once every reviewer has labelled the item.': '请在所有审阅者都标注该条目后再裁决。',
  "Adjudicate only this queue's score configs (not free text).": '只能裁决此队列的评分配置（自由文本除外）。',
+ 'Adjudicate: %(name)s': '裁决：%(name)s',
  'Advanced: repetitions, concurrency and chunk size': '高级：重复次数、并发数和分块大小',
  'Against the previous run': '与上一次运行相比',
  'Agreement': '一致率',
@@ -515,6 +524,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Annotation': '标注',
  'Annotation queues': '标注队列',
  'Answer': '回答',
+ 'Answer A, B or tie (the sides, not where they were shown).': '请回答 A、B 或平局（指双方本身，而不是显示的位置）。',
  'Answer in steps of %(step)s.': '请按 %(step)s 的步长回答。',
  'Answer mode': '回答模式',
  'Answer true or false.': '请回答 true 或 false。',
@@ -597,6 +607,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Baseline ✓': '基线 ✓',
  'Body template': '请求体模板',
  'Body template (JSON)': '请求体模板（JSON）',
+ 'Both experiments must run on the same evalset.': '两个实验必须基于同一个评测集。',
  'Both orders': '两种顺序',
  'Bradley–Terry strengths fitted on %(n)s judged pairs; each bar is the chance of beating an experiment of average strength, with its bootstrap interval (items resampled with all their pairs).': '在 '
                                                                                                                                                                                                    '%(n)s '
@@ -761,6 +772,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Compare': '对比',
  'Compare experiments': '对比实验',
  'Compare runs with a baseline': '将运行与基线对比',
+ 'Compare two different experiments.': '请比较两个不同的实验。',
  'Compare with %(name)s': '与 %(name)s 对比',
  'Compare with the draft': '与草稿对比',
  'Completed': '已完成',
@@ -1224,6 +1236,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'File field': '文件字段',
  'File format': '文件格式',
  'Filter': '筛选',
+ 'Final label': '最终标签',
  'First page': '第一页',
  "Fit this evalset's columns": '适配此评测集的列',
  'Flips': '翻转',
@@ -1468,11 +1481,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Item id': '数据项 ID',
  'Item id.': '数据项 id。',
  'Items': '条目',
+ 'Items come here once all their reviewers have labelled them and disagree.': '条目在所有审阅者都已标注且意见不一时出现在这里。',
  'Items done': '已完成条目',
  "Items whose reviewers have all labelled and disagree (two labels, or an unknown among them) on a score config no adjudicator has settled, with those configs. An adjudicator (an owner, or a member the queue names) sees every label and the judges' verdicts, blind mode or not; other members see what the items list shows them.": '所有审阅者都已标注但意见不一（两个不同标签，或其中有“未知”）、且尚无裁决者处理的评分配置所在的条目，并附上这些配置。裁决者（所有者，或队列指定的成员）能看到所有标签和评估器的判定，无论是否为盲审模式；其他成员看到的与条目列表所示相同。',
  'Its kind, labels or range, rubric and which labels mean pass or fail.': '其类型、标签或范围、评分细则，以及哪些标签表示通过或不通过。',
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
+ "Its reviewers all labelled it and disagree. You see every label, blind queue or not; your label becomes the item's gold label.": '其审阅者都已标注且意见不一。无论是否为盲审队列，你都能看到所有标签；你的标签将成为该条目的金标准标签。',
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
  "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
  'Its traces': '该会话的追踪',
@@ -1532,6 +1547,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                     '在评分项之间移动，Enter '
                                                                                                                                     '保存并打开下一个条目，s '
                                                                                                                                     '跳过。',
+ 'Keys: 1–9 choose a label of the highlighted config, j and k move between configs, Enter settles and opens the next item, n opens the next item without settling.': '按键：1–9 '
+                                                                                                                                                                     '选择高亮配置的标签，j '
+                                                                                                                                                                     '和 '
+                                                                                                                                                                     'k '
+                                                                                                                                                                     '在配置间移动，Enter '
+                                                                                                                                                                     '裁决并打开下一个条目，n '
+                                                                                                                                                                     '不裁决直接打开下一个条目。',
  'Kind': '类型',
  "Krippendorff's alpha over the items with two labels or more (1 is full agreement, 0 is chance), with its bootstrap interval (95 percent); Cohen's kappa for each pair of reviewers; alpha with each reviewer left out shows who disagrees most. Unknown labels and skips are not counted.": 'Krippendorff '
                                                                                                                                                                                                                                                                                               'α '
@@ -1759,6 +1781,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'New rule from this span': '用这个 span 新建规则',
  'New workspace': '新建工作空间',
  'Next': '下一页',
+ 'Next item': '下一个条目',
  "Next you import a CSV or JSONL file (its columns become the set's columns), or define columns by hand.": '接下来导入 '
                                                                                                            'CSV '
                                                                                                            '或 '
@@ -1788,6 +1811,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No experiments yet': '还没有实验',
  'No field goes to a column yet: every row would be empty.': '还没有字段映射到列：每一行都会是空的。',
  'No file was uploaded.': '没有上传文件。',
+ 'No finished experiment of this workspace with outputs.': '这不是本工作区中已结束且有输出的实验。',
  'No ingest keys yet': '还没有采集密钥',
  "No input or output recorded on this trace's spans.": '此追踪的 Span 上没有记录输入或输出。',
  'No longer a baseline.': '已取消基线标记。',
@@ -1822,11 +1846,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such export': '没有这个导出',
  'No such file': '没有这个文件',
  'No such item in this queue.': '此队列中没有该条目。',
+ 'No such pair in this pairwise run.': '此成对运行中没有这个配对。',
+ 'No such pairwise run in this workspace.': '本工作区中没有这个成对运行。',
  'No such queue in this workspace.': '此工作区中没有这个队列。',
  'No such result': '没有这个结果',
  'No such result in this experiment.': '此实验中没有该结果。',
  'No such row in this evalset version.': '此评测集版本中没有这一行。',
  'No such row in this experiment': '此实验中没有这一行',
+ 'No such row in this version.': '此版本中没有这一行。',
  'No such score config in this workspace.': '此工作区中没有该评分配置。',
  'No such trace in this workspace.': '此工作区中没有该追踪。',
  'No such workspace': '没有这个工作空间',
@@ -1865,6 +1892,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Nothing to compare yet': '还没有可对比的内容',
  'Nothing to pair yet': '还没有可配对的内容',
  'Nothing to review yet.': '还没有可检查的内容。',
+ 'Nothing waits for adjudication': '没有等待裁决的条目',
  'Nothing was imported: %(n)s problem found. Fix it, or import again with “skip bad rows”.': ['没有导入任何内容：发现 '
                                                                                               '%(n)s '
                                                                                               '个问题。请修正后重试，或勾选“跳过错误行”再次导入。'],
@@ -2044,6 +2072,27 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "One secret's name, origins, hint and dates; the value is never returned.": '一个密钥的名称、源、提示和时间；从不返回值本身。',
  'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
                                                                                                                                             '404。',
+ "One source: selected results of one experiment of the workspace (`experiment` and `results`: result ids), traces (`traces`: trace ids, with the online rules' verdicts on them) or rows of an evalset version (`evalset_version` with `rows`: row ids, or `all`); for a pairwise queue, pairs: judged pairs of a pairwise run (`pairwise_run` and `pairs`: their ids) or two finished experiments' outputs on the same rows (`experiments`: A's and B's ids, and `rows`). An item already in the queue stays as it is. Every id that is not the workspace's is named; nothing is added when there is one. Editors.": '一个来源：工作区中某个实验的选定结果（`experiment` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`results`：结果 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID）、追踪（`traces`：追踪 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID，附带线上规则对其的判定），或评测集版本的行（`evalset_version` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '加 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`rows`：行 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID，或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`all`）；成对队列则接受配对：成对运行中已评判的配对（`pairwise_run` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`pairs`：其 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID），或两个已结束实验在相同行上的输出（`experiments`：A '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'B '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID，以及 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '`rows`）。已在队列中的条目保持不变。每个不属于本工作区的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '都会被指出；有这样的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'ID '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '时不添加任何条目。编辑者可用。',
  'One template by its slug; 404 for a slug the catalogue does not have.': '按 slug 获取一个模板；目录中没有的 '
                                                                           'slug 返回 404。',
  'One test case of the evaluator; 404 when it belongs to another one.': '评估器的一个测试用例；属于另一个评估器时返回 '
@@ -2143,6 +2192,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'id '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '不是此工作空间的实验时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '404。',
+ 'Pairs go to a pairwise queue.': '配对只能加入成对队列。',
  'Pairwise': '成对评测',
  'Pairwise LLM judge': '成对 LLM 评估器',
  'Pairwise judge': '成对评估器',
@@ -2377,6 +2427,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Reviewers': '审阅者',
  'Reviewers have labelled with this config: its labels and range stay.': '已有审阅者用此配置标注：其标签和范围不可修改。',
  'Reviewers per item': '每个条目的审阅者',
+ "Reviewers' labels": '审阅者的标签',
  'Revoke': '吊销',
  'Revoke an API token': '吊销 API 令牌',
  'Revoke an ingest key': '撤销采集密钥',
@@ -2580,12 +2631,26 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                     '时不添加任何条目。编辑者可用。',
  'Send experiment with results, or traces.': '请发送 experiment 和 results，或发送 traces。',
  'Send it as': '发送方式',
+ 'Send it with %(key)s.': '请与 %(key)s 一起发送。',
+ 'Send one source: experiment with results, traces, evalset_version with rows or all, pairwise_run with pairs, or experiments with rows.': '请只发送一个来源：experiment '
+                                                                                                                                           '加 '
+                                                                                                                                           'results、traces、evalset_version '
+                                                                                                                                           '加 '
+                                                                                                                                           'rows '
+                                                                                                                                           '或 '
+                                                                                                                                           'all、pairwise_run '
+                                                                                                                                           '加 '
+                                                                                                                                           'pairs，或 '
+                                                                                                                                           'experiments '
+                                                                                                                                           '加 '
+                                                                                                                                           'rows。',
  'Send only what changes; `evaluators`, when sent, replaces the list.': '只发送要修改的字段；发送 `evaluators` '
                                                                         '时将替换整个列表。',
  'Send only what changes; `score_configs`, when sent, replaces the list.': '只发送要修改的内容；发送 '
                                                                            '`score_configs` '
                                                                            '时会替换整个列表。',
  'Send only what changes; the kind cannot change. Editors.': '只发送要修改的内容；类型不可修改。编辑者可用。',
+ 'Send rows, or all: true.': '请发送 rows，或 all: true。',
  'Send spans from any OpenTelemetry SDK to /otlp/v1/traces with a workspace ingest key (POST /api/v1/ingest-keys/); they show here a moment later.': '用工作区的采集密钥（POST '
                                                                                                                                                      '/api/v1/ingest-keys/）从任意 '
                                                                                                                                                      'OpenTelemetry '
@@ -2653,6 +2718,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                      '不是此工作空间的成员时返回 '
                                                                                                                                                                                      '404。',
  'Settings': '设置',
+ 'Settle and next': '裁决并继续',
+ 'Settled.': '已裁决。',
  'Share of bootstrap fits where it ranked first': '在 bootstrap 拟合中排名第一的比例',
  'Share of rows that passed in at least one repetition': '至少有一次重复通过的行所占比例',
  'Share of rows that passed in every repetition': '每次重复都通过的行所占比例',
@@ -2985,6 +3052,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The sampling rate is a number above 0 and at most 1.': '采样率必须大于 0 且不超过 1。',
  'The saved draft passes the checks.': '已保存的草稿通过了检查。',
  'The scope is span, trace or session.': '范围只能是 span、trace 或 session。',
+ 'The second experiment did not run this row.': '第二个实验没有运行这一行。',
  'The secret %(name)s may not be sent to %(origin)s: it has no allowed origins yet (an owner adds them in Settings → Secrets).': '密钥 '
                                                                                                                                  '%(name)s '
                                                                                                                                  '不能发送到 '
@@ -3137,6 +3205,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This invitation was used, withdrawn or has expired.': '此邀请已被使用、已撤回或已过期。',
  'This is below the lower bound (%(field)s).': '此值低于下限（%(field)s）。',
  'This is not JSON: %(error)s': '这不是合法的 JSON：%(error)s',
+ 'This item is not waiting for adjudication.': '此条目不在等待裁决之列。',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
  'This row in the evaluation set': '评测集中的这一行',
  'This run did not score this row.': '此运行没有为这一行打分。',
@@ -3145,6 +3214,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This run waits until a worker starts; it then picks the run up where it is.': '此运行会等待工作进程启动；启动后从当前进度接着运行。',
  'This set has no columns yet: define its columns first.': '这个评测集还没有列：请先定义列。',
  'This trace': '这条追踪',
+ 'This version has %(n)s rows: select at most %(max)s.': '此版本有 %(n)s 行：最多选择 %(max)s 行。',
  'This version is listed twice.': '该版本被列出了两次。',
  'This window samples %(n)s items; at most %(max)s a backfill.': '该窗口会采样 %(n)s 条；一次回填最多 %(max)s 条。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
@@ -3592,6 +3662,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Waiting for a worker to start the import…': '正在等待工作进程开始导入…',
  'Waiting for the column mapping': '等待列映射',
  'Waiting for your outputs': '正在等待你的输出',
+ 'Waiting items': '等待中的条目',
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
@@ -3815,6 +3886,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'embedding': '嵌入',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',
+ 'evalset row': '评测集行',
  'evaluator': '评估器',
  'evaluator error': '评估器错误',
  'evaluator said %(v)s, score %(s)s': '评估器判为 %(v)s，分数 %(s)s',
@@ -3878,6 +3950,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'interval': '等距',
  'intervals are off for this run': '此运行关闭了区间',
  'is not declared': '未声明',
+ 'item %(n)s of %(total)s': '第 %(n)s / %(total)s 个条目',
  "item_id is not a row of this experiment's evalset version.": 'item_id 不是此实验评测集版本中的行。',
  "items won: B %(b)s, A %(a)s (each item's majority)": '获胜的数据项：B %(b)s，A %(a)s（按每个数据项的多数）',
  'judge': '评判模型',
@@ -3963,6 +4036,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'of %(n)s row with a decided result': ['基于 %(n)s 行已判定结果'],
  'ok': '正常',
  'once per row': '每行一次',
+ 'one output': '单个输出',
  'only %(n)d rows decided on both sides, fewer than %(min)d': '两边都有判定的行只有 %(n)d 行，少于 %(min)d 行',
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
@@ -3981,6 +4055,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'p = %(p)s': 'p = %(p)s',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
+ "pairwise run's pair": '成对运行的配对',
  'parent not arrived': '父 span 未到达',
  'part %(number)s must be a Text, Image or Audio content object': '第 %(number)s 个部分必须是 Text、Image '
                                                                   '或 Audio 内容对象',
@@ -4116,6 +4191,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'turn %(n)s of %(total)s': '第 %(n)s / %(total)s 轮',
  'turn %(n)s: %(v)s': '第 %(n)s 轮：%(v)s',
  'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
+ "two experiments' outputs": '两个实验的输出',
+ 'two outputs compared': '比较两个输出',
  'type': '类型',
  'unchanged': '未变',
  'uncommitted changes': '有未提交的修改',
@@ -4142,6 +4219,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'waiting for its target chunk': '等待其评测对象分块',
  'was %(s)s': '原为 %(s)s',
  'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
+ 'why this label; optional': '为何选此标签；可选',
  'with': '与',
  'worse': '更差',
  'wrong content type %(actual)s: this column holds %(expected)s': '内容类型 %(actual)s 不符：此列存放 '
