@@ -181,10 +181,14 @@ class LabelSerializer(serializers.ModelSerializer):
 
 
 class QueueItemSerializer(serializers.ModelSerializer):
-    """An item as its reader may see it: `judge` and others' labels only outside blind mode
-    (the view passes `shown_labels` and `blind` in the context)."""
+    """An item as its reader may see it: `judge`, `source_ref` (the result or trace shows the
+    verdicts) and others' labels only outside blind mode (the view passes `shown_labels` and
+    `blind` in the context)."""
 
     id = serializers.UUIDField(source="public_id", read_only=True)
+    source_ref = serializers.SerializerMethodField(
+        help_text="the result's or trace's id; null in blind mode (it leads to the verdicts)"
+    )
     judge = serializers.SerializerMethodField()
     labels = serializers.SerializerMethodField()
     snapshot = serializers.SerializerMethodField()
@@ -206,6 +210,9 @@ class QueueItemSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = fields
+
+    def get_source_ref(self, item) -> str | None:
+        return None if self.context.get("blind") else item.source_ref
 
     def get_snapshot(self, item) -> dict:
         """Which experiment each side of a pair is shows only outside blind mode."""

@@ -149,11 +149,26 @@ def _number_problem(config: ScoreConfig, value) -> str | None:
         return _("Answer with a number.")
     if not config.minimum <= value <= config.maximum:
         return _("Answer with a number from %(low)s to %(high)s.") % {
-            "low": config.minimum,
-            "high": config.maximum,
+            "low": number_shown(config.minimum),
+            "high": number_shown(config.maximum),
         }
     if config.step and abs(
         round((value - config.minimum) / config.step) * config.step - (value - config.minimum)
     ) > 1e-9 * max(1.0, abs(value)):
-        return _("Answer in steps of %(step)s.") % {"step": config.step}
+        return _("Answer in steps of %(step)s.") % {"step": number_shown(config.step)}
     return None
+
+
+def label_stored(config: ScoreConfig, value):
+    """A valid label as it is stored: a whole number of a numeric config as an integer, so 5
+    from the API and 5.0 from a form are one label (gold compares labels' JSON)."""
+    if config.kind == ScoreKind.NUMERIC and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def number_shown(value):
+    """A number as people write it: 5, not 5.0; 2.5 as it is."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

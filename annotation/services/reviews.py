@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from ..models import AnnotationQueue, ItemSource, Label, QueueItem, ReviewSlot, SlotStatus
 from ..selectors import live
-from .configs import label_problem
+from .configs import label_problem, label_stored
 from .pairwise import pairwise_swapped
 
 CANDIDATES = 20  # items looked at per try: the ones before are full or locked by others
@@ -123,7 +123,13 @@ def review_label(
         slot = _slot_for_finishing(item, queue, reviewer, now)
         labels = Label.objects.bulk_create(
             [
-                Label(item=item, score_config=config, reviewer=reviewer, value=value, note=note)
+                Label(
+                    item=item,
+                    score_config=config,
+                    reviewer=reviewer,
+                    value=label_stored(config, value),
+                    note=note,
+                )
                 for config, value in values.items()
             ]
         )
