@@ -37,6 +37,24 @@ class Cancelled(Exception):
     """The caller's cancel event was set: the running child was killed mid-batch."""
 
 
+class _Pipe:
+    """The child's output pipe, read as frames (a batch's results, a check's answer)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN | select.POLLHUP)
+        self.reader = framing.FrameReader(MAX_FRAME_BYTES)
+
+    def frames(self, wait_s: float) -> list[Any] | None:
+        """The frames complete after waiting up to ``wait_s`` for bytes ([] when none are);
+        None at the end of the stream."""
+        if not self.poller.poll(wait_s * 1000):
+            return []
+        data = os.read(self.fd, 1 << 20)
+        return self.reader.feed(data) if data else None
+
+
 # A turn orjson writes in at most this many bytes is within the limit as the stdlib writes it
 # too (ASCII escapes take at most six characters a byte); a larger one is measured as before.
 FAST_TURN_BYTES = MAX_TURN_JSON_BYTES // 6
@@ -119,9 +137,7 @@ class ChildRun:
 
     def _read(self, out_r: int, pid: int) -> bool:
         """Read frames until end of stream; True if the wall clock had to kill the child."""
-        poller = select.poll()
-        poller.register(out_r, select.POLLIN | select.POLLHUP)
-        reader = framing.FrameReader(MAX_FRAME_BYTES)
+        pipe = _Pipe(out_r)
         while True:
             if self.cancel is not None and self.cancel.is_set():
                 kill_group(pid)
@@ -129,26 +145,22 @@ class ChildRun:
             wait = self.deadline - time.monotonic()
             if wait <= 0:
                 kill_group(pid)
-                self._drain(out_r, reader)
+                self._drain(pipe)
                 return True
             if self.cancel is not None:
                 wait = min(wait, CANCEL_POLL_S)  # look at the cancel event a few times a second
-            if not poller.poll(wait * 1000):
-                continue
-            data = os.read(out_r, 1 << 20)
-            if not data:
+            frames = pipe.frames(wait)
+            if frames is None:
                 return False
-            for frame in reader.feed(data):
+            for frame in frames:
                 self._apply(frame)
 
-    def _drain(self, out_r: int, reader: framing.FrameReader) -> None:
+    def _drain(self, pipe: _Pipe) -> None:
         # The killed child may have finished turns whose results sit in the pipe. Bounded in
         # time: nothing else should hold the pipe open, but an escaped process might.
-        poller = select.poll()
-        poller.register(out_r, select.POLLIN | select.POLLHUP)
         try:
-            while poller.poll(DRAIN_TIMEOUT_MS) and (data := os.read(out_r, 1 << 20)):
-                for frame in reader.feed(data):
+            while pipe.poller.poll(DRAIN_TIMEOUT_MS) and (data := os.read(pipe.fd, 1 << 20)):
+                for frame in pipe.reader.feed(data):
                     self._apply(frame)
         except (ProtocolError, framing.FrameError):
             pass
@@ -271,16 +283,12 @@ def one_shot(header: dict[str, Any], key: str, wait_s: float) -> Any:
 
 
 def _read_one(out_r: int, key: str, deadline: float) -> Any:
-    poller = select.poll()
-    poller.register(out_r, select.POLLIN | select.POLLHUP)
-    reader = framing.FrameReader(MAX_FRAME_BYTES)
+    pipe = _Pipe(out_r)
     while (wait := deadline - time.monotonic()) > 0:
-        if not poller.poll(wait * 1000):
-            continue
-        data = os.read(out_r, 1 << 20)
-        if not data:
+        frames = pipe.frames(wait)
+        if frames is None:
             return None
-        for frame in reader.feed(data):
+        for frame in frames:
             if isinstance(frame, dict) and key in frame:
                 return frame[key]
     return None
