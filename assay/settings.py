@@ -342,6 +342,13 @@ CELERY_BEAT_SCHEDULE: dict = {
         # a sweep nobody ran in time is not worth running late: the next one covers its spans
         "options": {"expires": float(ASSAY_ONLINE_SWEEP_S)},
     },
+    "webhook-deliveries": {
+        "task": "notifications.tasks.sweep_deliveries",
+        # due deliveries no task took (long retries, lost messages); a late sweep adds
+        # nothing: the next one finds every delivery still due
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
     "annotation-feeds": {
         "task": "annotation.tasks.sweep_feeds",
         "schedule": float(ASSAY_ANNOTATION_FEED_S),

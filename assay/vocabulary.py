@@ -154,6 +154,31 @@ def _names(choices) -> dict[str, str]:
     return {member.name: member.value for member in choices}
 
 
+class EventType(models.TextChoices):
+    """What Assay tells webhooks about (`notifications.services.event_emit`); the values are
+    the `type` of a delivered event, so they never change once shipped."""
+
+    EXPERIMENT_COMPLETED = "experiment.completed", _("Experiment completed")
+    EXPERIMENT_FAILED = "experiment.failed", _("Experiment failed")
+    EXPERIMENT_CANCELLED = "experiment.cancelled", _("Experiment cancelled")
+    GATE_FAILED = "gate.failed", _("CI gate failed")
+    SCHEDULE_REGRESSION = "schedule.regression", _("Scheduled run regressed")
+    ALERT_FIRED = "alert.fired", _("Alert fired")
+    ALERT_RESOLVED = "alert.resolved", _("Alert resolved")
+    ANNOTATION_ADJUDICATION_NEEDED = (
+        "annotation.adjudication_needed",
+        _("Annotation needs adjudication"),
+    )
+    IMPORT_FINISHED = "import.finished", _("Import finished")
+    IMPORT_FAILED = "import.failed", _("Import failed")
+    # sent only by "send test event", to the one endpoint asked; never subscribed to
+    TEST = "webhook.test", _("Test event")
+
+
+# what an endpoint may subscribe to (every type but the test event)
+SUBSCRIBABLE_EVENTS = tuple(value for value in EventType.values if value != EventType.TEST)
+
+
 def for_pages() -> dict:
     """The vocabulary as plain lists and name → value maps, for templates and the JSON block
     JavaScript reads (`window.Assay.vocabulary.ContentType.TEXT`)."""
