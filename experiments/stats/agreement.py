@@ -111,16 +111,8 @@ def reviewer_agreement(
     seed: int | None = 0,
 ) -> Agreement:
     """Alpha with its interval, every pair's kappa and alpha without each reviewer."""
-    check_iterations(iterations)
-    check_confidence(confidence)
-    data = reliability_data(items, level=level, order=order)
-    groups, weights = item_groups(data.codes, data.level, data.values)
-    alpha = alpha_of_groups(groups, weights, data.level)
-    ci = (
-        None
-        if alpha is None
-        else bootstrap_alpha(groups, weights, data.level, iterations, confidence, seed)
-    )
+    data = _checked_data(items, level, order, iterations, confidence)
+    alpha, ci = _alpha_and_interval(data, iterations, confidence, seed)
     labelled = (data.codes != MISSING).sum(axis=0)
     return Agreement(
         level=data.level,
@@ -154,13 +146,26 @@ def alpha_interval(
     seed: int | None = 0,
 ) -> tuple[float, float] | None:
     """Percentile bootstrap interval of alpha, items resampled; None when alpha is undefined."""
+    data = _checked_data(items, level, order, iterations, confidence)
+    return _alpha_and_interval(data, iterations, confidence, seed)[1]
+
+
+def _checked_data(items, level, order, iterations: int, confidence: float) -> ReliabilityData:
+    """The items' reliability matrix, once the bootstrap's settings are known to be sound."""
     check_iterations(iterations)
     check_confidence(confidence)
-    data = reliability_data(items, level=level, order=order)
+    return reliability_data(items, level=level, order=order)
+
+
+def _alpha_and_interval(
+    data: ReliabilityData, iterations: int, confidence: float, seed: int | None
+) -> tuple[float | None, tuple[float, float] | None]:
+    """Alpha and its bootstrap interval over the items; (None, None) where alpha is undefined."""
     groups, weights = item_groups(data.codes, data.level, data.values)
-    if alpha_of_groups(groups, weights, data.level) is None:
-        return None
-    return bootstrap_alpha(groups, weights, data.level, iterations, confidence, seed)
+    alpha = alpha_of_groups(groups, weights, data.level)
+    if alpha is None:
+        return None, None
+    return alpha, bootstrap_alpha(groups, weights, data.level, iterations, confidence, seed)
 
 
 # --- the reliability matrix ------------------------------------------------------------------
