@@ -316,6 +316,8 @@ ASSAY_ONLINE_SWEEP_S = env_int("ASSAY_ONLINE_SWEEP_S", 15)
 ASSAY_ONLINE_SWEEP_LAG_S = env_int("ASSAY_ONLINE_SWEEP_LAG_S", 10)
 # Annotation: how often queues that follow an online rule or an experiment take their new items.
 ASSAY_ANNOTATION_FEED_S = env_int("ASSAY_ANNOTATION_FEED_S", 60)
+# Webhooks: how long a receiver has to answer a delivery (then it is retried later).
+ASSAY_WEBHOOK_TIMEOUT_S = 10.0
 CELERY_BEAT_SCHEDULE: dict = {
     "worker-heartbeat": {
         "task": "assay.tasks.worker_heartbeat",
@@ -354,6 +356,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         "schedule": float(ASSAY_ANNOTATION_FEED_S),
         # a late sweep adds nothing the next one would not: each feed goes on from its cursor
         "options": {"expires": float(ASSAY_ANNOTATION_FEED_S)},
+    },
+    "experiment-schedules": {
+        "task": "schedules.tasks.run_schedules",
+        "schedule": 60.0,
+        # a late beat adds nothing: the next one launches what is due (a missed time once)
+        "options": {"expires": 60.0},
     },
 }
 # Traces (OTLP/HTTP at /otlp/v1/traces): the body as sent and once inflated, the spans one

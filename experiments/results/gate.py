@@ -177,8 +177,7 @@ def _evaluator(baseline, base, candidate, cand, options: _Options) -> GateEvalua
 def _reasons(row: GateEvaluator, options: _Options) -> list[str]:
     """Why an evaluator fails the gate, one sentence per test it fails (none: it passes)."""
     reasons = []
-    ci = row.pass_rate_delta_ci
-    if row.p_worse < options.alpha and ci is not None and ci[1] < -options.max_drop:
+    if pass_rate_dropped(row, alpha=options.alpha, max_drop=options.max_drop):
         reasons.append(_dropped(row, options))
     if row.p_more_unknown < options.alpha:
         reasons.append(_more_unknown(row))
@@ -193,6 +192,20 @@ def _reasons(row: GateEvaluator, options: _Options) -> list[str]:
             % {"n": row.n_decided, "min": options.min_decided}
         )
     return reasons
+
+
+def pass_rate_dropped(row: GateEvaluator, *, alpha: float, max_drop: float) -> bool:
+    """The gate's regression test: the one-sided McNemar p below alpha and the whole interval
+    of the difference below −max_drop (schedules name a regression by the same test)."""
+    ci = row.pass_rate_delta_ci
+    return row.p_worse < alpha and ci is not None and ci[1] < -max_drop
+
+
+def drop_summary(row: GateEvaluator) -> str:
+    """A dropped pass rate as one phrase: "−8.1 pts [−11.0, −5.2], p < 0.001"."""
+    low, high = row.pass_rate_delta_ci
+    interval = f"[{_signed(low, unit='')}, {_signed(high, unit='')}]"
+    return f"{_signed(row.pass_rate_delta)} {interval}, {_p(row.p_worse)}"
 
 
 def _dropped(row: GateEvaluator, options: _Options) -> str:
@@ -309,14 +322,14 @@ def _points(value: float) -> str:
     return f"{100 * value:.1f} pts"
 
 
-def _signed(value: float | None) -> str:
+def _signed(value: float | None, *, unit: str = " pts") -> str:
     """A difference in signed points with U+2212 for minus; what rounds to zero has no sign."""
     if value is None:
         return "—"
     shown = f"{abs(100 * value):.1f}"
     if shown == "0.0":
-        return "0.0 pts"
-    return f"{'+' if value > 0 else MINUS}{shown} pts"
+        return f"0.0{unit}"
+    return f"{'+' if value > 0 else MINUS}{shown}{unit}"
 
 
 def _p(value: float, *, bare: bool = False) -> str:
