@@ -57,7 +57,7 @@ def scenario_columns(workspace) -> dict:
 def prefixed_fields(form, prefix: str) -> dict:
     """The form's bound fields named ``prefix`` + key, by key: one partial lays out an HTTP
     endpoint's fields for the HTTP target (``http_``) and the simulated user's app
-    (``su_app_http_``)."""
+    (``su_app_http_``), another a prompt's for the prompt target and the app (``su_app_``)."""
     return {
         name.removeprefix(prefix): form[name] for name in form.fields if name.startswith(prefix)
     }
