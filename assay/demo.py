@@ -54,7 +54,7 @@ def _extra_loaders():
     from importlib import import_module
 
     loaders = []
-    for app in ("evaluators", "evalsets", "experiments", "traces", "online"):
+    for app in ("evaluators", "evalsets", "experiments", "traces", "online", "annotation"):
         try:
             module = import_module(f"{app}.demo")
         except ModuleNotFoundError as exc:
