@@ -11,6 +11,7 @@ run out the endpoint is disabled with a notice.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -47,7 +48,6 @@ MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
 # shorter waits go to the broker as a countdown; longer ones only to the sweep (a broker holding
 # a message for hours may hand it out again, and the sweep finds due deliveries anyway)
 COUNTDOWN_MAX = timedelta(minutes=10)
-TIMEOUT_S = 10.0
 CLAIM = timedelta(seconds=60)  # a sender's hold on a delivery: the timeout and some margin
 SWEEP_GRACE = timedelta(seconds=30)  # a delivery's own task goes first
 SWEEP_LIMIT = 20
@@ -262,7 +262,7 @@ def _send(delivery: Delivery, now: datetime) -> tuple[int | None, str, str]:
     headers = signing.signed_headers(
         endpoint_signing_secrets(endpoint=endpoint, now=now),
         message_id=delivery.event.message_id,
-        timestamp=int(now.timestamp()),
+        timestamp=int(time.time()),  # the real sending time, whatever `now` a sweep was given
         body=delivery.request_body,
     )
     headers |= {"content-type": "application/json", "user-agent": "Assay-Webhooks/1"}
@@ -270,7 +270,8 @@ def _send(delivery: Delivery, now: datetime) -> tuple[int | None, str, str]:
         outbound_policy(settings.ASSAY_OUTBOUND_ALLOW), ssl_context=ssl_context()
     )
     try:
-        with httpx2.Client(transport=transport, timeout=TIMEOUT_S) as client:
+        timeout = settings.ASSAY_WEBHOOK_TIMEOUT_S
+        with httpx2.Client(transport=transport, timeout=timeout) as client:
             response = client.post(
                 endpoint.url, content=delivery.request_body.encode(), headers=headers
             )

@@ -17,6 +17,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from assay.jobs import job_claim
+from assay.vocabulary import EventType
+from notifications.services import event_emit
 
 from ..items.cells import N_, Nn_, Problem
 from ..items.media import uri_checker
@@ -232,6 +234,28 @@ class _Run:
             errors=self.errors,
             error_count=self.error_count,
             finished_at=timezone.now(),
+        )
+        self._announce(status, str(message), imported=imported)
+
+    def _announce(self, status: str, message: str, *, imported: int) -> None:
+        """Tell the workspace's webhooks (sent once the finishing transaction commits)."""
+        job = self.job
+        evalset = EvalSet.objects.filter(pk=job.evalset_id).select_related("workspace").first()
+        if evalset is None:  # gone with its imports
+            return
+        finished = status == ImportStatus.COMPLETED
+        event_emit(
+            workspace=evalset.workspace,
+            event_type=EventType.IMPORT_FINISHED if finished else EventType.IMPORT_FAILED,
+            data={
+                "import": str(job.public_id),
+                "evalset": str(evalset.public_id),
+                "evalset_name": evalset.name,
+                "file_name": job.file_name,
+                "rows_imported": imported,
+                "rows_failed": self.failed,
+                "message": message,
+            },
         )
 
 

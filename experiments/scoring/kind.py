@@ -50,14 +50,18 @@ class ExperimentRuns(RunKind):
 
     def settle(self, run_id: int) -> None:
         """Counters bumped by concurrent chunks (and by calls before their rows were
-        written) are exact once everything is written; then calibrations and aggregates."""
+        written) are exact once everything is written; then calibrations and aggregates, and
+        the workspace's webhooks hear how it ended."""
         from ..results.aggregates import aggregates_refresh
         from ..results.calibration import calibrations_record
+        from .events import experiment_end_announce
 
         _settle_counters(run_id)
-        experiment = Experiment.objects.get(pk=run_id)
+        experiment = Experiment.objects.select_related("workspace").get(pk=run_id)
         calibrations_record(experiment=experiment)
         aggregates_refresh(experiment=experiment)
+        # settle runs once per move to an end state: the kind's side says so, once
+        experiment_end_announce(experiment=experiment)
 
     def completed(self, run_id: int) -> None:
         # after the commit, outside the claim's transaction: a million-row pairing takes seconds
