@@ -24,6 +24,7 @@ AREAS = {
     "evalsets": "evalsets",
     "experiments": "experiments",
     "pairwise-runs": "experiments",
+    "experiment-templates": "experiments",
     "compare": "compare",
     "providers": "settings",
     "secrets": "settings",

@@ -96,3 +96,12 @@ router.register("annotation-queues", AnnotationQueueViewSet, basename="annotatio
 router.register(
     "annotation-queues/<uuid:queue_id>/items", QueueItemViewSet, basename="annotation-queue-item"
 )
+
+from schedules.api import ExperimentTemplateViewSet, ScheduleViewSet  # noqa: E402
+
+router.register("experiment-templates", ExperimentTemplateViewSet, basename="experiment-template")
+router.register(
+    "experiment-templates/<uuid:template_id>/schedules",
+    ScheduleViewSet,
+    basename="experiment-template-schedule",
+)
