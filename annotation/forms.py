@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import ScoreConfig, ScoreKind
+from .services.pairwise import LEFT, RIGHT, pairwise_winner
 from .services.reviews import MAX_NOTE, MAX_SKIP_REASON
 
 UNKNOWN = "unknown"  # the choice that labels "unknown" (a null label)
@@ -21,6 +22,8 @@ def config_choices(config: ScoreConfig) -> list[tuple[str, str]]:
     """A boolean or categorical config's choices, in the order keys 1-9 pick them."""
     if config.kind == ScoreKind.BOOLEAN:
         labels = [("true", _("Yes")), ("false", _("No"))]
+    elif config.kind == ScoreKind.PAIRWISE:  # by place: keys 1 left, 2 right, 3 tie
+        labels = [(LEFT, _("Left is better")), (RIGHT, _("Right is better")), ("tie", _("Tie"))]
     else:
         labels = [(label, label) for label in config.labels]
     return [*labels, (UNKNOWN, _("Unknown"))]
@@ -34,15 +37,16 @@ class ReviewForm(forms.Form):
         label=_("Note"), required=False, max_length=MAX_NOTE, widget=forms.Textarea({"rows": 2})
     )
 
-    def __init__(self, *args, configs: list[ScoreConfig], **kwargs):
+    def __init__(self, *args, configs: list[ScoreConfig], swapped: bool = False, **kwargs):
+        """`swapped`: the reviewer's slot shows B on the left (a pairwise item)."""
         super().__init__(*args, **kwargs)
-        self.configs = configs
+        self.configs, self.swapped = configs, swapped
         for config in configs:
             self.fields[field_name(config)] = self._field(config)
 
     @staticmethod
     def _field(config: ScoreConfig) -> forms.Field:
-        if config.kind in (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL):
+        if config.kind in (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL, ScoreKind.PAIRWISE):
             return forms.ChoiceField(choices=config_choices(config), widget=forms.RadioSelect)
         if config.kind == ScoreKind.NUMERIC:  # empty: unknown
             return forms.FloatField(required=False)
@@ -58,6 +62,8 @@ class ReviewForm(forms.Form):
             return {"true": True, "false": False}.get(raw)
         if config.kind == ScoreKind.CATEGORICAL:
             return None if raw == UNKNOWN else raw
+        if config.kind == ScoreKind.PAIRWISE:  # the side shown there, never the place
+            return pairwise_winner(shown=raw, swapped=self.swapped)
         return raw if raw != "" else None  # an empty number or text: unknown
 
     def add_service_errors(self, errors: dict[str, list[str]]) -> None:

@@ -21,8 +21,10 @@ from assay.web.decorators import workspace_view
 from . import rendering, review_selectors, selectors, services
 from .forms import ReviewForm, SkipForm, config_choices, field_name
 from .models import AnnotationQueue, QueueItem, ScoreKind
+from .pair_pages import pair_context
+from .services.pairwise import reviewer_swapped
 
-CHOICE_KINDS = (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL)
+CHOICE_KINDS = (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL, ScoreKind.PAIRWISE)
 
 
 @workspace_view()
@@ -76,7 +78,7 @@ def _review_post(request, queue: AnnotationQueue):
         messages.error(request, _("No such item in this queue."))
         return redirect("annotation:review", ws=request.workspace.slug, queue_id=queue.public_id)
     skipping = "skip" in request.POST
-    form = SkipForm(request.POST) if skipping else ReviewForm(request.POST, configs=_configs(queue))
+    form = SkipForm(request.POST) if skipping else _review_form(request, queue, item, request.POST)
     if not form.is_valid():
         return _review_page(request, queue, item=item, form=form, status=400)
     try:
@@ -118,7 +120,7 @@ def _review_page(request, queue, *, item, form=None, status=200):
     configs = _configs(queue)
     if item is not None and not isinstance(form, ReviewForm):
         skip_form = form
-        form = ReviewForm(initial={"item": item.public_id}, configs=configs)
+        form = _review_form(request, queue, item, None)
     else:
         skip_form = None
     context = {
@@ -132,8 +134,16 @@ def _review_page(request, queue, *, item, form=None, status=200):
         "judge": None if item is None or queue.blind else item.judge,
         "others": _others(queue, item, request.user),
         "progress": _my_progress(queue, request.user),
+        **pair_context(queue=queue, item=item, reviewer=request.user),
     }
     return render(request, "annotation/review.html", context, status=status)
+
+
+def _review_form(request, queue: AnnotationQueue, item: QueueItem, data) -> ReviewForm:
+    """The item's score form; a pair's choices are places, read in the reviewer's order."""
+    swapped = reviewer_swapped(item=item, reviewer=request.user)
+    initial = {"item": item.public_id}
+    return ReviewForm(data, initial=initial, configs=_configs(queue), swapped=swapped)
 
 
 def _my_progress(queue: AnnotationQueue, reader) -> dict:

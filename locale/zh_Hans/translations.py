@@ -84,6 +84,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s duplicate skipped': ['跳过 %(n)s 行重复'],
  '%(n)s error': ['%(n)s 个错误'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
+ '%(n)s gold items: %(a)s adjudicated, %(u)s unanimous': '%(n)s 个金标准条目：%(a)s 个已裁决，%(u)s 个一致',
  '%(n)s human correction': ['%(n)s 条人工修正'],
  '%(n)s item': ['%(n)s 个条目'],
  '%(n)s item waits for adjudication': ['%(n)s 个条目等待裁决'],
@@ -307,6 +308,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
  'A draft item already has the id %(item_id)s.': '草稿中已有数据项使用 id %(item_id)s。',
+ 'A feed follows what it was made for.': '订阅源只跟随创建时指定的对象。',
  'A filter has at most %(n)s conditions.': '过滤条件最多 %(n)s 个。',
  'A final label cannot be unknown.': '最终标签不能是“未知”。',
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
@@ -337,6 +339,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A provider named %(name)r already exists.': '名为 %(name)r 的模型服务已存在。',
  "A provider's key is removed with its provider.": '模型服务的密钥随模型服务一起删除。',
  'A queue asks for at least one score config.': '队列至少需要一个评分配置。',
+ "A queue can follow an online rule or an experiment: every minute it takes their new outcomes or results with the verdicts ticked, sampled by a hash of each item (the same items at every sweep); an experiment's once it has finished. Nothing is added twice.": '队列可以跟随在线规则或实验：每分钟取入其新的结果中判定为所勾选的那些，按每个条目的哈希抽样（每次扫描抽中的条目都相同）；实验的结果在实验结束后取入。同一条目不会被添加两次。',
+ 'A queue follows at most 20 sources.': '一个队列最多跟随 20 个来源。',
  'A queue holds experiment results or traces for people to label, each by as many reviewers as it asks. Create one with the API: POST /api/v1/annotation-queues/.': '队列存放供人工标注的实验结果或追踪，每个条目由队列所要求数量的审阅者标注。请用 '
                                                                                                                                                                     'API '
                                                                                                                                                                     '创建：POST '
@@ -345,6 +349,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A queue of that name exists.': '已存在同名的队列。',
  'A queue uses this score config: remove it from the queue first.': '有队列在使用此评分配置：请先将其从队列中移除。',
  "A queue's kind cannot change: make a new one.": '队列的类型不能更改：请新建一个队列。',
+ 'A rate above 0 and at most 1 (100 %).': '比例须大于 0 且不超过 1（100 %）。',
  'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
  "A re-score uses its source's evalset version.": '重新打分使用其来源运行的评测集版本。',
  'A report of at most %(mb)s MB and %(probes)s probes. It is checked at once; the workers then import it probe by probe, and its page shows how far they are.': '报告最多 '
@@ -364,6 +369,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                  '的样本评分。',
  "A rule's scope cannot change: make a new rule.": '规则的评分对象不能更改：请新建一条规则。',
  'A score config of that name exists.': '已存在同名的评分配置。',
+ 'A score config\'s gold items (`score_config`, default: the queue\'s only one) as rows of the set "<queue> · <config> · gold" (made when missing), committed as its next version: the items\' input, output and reference fields as columns, the gold label as each row\'s `label` and, when the config maps it, its `human_verdict`. 201 with a new version, 200 with the version made before from the same gold items. Editors.': '将评分配置的金标准条目（`score_config`，默认：队列唯一的配置）作为评测集“<队列> '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '· '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '<配置> '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '· '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     'gold”（不存在时创建）的行，并提交为其下一个版本：条目的输入、输出和参考字段作为列，金标准标签作为每行的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '`label`，配置有映射时也作为其 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '`human_verdict`。新版本返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '201，之前由相同金标准条目生成的版本返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                     '200。编辑者。',
  "A score config's kind cannot change: make a new one.": '评分配置的类型不可修改：请新建一个。',
  'A score is a number in [0, 1].': '分数是 [0, 1] 内的数字。',
  "A session's traces in start order (its first 200), each with the user's input and the answer (the root span's, else the first span's input and the last span's output). 404 when the workspace has no trace in that session.": '会话中的追踪，按开始时间排列（最多前 '
@@ -447,6 +461,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                       '评估器才能运行。',
  'Add at least one evaluator version.': '请至少添加一个评估器版本。',
  'Add items to a queue': '向队列添加条目',
+ 'Add items to a queue by a filter': '按筛选条件向队列添加条目',
  'Add message': '添加消息',
  'Add or change a secret': '添加或修改密钥',
  'Add or change items': '添加或修改数据项',
@@ -459,6 +474,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Add to evalset': '添加到评测集',
  'Add traces to an evaluation set': '把追踪添加到评测集',
  'Add variable': '添加变量',
+ 'Added': '已添加',
  'Adds an existing user by `username` with a `role` (owner, editor or viewer; editor when left out). Owners only (403 otherwise). 400 names the field when no user has that username, the user is already a member or the role is unknown.': '按 '
                                                                                                                                                                                                                                              '`username` '
                                                                                                                                                                                                                                              '添加一个已有用户，并指定 '
@@ -521,6 +537,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                   'API。',
  'An ingest key needs a name.': '采集密钥需要一个名称。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
+ "An item where the judge and the gold label disagree becomes a test case of the evaluator that judged its result: the turn the evaluator received, and the gold label's verdict as the expected one (the evaluator's test-gated submit runs it). 201 with the case, 200 with the case made before for the same item; 400 when they do not disagree. Editors.": '评估器与金标准标签不一致的条目成为评判其结果的评估器的测试用例：评估器收到的轮次，以及金标准标签的判定作为预期判定（评估器的测试门禁提交会运行它）。201 '
+                                                                                                                                                                                                                                                                                                                                                                '返回该用例，同一条目之前已创建的用例返回 '
+                                                                                                                                                                                                                                                                                                                                                                '200；二者并无分歧时返回 '
+                                                                                                                                                                                                                                                                                                                                                                '400。编辑者。',
+ "An online rule's feed takes verdicts, not the grid's filters.": '在线规则的订阅源只接受判定，不接受结果表格的筛选条件。',
  'Annotation': '标注',
  'Annotation queues': '标注队列',
  'Answer': '回答',
@@ -565,6 +586,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                  '会创建带临时密码的账号，由你转交给对方；对方首次登录时修改密码。',
  'Assay sends %(name)s itself, one key per row and repetition; remove this header.': 'Assay 会自行发送 '
                                                                                      '%(name)s，每行每次重复一个键；请删除此请求头。',
+ 'Assigned members': '指派的成员',
  'Assistant message': 'assistant 消息',
  "At least one message must have role 'user'.": "至少要有一条角色为 'user' 的消息。",
  'At most %(max)s ids a call.': '每次调用最多 %(max)s 个 ID。',
@@ -573,6 +595,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'At most %(max_tags)s tags of at most %(max_tag_len)s characters.': '最多 %(max_tags)s 个标签，每个最多 '
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
+ 'At most %(n)s gold items go to a set at once.': '一次最多将 %(n)s 个金标准条目导出到评测集。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
  'Attribute key=value': '属性 key=value',
  'Attributes': '属性',
@@ -640,6 +663,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                       '编码。JSONL：每行一个 '
                                                                                       'JSON 对象。',
  'Calibrated': '校准后',
+ 'Calibration against people': '与人工的校准',
+ 'Calibration: %(name)s': '校准：%(name)s',
  'Cancel': '取消',
  'Cancel a pairwise run': '取消成对运行',
  'Cancel an experiment': '取消实验',
@@ -658,6 +683,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                               '.jsonl，或指明格式。',
  'Chance of beating the average': '战胜平均水平的概率',
  'Change': '变化',
+ 'Change a feed': '修改订阅源',
  "Change a member's role": '修改成员角色',
  'Change a score config': '修改评分配置',
  "Change a secret's value or origins": '修改密钥的值或源',
@@ -666,6 +692,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Change note': '变更说明',
  'Change password': '修改密码',
  'Change the correction': '修改修正',
+ 'Change who reviews': '修改审阅者',
  'Changes a draft row: `data` (replacing the whole row), tags, human_verdict or label. Committed versions never change. 400 names the field at fault; 404 when the row is not in the draft.': '修改草稿中的一行：`data`（替换整行）、tags、human_verdict '
                                                                                                                                                                                               '或 '
                                                                                                                                                                                               'label。已提交的版本永不改变。返回 '
@@ -1141,6 +1168,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Duplicate variable name %(name)r.': '变量名 %(name)r 重复。',
  'Duration': '耗时',
  'ETA': '预计剩余时间',
+ "Each calibration of the evaluator's versions (or of one: `version`), newest first: where its human labels came from (`source`: a labelled run's evaluation set, or an annotation queue's gold labels), the confusion counts (a fail is the positive class), sensitivity and specificity with Wilson intervals (95 %), agreement and judge-versus-human kappa and, for gold labels, the reviewers' own alpha (`inter_human_alpha`: the ceiling for the judge's kappa). `usable`: enough rows (30) to correct other runs' fail rates. 404 for a version the evaluator does not have.": '评估器各版本（或某一版本：`version`）的每个校准，最新的在前：人工标签的来源（`source`：带标签运行的评测集，或标注队列的金标准标签）、混淆计数（失败为正类）、灵敏度和特异度及其 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'Wilson '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '区间（95%）、一致率和评估器与人工之间的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'kappa，以及对金标准标签而言审阅者自己的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'alpha（`inter_human_alpha`：评估器 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       'kappa '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '的上限）。`usable`：行数足够（30）以校正其他运行的失败率。评估器没有的版本返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       '404。',
  'Each item is an object {data, tags, human_verdict, label}.': '每个数据项都是一个对象 {data, tags, '
                                                                'human_verdict, label}。',
  'Each label is a text of 1 to 100 characters.': '每个标签是 1 到 100 个字符的文本。',
@@ -1199,6 +1234,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`draft`（`new` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '默认为草稿）。任一版本不存在时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '404。',
+ 'Every editor and owner of the workspace.': '工作区的所有编辑者和所有者。',
  'Every item of this queue has its reviewers, or you have reviewed it already. Items come back here when a reservation of someone else expires.': '此队列的每个条目都已有足够的审阅者，或你已审阅过。其他人的预留过期后，条目会回到这里。',
  'Every pair is asked in both orders; when the answers disagree the pair counts as a tie, so a judge that favours a slot cannot make wins. Wilson score intervals over pairs.': '每个配对都按两种顺序提问；回答不一致时这一对算作平局，因此偏向某个位置的评判模型无法因此得胜。区间为按配对计算的 '
                                                                                                                                                                                 'Wilson '
@@ -1217,6 +1253,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Experiments': '实验',
  'Expires': '过期时间',
  'Export': '导出',
+ 'Export %(name)s': '导出 %(name)s',
  'Export CSV': '导出 CSV',
  'Export CSV for Excel': '导出 Excel 用 CSV',
  'Export JSONL': '导出 JSONL',
@@ -1225,10 +1262,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Export an experiment's results": '导出实验的结果',
  'Export draft (CSV for Excel)': '导出草稿（Excel 用 CSV）',
  'Export draft (CSV)': '导出草稿（CSV）',
+ 'Export the gold items to an evaluation set version': '将金标准条目导出为评测集版本',
  'External: your code computes the outputs and pushes them (SDK, CLI, CI)': '外部：由你的代码计算输出并推送（SDK、CLI、CI）',
  'Extracted': '提取结果',
  'Fail': '未通过',
  'Failed': '失败',
+ 'Feeds': '订阅源',
  'Field': '字段',
  'File': '文件',
  'File %(name)s (%(fmt)s, %(size)s)': '文件 %(name)s（%(fmt)s，%(size)s）',
@@ -1240,6 +1279,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'First page': '第一页',
  "Fit this evalset's columns": '适配此评测集的列',
  'Flips': '翻转',
+ 'Follow': '跟随',
+ 'Follow a rule or an experiment': '跟随规则或实验',
+ 'Follow an online rule or an experiment': '跟随在线规则或实验',
+ 'Followed: new items come at the next sweep.': '已跟随：新条目将在下次扫描时加入。',
+ 'Follows': '跟随对象',
+ "For a score config mapping labels to pass and fail (`score_config`, default: the queue's only one): the items of experiment results whose gold label (adjudicated, or unanimous) means a pass or a fail the evaluator's verdict on the result does not match; each may become a test case of the evaluator.": '对于将标签映射为通过和失败的评分配置（`score_config`，默认：队列唯一的配置）：实验结果条目中，金标准标签（已裁决或一致）表示的通过或失败与评估器对该结果的判定不符者；每个都可以成为该评估器的测试用例。',
  "For an experiment with an external target: up to 1,000 `outputs` per call, each {item_id, repeat?, actual_output, trajectory?, latency_ms?, tokens_in?, tokens_out?, cost?, error?}. Evaluators score the rows as their outputs arrive; the first output of a row wins (`accepted` counts new ones, `duplicates` the rest). 400 names the entry at fault, and is the answer when the experiment's target computes its own outputs or the run is not queued or running.": '用于外部评测对象的实验：每次调用最多 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '1,000 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '个 '
@@ -1299,12 +1344,17 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'From a shell or CI job, with the Python client installed:': '在 shell 或 CI 任务中，安装 Python 客户端后：',
  'From now on the endpoint answers 403 to it. Owners.': '此后接收端点对它返回 403。仅所有者。',
  'From the file name': '按文件名判断',
+ 'From the gold label of annotation queue %(queue)s (%(config)s: %(label)s); the judge said %(judge)s.': '来自标注队列 '
+                                                                                                         '%(queue)s '
+                                                                                                         '的金标准标签（%(config)s：%(label)s）；评估器判定为 '
+                                                                                                         '%(judge)s。',
  'GB18030 (中文 Windows)': 'GB18030（中文 Windows）',
  'Get a garak import': '获取 garak 导入',
  'Get a judged pair': '获取已评判的配对',
  'Get a model provider': '获取模型服务',
  'Get a pairwise run': '获取成对运行',
  "Get a pairwise run's statistics": '获取成对运行的统计',
+ "Get a queue's feed": '获取队列的订阅源',
  "Get a queue's item": '获取队列的条目',
  'Get a result': '获取结果',
  'Get a score config': '获取评分配置',
@@ -1382,6 +1432,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Go to the evaluators': '前往评估器',
  'Goal column': '目标列',
  'Goes to': '映射到',
+ 'Gold items exported as version %(v)s.': '金标准条目已导出为版本 %(v)s。',
+ 'Gold items to an evaluation set': '金标准条目导出到评测集',
+ 'Gold label': '金标准标签',
+ 'Gold labels (adjudicated, or unanimous once every reviewer has labelled) judge the judges: for score configs whose labels mean pass or fail, each evaluator version is compared with them on the results it scored. Experiments and online rules correct their fail rates with these numbers.': '金标准标签（已裁决的，或所有审阅者都标注后意见一致的）用来评判评估器：对标签表示通过或失败的评分配置，每个评估器版本都在其评分的结果上与之比较。实验和在线规则用这些数字校正其失败率。',
+ 'Gold labels of %(queue)s (%(config)s)': '%(queue)s 的金标准标签（%(config)s）',
  "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
  'Headers': '请求头',
  'Headers (JSON object)': '请求头（JSON 对象）',
@@ -1491,6 +1546,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
  "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
  'Its traces': '该会话的追踪',
+ 'Its verdicts, filter, sampling rate, or pause it (`active`). Not what it follows.': '修改其判定、筛选条件、抽样比例，或暂停它（`active`）。不能修改跟随的对象。',
  'JSON mode': 'JSON 模式',
  'JSON: {"all": [conditions]} or {"any": [...]}; a condition is {"field": "kind", "op": "eq", "value": "llm"} or {"attribute": "http.route", "op": "eq", "value": "/chat"}. Empty: every span.': 'JSON：{"all": '
                                                                                                                                                                                                  '[条件]} '
@@ -1537,9 +1593,19 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                'A。立即启动（202）。只有全部有效时才会创建：返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                '并按位置指明每个问题（`experiments[1]`、`evaluator_version`、`mapping`）。',
+ "Judges' calibration": '评估器校准',
  'Judging %(n)d failed pairs again.': '正在重新评判 %(n)d 个失败的配对。',
  'Keep this turn as a test case': '把这个轮次保存为测试用例',
  'Key name': '密钥名称',
+ 'Keys: 1 the left output is better, 2 the right one, 3 a tie (in the highlighted config), j and k move between configs, Enter saves and opens the next item, s skips.': '按键：1 '
+                                                                                                                                                                         '左侧输出更好，2 '
+                                                                                                                                                                         '右侧更好，3 '
+                                                                                                                                                                         '平局（在高亮的评分配置中），j '
+                                                                                                                                                                         '和 '
+                                                                                                                                                                         'k '
+                                                                                                                                                                         '在配置之间移动，Enter '
+                                                                                                                                                                         '保存并打开下一个条目，s '
+                                                                                                                                                                         '跳过。',
  'Keys: 1–9 choose a label of the highlighted config, j and k move between configs, Enter saves and opens the next item, s skips.': '按键：1–9 '
                                                                                                                                     '选择高亮评分项的标签，j '
                                                                                                                                     '和 '
@@ -1575,6 +1641,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Label only this queue's score configs.": '只能标注此队列的评分配置。',
  'Labelled': '已标注',
  'Labels': '标签',
+ 'Labels from': '标签来源',
  'Labels must differ from each other.': '标签不能重复。',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
@@ -1583,6 +1650,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Last 7 days': '最近 7 天',
  'Last active': '最近活跃',
  'Last hour': '最近 1 小时',
+ 'Last sweep': '上次扫描',
  'Last used': '最近使用',
  'Latency p50 / p95': '延迟 p50 / p95',
  'Latency p50 / p95 / max': '延迟 p50 / p95 / 最大',
@@ -1594,6 +1662,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Launch an experiment': '启动实验',
  'Launch the experiment to fill this table.': '启动实验以填充此表。',
  'Leaderboard': '排行榜',
+ 'Left is better': '左侧更好',
+ 'Left output': '左侧输出',
  'Letters, digits and _; HTTP targets use it as {{secrets.NAME}} in headers.': '字母、数字和 _；HTTP '
                                                                                '评测对象在请求头中以 '
                                                                                '{{secrets.NAME}} '
@@ -1631,11 +1701,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Line %(number)s is not a JSON object.': '第 %(number)s 行不是 JSON 对象。',
  'Line %(number)s is not a garak attempt: %(problem)s': '第 %(number)s 行不是 garak 尝试：%(problem)s',
  "List a pairwise run's pairs": '列出成对运行的配对',
+ "List a queue's feeds": '列出队列的订阅源',
  "List a queue's items": '列出队列的条目',
  "List a rule's outcomes": '列出规则的结果',
  "List an evaluation set's imports": '列出评测集的导入',
  "List an evaluation set's items": '列出评测集的数据项',
  "List an evaluation set's versions": '列出评测集的版本',
+ "List an evaluator's calibrations": '列出评估器的校准',
  "List an evaluator's test cases": '列出评估器的测试用例',
  "List an evaluator's versions": '列出评估器的版本',
  "List an experiment's results": '列出实验的结果',
@@ -1658,6 +1730,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List sessions': '列出会话',
  'List spans': '列出 span',
  'List the items waiting for adjudication': '列出等待裁决的条目',
+ 'List the items where the judge and the gold label disagree': '列出评估器与金标准标签不一致的条目',
  'List traces': '列出追踪',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
@@ -1666,6 +1739,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Made from session %(session)s': '来自会话 %(session)s',
  'Made from span %(span)s': '来自 Span %(span)s',
  'Main': '主导航',
+ 'Make an item a test case of its evaluator': '将条目设为其评估器的测试用例',
+ 'Make it a test case': '设为测试用例',
  'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown first.': '交换两个输出的位置后，许多回答随之改变，其中 '
                                                                                                                   '%(f)s '
                                                                                                                   '偏向先展示的输出。',
@@ -1752,7 +1827,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Name A–Z': '名称 A–Z',
  'Name Z–A': '名称 Z–A',
  'Name a Text column of the evalset.': '请指定评测集的一个 Text 列。',
+ 'Name a score config of this queue that maps labels to pass and fail.': '请指定此队列中将标签映射为通过和失败的评分配置。',
+ 'Name a score config of this queue whose labels can be gold.': '请指定此队列中标签可作为金标准的评分配置。',
  'Name and evalset version': '名称和评测集版本',
+ 'Name at least one member to assign the queue to.': '请至少指定一名成员来指派此队列。',
  'Name of the new column': '新列的名称',
  'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
                                                                      'Conversation：%(sources)s 之一。',
@@ -1789,6 +1867,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                            '文件（其列会成为评测集的列），或手动定义列。',
  'No': '否',
  'No annotation queues yet': '还没有标注队列',
+ 'No calibration yet: run this version on an evaluation set whose rows carry human verdicts, or review its results in an annotation queue whose score config maps labels to pass and fail.': '尚无校准：在行带有人工判定的评测集上运行此版本，或在评分配置将标签映射为通过和失败的标注队列中审阅其结果。',
  'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
                                                                         '字段同名的列；请给出映射。',
  'No columns yet': '还没有列',
@@ -1818,6 +1897,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No model providers yet': '还没有模型服务',
  'No online rules yet': '还没有线上规则',
  "No other completed run on the baseline's evalset.": '基线所在评测集上没有其他已完成的运行。',
+ 'No output: the target produced none for this row.': '无输出：目标没有为这一行产生输出。',
  'No pairs match.': '没有匹配的配对。',
  'No pairwise judge yet': '还没有成对评估器',
  'No pairwise runs yet': '还没有成对运行',
@@ -1828,6 +1908,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No rows match.': '没有匹配的行。',
  'No rows yet': '还没有行',
  'No rule has scored this trace.': '还没有规则为这条追踪评分。',
+ 'No score config of this queue maps its labels to pass and fail, so no judge is compared with them.': '此队列没有将标签映射为通过和失败的评分配置，因此没有评估器与之比较。',
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
  'No secrets yet': '还没有密钥',
@@ -1844,7 +1925,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such evaluator version in this workspace.': '此工作空间中没有这个评估器版本。',
  'No such experiment in this workspace.': '此工作空间中没有这个实验。',
  'No such export': '没有这个导出',
+ 'No such feed of this queue.': '此队列没有该订阅源。',
  'No such file': '没有这个文件',
+ 'No such filter.': '没有这个筛选条件。',
  'No such item in this queue.': '此队列中没有该条目。',
  'No such pair in this pairwise run.': '此成对运行中没有这个配对。',
  'No such pairwise run in this workspace.': '本工作区中没有这个成对运行。',
@@ -1854,8 +1937,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such row in this evalset version.': '此评测集版本中没有这一行。',
  'No such row in this experiment': '此实验中没有这一行',
  'No such row in this version.': '此版本中没有这一行。',
+ 'No such score config in this queue.': '此队列中没有该评分配置。',
  'No such score config in this workspace.': '此工作区中没有该评分配置。',
+ 'No such session in this workspace.': '此工作区中没有该会话。',
+ 'No such span in this workspace.': '此工作区中没有该 span。',
  'No such trace in this workspace.': '此工作区中没有该追踪。',
+ 'No such version of this evaluator.': '此评估器没有该版本。',
  'No such workspace': '没有这个工作空间',
  'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
  'No trace matches': '没有符合条件的追踪',
@@ -1871,7 +1958,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No workspace selected.': '未选择工作空间。',
  'Nobody has reviewed an item yet.': '还没有人审阅过条目。',
  'None of these traces has that attribute': '这些追踪都没有该属性',
+ 'None ticked: every verdict.': '不勾选：所有判定。',
  'None, or an empty cell: the simulated user writes the first message.': '选“无”或单元格为空：由模拟用户写第一条消息。',
+ 'None: on every gold item the judge agrees.': '无：在每个金标准条目上评估器都一致。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
  'Not compared (on one side only): %(names)s.': '未对比（仅在一边出现）：%(names)s。',
  'Not enough history: %(n)s earlier run here; relative standing needs three.': ['历史不足：此前这里只有 %(n)s '
@@ -1881,6 +1970,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not in both runs': '不在两次运行中',
  'Not in both runs:': '不在两次运行中：',
  'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
+ "Not one of this workspace's.": '不属于此工作区。',
  'Not scored yet.': '尚未打分。',
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
@@ -2072,6 +2162,29 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "One secret's name, origins, hint and dates; the value is never returned.": '一个密钥的名称、源、提示和时间；从不返回值本身。',
  'One set with its columns, draft row count, whether the draft changed since the latest version, and that version. 404 for a deleted set.': '一个评测集及其列、草稿行数、草稿自最新版本以来是否有改动，以及该版本。已删除的评测集返回 '
                                                                                                                                             '404。',
+ "One source: an experiment's results the results grid's `filter` selects whose verdict is one of `verdicts` (`experiment`), what an online rule judged with one of `verdicts` (`rule`: spans, traces or sessions by its scope), `sessions` or `spans` by id, or the span or trace list's filters (`span_filter`, `trace_filter`). `sampling_rate` keeps that share of them (by a hash of each item's key, the same at every call). At most 1,000 new items a call; `more` says when another call adds the next ones. An item already in the queue stays as it is, so adding the same twice adds nothing. Ids not the workspace's are named. Editors.": '一个来源：实验中由结果表格的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`filter` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '选中且判定属于 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`verdicts` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '的结果（`experiment`），在线规则评判过且判定属于 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`verdicts` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '的对象（`rule`：按其范围为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        'span、trace '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '或会话），按 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '指定的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`sessions` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`spans`，或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        'span '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '列表、trace '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '列表的筛选条件（`span_filter`、`trace_filter`）。`sampling_rate` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '保留其中的该比例（按每个条目键的哈希，每次调用都相同）。每次调用最多添加 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '1,000 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '个新条目；`more` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '表示再次调用会添加后续条目。已在队列中的条目保持不变，因此重复添加不会新增任何条目。不属于该工作区的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        'id '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '会被指出。编辑者。',
  "One source: selected results of one experiment of the workspace (`experiment` and `results`: result ids), traces (`traces`: trace ids, with the online rules' verdicts on them) or rows of an evalset version (`evalset_version` with `rows`: row ids, or `all`); for a pairwise queue, pairs: judged pairs of a pairwise run (`pairwise_run` and `pairs`: their ids) or two finished experiments' outputs on the same rows (`experiments`: A's and B's ids, and `rows`). An item already in the queue stays as it is. Every id that is not the workspace's is named; nothing is added when there is one. Editors.": '一个来源：工作区中某个实验的选定结果（`experiment` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '和 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`results`：结果 '
@@ -2119,6 +2232,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                               '令牌时：不是该令牌的工作空间时）。',
  'Online': '线上评估',
  'Online evaluation': '线上评估',
+ 'Online rules': '在线规则',
  'Online score': '线上评分',
  'Only a completed run can be a baseline.': '只有已完成的运行才能作为基线。',
  'Only a draft can be launched (this one is %(status)s).': '只有草稿可以启动（此实验处于 %(status)s 状态）。',
@@ -2136,10 +2250,22 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Only span rules run for now: trace and session readiness is not built yet.': '目前只支持 span '
                                                                                '规则：追踪和会话的就绪判断尚未实现。',
  'Only spans of this environment; empty for every one.': '只评估该环境的 span；留空表示所有环境。',
+ 'Only the assigned members:': '仅限指派的成员：',
  'Only the last %(cap)s runs are shown.': '只显示最近 %(cap)s 次运行。',
  'Open invitations': '未使用的邀请',
+ 'Open it to a role (`open_to` reviewers or owners) or assign it to named editors or owners (`open_to` assigned with `assignees`: usernames). Anyone else gets nothing from `next/` (403). Owners.': '向某个角色开放（`open_to` '
+                                                                                                                                                                                                     '为 '
+                                                                                                                                                                                                     'reviewers '
+                                                                                                                                                                                                     '或 '
+                                                                                                                                                                                                     'owners），或指派给指定的编辑者或所有者（`open_to` '
+                                                                                                                                                                                                     '为 '
+                                                                                                                                                                                                     'assigned，并给出 '
+                                                                                                                                                                                                     '`assignees`：用户名）。其他人从 '
+                                                                                                                                                                                                     '`next/` '
+                                                                                                                                                                                                     '得不到任何条目（403）。所有者。',
  'Open row %(n)s': '打开第 %(n)s 行',
  'Open the draft of %(name)s': '打开 %(name)s 的草稿',
+ 'Open to reviewers, owners, or the assigned members.': '可开放给审阅者、所有者或指派的成员。',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
  'Opening message column': '开场消息列',
@@ -2224,6 +2350,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
  'Pause': '暂停',
+ 'Pause, resume or stop a feed.': '暂停、恢复或停止订阅源。',
  'People review items from experiments and traces here: each item gets as many reviewers as its queue asks, and their agreement says how far their labels can be trusted. Queues are made through the API for now.': '成员在这里审阅来自实验和追踪的条目：每个条目获得其队列所要求数量的审阅者，他们之间的一致性说明这些标签可信到什么程度。目前通过 '
                                                                                                                                                                                                                      'API '
                                                                                                                                                                                                                      '创建队列。',
@@ -2326,6 +2453,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
                                                                                                                                                           '400。',
  'Rank': '排名',
+ 'Rate': '比例',
  'Raw JSON': '原始 JSON',
  'Raw model answer': '模型原始回答',
  'Raw target response': '评测对象的原始响应',
@@ -2348,6 +2476,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Read a rule's monitor": '查看规则的监控',
  "Read the judges' calibration from this queue's gold labels": '读取基于此队列金标准标签的评估器校准',
  "Read the reviewers' agreement": '读取审阅者间的一致性',
+ 'Read who reviews a queue': '查看队列的审阅者',
  'Reading the file…': '正在读取文件…',
  'Ready': '就绪',
  'Reason': '理由',
@@ -2432,6 +2561,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Revoke an API token': '吊销 API 令牌',
  'Revoke an ingest key': '撤销采集密钥',
  'Revoke this ingest key? Exporters using it are refused from now on.': '撤销这个采集密钥？使用它的导出器从现在起会被拒绝。',
+ 'Right is better': '右侧更好',
+ 'Right output': '右侧输出',
  'Risk (1.0 means harm detected)': '风险（1.0 表示检测到危害）',
  'Role': '角色',
  'Root span name': '根 Span 名称',
@@ -2563,6 +2694,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Save draft': '保存草稿',
  'Save row': '保存行',
  'Save secret': '保存密钥',
+ 'Saved who reviews this queue.': '已保存此队列的审阅者。',
  'Saved.': '已保存。',
  'Say why you correct this result.': '请说明修正此结果的原因。',
  'Say why you skip it (at most 2,000 characters).': '请说明跳过的原因（最多 2,000 个字符）。',
@@ -2571,6 +2703,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Scope, filter, environment, sampling rate, daily budgets and the evaluator versions with their mappings (suggested from variable names when left out). Every problem is named by its field; nothing is saved when there is one.': '范围、过滤条件、环境、采样率、每日预算，以及评估器版本及其映射（未提供时按变量名建议）。每个问题都会按字段指出；只要有问题就不会保存任何内容。',
  'Score': '分数',
  'Score (optional)': '分数（可选）',
+ 'Score config': '评分配置',
  'Score configs': '评分配置',
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
@@ -2632,6 +2765,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Send experiment with results, or traces.': '请发送 experiment 和 results，或发送 traces。',
  'Send it as': '发送方式',
  'Send it with %(key)s.': '请与 %(key)s 一起发送。',
+ 'Send one source: %(keys)s.': '请只发送一个来源：%(keys)s。',
  'Send one source: experiment with results, traces, evalset_version with rows or all, pairwise_run with pairs, or experiments with rows.': '请只发送一个来源：experiment '
                                                                                                                                            '加 '
                                                                                                                                            'results、traces、evalset_version '
@@ -2679,6 +2813,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '时会指明字段：评测对象无效、该类型不发送请求（none、external、rescore），或该行不在此版本中。',
  'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评测对象并显示返回的内容；不保存任何内容。',
  'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评测对象并显示返回的内容；不保存任何内容。',
+ 'Sensitivity': '灵敏度',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Service': '服务',
  'Session': '会话',
@@ -2687,6 +2822,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Sessions always make one row each.': '会话总是每个一行。',
  'Set the default interval settings': '修改默认区间设置',
  'Set these in the environment of the application that sends spans:': '在发送 span 的应用的环境变量中设置：',
+ 'Set who reviews a queue': '设置队列的审阅者',
  "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it may be sent to (omitted: the stored ones stay); the name does not change. An HTTP target whose URL's origin is no longer listed is refused from its next request. Owners only; 400 when the value is over 8 KB or an origin is not scheme://host[:port].": '设置新的 '
                                                                                                                                                                                                                                                                                                                                               '`value`（省略或留空则保留已保存的值）以及它可发送到的 '
                                                                                                                                                                                                                                                                                                                                               '`origins`（省略则保留已保存的源）；名称不变。URL '
@@ -2769,6 +2905,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Span filter': 'Span 过滤条件',
  'Spans': 'Span 数',
  'Spans older than the retention are gone.': '超过保留期的 span 已被删除。',
+ 'Specificity': '特异度',
  'Start backfill': '开始回填',
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的 LLM '
@@ -2777,8 +2914,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Start one from the preset "Which answer is better (pairwise)" and submit a version.': '从预置模板“哪个回答更好（成对）”创建一个，并提交一个版本。',
  'Start reviewing': '开始审阅',
  'Started': '开始于',
+ 'State': '状态',
  'Status': '状态',
  'Steps': '步骤',
+ 'Stop': '停止',
+ 'Stop following': '停止跟随',
  'Stop phrase': '结束语',
  'Stops a queued or running experiment (202): a queued one is cancelled at once, running chunks stop between rows, and the run ends cancelled with the results written so far. 400 for a draft or a finished experiment.': '停止排队中或运行中的实验（202）：排队中的立即取消，运行中的分块在行与行之间停下，运行以已取消结束，并保留已写入的结果。草稿或已结束的实验返回 '
                                                                                                                                                                                                                            '400。',
@@ -2859,6 +2999,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Test a provider's connection": '测试模型服务的连接',
  'Test a target on one row': '在一行上测试评测对象',
  'Test case': '测试用例',
+ 'Test case %(name)s added.': '已添加测试用例 %(name)s。',
+ 'Test case %(name)s exists.': '测试用例 %(name)s 已存在。',
  'Test case name': '测试用例名称',
  "Test cases are turns with the verdict the evaluator should give. They run on every submit (the version records the agreement) and with Run an evaluator's test cases.": '测试用例是带有评估器应给出的判定的 '
                                                                                                                                                                           'turn。每次提交时都会运行（版本记录是否一致），也可以用“运行评估器的测试用例”运行。',
@@ -2895,6 +3037,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The draft has %(n)s rows.': '草稿有 %(n)s 行。',
  'The draft has uncommitted changes': '草稿有未提交的修改',
  'The draft has unsubmitted changes': '草稿有未提交的修改',
+ 'The draft of %(name)r has changes no version holds; commit or undo them first.': '%(name)r '
+                                                                                   '的草稿有未提交为版本的更改；请先提交或撤销。',
  'The draft of %(name)r has changes that are not committed as a version; commit or undo them first, or name another set.': '%(name)r '
                                                                                                                            '的草稿有尚未提交为版本的更改；请先提交或撤销这些更改，或指定另一个评测集。',
  'The draft was not saved:': '草稿未保存：',
@@ -2959,6 +3103,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '为多数结果。某次运行不在此工作空间、两次运行没有共同的评估器或都没有为该数据项打分时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '404；运行不在同一评测集上时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '400。',
+ "The items with a gold label become rows of a set named after the queue and config, committed as its next version: their input, output and reference as columns, the gold label as each row's label and human verdict. The same gold items again give the same version.": '有金标准标签的条目成为以队列和配置命名的评测集的行，并提交为其下一个版本：输入、输出和参考作为列，金标准标签作为每行的标签和人工判定。相同的金标准条目再次导出得到同一版本。',
+ 'The judge and the gold label of this item do not disagree.': '此条目的评估器判定与金标准标签并无分歧。',
  'The judges read only the two outputs.': '评判模型只读取这两个输出。',
  "The language of the judge's prompt in the new draft; you can edit it afterwards.": '新草稿中评判模型提示词的语言，之后仍可编辑。',
  "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
@@ -2967,6 +3113,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The maximum must be above the minimum.': '最大值必须大于最小值。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
+ 'The online rules and experiments the queue follows.': '队列跟随的在线规则和实验。',
  'The outputs and their latency come from the source run, <a href="%(source_url)s">%(name)s</a>; nothing was called (no tokens, no cost).': '输出及其延迟来自来源运行 '
                                                                                                                                             '<a '
                                                                                                                                             'href="%(source_url)s">%(name)s</a>；没有进行任何调用（不消耗 '
@@ -2986,6 +3133,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                               '或 '
                                                                                                                                                                               'tie，并给出理由。',
  'The queue goes, with its items, reservations and labels. Editors.': '删除队列及其条目、预留和标签。编辑者可用。',
+ 'The queue stops following it; the items it added stay. Editors.': '队列停止跟随它；它已添加的条目会保留。编辑者。',
  "The report garak wrote for a run. Each probe becomes an experiment on a new version of the evalset “garak <probe>”, each detector an evaluator that reads the scores garak recorded; verdicts use the run's threshold.": 'garak '
                                                                                                                                                                                                                            '为一次运行写出的报告。每个探针成为评测集“garak '
                                                                                                                                                                                                                            '<probe>”新版本上的一个实验，每个检测器成为一个读取 '
@@ -3049,6 +3197,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                       'URL。评测集没有的版本返回 '
                                                                                                                                                                                                                                       '404。',
  'The rule goes, with its outcomes and runs. Editors.': '删除规则及其结果和运行。需要编辑者权限。',
+ 'The same items at every sweep: a hash of each item decides.': '每次扫描抽中的条目都相同：由每个条目的哈希决定。',
  'The sampling rate is a number above 0 and at most 1.': '采样率必须大于 0 且不超过 1。',
  'The saved draft passes the checks.': '已保存的草稿通过了检查。',
  'The scope is span, trace or session.': '范围只能是 span、trace 或 session。',
@@ -3153,6 +3302,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "The workspace's members with their role: owner (manages members, secrets and model providers), editor (creates and runs evaluators, evalsets and experiments) or viewer (reads). Any member may list them.": '工作空间的成员及其角色：所有者（管理成员、密钥和模型服务）、编辑者（创建并运行评估器、评测集和实验）或查看者（只读）。任何成员都可以查看。',
  "The workspace's named secrets with the last characters of each value (`hint`) and the origins each may be sent to; values are never returned. Any member may list them.": '工作空间的命名密钥，附带每个值的末尾几个字符（`hint`）以及各自可发送到的源；从不返回值本身。任何成员都可以查看。',
  "The workspace's named secrets with the last characters of each value (`hint`); values are never returned. Any member may list them.": '工作空间的命名密钥，附带每个值的末尾几个字符（`hint`）；从不返回值本身。任何成员都可以查看。',
+ "The workspace's owners.": '工作区的所有者。',
  "The workspace's pairwise runs, newest first, with their experiments, judge and progress. Filter with `status` (queued, running, completed, failed or cancelled); 400 for an unknown status.": '工作空间的成对运行，最新的在前，附带其实验、评判模型和进度。用 '
                                                                                                                                                                                                 '`status`（queued、running、completed、failed '
                                                                                                                                                                                                 '或 '
@@ -3207,11 +3357,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This is not JSON: %(error)s': '这不是合法的 JSON：%(error)s',
  'This item is not waiting for adjudication.': '此条目不在等待裁决之列。',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
+ 'This queue follows no online rule or experiment.': '此队列未跟随任何在线规则或实验。',
+ 'This queue is assigned to other reviewers.': '此队列已指派给其他审阅者。',
  'This row in the evaluation set': '评测集中的这一行',
  'This run did not score this row.': '此运行没有为这一行打分。',
  'This run joins the trend once it completes.': '此运行完成后会加入趋势。',
  'This run scores each range of rows as soon as its outputs are pushed. Rows never pushed are scored unknown when the run is closed.': '每批行的输出一推送，此运行就为其打分。运行关闭时，从未推送的行记为未知。',
  'This run waits until a worker starts; it then picks the run up where it is.': '此运行会等待工作进程启动；启动后从当前进度接着运行。',
+ 'This score config has no gold labels yet.': '此评分配置尚无金标准标签。',
  'This set has no columns yet: define its columns first.': '这个评测集还没有列：请先定义列。',
  'This trace': '这条追踪',
  'This version has %(n)s rows: select at most %(max)s.': '此版本有 %(n)s 行：最多选择 %(max)s 行。',
@@ -3231,6 +3384,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Threshold (optional)': '阈值（可选）',
  'Throughput': '吞吐量',
  'Tick at least one evaluator version: each of its variables then gets a dropdown of the columns.': '至少勾选一个评估器版本：之后它的每个变量都会有一个列的下拉框。',
+ 'Tie': '平局',
  'Ties': '平局',
  "Ties excluded: the rate is B's share of the pairs one side won; ties are left out.": '排除平局：胜率是 B '
                                                                                        '在有一方获胜的配对中所占的比例；平局不计入。',
@@ -3585,6 +3739,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Use one of %(formats)s.': '请使用 %(formats)s 之一。',
  'Use one of %(methods)s.': '请使用 %(methods)s 之一。',
  "Use one of this config's labels.": '请使用此配置的标签之一。',
+ 'Use pass, fail or unknown.': '请使用 pass、fail 或 unknown。',
  'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
@@ -3627,6 +3782,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Variable %(name)r is not declared in input_variables.': '变量 %(name)r 未在 input_variables 中声明。',
  'Verdict': '判定',
  'Verdict policy': '判定策略',
+ 'Verdicts': '判定',
+ 'Verdicts taken': '取入的判定',
  'Version': '版本',
  'Version %(v)s': '版本 %(v)s',
  'Version %(v)s committed with %(n)s rows.': '版本 %(v)s 已提交，共 %(n)s 行。',
@@ -3665,6 +3822,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Waiting items': '等待中的条目',
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
+ 'What it takes, its sampling rate, the items it added, its last sweep.': '它取入什么、抽样比例、已添加的条目和上次扫描。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
  "What reviewers see of each item (input, output, reference or conversation; untrusted text, capped), where it came from and, outside blind mode, the judges' verdicts and the labels given.": '审阅者看到的每个条目内容（输入、输出、参考或对话；不可信文本，已截断）、其来源，以及非盲审模式下评审的判定和已给出的标签。',
  "What the rule's evaluators made of each sampled span, newest first: a verdict, score and reason, or why there is none (`skip_reason`). Filters: `verdict`, `skip_reason`, `status`, `trace_id`, `evaluator_version`.": '规则的评估器对每个被采样 '
@@ -3676,13 +3834,26 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                               '在回答中的位置，例如 '
                                                                               'answer；留空：整个响应体。',
  'Where each variable comes from': '每个变量的来源',
+ "Where the judge and people both decided: sensitivity (fails it catches) and specificity (passes it lets through) with 95 percent intervals, and Cohen's kappa between the judge and the people. For reviewers' gold labels, their own Krippendorff's alpha is the ceiling: a judge agreeing with people about as well as people agree with each other cannot do much better. From 30 rows on, a calibration corrects runs' fail rates.": '在评估器和人工都做出判定的条目上：灵敏度（它抓住的失败）和特异度（它放过的通过）及其 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           '95% '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           '区间，以及评估器与人工之间的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           "Cohen's "
+                                                                                                                                                                                                                                                                                                                                                                                                                                           'kappa。对于审阅者的金标准标签，他们自己的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           "Krippendorff's "
+                                                                                                                                                                                                                                                                                                                                                                                                                                           'alpha '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           '是上限：评估器与人工的一致程度若与人工彼此之间相当，就很难再好。从 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           '30 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                           '行起，校准会校正运行的失败率。',
+ 'Where the judge and the gold label disagree': '评估器与金标准标签不一致之处',
  "Where the judge's other variables come from": '评判模型的其他变量从哪里来',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
  'Which traces': '哪些追踪',
+ 'Who reviews': '审阅者',
  'Why': '原因',
  'Why skip it?': '为什么跳过？',
  'Win rates': '胜率',
  'Window': '时间窗口',
+ "With 'the assigned members': only they reserve items.": '选择“指派的成员”时：只有他们可以预留条目。',
  'With errors': '有错误',
  'With or without errors': '有无错误均可',
  'With repetitions, it resamples a row with all its repetitions together.': '有重复时，会把一行及其所有重复一起重采样。',
@@ -3722,6 +3893,23 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
  'Zero tolerance': '零容忍',
  '`evaluator_id` whose rows the diff shows.': '行差异显示其行的 `evaluator_id`。',
+ "`kind` online_rule with `rule` (what it judges: spans, traces or sessions by its scope) or experiment with `experiment` (its results once it has finished, by the results grid's `filter`); `verdicts` taken (none: any) and `sampling_rate` (the share kept, by a hash of each item's key). Sweeps go on from where the last one stopped: nothing is added twice. Editors.": '`kind` '
+                                                                                                                                                                                                                                                                                                                                                                                '为 '
+                                                                                                                                                                                                                                                                                                                                                                                'online_rule '
+                                                                                                                                                                                                                                                                                                                                                                                '并给出 '
+                                                                                                                                                                                                                                                                                                                                                                                '`rule`（它评判的对象：按其范围为 '
+                                                                                                                                                                                                                                                                                                                                                                                'span、trace '
+                                                                                                                                                                                                                                                                                                                                                                                '或会话），或为 '
+                                                                                                                                                                                                                                                                                                                                                                                'experiment '
+                                                                                                                                                                                                                                                                                                                                                                                '并给出 '
+                                                                                                                                                                                                                                                                                                                                                                                '`experiment`（实验结束后的结果，按结果表格的 '
+                                                                                                                                                                                                                                                                                                                                                                                '`filter` '
+                                                                                                                                                                                                                                                                                                                                                                                '筛选）；取入的 '
+                                                                                                                                                                                                                                                                                                                                                                                '`verdicts`（不填：全部）和 '
+                                                                                                                                                                                                                                                                                                                                                                                '`sampling_rate`（保留的比例，按每个条目键的哈希）。每次扫描从上次停下的地方继续：不会重复添加。编辑者。',
+ '`open_to`: reviewers (editors and owners), owners, or assigned (only the `assignees`); `reviewer`: whether the caller may reserve its items.': '`open_to`：reviewers（编辑者和所有者）、owners（所有者）或 '
+                                                                                                                                                 'assigned（仅限 '
+                                                                                                                                                 '`assignees`）；`reviewer`：调用者能否预留其条目。',
  'a %(role)s message cannot have %(key)s': '%(role)s 消息不能有 %(key)s',
  'a Conversation has at most %(max)s messages, this one has %(count)s': 'Conversation 最多包含 %(max)s '
                                                                         '条消息，此处有 %(count)s 条',
@@ -3833,6 +4021,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                               '%(content_types)s 之一',
  'corrected · was %(v)s': '已修正 · 原为 %(v)s',
  'corrected · was %(was)s': '已修正 · 原为 %(was)s',
+ 'corrects runs': '校正运行',
  'cost unknown: a judge has no price yet': '成本未知：有评审尚无价格',
  'could not connect: %(error)s': '无法连接：%(error)s',
  'current: %(name)s': '当前：%(name)s',
@@ -3883,6 +4072,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'each pair judged %(k)s times': '每个配对评判 %(k)s 次',
  'each session with a matching span, once, when it has gone idle': '每个含匹配 span 的会话（在其空闲之后，仅一次）',
  'each trace with a matching span, once it is complete': '每个含匹配 span 的追踪（在其完整之后）',
+ 'editors and owners': '编辑者和所有者',
  'embedding': '嵌入',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',
@@ -3900,6 +4090,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'expected an image URL (http/https) or the path of an uploaded image file, got %(got)s': '需要图片的 '
                                                                                           'URL（http/https）或已上传图片文件的路径，实际为 '
                                                                                           '%(got)s',
+ 'experiment': '实验',
  'experiment result': '实验结果',
  'ext maps names to strings.': 'ext 是名称到字符串的映射。',
  'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
@@ -3912,6 +4103,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'filtered out': '被过滤',
  'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
  'first run shown': '显示的第一次运行',
+ 'following': '跟随中',
  'for Excel': 'Excel 用',
  'free text': '自由文本',
  'from %(low)s to %(high)s': '从 %(low)s 到 %(high)s',
@@ -3930,6 +4122,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                           'garak '
                                                                                                                                                                                           '自己的计数中推算它；如果知道，请填写（它必须能重现这些计数）。',
  "garak's reference data": 'garak 的参考数据',
+ 'gold labels of %(queue)s · %(config)s': '%(queue)s · %(config)s 的金标准标签',
  'guardrail': '护栏',
  'header cell %(n)s is empty': '第 %(n)s 个表头单元格为空',
  'here “A” is the output shown first: B’s': '这里的“A”是先展示的输出：即 B 的',
@@ -3960,6 +4153,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'label is longer than %(max)s characters': '标注超过 %(max)s 个字符',
  'label must be text': '标注必须是文本',
  'labelled': '已标注',
+ 'labelled run %(name)s': '带标签的运行 %(name)s',
+ 'left is better': '左侧更好',
  'line %(line)s, column %(column)s: %(problem)s': '第 %(line)s 行，列 %(column)s：%(problem)s',
  'line %(line)s: %(problem)s': '第 %(line)s 行：%(problem)s',
  'line 1, column %(field)r: unknown column %(field)r; map it to a column of the set or choose to ignore it': '第 '
@@ -4026,6 +4221,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'not scored': '未打分',
  'not valid JSON: %(error)s (character %(position)s)': '不是有效的 JSON：%(error)s（第 %(position)s 个字符）',
  'not valid JSON: %(error)s at character %(column)s': '不是有效的 JSON：第 %(column)s 个字符处 %(error)s',
+ 'not yet': '尚未',
  'nothing evaluated': '没有评估任何内容',
  'nothing to compare yet': '还没有可对比的内容',
  'numeric': '数值',
@@ -4037,6 +4233,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'ok': '正常',
  'once per row': '每行一次',
  'one output': '单个输出',
+ 'online rule': '在线规则',
  'only %(n)d rows decided on both sides, fewer than %(min)d': '两边都有判定的行只有 %(n)d 行，少于 %(min)d 行',
  'only in baseline': '仅在基线中',
  'only in candidate': '仅在候选中',
@@ -4052,6 +4249,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'outputs from': '输出来自',
  'outputs is not a list.': 'outputs 不是列表。',
  'over budget': '超出预算',
+ 'owners': '所有者',
  'p = %(p)s': 'p = %(p)s',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
@@ -4080,6 +4278,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'provider default': '模型服务默认值',
  'queued': '排队中',
  're-scored': '已重新打分',
+ 'read to its end': '已读完',
  'read-only': '只读',
  'ready': '就绪',
  'ready after %(n)s s without a new span': '%(n)s 秒内没有新的 span 后就绪',
@@ -4099,6 +4298,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'results.csv for Excel': 'results.csv（Excel 用）',
  'retriever': '检索器',
  'revoked': '已吊销',
+ 'right is better': '右侧更好',
  'risk': '风险',
  'risk score': '风险分数',
  'role': '角色',
@@ -4147,6 +4347,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'test cases agree with the expected verdict': '个测试用例与期望判定一致',
  'text is %(size)s bytes; the limit is %(limit)s bytes': '文本为 %(size)s 字节，上限为 %(limit)s 字节',
  'the JSON on this line is nested too deeply': '这一行的 JSON 嵌套层级过深',
+ 'the assigned members': '指派的成员',
  'the conversation is %(size)s bytes of JSON; the limit is %(limit)s bytes': '该对话的 JSON 为 %(size)s '
                                                                              '字节，上限为 %(limit)s 字节',
  'the default model': '默认模型',
@@ -4178,6 +4379,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'to or from unknown': '变为或变自未知',
  'tokens': 'Token',
  'too few decided rows to correct other runs (needs 30)': '已判定的行太少，无法校正其他运行（需要 30 行）',
+ 'too few rows': '行数太少',
  'tool': '工具',
  'tool call': '工具调用',
  'tool call %(id)s already has its result in message %(number)s': '工具调用 %(id)s 已在第 %(number)s '
@@ -4235,6 +4437,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                              '或任意 {{列名}}。',
  'Δ mean score (95%% CI)': 'Δ 平均分（95%% 置信区间）',
  'Δ pass rate (95%% CI)': 'Δ 通过率（95%% 置信区间）',
+ 'α between reviewers (ceiling)': 'α 审阅者之间（上限）',
+ 'κ judge vs people': 'κ 评估器对人工',
  '— choose a provider —': '— 选择模型服务 —',
  '— none —': '— 无 —',
  '— none: the simulated user starts': '— 无：由模拟用户先开口',
