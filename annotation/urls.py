@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import gold_views, views
 
 app_name = "annotation"
 
@@ -10,4 +10,12 @@ urlpatterns = [
     path("", views.queue_list, name="list"),
     path("<uuid:queue_id>/", views.queue_detail, name="queue"),
     path("<uuid:queue_id>/review/", views.review, name="review"),
+    path("<uuid:queue_id>/adjudicate/", gold_views.adjudicate, name="adjudicate"),
+    path("<uuid:queue_id>/calibration/", gold_views.calibration, name="calibration"),
+    path("<uuid:queue_id>/gold-evalset/", gold_views.gold_evalset, name="gold_evalset"),
+    path(
+        "<uuid:queue_id>/items/<uuid:queue_item_id>/test-case/",
+        gold_views.test_case,
+        name="test_case",
+    ),
 ]

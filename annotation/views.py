@@ -49,7 +49,12 @@ def queue_detail(request, queue_id):
     """A queue's configs, settings and progress per reviewer; its agreement for owners."""
     queue = _queue(request, queue_id)
     owner = request.membership.is_owner
+    adjudicator = selectors.queue_adjudicator_is(
+        queue=queue, user=request.user, membership=request.membership
+    )
     context = {
+        "adjudicator": adjudicator,
+        "waiting": len(selectors.queue_disagreements(queue=queue)) if adjudicator else 0,
         "queue": queue,
         "configs": list(queue.score_configs.order_by("name")),
         "progress": selectors.queue_progress(queue=queue),

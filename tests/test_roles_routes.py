@@ -124,7 +124,10 @@ NEEDS = {  # URL name → (role, why)
     "settings_ingest_keys": (OWNER, INGEST),
     "settings_ingest_key_revoke": (OWNER, INGEST),
     "annotation-queue-item-adjudicate": (OWNER, ADJUDICATE),
+    "annotation:adjudicate": (OWNER, ADJUDICATE),
 }
+# Pages a viewer may not even read (403), by URL name: (who reads them, why).
+READ_NEEDS = {"annotation:adjudicate": (OWNER, ADJUDICATE + ": the page shows every label")}
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
 _KWARG = re.compile(r"<(?:\w+:)?(\w+)>")
@@ -241,6 +244,7 @@ KWARGS = {
     "session_id": "session_id",
     "ingest_key_id": "ingest_key_id",
     "queue_id": "queue",
+    "queue_item_id": "queue_item",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",
@@ -267,6 +271,7 @@ ID_OF = {
     "online:": "online_rule",
     "score-config-": "score_config",
     "annotation-queue-item-": "queue_item",
+    "annotation-queue-gold-": "queue_item",
     "annotation-queue-": "queue",
 }
 # Routes that read ids from the query string as well, by URL name.
@@ -519,10 +524,13 @@ def test_a_viewer_reads_every_route_and_an_outsider_none(world, route):
     """Every page and API route a GET reaches: a viewer gets an answer (a 400 for a query this
     test leaves out), an outsider a 404 through Acme's URLs and their own with Acme's ids. A
     page that takes only POST answers GET with 405, to everyone."""
-    viewer = send(route, world, who=VIEWER)
+    reader = READ_NEEDS.get(route.name, (VIEWER,))[0]
+    viewer = send(route, world, who=reader)
     problems = []
     if viewer.status_code in (401, 403, 404) or viewer.status_code >= 500:
-        problems.append(f"viewer: {viewer.status_code} {viewer.content[:200]!r}")
+        problems.append(f"{reader}: {viewer.status_code} {viewer.content[:200]!r}")
+    if reader != VIEWER and (refusal := send(route, world, who=VIEWER)).status_code != 403:
+        problems.append(f"viewer: {refusal.status_code}, not 403")
     own = "outsider, own workspace with Acme's ids"
     attempts = [("outsider, Acme's URL", {"who": "outsider"})]
     if set(route.kwargs) - {"ws"} or route.name in QUERY:
@@ -549,3 +557,4 @@ def test_open_routes_are_the_listed_ones():
 def test_every_route_name_in_needs_exists():
     names = {r.name for r in ROUTES}
     assert set(NEEDS) <= names, set(NEEDS) - names
+    assert set(READ_NEEDS) <= {r.name for r in READS}

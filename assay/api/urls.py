@@ -71,6 +71,14 @@ from experiments.api import ExperimentViewSet, GarakImportViewSet  # noqa: E402
 router.register("experiments/import-garak", GarakImportViewSet, basename="garak-import")
 router.register("experiments", ExperimentViewSet, basename="experiment")
 
+from experiments.api.calibrations import EvaluatorCalibrationViewSet  # noqa: E402
+
+router.register(
+    "evaluators/<uuid:evaluator_id>/calibrations",
+    EvaluatorCalibrationViewSet,
+    basename="evaluator-calibration",
+)
+
 from experiments.pairwise.api import PairwiseRunViewSet  # noqa: E402
 
 router.register("pairwise-runs", PairwiseRunViewSet, basename="pairwise-run")
@@ -104,4 +112,10 @@ router.register(
     "experiment-templates/<uuid:template_id>/schedules",
     ScheduleViewSet,
     basename="experiment-template-schedule",
+)
+
+from annotation.api_gold import QueueGoldViewSet  # noqa: E402
+
+router.register(
+    "annotation-queues/<uuid:queue_id>/gold", QueueGoldViewSet, basename="annotation-queue-gold"
 )

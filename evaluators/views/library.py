@@ -17,6 +17,7 @@ from assay.web.errors import add_errors, form_service
 from .. import selectors, services, turns
 from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
 from ..kinds import KINDS, kind_choices
+from ..panels import version_panels_render
 from ..policies import describe_policy
 from ..turns import sample_turn
 
@@ -229,6 +230,7 @@ def version_detail(request, id, version):
             "version": found,
             "fields": services.version_fields(snapshot=snapshot),
             "tab": "versions",
+            "panels": version_panels_render(request=request, version=found),
         },
     )
 
