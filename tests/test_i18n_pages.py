@@ -112,7 +112,7 @@ def demo(db, client):
 
     workspace = demo_load()
     assert workspace.slug == DEMO_WORKSPACE
-    user = workspace.memberships.get().user
+    user = workspace.memberships.get(role="owner").user  # the demo reviewers are editors
     client.force_login(user)
     qa = EvalSet.objects.get(workspace=workspace, name="Demo QA")
     job = import_create(
@@ -222,7 +222,7 @@ def test_pages_before_signing_in_show_none_of_it_either(demo):
     from assay import services
 
     issued = services.invitation_create(
-        workspace=demo["ws"], user=demo["ws"].memberships.get().user, role="editor"
+        workspace=demo["ws"], user=demo["ws"].memberships.get(role="owner").user, role="editor"
     )
     problems = {}
     for url in ("/accounts/login/", f"/invite/{issued.key}/"):
