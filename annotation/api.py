@@ -16,6 +16,7 @@ from assay.selectors import public_or_404
 
 from . import pair_sources, selectors, services
 from . import serializers as s
+from .filtered import queue_reviewer_is
 from .models import AnnotationQueue, QueueItem, ScoreConfig
 from .services.pairwise import pairwise_orders
 
@@ -173,6 +174,7 @@ class AnnotationQueueViewSet(
     @action(detail=True, methods=["post"])
     def next(self, request, id=None):
         queue = self.get_object()
+        reviewer_or_403(queue, request)
         item = services.review_next(queue=queue, reviewer=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -243,6 +245,13 @@ class AnnotationQueueViewSet(
     def _configs(self, refs: list[str]) -> list[ScoreConfig | None]:
         workspace = self.request.workspace
         return [selectors.score_config_for(workspace=workspace, public_id=r) for r in refs]
+
+
+def reviewer_or_403(queue: AnnotationQueue, request) -> None:
+    """Only the members a queue is open to (a role, or its assignees) review its items."""
+    membership, user = request.membership, request.user
+    if not queue_reviewer_is(queue=queue, user=user, membership=membership):
+        raise exceptions.PermissionDenied(_("This queue is assigned to other reviewers."))
 
 
 def _owner(request) -> bool:
@@ -343,6 +352,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
     @action(detail=True, methods=["post"])
     def labels(self, request, queue_id=None, id=None):
         queue = self.queue()
+        reviewer_or_403(queue, request)
         item = self.item(queue)
         body = validated(s.LabelsWriteSerializer, request)
         values = _config_values(request, body["values"])
@@ -397,6 +407,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
     @action(detail=True, methods=["post"])
     def skip(self, request, queue_id=None, id=None):
         queue = self.queue()
+        reviewer_or_403(queue, request)
         item = self.item(queue)
         body = validated(s.SkipSerializer, request)
         try:

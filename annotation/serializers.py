@@ -58,6 +58,7 @@ class AnnotationQueueSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="public_id", read_only=True)
     score_configs = serializers.SlugRelatedField(slug_field="public_id", many=True, read_only=True)
     adjudicators = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    assignees = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
 
     class Meta:
         model = AnnotationQueue
@@ -70,6 +71,8 @@ class AnnotationQueueSerializer(serializers.ModelSerializer):
             "reservation_minutes",
             "blind",
             "adjudicators",
+            "open_to",
+            "assignees",
             "created_at",
             "updated_at",
         ]

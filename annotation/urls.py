@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import gold_views, views
+from .feed_views import assignment_set, feed_add, feed_change
 
 app_name = "annotation"
 
@@ -10,6 +11,9 @@ urlpatterns = [
     path("", views.queue_list, name="list"),
     path("<uuid:queue_id>/", views.queue_detail, name="queue"),
     path("<uuid:queue_id>/review/", views.review, name="review"),
+    path("<uuid:queue_id>/feeds/", feed_add, name="feed_add"),
+    path("<uuid:queue_id>/feeds/<uuid:feed_id>/", feed_change, name="feed_change"),
+    path("<uuid:queue_id>/assignment/", assignment_set, name="assignment"),
     path("<uuid:queue_id>/adjudicate/", gold_views.adjudicate, name="adjudicate"),
     path("<uuid:queue_id>/calibration/", gold_views.calibration, name="calibration"),
     path("<uuid:queue_id>/gold-evalset/", gold_views.gold_evalset, name="gold_evalset"),

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from assay.web.decorators import workspace_view
 
 from . import rendering, review_selectors, selectors, services
+from .feed_views import feeding_context, review_allowed, review_or_403
 from .forms import ReviewForm, SkipForm, config_choices, field_name
 from .models import AnnotationQueue, QueueItem, ScoreKind
 from .pair_pages import pair_context
@@ -60,6 +61,7 @@ def queue_detail(request, queue_id):
         "progress": selectors.queue_progress(queue=queue),
         "agreement": selectors.queue_agreement(queue=queue) if owner else None,
     }
+    context |= feeding_context(request, queue)
     return render(request, "annotation/detail.html", context)
 
 
@@ -70,8 +72,9 @@ def review(request, queue_id):
     label or skip it, then on to the next. Viewers read that they cannot review."""
     queue = _queue(request, queue_id)
     if request.method == "POST":
+        review_or_403(request, queue)
         return _review_post(request, queue)
-    if not request.membership.can_edit:
+    if not review_allowed(request, queue):
         return _review_page(request, queue, item=None)
     item = services.review_next(queue=queue, reviewer=request.user)
     return _review_page(request, queue, item=item)
@@ -131,7 +134,7 @@ def _review_page(request, queue, *, item, form=None, status=200):
     context = {
         "queue": queue,
         "item": item,
-        "can_review": request.membership.can_edit,
+        "can_review": review_allowed(request, queue),
         "form": form,
         "skip_form": skip_form,
         "fields": [_field(form, c) for c in configs] if item is not None else [],

@@ -220,6 +220,12 @@ VARIABLES: list[tuple[str, str, str]] = [
         "is taken by the next sweep, never missed.",
     ),
     (
+        "ASSAY_ANNOTATION_FEED_S",
+        "`60`",
+        "How often annotation queues that follow an online rule or an experiment take the new "
+        "outcomes or results in their sample.",
+    ),
+    (
         "ASSAY_TRACE_RETENTION_DAYS",
         "`30`",
         "Days spans are kept: older days' partitions are dropped hourly (PostgreSQL), older "

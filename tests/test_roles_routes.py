@@ -41,11 +41,12 @@ from rest_framework.test import APIClient
 
 from annotation.selectors import SourceItem
 from annotation.services import annotation_queue_create, queue_items_add, score_config_create
+from annotation.services.feeds import queue_feed_create
 from assay import services as platform
 from assay.models import Membership, ModelProvider
 from evalsets.demo import png_bytes
 from evalsets.items.media import media_store
-from experiments.models import PairwiseResult
+from experiments.models import Experiment, PairwiseResult
 from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
 from online.services import online_rule_create
@@ -92,6 +93,7 @@ PROVIDERS = "owners manage model providers: a provider decides where the workspa
 TOKENS = "every member issues and revokes their own API tokens (a token acts with their role)"
 INGEST = "owners manage ingest keys: a key writes spans into the workspace"
 ADJUDICATE = "owners settle reviewers' disagreements (and the members a queue names)"
+ASSIGN = "owners say who reviews a queue (a role, or the members it is assigned to)"
 NEEDS = {  # URL name → (role, why)
     "settings_members": (OWNER, MEMBERS),
     "settings_member_change": (OWNER, MEMBERS),
@@ -124,6 +126,8 @@ NEEDS = {  # URL name → (role, why)
     "settings_ingest_keys": (OWNER, INGEST),
     "settings_ingest_key_revoke": (OWNER, INGEST),
     "annotation-queue-item-adjudicate": (OWNER, ADJUDICATE),
+    "annotation-queue-assignment-list": (OWNER, ASSIGN),
+    "annotation:assignment": (OWNER, ASSIGN),
     "annotation:adjudicate": (OWNER, ADJUDICATE),
 }
 # Pages a viewer may not even read (403), by URL name: (who reads them, why).
@@ -217,6 +221,7 @@ class World:
     score_config: str
     queue: str
     queue_item: str
+    queue_feed: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
     tokens: dict[str, str]  # "viewer" / "outsider" → API key
 
@@ -244,6 +249,7 @@ KWARGS = {
     "session_id": "session_id",
     "ingest_key_id": "ingest_key_id",
     "queue_id": "queue",
+    "feed_id": "queue_feed",
     "queue_item_id": "queue_item",
 }
 ID_OF = {
@@ -272,6 +278,7 @@ ID_OF = {
     "score-config-": "score_config",
     "annotation-queue-item-": "queue_item",
     "annotation-queue-gold-": "queue_item",
+    "annotation-queue-feed-": "queue_feed",
     "annotation-queue-": "queue",
 }
 # Routes that read ids from the query string as well, by URL name.
@@ -427,10 +434,15 @@ def _queue(workspace, owner, acme) -> dict[str, str]:
         workspace=workspace, user=owner, fields={"name": "Review"}, score_configs=[config]
     )
     queue_items_add(queue=queue, items=[SourceItem("experiment_result", str(acme.result), {})])
+    experiment = Experiment.objects.get(public_id=acme.experiment)
+    feed = queue_feed_create(
+        queue=queue, user=owner, kind="experiment", source=experiment, fields={}
+    )
     return {
         "score_config": str(config.public_id),
         "queue": str(queue.public_id),
         "queue_item": str(queue.items.get().public_id),
+        "queue_feed": str(feed.public_id),
     }
 
 

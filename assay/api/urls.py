@@ -105,6 +105,26 @@ router.register(
     "annotation-queues/<uuid:queue_id>/items", QueueItemViewSet, basename="annotation-queue-item"
 )
 
+from annotation.api_feeds import (  # noqa: E402
+    QueueAssignmentViewSet,
+    QueueFeedViewSet,
+    QueueSourceViewSet,
+)
+
+router.register(
+    "annotation-queues/<uuid:queue_id>/sources",
+    QueueSourceViewSet,
+    basename="annotation-queue-source",
+)
+router.register(
+    "annotation-queues/<uuid:queue_id>/feeds", QueueFeedViewSet, basename="annotation-queue-feed"
+)
+router.register(
+    "annotation-queues/<uuid:queue_id>/assignment",
+    QueueAssignmentViewSet,
+    basename="annotation-queue-assignment",
+)
+
 from schedules.api import ExperimentTemplateViewSet, ScheduleViewSet  # noqa: E402
 
 router.register("experiment-templates", ExperimentTemplateViewSet, basename="experiment-template")
