@@ -299,7 +299,7 @@ def result_items(*, workspace: Workspace, experiment_id, result_ids: list[int]) 
     results = {
         r.pk: r
         for r in Result.objects.filter(experiment=experiment, pk__in=result_ids).select_related(
-            "binding__evaluator_version__evaluator"
+            "binding__evaluator_version__evaluator", "item"
         )
     }
     missing = {
@@ -314,11 +314,12 @@ def result_items(*, workspace: Workspace, experiment_id, result_ids: list[int]) 
 
 
 def _result_item(result: Result, turn: dict) -> SourceItem:
-    fields = turn.get("evaluate_dataset_fields") or {}
+    output = turn.get("evaluate_target_output_fields") or {}
+    fields = {**_row_fields(result, output), **(turn.get("evaluate_dataset_fields") or {})}
     reference = {k: v for k, v in fields.items() if k.startswith(REFERENCE_NAMES)}
     snapshot = {
         "input": {k: v for k, v in fields.items() if k not in reference},
-        "output": turn.get("evaluate_target_output_fields") or {},
+        "output": output,
         "reference": reference,
         "row_number": result.row_number,
     }
@@ -334,6 +335,12 @@ def _result_item(result: Result, turn: dict) -> SourceItem:
     return SourceItem(
         ItemSource.EXPERIMENT_RESULT, str(result.pk), snapshot_capped(snapshot), [judge]
     )
+
+
+def _row_fields(result: Result, output: dict) -> dict:
+    """The row's columns but those the turn took as its output: the question is shown even
+    when the evaluator read only the answer and the reference."""
+    return {k: v for k, v in (result.item.data or {}).items() if k not in output}
 
 
 def trace_items(*, workspace: Workspace, trace_ids: list[str]) -> dict:

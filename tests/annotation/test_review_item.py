@@ -164,3 +164,14 @@ def test_a_number_out_of_range_is_named_without_a_trailing_zero(api, workspace, 
     text = sent.content.decode()
     assert sent.status_code == 400 and "Answer with a number from 1 to 5." in text
     assert "5.0" not in text and 'min="1" max="5" step="1"' in text
+
+
+def test_a_results_item_shows_the_rows_question_the_evaluator_did_not_read(
+    api, workspace, user, member
+):
+    made = queue_with_items(api, workspace=workspace, user=user, rows=1)  # reads answer, reference
+    snapshot = QueueItem.objects.get().snapshot
+    assert snapshot["input"]["input"]["text"] == "question 0"
+    assert "actual_output" not in snapshot["input"] and "reference_output" in snapshot["reference"]
+    text = page_client(member("ann")).get(review_url(made["queue"]["id"])).content.decode()
+    assert "question 0" in text
