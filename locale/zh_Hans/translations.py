@@ -87,6 +87,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s gold items: %(a)s adjudicated, %(u)s unanimous': '%(n)s 个金标准条目：%(a)s 个已裁决，%(u)s 个一致',
  '%(n)s human correction': ['%(n)s 条人工修正'],
  '%(n)s item': ['%(n)s 个条目'],
+ '%(n)s item added.': ['已添加 %(n)s 个条目。'],
  '%(n)s item waits for adjudication': ['%(n)s 个条目等待裁决'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
  '%(n)s message': ['%(n)s 条消息'],
@@ -326,6 +327,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A pairwise judge needs a Text variable %(name)r.': '成对评估器需要一个 Text 变量 %(name)r。',
  'A pairwise queue asks at least one A, B or tie config.': '成对队列至少需要一个“A、B 或平局”评分配置。',
  "A pairwise queue takes pairs: a pairwise run's or two experiments'.": '成对队列只接受配对：来自成对运行或两个实验。',
+ "A pairwise queue takes pairs: the pairs a pairwise run judged (its first repetition), or two finished experiments' outputs on the rows both ran.": '成对队列接受配对：成对运行评判过的配对（第一次重复），或两个已结束实验在双方都运行过的行上的输出。',
  'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评测对象输出的已结束实验。',
  'A person who already signs in to Assay can be added by their username.': '已能登录 Assay '
                                                                            '的用户可以按用户名直接添加。',
@@ -460,8 +462,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                       '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
                                                                                                       '评估器才能运行。',
  'Add at least one evaluator version.': '请至少添加一个评估器版本。',
+ 'Add items': '添加条目',
  'Add items to a queue': '向队列添加条目',
  'Add items to a queue by a filter': '按筛选条件向队列添加条目',
+ 'Add items: %(name)s': '添加条目：%(name)s',
  'Add message': '添加消息',
  'Add or change a secret': '添加或修改密钥',
  'Add or change items': '添加或修改数据项',
@@ -536,6 +540,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                   '发送到本工作空间的追踪中，别无他用：它不能读取任何内容，也不能调用 '
                                                                                                                                                   'API。',
  'An ingest key needs a name.': '采集密钥需要一个名称。',
+ 'An item already in the queue stays as it is; at most 1,000 are added at a time.': '已在队列中的条目保持不变；每次最多添加 '
+                                                                                    '1,000 个。',
  'An item id is a UUID.': '数据项 id 必须是 UUID。',
  "An item where the judge and the gold label disagree becomes a test case of the evaluator that judged its result: the turn the evaluator received, and the gold label's verdict as the expected one (the evaluator's test-gated submit runs it). 201 with the case, 200 with the case made before for the same item; 400 when they do not disagree. Editors.": '评估器与金标准标签不一致的条目成为评判其结果的评估器的测试用例：评估器收到的轮次，以及金标准标签的判定作为预期判定（评估器的测试门禁提交会运行它）。201 '
                                                                                                                                                                                                                                                                                                                                                                 '返回该用例，同一条目之前已创建的用例返回 '
@@ -628,6 +634,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Baseline (A)': '基线（A）',
  'Baseline id.': '基线 id。',
  'Baseline ✓': '基线 ✓',
+ 'Blind': '盲审',
  'Body template': '请求体模板',
  'Body template (JSON)': '请求体模板（JSON）',
  'Both experiments must run on the same evalset.': '两个实验必须基于同一个评测集。',
@@ -738,6 +745,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Choose an evaluation set.': '请选择一个评测集。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
  'Choose evaluator versions above, then “Choose the mapping”.': '先在上方选择评估器版本，再点击“选择映射”。',
+ 'Choose one.': '请选择一个。',
  'Choose the column of the scenario.': '请选择场景所在的列。',
  'Choose the mapping': '选择映射',
  'Choose the provider the simulated user runs on.': '请选择模拟用户所用的模型服务。',
@@ -811,6 +819,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Config is not valid JSON: %(exc)s': '配置不是有效的 JSON：%(exc)s',
  'Config must be a JSON object.': '配置必须是 JSON 对象。',
  'Configuration': '配置',
+ 'Content': '内容',
  'Conversation': '对话',
  "Conversation cells hold the JSON array of their messages in OpenAI's chat shape (role system, user, assistant or tool; content; tool_calls and tool_call_id); in JSONL the array itself.": '对话（Conversation）单元格存放其消息的 '
                                                                                                                                                                                              'JSON '
@@ -861,6 +870,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create ingest key': '创建采集密钥',
  'Create invitation link': '创建邀请链接',
  'Create one to send traces from your application.': '创建一个，即可从你的应用发送追踪。',
+ 'Create queue': '创建队列',
  'Create rule': '创建规则',
  'Create token': '创建令牌',
  'Create your account': '创建你的账号',
@@ -1246,6 +1256,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Expected verdict': '期望判定',
  'Expected verdict must be pass, fail or unknown.': '期望判定必须是 pass、fail 或 unknown。',
  'Experiment': '实验',
+ 'Experiment A': '实验 A',
+ 'Experiment B': '实验 B',
  'Experiment id': '实验 ID',
  'Experiment id.': '实验 id。',
  'Experiment ids, comma-separated or the parameter repeated.': '实验 id，用逗号分隔或重复该参数。',
@@ -1784,6 +1796,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Min duration (ms)': '最短耗时（毫秒）',
  'Min tokens': '最少 Token',
  'Minimum score': '最低分',
+ 'Minutes an item is held': '条目保留的分钟数',
  'Mode': '模式',
  'Model': '模型',
  'Model provider': '模型服务',
@@ -1844,6 +1857,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Need a mapping': '需要映射',
  'Needs tool results': '需要工具结果',
  'Neither run scored this item.': '两次运行都没有为这个数据项打分。',
+ 'New annotation queue': '新建标注队列',
  'New column': '新列',
  'New column %(name)r cannot be required: existing rows have no value for it.': '新列 %(name)r '
                                                                                 '不能设为必填：已有的行在这一列上没有值。',
@@ -1855,6 +1869,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'New online rule': '新建线上规则',
  'New pairwise run': '新建成对运行',
  'New provider': '新建模型服务',
+ 'New queue': '新建队列',
  'New rule': '新建规则',
  'New rule from this span': '用这个 span 新建规则',
  'New workspace': '新建工作空间',
@@ -2029,6 +2044,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'One per line, scheme://host[:port]. HTTP targets may send the secret only to these; with none it is sent nowhere.': '每行一个，格式为 '
                                                                                                                       'scheme://host[:port]。HTTP '
                                                                                                                       '评测对象只能把密钥发送到这些源；没有则不发送到任何地方。',
+ 'One per line; empty: every row (at most 1,000).': '每行一个；留空：所有行（最多 1,000 行）。',
  'One provider with its settings; the API key is never returned.': '一个模型服务及其设置；从不返回 API 密钥。',
  "One result by its `id` in this experiment, with the exact input the evaluator received, its stdout, the rendered judge request and the raw answer. 404 when the id is not this experiment's.": '按 '
                                                                                                                                                                                                  '`id` '
@@ -2265,6 +2281,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                      '得不到任何条目（403）。所有者。',
  'Open row %(n)s': '打开第 %(n)s 行',
  'Open the draft of %(name)s': '打开 %(name)s 的草稿',
+ 'Open the run (row %(n)s)': '打开该实验（第 %(n)s 行）',
+ 'Open the trace': '打开追踪',
  'Open to reviewers, owners, or the assigned members.': '可开放给审阅者、所有者或指派的成员。',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
@@ -2305,6 +2323,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Page %(n)s of %(total)s · %(count)s in all': '第 %(n)s / %(total)s 页 · 共 %(count)s 项',
  'Pages': '分页',
  'Pair': '配对',
+ 'Pairs a pairwise run judged': '成对运行评判过的配对',
  "Pairs each candidate experiment with the baseline item by item and returns, per evaluator, the pass rates, their difference with its interval, McNemar's p-value and the rows that regressed or improved, plus one page of the row diff of one candidate and one evaluator (by default the first candidate and the evaluator with the most regressions). Every run must be in this workspace and on the same evalset as the baseline (other versions of it pair by item id). 400 names the parameter when the baseline or candidates are missing, a candidate is the baseline or runs on another evalset, or `page_size` is not a whole number; 404 when an id is not an experiment of this workspace.": '将每个候选实验与基线按数据项配对，对每个评估器返回通过率、其差值及区间、McNemar '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            '检验的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            'p '
@@ -2323,7 +2342,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Pairwise LLM judge': '成对 LLM 评估器',
  'Pairwise judge': '成对评估器',
  'Pairwise judges': '成对评估器',
+ 'Pairwise run': '成对运行',
  'Pairwise runs': '成对运行',
+ 'Pairwise: reviewers compare two outputs for the same input and pick the better one or a tie, each shown the two in an order of their own. It asks at least one A, B or tie score config.': '成对：审阅者比较同一输入的两个输出，选出更好的一个或平局，每位审阅者看到的两个输出顺序各不相同。成对队列至少需要一个“A、B '
+                                                                                                                                                                                             '或平局”评分配置。',
  "Partial: the report stops at line %(line)s without garak's closing “completion” entry; this run holds the %(attempts)s scored attempts it had.": '部分导入：报告在第 '
                                                                                                                                                    '%(line)s '
                                                                                                                                                    '行结束，缺少 '
@@ -2354,6 +2376,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'People review items from experiments and traces here: each item gets as many reviewers as its queue asks, and their agreement says how far their labels can be trusted. Queues are made through the API for now.': '成员在这里审阅来自实验和追踪的条目：每个条目获得其队列所要求数量的审阅者，他们之间的一致性说明这些标签可信到什么程度。目前通过 '
                                                                                                                                                                                                                      'API '
                                                                                                                                                                                                                      '创建队列。',
+ 'People review items from experiments, traces and evalsets here, one output at a time or two compared (pairwise): each item gets as many reviewers as its queue asks, and their agreement says how far their labels can be trusted.': '在这里，人们审阅来自实验、追踪和评测集的条目，一次一个输出，或比较两个（成对）：每个条目获得队列要求数量的审阅者，他们之间的一致性说明其标签有多可信。',
  'Per assistant turn: one result per reply of the conversation, with the history up to it; the row passes by the rule chosen.': '按助手轮次：对话中的每条回复一个结果，附带到该回复为止的历史；该行按所选规则判定是否通过。',
  "Per evaluator version whose results the queue's gold labels (adjudicated, or unanimous once every reviewer has labelled) judge, and per score config mapping labels to pass and fail: the confusion counts, sensitivity, specificity and judge-versus-human kappa, beside the reviewers' own alpha (the ceiling).": '对队列的金标准标签（已裁决的，或所有审阅者都标注后意见一致的）所评判结果的每个评估器版本，以及每个将标签映射为通过和失败的评分配置：混淆计数、灵敏度、特异度以及评估器与人工之间的 '
                                                                                                                                                                                                                                                                                                                       'kappa，并列出审阅者之间的 '
@@ -2449,6 +2472,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                              'JavaScript '
                                                                              '代码，在沙箱中运行。',
  'Quality (1.0 is best)': '质量（1.0 为最好）',
+ 'Queue made: add items to it.': '队列已创建：请向其中添加条目。',
  'Queued': '排队中',
  'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
                                                                                                                                                           '400。',
@@ -2556,6 +2580,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Reviewers': '审阅者',
  'Reviewers have labelled with this config: its labels and range stay.': '已有审阅者用此配置标注：其标签和范围不可修改。',
  'Reviewers per item': '每个条目的审阅者',
+ "Reviewers see neither the judges' verdicts nor each other's labels.": '审阅者既看不到评判的判定，也看不到彼此的标签。',
  "Reviewers' labels": '审阅者的标签',
  'Revoke': '吊销',
  'Revoke an API token': '吊销 API 令牌',
@@ -2576,12 +2601,19 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                    'JSON '
                                                                                                                                                    '列表）、human_verdict（pass、fail、unknown）、label。item_id '
                                                                                                                                                    '列（来自导出）会被忽略。',
+ 'Row ids': '行 ID',
  'Row number': '行号',
  'Row order': '行顺序',
  'Row saved.': '行已保存。',
  'Rows': '行',
  'Rows come from %(choices)s.': '行的来源只能是 %(choices)s。',
  'Rows of %(file)s': '%(file)s 的行',
+ 'Rows of an evalset version': '评测集版本的行',
+ "Rows of an evalset version, chosen by id or all of them. Experiment results and traces are added from the API or followed by a feed on the queue's page.": '评测集版本的行，按 '
+                                                                                                                                                             'ID '
+                                                                                                                                                             '选择或全部添加。实验结果和追踪可通过 '
+                                                                                                                                                             'API '
+                                                                                                                                                             '添加，或在队列页面上用订阅跟随。',
  'Rows per task; smaller chunks show progress sooner.': '每个任务的行数；分块越小，进度显示得越早。',
  'Rule': '规则',
  'Rules score production spans as they arrive with the same evaluator versions your experiments use: a deterministic sample of traces, daily budgets, and pass rates with their intervals.': '规则用与实验相同的评估器版本，为到达的生产 '
@@ -2903,6 +2935,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                           'KiB）。',
  'Span': 'Span',
  'Span filter': 'Span 过滤条件',
+ 'Span tree': 'Span 树',
  'Spans': 'Span 数',
  'Spans older than the retention are gone.': '超过保留期的 span 已被删除。',
  'Specificity': '特异度',
@@ -3084,6 +3117,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                             '→ '
                                                                                                                                                                                                                                                                                             '一个已知标签），并附备注；它成为该条目的金标准标签，并替换之前的裁决。所有者以及队列指定为裁决者的成员可用。标签尚未齐全时返回 '
                                                                                                                                                                                                                                                                                             '409。',
+ 'The first %(n)s of %(total)s spans.': '前 %(n)s 个 Span（共 %(total)s 个）。',
  'The first row as it will be stored': ['预览：前 %(n)s 行导入后的内容'],
  'The garak reference files uploaded to this workspace: calibrations and detector metrics, with their entry counts. The newest of each kind is used.': '上传到此工作空间的 '
                                                                                                                                                        'garak '
@@ -3371,6 +3405,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This version is listed twice.': '该版本被列出了两次。',
  'This window samples %(n)s items; at most %(max)s a backfill.': '该窗口会采样 %(n)s 条；一次回填最多 %(max)s 条。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
+ 'This workspace has no score configs yet: make them with the API (POST /api/v1/score-configs/).': '此工作区还没有评分配置：请通过 '
+                                                                                                   'API '
+                                                                                                   '创建（POST '
+                                                                                                   '/api/v1/score-configs/）。',
  'This workspace has no submitted evaluator version yet.': '此工作空间还没有已提交的评估器版本。',
  'Threshold': '阈值',
  'Threshold %(threshold)s, not checked: the report has no eval entries to check it against.': '阈值 '
@@ -3471,6 +3509,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                             '400 '
                                                                                                                                                                                                                                                                                                                                                                                             '并按路径指明每个问题（例如 '
                                                                                                                                                                                                                                                                                                                                                                                             '`create[2].data.question`）。',
+ "Two experiments' outputs on the same rows": '两个实验在相同行上的输出',
  'Two new columns are called %(name)r.': '有两个新列都叫 %(name)r。',
  'Two new items name the same item id.': '两个新数据项使用了相同的数据项 id。',
  'Two outputs, judged in both orders': '两个输出，按两种顺序评判',
@@ -4253,6 +4292,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'p = %(p)s': 'p = %(p)s',
  'paired rows': '配对行',
  'pairs won: B %(b)s, A %(a)s': '获胜的配对：B %(b)s，A %(a)s',
+ 'pairwise': '成对',
  "pairwise run's pair": '成对运行的配对',
  'parent not arrived': '父 span 未到达',
  'part %(number)s must be a Text, Image or Audio content object': '第 %(number)s 个部分必须是 Text、Image '
