@@ -344,6 +344,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         # a sweep nobody ran in time is not worth running late: the next one covers its spans
         "options": {"expires": float(ASSAY_ONLINE_SWEEP_S)},
     },
+    "online-alerts": {
+        "task": "online.tasks.evaluate_alerts",
+        # each alert goes on from the last window it decided: a late beat adds nothing
+        "schedule": 120.0,
+        "options": {"expires": 120.0},
+    },
     "webhook-deliveries": {
         "task": "notifications.tasks.sweep_deliveries",
         # due deliveries no task took (long retries, lost messages); a late sweep adds

@@ -218,3 +218,131 @@ class RuleStratum(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule} {self.hour:%Y-%m-%d %H}h at {self.rate:g}"
+
+
+# ----------------------------------------------------------------------------- alerts
+
+
+class AlertMetric(models.TextChoices):
+    """What an alert watches, per window of the rule's traffic."""
+
+    FAIL_RATE = "fail_rate", _("fail rate")
+    UNKNOWN_RATE = "unknown_rate", _("unknown rate")
+    MEAN_SCORE = "mean_score", _("mean score")
+    COST = "cost", _("cost per window")
+    VOLUME = "volume", _("volume per window")
+
+
+class AlertDirection(models.TextChoices):
+    """The bad direction of a metric (`experiments.stats.alerts.DIRECTIONS`)."""
+
+    RISE = "rise", _("rises")
+    DROP = "drop", _("drops")
+    EITHER = "either", _("moves either way")
+
+
+class AlertMode(models.TextChoices):
+    """Statistical (against the rolling baseline) by default; a raw threshold only when asked."""
+
+    STATISTICAL = "statistical", _("statistical")
+    THRESHOLD = "threshold", _("raw threshold")
+
+
+class AlertWindow(models.TextChoices):
+    HOUR = "hour", _("hour")
+    DAY = "day", _("day")
+
+
+class AlertAction(models.TextChoices):
+    FIRED = "fired", _("fired")
+    RESOLVED = "resolved", _("resolved")
+
+
+# a metric's bad direction when the alert does not name one
+DEFAULT_DIRECTION = {
+    AlertMetric.FAIL_RATE: AlertDirection.RISE,
+    AlertMetric.UNKNOWN_RATE: AlertDirection.RISE,
+    AlertMetric.MEAN_SCORE: AlertDirection.DROP,
+    AlertMetric.COST: AlertDirection.RISE,
+    AlertMetric.VOLUME: AlertDirection.EITHER,
+}
+NEVER_RESOLVED = 1_000_000  # `quiet_for` of an alert that never resolved: no cooldown to wait
+
+
+class RuleAlert(models.Model):
+    """An alert on one of a rule's evaluators (the rule itself for volume), with the state
+    its evaluation carries from window to window."""
+
+    SETTINGS = (
+        "metric",
+        "direction",
+        "mode",
+        "threshold",
+        "window",
+        "min_n",
+        "cooldown",
+        "baseline_windows",
+        "false_alarms_per_week",
+        "enabled",
+    )
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    rule = models.ForeignKey(OnlineRule, on_delete=models.CASCADE, related_name="alerts")
+    # null: the rule's volume, which no evaluator owns
+    rule_evaluator = models.ForeignKey(
+        RuleEvaluator, null=True, blank=True, on_delete=models.CASCADE, related_name="alerts"
+    )
+    metric = models.CharField(max_length=16, choices=AlertMetric.choices)
+    direction = models.CharField(max_length=8, choices=AlertDirection.choices)
+    mode = models.CharField(max_length=12, choices=AlertMode.choices, default=AlertMode.STATISTICAL)
+    threshold = models.FloatField(null=True, blank=True)
+    window = models.CharField(max_length=8, choices=AlertWindow.choices, default=AlertWindow.HOUR)
+    min_n = models.PositiveIntegerField(default=30)
+    cooldown = models.PositiveIntegerField(default=3)
+    baseline_windows = models.PositiveIntegerField(default=24)
+    false_alarms_per_week = models.FloatField(default=0.05)
+    enabled = models.BooleanField(default=True)
+    # state between evaluations: open or not, windows since the last resolve, and the end of
+    # the last window decided (a worker claims the next one by a conditional UPDATE on it)
+    is_open = models.BooleanField(default=False)
+    quiet_for = models.PositiveIntegerField(default=NEVER_RESOLVED)
+    evaluated_until = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.rule} · {self.metric} {self.direction}"
+
+
+class AlertEvent(models.Model):
+    """An alert fired or resolved at the close of one window; once per (alert, window,
+    action), so a window evaluated twice records once."""
+
+    alert = models.ForeignKey(RuleAlert, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(max_length=8, choices=AlertAction.choices)
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    value = models.FloatField(null=True, blank=True)
+    baseline = models.FloatField(null=True, blank=True)
+    z = models.FloatField(null=True, blank=True)
+    test = models.CharField(max_length=16, blank=True)  # "window", "two windows", "threshold"
+    n = models.PositiveIntegerField(default=0)  # the items the window's value stands on
+    message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["alert", "window_start", "action"], name="online_alert_event_once"
+            )
+        ]
+        ordering = ["-window_start", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.alert} {self.action} {self.window_start:%Y-%m-%d %H}h"

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 
 import numpy as np
-from django.db.models import Count, Prefetch, QuerySet, Sum
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
@@ -25,7 +25,16 @@ from experiments.stats.online import (
 )
 from traces.models import Span
 
-from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleScope, RuleStratum
+from .models import (
+    AlertAction,
+    AlertEvent,
+    OnlineOutcome,
+    OnlineRule,
+    RuleAlert,
+    RuleEvaluator,
+    RuleScope,
+    RuleStratum,
+)
 
 
 def online_rules_list(*, workspace: Workspace) -> QuerySet[OnlineRule]:
@@ -102,10 +111,23 @@ def rule_monitor(*, rule: OnlineRule, window: str, count: int, now, seed=0) -> l
     size = WINDOWS[window]
     end = _window_end(now, window)
     bounds = [(end - size * (i + 1), end - size * i) for i in reversed(range(count + 1))]
+    fired = rule_fired_windows(rule=rule, start=bounds[0][0], end=end)
     return [
-        {"evaluator": evaluator, "windows": _windows(evaluator, bounds, seed)}
+        {
+            "evaluator": evaluator,
+            "windows": _marked(_windows(evaluator, bounds, seed), evaluator, fired),
+        }
         for evaluator in rule.evaluators.select_related("evaluator_version__evaluator")
     ]
+
+
+def _marked(rows: list[dict], evaluator: RuleEvaluator, fired: list[tuple]) -> list[dict]:
+    """Each window with the number of alerts (the evaluator's, and the rule's volume alerts)
+    that fired on a window starting in it."""
+    mine = [start for owner, start, _end in fired if owner in (None, evaluator.pk)]
+    for row in rows:
+        row["alerts_fired"] = sum(row["start"] <= start < row["end"] for start in mine)
+    return rows
 
 
 def _windows(evaluator: RuleEvaluator, bounds, seed) -> list[dict]:
@@ -286,3 +308,81 @@ OUTCOME_ON_SPAN = {
     "score": "score",
     "skip_reason": "skip_reason",
 }
+
+
+# ----------------------------------------------------------------------------- alerts
+
+
+def rule_hours(*, rule: OnlineRule, rule_evaluator: RuleEvaluator | None, start, end) -> dict:
+    """What an alert's windows are made of, per stratum (hour, sampling rate) over [start,
+    end): the eligible items (`RuleStratum`) and, for an evaluator, its decided fails and
+    passes, unknowns among scored items, scores' count, sum and sum of squares, and cost.
+    Two queries however long the range."""
+    rows: defaultdict = defaultdict(lambda: dict.fromkeys(HOUR_FIELDS, 0))
+    strata = RuleStratum.objects.filter(rule=rule, hour__gte=start, hour__lt=end)
+    for hour, rate, eligible in strata.values_list("hour", "rate", "eligible"):
+        rows[(hour, rate)]["eligible"] += eligible
+    if rule_evaluator is not None:
+        for row in _outcome_hours(rule_evaluator, start, end):
+            key = (row.pop("hour"), row.pop("rate"))
+            rows[key].update({k: v or 0 for k, v in row.items()})
+    return dict(rows)
+
+
+HOUR_FIELDS = (
+    "eligible",
+    "fails",
+    "passes",
+    "unknown",
+    "scored",
+    "scores",
+    "total",
+    "squares",
+    "cost",
+)
+
+
+def _outcome_hours(rule_evaluator: RuleEvaluator, start, end):
+    scored = Q(skip_reason="")
+    return (
+        OnlineOutcome.objects.filter(
+            rule_evaluator=rule_evaluator, item_time__gte=start, item_time__lt=end
+        )
+        .annotate(hour=TruncHour("item_time"))
+        .values("hour", "rate")
+        .annotate(
+            fails=Count("pk", filter=Q(verdict=Verdict.FAIL)),
+            passes=Count("pk", filter=Q(verdict=Verdict.PASS)),
+            unknown=Count("pk", filter=scored & Q(verdict=Verdict.UNKNOWN)),
+            scored=Count("pk", filter=scored),
+            scores=Count("score", filter=scored),
+            total=Sum("score", filter=scored),
+            squares=Sum(F("score") * F("score"), filter=scored),
+            cost=Sum("cost"),
+        )
+        .order_by()
+    )
+
+
+def rule_alerts(*, rule: OnlineRule) -> QuerySet[RuleAlert]:
+    """A rule's alerts, oldest first, with their evaluator versions."""
+    return rule.alerts.select_related("rule_evaluator__evaluator_version__evaluator")
+
+
+def rule_alert_get(*, rule: OnlineRule, public_id) -> RuleAlert:
+    """One alert of the rule by public id; 404 for anything else."""
+    return public_or_404(rule_alerts(rule=rule), public_id, "alert")
+
+
+def alert_events(*, alert: RuleAlert) -> QuerySet[AlertEvent]:
+    """An alert's history, newest window first."""
+    return alert.events.all()
+
+
+def rule_fired_windows(*, rule: OnlineRule, start, end) -> list[tuple]:
+    """(evaluator id or None, window start, window end) of the rule's alerts that fired in
+    [start, end): the monitor marks the windows that hold them."""
+    fired = AlertEvent.objects.filter(
+        alert__rule=rule, action=AlertAction.FIRED, window_start__gte=start, window_start__lt=end
+    )
+    return list(fired.values_list("alert__rule_evaluator_id", "window_start", "window_end"))
