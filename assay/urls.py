@@ -65,6 +65,7 @@ settings_urls = [
         ingest_key_pages.settings_ingest_key_revoke,
         name="settings_ingest_key_revoke",
     ),
+    path("webhooks/", include("notifications.urls")),
 ]
 
 workspace_urls = [

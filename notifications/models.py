@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from assay.vocabulary import EventType
+
 
 class WebhookFormat(models.TextChoices):
     """The body an endpoint is sent: the event as JSON, or a chat bot's message."""
@@ -63,7 +65,7 @@ class Event(models.Model):
     workspace = models.ForeignKey(
         "assay.Workspace", on_delete=models.CASCADE, related_name="webhook_events"
     )
-    type = models.CharField(max_length=64)
+    type = models.CharField(max_length=64, choices=EventType.choices)
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)
 

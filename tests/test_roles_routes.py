@@ -49,6 +49,7 @@ from evalsets.items.media import media_store
 from experiments.models import Experiment, PairwiseResult
 from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
+from notifications.services import endpoint_create, endpoint_test_send
 from online.services import online_rule_create
 from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
@@ -92,6 +93,7 @@ SECRETS = "owners manage secrets: their values go out in HTTP targets' headers"
 PROVIDERS = "owners manage model providers: a provider decides where the workspace's key goes"
 TOKENS = "every member issues and revokes their own API tokens (a token acts with their role)"
 INGEST = "owners manage ingest keys: a key writes spans into the workspace"
+WEBHOOKS = "owners manage webhooks: an endpoint decides where the workspace's news goes"
 ADJUDICATE = "owners settle reviewers' disagreements (and the members a queue names)"
 ASSIGN = "owners say who reviews a queue (a role, or the members it is assigned to)"
 NEEDS = {  # URL name → (role, why)
@@ -125,6 +127,17 @@ NEEDS = {  # URL name → (role, why)
     "ingest-key-revoke": (OWNER, INGEST),
     "settings_ingest_keys": (OWNER, INGEST),
     "settings_ingest_key_revoke": (OWNER, INGEST),
+    "webhook-list": (OWNER, WEBHOOKS),
+    "webhook-detail": (OWNER, WEBHOOKS),
+    "webhook-rotate-secret": (OWNER, WEBHOOKS),
+    "webhook-test": (OWNER, WEBHOOKS),
+    "webhook-redeliver": (OWNER, WEBHOOKS),
+    "settings_webhooks": (OWNER, WEBHOOKS),
+    "settings_webhook": (OWNER, WEBHOOKS),
+    "settings_webhook_rotate": (OWNER, WEBHOOKS),
+    "settings_webhook_test": (OWNER, WEBHOOKS),
+    "settings_webhook_redeliver": (OWNER, WEBHOOKS),
+    "settings_webhook_delete": (OWNER, WEBHOOKS),
     "annotation-queue-item-adjudicate": (OWNER, ADJUDICATE),
     "annotation-queue-assignment-list": (OWNER, ASSIGN),
     "annotation:assignment": (OWNER, ASSIGN),
@@ -220,6 +233,8 @@ class World:
     online_rule: str
     score_config: str
     queue: str
+    webhook: str
+    webhook_delivery: str
     queue_item: str
     queue_feed: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
@@ -248,6 +263,8 @@ KWARGS = {
     "trace_id": "trace_id",
     "session_id": "session_id",
     "ingest_key_id": "ingest_key_id",
+    "webhook_id": "webhook",
+    "delivery_id": "webhook_delivery",
     "queue_id": "queue",
     "feed_id": "queue_feed",
     "queue_item_id": "queue_item",
@@ -280,6 +297,7 @@ ID_OF = {
     "annotation-queue-gold-": "queue_item",
     "annotation-queue-feed-": "queue_feed",
     "annotation-queue-": "queue",
+    "webhook-": "webhook",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {
@@ -420,6 +438,7 @@ def build_world(server) -> World:
         session_id=trace.session_id,
         online_rule=str(_online_rule(workspace, owner, code).public_id),
         **_queue(workspace, owner, acme),
+        **_webhook(workspace, owner),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
     )
@@ -444,6 +463,15 @@ def _queue(workspace, owner, acme) -> dict[str, str]:
         "queue_item": str(queue.items.get().public_id),
         "queue_feed": str(feed.public_id),
     }
+
+
+def _webhook(workspace, owner) -> dict[str, str]:
+    """A webhook endpoint of Acme's with one delivery in its log (a test event)."""
+    endpoint, _secret = endpoint_create(
+        workspace=workspace, user=owner, url="http://127.0.0.1:9/hook", events=["alert.fired"]
+    )
+    delivery = endpoint_test_send(endpoint=endpoint)
+    return {"webhook": str(endpoint.public_id), "webhook_delivery": str(delivery.public_id)}
 
 
 def _online_rule(workspace, owner, code):

@@ -30,6 +30,7 @@ AREAS = {
     "secrets": "settings",
     "tokens": "settings",
     "ingest-keys": "settings",
+    "webhooks": "settings",
     "traces": "traces",
     "spans": "traces",
     "sessions": "traces",

@@ -139,3 +139,7 @@ from annotation.api_gold import QueueGoldViewSet  # noqa: E402
 router.register(
     "annotation-queues/<uuid:queue_id>/gold", QueueGoldViewSet, basename="annotation-queue-gold"
 )
+
+from notifications.api import WebhookViewSet  # noqa: E402
+
+router.register("webhooks", WebhookViewSet, basename="webhook")

@@ -9,6 +9,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                 '设置每页条数（默认 '
                                                                                                                                                 '50，最多 '
                                                                                                                                                 '500）。',
+ '"Latest" versions are resolved now; the answer is the launch.': '“最新”版本在此刻解析；返回本次启动。',
  '%(a)s is better than %(b)s': '%(a)s 优于 %(b)s',
  '%(a)s rows only in the baseline, %(b)s only in the candidate': '%(a)s 行仅在基线中，%(b)s 行仅在候选中',
  '%(added)s, %(skipped)s.': '%(added)s，%(skipped)s。',
@@ -82,6 +83,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                            '次已完成的运行：趋势至少需要两次。'],
  '%(n)s document retrieved': ['检索到 %(n)s 个文档'],
  '%(n)s duplicate skipped': ['跳过 %(n)s 行重复'],
+ '%(n)s earlier time missed, run once': ['错过了之前 %(n)s 次，只运行一次'],
  '%(n)s error': ['%(n)s 个错误'],
  '%(n)s evaluator': ['%(n)s 个评估器'],
  '%(n)s gold items: %(a)s adjudicated, %(u)s unanimous': '%(n)s 个金标准条目：%(a)s 个已裁决，%(u)s 个一致',
@@ -308,17 +310,39 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A code evaluator calls no model: it costs nothing.': '代码评估器不调用模型，不产生成本。',
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
+ 'A cron expression has five fields: minute hour day month weekday (e.g. 0 2 * * *).': 'cron '
+                                                                                       '表达式有五个字段：分 '
+                                                                                       '时 日 月 '
+                                                                                       '星期（例如 0 2 '
+                                                                                       '* * *）。',
  'A draft item already has the id %(item_id)s.': '草稿中已有数据项使用 id %(item_id)s。',
  'A feed follows what it was made for.': '订阅源只跟随创建时指定的对象。',
  'A filter has at most %(n)s conditions.': '过滤条件最多 %(n)s 个。',
  'A final label cannot be unknown.': '最终标签不能是“未知”。',
+ 'A five-field cron expression in an IANA time zone (0 2 * * * in Asia/Shanghai: 02:00 there). A time whose previous run is unfinished is skipped and recorded.': 'IANA '
+                                                                                                                                                                  '时区中的五字段 '
+                                                                                                                                                                  'cron '
+                                                                                                                                                                  '表达式（Asia/Shanghai '
+                                                                                                                                                                  '中的 '
+                                                                                                                                                                  '0 '
+                                                                                                                                                                  '2 '
+                                                                                                                                                                  '* '
+                                                                                                                                                                  '* '
+                                                                                                                                                                  '*：当地 '
+                                                                                                                                                                  '02:00）。上一次运行未结束时，本次会被跳过并记录。',
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
  "A kind (boolean, categorical with its labels, ordered or not, numeric with a minimum, maximum and step, or free text), a rubric shown to reviewers and, for boolean and categorical ones, the labels that mean pass and fail (so a human label and an evaluator's verdict are comparable). Every problem is named by its field; nothing is saved when there is one. Editors.": '类型（布尔、带标签的分类（有序或无序）、带最小值、最大值和步长的数值，或自由文本）、展示给审阅者的评分细则，以及布尔和分类配置中表示通过和不通过的标签（使人工标签与评估器的判定可比）。每个问题都按字段指出；有问题时不保存任何内容。编辑者可用。',
  'A label cannot mean both pass and fail.': '一个标签不能同时表示通过和不通过。',
  'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
+ 'A name pattern is needed, e.g. nightly {date}.': '需要名称模式，例如 nightly {date}。',
  "A name, the score configs reviewers answer, reviewers per item (1-10), how long a reservation lasts (15 minutes by default) and blind mode (reviewers see neither the judges' verdicts nor others' labels). Editors.": '名称、审阅者要回答的评分配置、每个条目的审阅者人数（1-10）、预留时长（默认 '
                                                                                                                                                                                                                          '15 '
                                                                                                                                                                                                                          '分钟）以及盲审模式（审阅者既看不到评审的判定，也看不到他人的标签）。编辑者可用。',
+ 'A new cron or zone, or paused true/false; a resumed schedule starts from the next time after now (the paused times are not run).': '新的 '
+                                                                                                                                     'cron '
+                                                                                                                                     '或时区，或 '
+                                                                                                                                     'paused '
+                                                                                                                                     'true/false；恢复的计划从此刻之后的下一个时间开始（暂停期间的时间不补跑）。',
  'A note holds at most 20,000 characters.': '备注最多 20,000 个字符。',
  'A numeric config needs a minimum and a maximum.': '数值配置需要最小值和最大值。',
  'A pairwise evaluator cannot score live traffic.': '成对评估器不能为线上流量打分。',
@@ -370,6 +394,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                  'span '
                                                                                                  '的样本评分。',
  "A rule's scope cannot change: make a new rule.": '规则的评分对象不能更改：请新建一条规则。',
+ "A run's name: {template}, {date} and {time} are filled in at launch.": '运行名称：{template}、{date} 和 '
+                                                                         '{time} 在启动时填入。',
+ "A schedule's cron, time zone, state and next five times (UTC).": '计划的 cron、时区、状态和接下来五次运行时间（UTC）。',
  'A score config of that name exists.': '已存在同名的评分配置。',
  'A score config\'s gold items (`score_config`, default: the queue\'s only one) as rows of the set "<queue> · <config> · gold" (made when missing), committed as its next version: the items\' input, output and reference fields as columns, the gold label as each row\'s `label` and, when the config maps it, its `human_verdict`. 201 with a new version, 200 with the version made before from the same gold items. Editors.': '将评分配置的金标准条目（`score_config`，默认：队列唯一的配置）作为评测集“<队列> '
                                                                                                                                                                                                                                                                                                                                                                                                                                      '· '
@@ -393,7 +420,20 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                  '的输出）。工作区在该会话中没有追踪时返回 '
                                                                                                                                                                                                                                  '404。',
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
+ "A template keeps an experiment's set-up to launch again — by hand, with assay run --template NAME, or on a schedule. Each run is compared with the template's baseline by the CI gate's paired test.": '模板保存实验的配置以便再次启动：手动、通过 '
+                                                                                                                                                                                                         'assay '
+                                                                                                                                                                                                         'run '
+                                                                                                                                                                                                         '--template '
+                                                                                                                                                                                                         'NAME '
+                                                                                                                                                                                                         '或按计划。每次运行都会用 '
+                                                                                                                                                                                                         'CI '
+                                                                                                                                                                                                         '门禁的配对检验与模板的基线比较。',
+ 'A template needs a name.': '模板需要名称。',
+ "A template with the experiment's set-up: its evalset version, evaluator versions, mappings, target and numbers (secrets stay named, never copied).": '使用该实验配置的模板：评测集版本、评估器版本、映射、目标和数值设置（密钥只按名称引用，从不复制）。',
+ 'A template with this name already exists in this workspace.': '此工作区中已有同名模板。',
+ "A template's run history": '模板的运行历史',
  'A test case needs a name.': '测试用例需要名称。',
+ 'A time whose previous run has not finished is skipped and recorded; after an outage a missed schedule runs once, not once per missed time.': '上一次运行未结束时，本次会被跳过并记录；停机恢复后，错过的计划只运行一次，而不是每个错过的时间各运行一次。',
  'A token needs a name.': '令牌需要名称。',
  'A trace or session is ready once no span of it has arrived for this long.': '追踪或会话在这段时间内没有新的 '
                                                                               'span 到达后即视为就绪。',
@@ -437,6 +477,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                     'span '
                                                                                                                                                                                                                                                                                                                                                                                                                     '时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                     '404。',
+ 'A webhook tells another system when something happens here: an experiment ends, an import finishes or fails, an alert fires. Each request is signed (Standard Webhooks), retried for about a day when it fails, and logged.': 'Webhook '
+                                                                                                                                                                                                                                '会在这里发生事情时通知其他系统：实验结束、导入完成或失败、告警触发。每个请求都会签名（Standard '
+                                                                                                                                                                                                                                'Webhooks），失败时在约一天内重试，并记录在日志中。',
  'A workspace must keep at least one owner.': '工作空间必须至少保留一位所有者。',
  'A workspace needs a name.': '工作空间需要名称。',
  'A, B or tie': 'A、B 或平局',
@@ -453,10 +496,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Add a member': '添加成员',
  'Add a model provider': '添加模型服务',
  'Add a row to the draft': '向草稿添加一行',
+ 'Add a schedule': '添加计划',
  'Add a test case': '添加测试用例',
  "Add a token your application expects, then use it in an HTTP target's headers.": '添加你的应用需要的令牌，然后在 '
                                                                                    'HTTP '
                                                                                    '评测对象的请求头中使用它。',
+ 'Add a webhook': '添加 Webhook',
  'Add an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, DeepSeek…) so LLM judges can run.': '添加一个兼容 '
                                                                                                       'OpenAI '
                                                                                                       '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
@@ -467,6 +512,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Add items to a queue by a filter': '按筛选条件向队列添加条目',
  'Add items: %(name)s': '添加条目：%(name)s',
  'Add message': '添加消息',
+ 'Add one to hear about finished experiments and imports in Slack, Feishu or your own service.': '添加一个，即可在 '
+                                                                                                 'Slack、飞书或你自己的服务中收到实验和导入结束的通知。',
  'Add or change a secret': '添加或修改密钥',
  'Add or change items': '添加或修改数据项',
  'Add or replace a secret': '添加或替换密钥',
@@ -474,10 +521,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Add row': '添加行',
  'Add rows': '添加行',
  'Add rows one by one, or import a CSV or JSONL file.': '逐行添加，或导入 CSV 或 JSONL 文件。',
+ 'Add schedule': '添加计划',
  'Add someone who has an account': '添加已有账号的成员',
  'Add to evalset': '添加到评测集',
  'Add traces to an evaluation set': '把追踪添加到评测集',
  'Add variable': '添加变量',
+ 'Add webhook': '添加 Webhook',
  'Added': '已添加',
  'Adds an existing user by `username` with a `role` (owner, editor or viewer; editor when left out). Owners only (403 otherwise). 400 names the field when no user has that username, the user is already a member or the role is unknown.': '按 '
                                                                                                                                                                                                                                              '`username` '
@@ -494,9 +543,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Adjudicate only this queue's score configs (not free text).": '只能裁决此队列的评分配置（自由文本除外）。',
  'Adjudicate: %(name)s': '裁决：%(name)s',
  'Advanced: repetitions, concurrency and chunk size': '高级：重复次数、并发数和分块大小',
+ 'After resuming:': '恢复后：',
  'Against the previous run': '与上一次运行相比',
  'Agreement': '一致率',
  'Agreement between reviewers': '审阅者之间的一致性',
+ 'Alert fired': '告警触发',
+ 'Alert resolved': '告警解除',
  'All evalsets': '全部评测集',
  'All evaluators': '全部评估器',
  'All kinds': '全部类型',
@@ -549,8 +601,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                 '400。编辑者。',
  "An online rule's feed takes verdicts, not the grid's filters.": '在线规则的订阅源只接受判定，不接受结果表格的筛选条件。',
  'Annotation': '标注',
+ 'Annotation needs adjudication': '标注需要裁定',
  'Annotation queues': '标注队列',
  'Answer': '回答',
+ 'Answer (first 2 KB):': '响应（前 2 KB）：',
  'Answer A, B or tie (the sides, not where they were shown).': '请回答 A、B 或平局（指双方本身，而不是显示的位置）。',
  'Answer in steps of %(step)s.': '请按 %(step)s 的步长回答。',
  'Answer mode': '回答模式',
@@ -588,6 +642,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                          '个 '
                                                                                                                          'Token），无需先保存。',
  'Asks the endpoint for its models with the saved key (save changes first).': '用已保存的密钥向端点请求模型列表（请先保存修改）。',
+ 'Assay disabled this webhook.': 'Assay 已停用此 Webhook。',
  'Assay makes the account with a temporary password for you to pass on; they change it at their first sign-in.': 'Assay '
                                                                                                                  '会创建带临时密码的账号，由你转交给对方；对方首次登录时修改密码。',
  'Assay sends %(name)s itself, one key per row and repetition; remove this header.': 'Assay 会自行发送 '
@@ -602,7 +657,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
  'At most %(n)s gold items go to a set at once.': '一次最多将 %(n)s 个金标准条目导出到评测集。',
+ 'At most 160 characters.': '最多 160 个字符。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
+ 'Attempts': '尝试次数',
  'Attribute key=value': '属性 key=value',
  'Attributes': '属性',
  'Audio': '音频',
@@ -652,6 +709,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'By tag': '按标签',
  'By turn': '按轮次',
  'By verdict': '按判定',
+ 'CI gate failed': 'CI 门禁未通过',
+ 'CLI': 'CLI',
  'CSV for Excel': 'Excel 用 CSV',
  'CSV only: start the file with a UTF-8 byte order mark, so Excel (Chinese Windows too) opens it as UTF-8': '仅限 '
                                                                                                             'CSV：文件以 '
@@ -695,17 +754,23 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Change a score config': '修改评分配置',
  "Change a secret's value or origins": '修改密钥的值或源',
  'Change an annotation queue': '修改标注队列',
+ 'Change an experiment template': '修改实验模板',
  'Change an online rule': '修改线上规则',
  'Change note': '变更说明',
  'Change password': '修改密码',
  'Change the correction': '修改修正',
  'Change who reviews': '修改审阅者',
+ 'Change, pause or resume a schedule': '修改、暂停或恢复计划',
  'Changes a draft row: `data` (replacing the whole row), tags, human_verdict or label. Committed versions never change. 400 names the field at fault; 404 when the row is not in the draft.': '修改草稿中的一行：`data`（替换整行）、tags、human_verdict '
                                                                                                                                                                                               '或 '
                                                                                                                                                                                               'label。已提交的版本永不改变。返回 '
                                                                                                                                                                                               '400 '
                                                                                                                                                                                               '时会指明出错的字段；该行不在草稿中时返回 '
                                                                                                                                                                                               '404。',
+ 'Changes only the fields given (url, events, format, description, enabled). Enabling an endpoint Assay disabled clears its notice. Owners only; 400 names the field at fault.': '只修改给出的字段（url、events、format、description、enabled）。重新启用被 '
+                                                                                                                                                                                 'Assay '
+                                                                                                                                                                                 '停用的端点会清除其说明。仅限所有者；400 '
+                                                                                                                                                                                 '会指出出错的字段。',
  'Changes only the fields given. Leave `api_key` out (or empty) to keep the stored key; a new `base_url` drops it, so send the key for the new endpoint with it. Owners only; 400 names the field at fault.': '只修改给出的字段。省略 '
                                                                                                                                                                                                               '`api_key`（或留空）则保留已保存的密钥；新的 '
                                                                                                                                                                                                               '`base_url` '
@@ -744,6 +809,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
  'Choose an evaluation set.': '请选择一个评测集。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
+ 'Choose at least one event.': '请至少选择一个事件。',
  'Choose evaluator versions above, then “Choose the mapping”.': '先在上方选择评估器版本，再点击“选择映射”。',
  'Choose one.': '请选择一个。',
  'Choose the column of the scenario.': '请选择场景所在的列。',
@@ -810,6 +876,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Compare two different experiments.': '请比较两个不同的实验。',
  'Compare with %(name)s': '与 %(name)s 对比',
  'Compare with the draft': '与草稿对比',
+ 'Compared with': '比较对象',
  'Completed': '已完成',
  'Concurrency': '并发数',
  'Concurrency must be between 1 and 64.': '并发数必须在 1 到 64 之间。',
@@ -864,6 +931,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create an evaluation set': '创建评测集',
  'Create an evaluator': '创建评估器',
  'Create an experiment': '创建实验',
+ 'Create an experiment template': '创建实验模板',
  'Create an ingest key': '创建采集密钥',
  'Create an online rule': '创建线上规则',
  'Create evaluator': '创建评估器',
@@ -872,6 +940,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create one to send traces from your application.': '创建一个，即可从你的应用发送追踪。',
  'Create queue': '创建队列',
  'Create rule': '创建规则',
+ 'Create template': '创建模板',
  'Create token': '创建令牌',
  'Create your account': '创建你的账号',
  'Created': '创建于',
@@ -969,6 +1038,21 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                           'slug '
                                                                                                                                                                                                                                                                                                                                                                                                                                           '已被占用或不含字母和数字时返回 '
                                                                                                                                                                                                                                                                                                                                                                                                                                           '400，并指明字段。',
+ 'Creates an endpoint from `url` (checked against the outbound policy), `events` (the event types it receives), `format` (`generic`, `slack` or `feishu`), an optional `description` and `enabled`. The answer holds its `secret` (`whsec_…`), this once: every delivery carries webhook-id, webhook-timestamp and webhook-signature (HMAC-SHA256 of id.timestamp.body). Owners only.': '根据 '
+                                                                                                                                                                                                                                                                                                                                                                                        '`url`（按出站策略检查）、`events`（接收的事件类型）、`format`（`generic`、`slack` '
+                                                                                                                                                                                                                                                                                                                                                                                        '或 '
+                                                                                                                                                                                                                                                                                                                                                                                        '`feishu`）、可选的 '
+                                                                                                                                                                                                                                                                                                                                                                                        '`description` '
+                                                                                                                                                                                                                                                                                                                                                                                        '和 '
+                                                                                                                                                                                                                                                                                                                                                                                        '`enabled` '
+                                                                                                                                                                                                                                                                                                                                                                                        '创建端点。响应中包含其 '
+                                                                                                                                                                                                                                                                                                                                                                                        '`secret`（`whsec_…`），仅此一次：每次投递都带有 '
+                                                                                                                                                                                                                                                                                                                                                                                        'webhook-id、webhook-timestamp '
+                                                                                                                                                                                                                                                                                                                                                                                        '和 '
+                                                                                                                                                                                                                                                                                                                                                                                        'webhook-signature（对 '
+                                                                                                                                                                                                                                                                                                                                                                                        'id.timestamp.body '
+                                                                                                                                                                                                                                                                                                                                                                                        '的 '
+                                                                                                                                                                                                                                                                                                                                                                                        'HMAC-SHA256）。仅限所有者。',
  'Creates an evaluator with an editable draft: blank from `kind` (llm or code, with `language` python or javascript for code), from a preset `template` (see List evaluator templates), or with a full `config`. Submit a version to use it in experiments. 400 names the field: neither kind nor template, no name without a template, an unknown template or language, a name already taken, or a config the kind refuses (named by path, e.g. `config.prompt`).': '创建一个带可编辑草稿的评估器：由 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '`kind` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                      '新建空白评估器（llm '
@@ -1024,6 +1108,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                            'ID '
                                                                                                                                                                            '和相应命令。',
  'Creator': '创建人',
+ 'Cron': 'Cron',
  'Current policy': '当前策略',
  'Current policy:': '当前策略：',
  'Current policy: %(policy_text)s.': '当前策略：%(policy_text)s。',
@@ -1131,28 +1216,42 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                     '是回答。',
  'Delete': '删除',
  'Delete a model provider': '删除模型服务',
+ 'Delete a schedule': '删除计划',
  'Delete a score config': '删除评分配置',
  'Delete a secret': '删除密钥',
  'Delete a test case': '删除测试用例',
+ 'Delete a webhook': '删除 Webhook',
  'Delete an annotation queue': '删除标注队列',
  'Delete an evaluation set': '删除评测集',
  'Delete an evaluator': '删除评估器',
+ 'Delete an experiment template': '删除实验模板',
  'Delete an item': '删除数据项',
  'Delete an online rule': '删除线上规则',
  'Delete this evaluation set?': '删除此评测集？',
  'Delete this evaluator?': '删除此评估器？',
  'Delete this provider?': '删除此模型服务？',
  'Delete this rule and its outcomes?': '删除这条规则及其全部结果？',
+ 'Delete this schedule? Its runs stay in the history.': '删除此计划？它的运行保留在历史中。',
  'Delete this secret? Targets that use it will fail their rows.': '删除此密钥？使用它的评测对象在每一行上都会失败。',
+ 'Delete this template, its schedules and its run history? The experiments stay.': '删除此模板及其计划和运行历史？实验会保留。',
+ 'Delete this webhook and its delivery log?': '删除此 Webhook 及其投递日志？',
+ 'Delete webhook': '删除 Webhook',
  'Deleted evaluators': '已删除的评估器',
  'Deleted evaluators appear here and can be restored.': '已删除的评估器会显示在这里，并可以恢复。',
+ 'Deletes the endpoint and its delivery log. Owners only.': '删除该端点及其投递日志。仅限所有者。',
  'Deletes the provider and its stored key. Owners only.': '删除该模型服务及其保存的密钥。仅限所有者。',
  'Deletes the secret. Rows of HTTP targets whose headers use it fail until a secret of that name exists again. Owners only.': '删除该密钥。请求头使用它的 '
                                                                                                                               'HTTP '
                                                                                                                               '评测对象，其行会失败，直到再次存在同名密钥。仅限所有者。',
  'Deletes the test case (204); versions keep the results they recorded.': '删除测试用例（204）；版本保留它们记录的结果。',
+ 'Delivery log': '投递日志',
  'Description': '描述',
  'Diff two evaluator versions': '对比两个评估器版本',
+ 'Disabled on %(when)s: a delivery failed %(n)d times over about a day (last: %(last)s).': '于 '
+                                                                                           '%(when)s '
+                                                                                           '停用：一次投递在约一天内失败了 '
+                                                                                           '%(n)d '
+                                                                                           '次（最后一次：%(last)s）。',
  "Download an import's error report": '下载导入的错误报告',
  'Download the error report (CSV)': '下载错误报告（CSV）',
  'Downloads every judged pair, streamed: `format=csv` (default; cells a spreadsheet would run as formulas are quoted) or `jsonl`. 400 for another format.': '以流式下载所有已评判的配对：`format=csv`（默认；电子表格会当作公式执行的单元格会加引号）或 '
@@ -1194,6 +1293,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Each row is played until the simulated user writes the stop phrase or the turns run out. The chat is offered to the evaluators as “target: conversation” (Conversation) and as a transcript in “target: actual_output”; a re-run with the same seed and the same answers of your app replays it from the response cache.': '每一行都会对话下去，直到模拟用户写出结束语或轮数用完。对话以“target: '
                                                                                                                                                                                                                                                                                                                              'conversation”（Conversation）提供给评估器，其文字记录以“target: '
                                                                                                                                                                                                                                                                                                                              'actual_output”提供；使用相同种子、且你的应用回答相同的重跑会从响应缓存中重放。',
+ "Each schedule's cron, time zone, state and next five times (UTC).": '每个计划的 '
+                                                                      'cron、时区、状态和接下来五次运行时间（UTC）。',
  "Each tag's interval is computed like the card's, from that tag's rows alone.": '每个标签的区间与卡片的计算方式相同，只用该标签的行。',
  'Edit': '编辑',
  'Edit a test case': '编辑测试用例',
@@ -1206,6 +1307,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Elapsed': '已用时间',
  'Empty, or an empty cell: the simulated user writes the first message.': '留空或单元格为空：由模拟用户写第一条消息。',
  "Empty: the provider's default model.": '留空：使用模型服务的默认模型。',
+ 'Enabled': '已启用',
  'Encoding': '编码',
  'Endpoint URL': '端点 URL',
  'Entries': '条目',
@@ -1225,8 +1327,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Evaluator version': '评估器版本',
  'Evaluator versions': '评估器版本',
  'Evaluators': '评估器',
+ "Evaluators are mapped by variable name and runs score the evalset's columns. For a target (an HTTP endpoint, your code through the CLI) and chosen mappings, save an experiment as a template from its page, or use the API.": '评估器按变量名映射，运行对评测集的列打分。如需目标（HTTP '
+                                                                                                                                                                                                                                 '端点，或通过 '
+                                                                                                                                                                                                                                 'CLI '
+                                                                                                                                                                                                                                 '运行你的代码）和自定义映射，请在实验页面将其保存为模板，或使用 '
+                                                                                                                                                                                                                                 'API。',
  'Evaluators, mappings and policies': '评估器、映射和策略',
  'Evaluators: pass rate': '评估器：通过率',
+ 'Event': '事件',
+ 'Events': '事件',
  'Every difference between two versions that can change results: the score meaning, the default policy (`default_policy.kind`, `default_policy.threshold`) and the config, field by field. Each change has its `path`, a plain `label` (Threshold, System message, Model), `change` (added/removed/changed), `old` and `new` with their readable `old_text` and `new_text`, and for text a unified `diff`. `old` and `new` are version strings or `draft` (`new` defaults to the draft). 404 when either version does not exist.': '两个版本之间所有会改变结果的差异：分数含义、默认策略（`default_policy.kind`、`default_policy.threshold`）以及配置，逐字段列出。每项变更包含 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`path`、易读的 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                    '`label`（Threshold、System '
@@ -1258,10 +1367,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Experiment': '实验',
  'Experiment A': '实验 A',
  'Experiment B': '实验 B',
+ 'Experiment cancelled': '实验已取消',
+ 'Experiment completed': '实验已完成',
+ 'Experiment failed': '实验失败',
  'Experiment id': '实验 ID',
  'Experiment id.': '实验 id。',
  'Experiment ids, comma-separated or the parameter repeated.': '实验 id，用逗号分隔或重复该参数。',
  'Experiment launched.': '实验已启动。',
+ 'Experiment templates': '实验模板',
  'Experiments': '实验',
  'Expires': '过期时间',
  'Export': '导出',
@@ -1280,6 +1393,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Fail': '未通过',
  'Failed': '失败',
  'Feeds': '订阅源',
+ 'Feishu bot': '飞书机器人',
  'Field': '字段',
  'File': '文件',
  'File %(name)s (%(fmt)s, %(size)s)': '文件 %(name)s（%(fmt)s，%(size)s）',
@@ -1290,6 +1404,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Final label': '最终标签',
  'First page': '第一页',
  "Fit this evalset's columns": '适配此评测集的列',
+ 'Five fields: minute hour day month weekday. 0 2 * * * is 02:00 every day.': '五个字段：分 时 日 月 星期。0 2 '
+                                                                              '* * * 表示每天 02:00。',
+ 'Fix the receiver, send a test event, then enable the webhook again below.': '修复接收方，发送一个测试事件，然后在下方重新启用此 '
+                                                                              'Webhook。',
  'Flips': '翻转',
  'Follow': '跟随',
  'Follow a rule or an experiment': '跟随规则或实验',
@@ -1361,6 +1479,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                          '的金标准标签（%(config)s：%(label)s）；评估器判定为 '
                                                                                                          '%(judge)s。',
  'GB18030 (中文 Windows)': 'GB18030（中文 Windows）',
+ 'Generic JSON': '通用 JSON',
+ 'Generic JSON for your own receiver; Slack or Feishu for a chat bot.': '自建接收服务用通用 JSON；聊天机器人选 '
+                                                                        'Slack 或飞书。',
  'Get a garak import': '获取 garak 导入',
  'Get a judged pair': '获取已评判的配对',
  'Get a model provider': '获取模型服务',
@@ -1369,11 +1490,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Get a queue's feed": '获取队列的订阅源',
  "Get a queue's item": '获取队列的条目',
  'Get a result': '获取结果',
+ 'Get a schedule': '获取计划',
  'Get a score config': '获取评分配置',
  'Get a secret': '获取密钥',
  'Get a session': '获取会话',
  'Get a test case': '获取测试用例',
  'Get a trace': '获取追踪',
+ 'Get a webhook': '获取 Webhook',
  'Get a workspace': '获取工作空间',
  'Get an API token': '获取 API 令牌',
  'Get an annotation queue': '获取标注队列',
@@ -1383,6 +1506,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Get an evaluator template': '获取评估器模板',
  'Get an evaluator version': '获取评估器版本',
  'Get an experiment': '获取实验',
+ 'Get an experiment template': '获取实验模板',
  'Get an import': '获取导入',
  'Get an ingest key': '获取采集密钥',
  'Get an item': '获取数据项',
@@ -1461,6 +1585,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
  'Human verdict': '人工判定',
+ 'IANA, e.g. Asia/Shanghai.': 'IANA 时区，例如 Asia/Shanghai。',
  'Idle time (seconds)': '空闲时间（秒）',
  'Ignore': '忽略',
  'Image': '图片',
@@ -1479,6 +1604,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Import a garak scan': '导入 garak 扫描',
  'Import a report cut short as partial': '将被截断的报告作为部分导入',
  'Import again, skipping the bad rows': '再次导入，跳过错误行',
+ 'Import failed': '导入失败',
+ 'Import finished': '导入完成',
  'Import garak': '导入 garak',
  'Imported %(n)d run(s) of garak; the workers are scoring them.': '已导入 %(n)d 个 garak '
                                                                   '运行；工作进程正在为它们打分。',
@@ -1555,6 +1682,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
  "Its reviewers all labelled it and disagree. You see every label, blind queue or not; your label becomes the item's gold label.": '其审阅者都已标注且意见不一。无论是否为盲审队列，你都能看到所有标签；你的标签将成为该条目的金标准标签。',
+ 'Its schedules and run history go; the experiments stay.': '其计划和运行历史一并删除；实验保留。',
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
  "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
  'Its traces': '该会话的追踪',
@@ -1608,6 +1736,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Judges' calibration": '评估器校准',
  'Judging %(n)d failed pairs again.': '正在重新评判 %(n)d 个失败的配对。',
  'Keep this turn as a test case': '把这个轮次保存为测试用例',
+ "Keeps this run's set-up (evalset version, target, evaluator versions, mappings, numbers) to launch again by hand, from the CLI or on a schedule. Secrets stay in Settings: the template names them.": '保存此运行的配置（评测集版本、目标、评估器版本、映射、数值设置），以便手动、通过 '
+                                                                                                                                                                                                        'CLI '
+                                                                                                                                                                                                        '或按计划再次启动。密钥仍保存在设置中：模板只按名称引用它们。',
  'Key name': '密钥名称',
  'Keys: 1 the left output is better, 2 the right one, 3 a tie (in the highlighted config), j and k move between configs, Enter saves and opens the next item, s skips.': '按键：1 '
                                                                                                                                                                          '左侧输出更好，2 '
@@ -1662,6 +1793,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Last 7 days': '最近 7 天',
  'Last active': '最近活跃',
  'Last hour': '最近 1 小时',
+ 'Last run': '最近一次运行',
  'Last sweep': '上次扫描',
  'Last used': '最近使用',
  'Latency p50 / p95': '延迟 p50 / p95',
@@ -1672,7 +1804,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Latest version': '最新版本',
  'Launch': '启动',
  'Launch an experiment': '启动实验',
+ 'Launch an experiment from a template': '从模板启动实验',
+ 'Launch now': '立即启动',
  'Launch the experiment to fill this table.': '启动实验以填充此表。',
+ "Launches and skips, newest first, with each run's comparison.": '启动和跳过记录，最新在前，附每次运行的比较结果。',
  'Leaderboard': '排行榜',
  'Left is better': '左侧更好',
  'Left output': '左侧输出',
@@ -1716,6 +1851,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "List a queue's feeds": '列出队列的订阅源',
  "List a queue's items": '列出队列的条目',
  "List a rule's outcomes": '列出规则的结果',
+ "List a template's schedules": '列出模板的计划',
+ "List a webhook's deliveries": '列出 Webhook 的投递',
  "List an evaluation set's imports": '列出评测集的导入',
  "List an evaluation set's items": '列出评测集的数据项',
  "List an evaluation set's versions": '列出评测集的版本',
@@ -1728,6 +1865,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List evaluation sets': '列出评测集',
  'List evaluator templates': '列出评估器模板',
  'List evaluators': '列出评估器',
+ 'List experiment templates': '列出实验模板',
  'List experiments': '列出实验',
  'List garak imports': '列出 garak 导入',
  'List garak reference files': '列出 garak 参考文件',
@@ -1744,6 +1882,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List the items waiting for adjudication': '列出等待裁决的条目',
  'List the items where the judge and the gold label disagree': '列出评估器与金标准标签不一致的条目',
  'List traces': '列出追踪',
+ 'List webhooks': '列出 Webhook',
  'List your API tokens': '列出你的 API 令牌',
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
@@ -1751,8 +1890,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Made from session %(session)s': '来自会话 %(session)s',
  'Made from span %(span)s': '来自 Span %(span)s',
  'Main': '主导航',
+ 'Make a new secret? The current one keeps signing alongside it for 24 hours.': '生成新密钥？当前密钥会在 24 '
+                                                                                '小时内继续一同签名。',
  'Make an item a test case of its evaluator': '将条目设为其评估器的测试用例',
  'Make it a test case': '设为测试用例',
+ 'Makes a new secret and answers it, this once. For 24 hours the previous secret signs alongside it (webhook-signature then holds two `v1,` signatures), so receivers can switch without losing a message. Owners only.': '生成新密钥并在响应中返回，仅此一次。24 '
+                                                                                                                                                                                                                          '小时内旧密钥会与新密钥一同签名（webhook-signature '
+                                                                                                                                                                                                                          '中有两个 '
+                                                                                                                                                                                                                          '`v1,` '
+                                                                                                                                                                                                                          '签名），接收方可以在不丢消息的情况下切换。仅限所有者。',
  'Many answers changed when the two outputs swapped places, and %(f)s of those favoured the output shown first.': '交换两个输出的位置后，许多回答随之改变，其中 '
                                                                                                                   '%(f)s '
                                                                                                                   '偏向先展示的输出。',
@@ -1872,9 +2018,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'New queue': '新建队列',
  'New rule': '新建规则',
  'New rule from this span': '用这个 span 新建规则',
+ 'New template': '新建模板',
  'New workspace': '新建工作空间',
  'Next': '下一页',
+ 'Next attempt': '下次尝试',
  'Next item': '下一个条目',
+ 'Next runs:': '接下来的运行：',
  "Next you import a CSV or JSONL file (its columns become the set's columns), or define columns by hand.": '接下来导入 '
                                                                                                            'CSV '
                                                                                                            '或 '
@@ -1888,6 +2037,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No columns yet': '还没有列',
  'No completed experiments yet.': '还没有已完成的实验。',
  'No completed run on this evalset is marked as a baseline.': '此评测集上没有被标记为基线的已完成运行。',
+ 'No deliveries yet': '还没有投递',
  'No detectable difference': '未检测到显著差异',
  'No differences between %(old)s and %(new)s.': '%(old)s 与 %(new)s 之间没有差异。',
  'No draft item %(missing)r in this set.': '此评测集的草稿中没有数据项 %(missing)r。',
@@ -1923,6 +2073,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No rows match.': '没有匹配的行。',
  'No rows yet': '还没有行',
  'No rule has scored this trace.': '还没有规则为这条追踪评分。',
+ 'No runs yet.': '还没有运行。',
+ 'No schedule: launch by hand or from the CLI.': '没有计划：可手动或通过 CLI 启动。',
  'No score config of this queue maps its labels to pass and fail, so no judge is compared with them.': '此队列没有将标签映射为通过和失败的评分配置，因此没有评估器与之比较。',
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
@@ -1959,6 +2111,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such trace in this workspace.': '此工作区中没有该追踪。',
  'No such version of this evaluator.': '此评估器没有该版本。',
  'No such workspace': '没有这个工作空间',
+ 'No templates yet': '还没有模板',
  'No test cases yet. Run a turn, then keep it with the verdict you expect.': '还没有测试用例。先运行一个轮次，再连同你期望的判定把它保存下来。',
  'No trace matches': '没有符合条件的追踪',
  'No traces in the last 24 hours': '最近 24 小时内没有追踪',
@@ -1967,6 +2120,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No user named %(username)r.': '没有名为 %(username)r 的用户。',
  'No version yet. Experiments run submitted versions only.': '还没有版本。实验只运行已提交的版本。',
  'No versions yet': '还没有版本',
+ 'No webhooks yet': '还没有 Webhook',
  'No worker is running.': '没有正在运行的工作进程。',
  'No workspace secret named %(n)r (add it in Settings → Secrets).': '工作空间中没有名为 %(n)r 的密钥（请在“设置 → '
                                                                     '密钥”中添加）。',
@@ -2006,6 +2160,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                 '个问题。请修正后重试，或勾选“跳过错误行”再次导入。',
  'Nothing was saved:': '未保存任何内容：',
  'Of those, favouring the output shown first': '其中偏向先展示的输出的比例',
+ 'One endpoint, as in the list; its secret is never returned.': '一个端点，与列表中相同；其密钥从不返回。',
  'One evaluator with its draft `config`, whether the draft differs from the latest version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable (`deleted: true`) because experiments may use its versions.': '一个评估器及其草稿 '
                                                                                                                                                                                                                                     '`config`、草稿是否与最新版本不同（`draft_changed`）和 '
                                                                                                                                                                                                                                     '`latest_version`。已删除的评估器仍可读取（`deleted: '
@@ -2224,6 +2379,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '时不添加任何条目。编辑者可用。',
  'One template by its slug; 404 for a slug the catalogue does not have.': '按 slug 获取一个模板；目录中没有的 '
                                                                           'slug 返回 404。',
+ 'One template: its evalset (a version or the latest committed one), target, evaluators (a version or the latest), numbers, name pattern and schedules.': '一个模板：其评测集（某个版本或最新提交的版本）、目标、评估器（某个版本或最新版本）、数值设置、名称模式和计划。',
  'One test case of the evaluator; 404 when it belongs to another one.': '评估器的一个测试用例；属于另一个评估器时返回 '
                                                                         '404。',
  'One verdict per assistant turn': '每个助手轮次一个判定',
@@ -2283,6 +2439,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Open the draft of %(name)s': '打开 %(name)s 的草稿',
  'Open the run (row %(n)s)': '打开该实验（第 %(n)s 行）',
  'Open the trace': '打开追踪',
+ 'Open the webhook to send a test event': '打开此 Webhook 发送测试事件',
  'Open to reviewers, owners, or the assigned members.': '可开放给审阅者、所有者或指派的成员。',
  'OpenAI-compatible endpoint, e.g. https://api.openai.com/v1': '兼容 OpenAI 的端点，例如 '
                                                                'https://api.openai.com/v1',
@@ -2318,6 +2475,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                          '[0, '
                                                                                                                                                                                                                                                                                                                                                                          '1]。',
  'Owner': '所有者',
+ 'Owners of the workspace add and change webhooks.': '由工作区所有者添加和修改 Webhook。',
+ 'Owners of the workspace change webhooks, send test events and redeliver.': '由工作区所有者修改 '
+                                                                             'Webhook、发送测试事件和重新投递。',
  'Owners of the workspace create and revoke ingest keys.': '工作空间的所有者创建和撤销采集密钥。',
  'P(best)': '最优概率',
  'Page %(n)s of %(total)s · %(count)s in all': '第 %(n)s / %(total)s 页 · 共 %(count)s 项',
@@ -2474,6 +2634,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Quality (1.0 is best)': '质量（1.0 为最好）',
  'Queue made: add items to it.': '队列已创建：请向其中添加条目。',
  'Queued': '排队中',
+ 'Queued again as a new delivery.': '已作为新的投递重新排队。',
  'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
                                                                                                                                                           '400。',
  'Rank': '排名',
@@ -2507,6 +2668,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Recent imports': '最近的导入',
  'Recently created': '最近创建',
  'Recently updated': '最近更新',
+ 'Redeliver': '重新投递',
  'Reference': '参考',
  'Refresh the list': '刷新列表',
  'Refused while a queue asks for it. Editors.': '仍有队列使用它时会被拒绝。编辑者可用。',
@@ -2540,6 +2702,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                           '400 '
                                                                                                                                                                           '时会指明出错的键。',
  'Request': '请求',
+ 'Request and answer': '请求与响应',
  'Requests per minute': '每分钟请求数',
  'Requests per minute (optional)': '每分钟请求数（可选）',
  'Required': '必填',
@@ -2591,6 +2754,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Risk (1.0 means harm detected)': '风险（1.0 表示检测到危害）',
  'Role': '角色',
  'Root span name': '根 Span 名称',
+ "Rotate a webhook's secret": '轮换 Webhook 密钥',
+ 'Rotate secret': '轮换密钥',
  'Row': '行',
  'Row %(n)s': '第 %(n)s 行',
  'Row %(n)s compared': '第 %(n)s 行的对比',
@@ -2622,6 +2787,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Run': '运行',
  'Run an evaluator on test rows': '在测试行上运行评估器',
  "Run an evaluator's test cases": '运行评估器的测试用例',
+ 'Run name': '运行名称',
  'Run tests': '运行测试',
  'Run the target (or, without one, each judge) this many times per row: the dashboard shows pass@k and pass^k, and intervals resample rows, not repetitions.': '每行运行评测对象（没有评测对象时，运行每个评估器）这么多次：看板显示 '
                                                                                                                                                                'pass@k '
@@ -2630,6 +2796,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Running': '运行中',
  'Running the test cases on the saved draft…': '正在已保存的草稿上运行测试用例……',
  'Running…': '运行中…',
+ 'Runs': '运行',
+ "Runs are compared with it; none: with the template's previous run.": '运行会与它比较；未选择时与模板的上一次运行比较。',
  'Runs every test case on the current draft and returns `total`, `agreed`, `passed` (every case agreed) and, per case, the expected and actual verdict, status, score, reason and error. Nothing is saved.': '在当前草稿上运行所有测试用例，返回 '
                                                                                                                                                                                                              '`total`、`agreed`、`passed`（所有用例都一致）以及每个用例的期望和实际判定、状态、分数、理由和错误。不保存任何内容。',
  'Runs the draft, an unsaved `config` or a submitted `version` on 1 to 10 `turns` and returns one outcome per turn: status, score, verdict, reason, stdout, the rendered judge request, the raw answer, latency and tokens. Nothing is saved. A turn is {evaluate_dataset_fields: {name: content}, evaluate_target_output_fields: {name: content}, ext: {key: text}}, where content is text or a content object. 400 names the turn field or config key at fault; a row that fails to run is an outcome with status error or timeout, not an error status.': '在 '
@@ -2720,18 +2888,24 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Sampling': '采样',
  'Sampling rate (%)': '采样率（%）',
  'Save': '保存',
+ 'Save an experiment as a template': '将实验保存为模板',
+ 'Save an experiment as a template from its page, or make one here; then launch it or put it on a schedule.': '在实验页面将其保存为模板，或在此新建；然后启动它或为它设置计划。',
  'Save and next': '保存并继续',
  'Save as draft': '保存为草稿',
+ 'Save as template': '保存为模板',
  'Save correction': '保存修正',
  'Save draft': '保存草稿',
  'Save row': '保存行',
  'Save secret': '保存密钥',
+ 'Saved as a template.': '已保存为模板。',
  'Saved who reviews this queue.': '已保存此队列的审阅者。',
  'Saved.': '已保存。',
  'Say why you correct this result.': '请说明修正此结果的原因。',
  'Say why you skip it (at most 2,000 characters).': '请说明跳过的原因（最多 2,000 个字符）。',
  'Says that no more outputs will be pushed (202): rows without one are scored unknown ("no output") and the run completes once its evaluators finish. 400 when the experiment does not take pushed outputs or is not queued or running.': '表示不会再推送输出（202）：没有输出的行判为未知（“无输出”），评估器结束后运行即完成。实验不接受推送的输出，或不在排队中或运行中时返回 '
                                                                                                                                                                                                                                           '400。',
+ 'Scheduled run regressed': '定时运行出现退化',
+ 'Schedules': '计划',
  'Scope, filter, environment, sampling rate, daily budgets and the evaluator versions with their mappings (suggested from variable names when left out). Every problem is named by its field; nothing is saved when there is one.': '范围、过滤条件、环境、采样率、每日预算，以及评估器版本及其映射（未提供时按变量名建议）。每个问题都会按字段指出；只要有问题就不会保存任何内容。',
  'Score': '分数',
  'Score (optional)': '分数（可选）',
@@ -2794,6 +2968,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                     '都会被指出；有这样的 '
                                                                                                                                                                                                                                                                                                                     'ID '
                                                                                                                                                                                                                                                                                                                     '时不添加任何条目。编辑者可用。',
+ 'Send a test event': '发送测试事件',
+ 'Send a test event, or wait for the next event this webhook listens to.': '发送一个测试事件，或等待此 Webhook '
+                                                                           '订阅的下一个事件。',
  'Send experiment with results, or traces.': '请发送 experiment 和 results，或发送 traces。',
  'Send it as': '发送方式',
  'Send it with %(key)s.': '请与 %(key)s 一起发送。',
@@ -2810,6 +2987,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                            'experiments '
                                                                                                                                            '加 '
                                                                                                                                            'rows。',
+ 'Send only what changes; `bindings`, when sent, replaces the list.': '只发送要修改的内容；发送 `bindings` '
+                                                                      '时会替换整个列表。',
  'Send only what changes; `evaluators`, when sent, replaces the list.': '只发送要修改的字段；发送 `evaluators` '
                                                                         '时将替换整个列表。',
  'Send only what changes; `score_configs`, when sent, replaces the list.': '只发送要修改的内容；发送 '
@@ -2833,6 +3012,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                '发送到 '
                                                                                                                                                                                                '/otlp/v1/traces，并带上工作区的写入密钥（POST '
                                                                                                                                                                                                '/api/v1/ingest-keys/）；片刻后会显示在这里。更早的追踪：请选择更长的时间范围。',
+ 'Send test event': '发送测试事件',
+ 'Sends a `webhook.test` event to this endpoint only (a disabled one too: a way to check the receiver before enabling it again) and answers its delivery, queued. Owners only.': '只向此端点发送一个 '
+                                                                                                                                                                                 '`webhook.test` '
+                                                                                                                                                                                 '事件（已停用的端点也可以：可在重新启用前检查接收方），并返回已排队的投递。仅限所有者。',
+ "Sends a delivery's event again, as a new delivery with fresh attempts and the same webhook-id (so a receiver that had it can tell). Owners only.": '再次发送某次投递的事件，作为一次新的投递，重新计算尝试次数，webhook-id '
+                                                                                                                                                     '不变（已收到过的接收方可以识别）。仅限所有者。',
  'Sends one row of `evalset_version` (the `item_id` given, else the first row) through `target`, the same object as in Create an experiment, and answers the request as sent (secrets by name, never their value), the raw response, the extracted `actual_output` and trajectory, status, error, latency, tokens and cost. Nothing is stored. 400 names the field: an invalid target, a kind that sends no request (none, external, rescore), or a row not in the version.': '把 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '`evalset_version` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                               '的一行（给出的 '
@@ -2846,6 +3031,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Sends the first row of the evalset version through this target and shows what came back; nothing is saved.': '把评测集版本的第一行发给此评测对象并显示返回的内容；不保存任何内容。',
  'Sends the first row through the target again and shows what came back; nothing is saved.': '再次把第一行发给评测对象并显示返回的内容；不保存任何内容。',
  'Sensitivity': '灵敏度',
+ 'Sent': '发送时间',
  'Served from the response cache: no request was made': '来自响应缓存：没有发出请求',
  'Service': '服务',
  'Session': '会话',
@@ -2855,6 +3041,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Set the default interval settings': '修改默认区间设置',
  'Set these in the environment of the application that sends spans:': '在发送 span 的应用的环境变量中设置：',
  'Set who reviews a queue': '设置队列的审阅者',
+ 'Set-up': '配置',
  "Sets a new `value` (omitted or empty: the stored one stays) and the `origins` it may be sent to (omitted: the stored ones stay); the name does not change. An HTTP target whose URL's origin is no longer listed is refused from its next request. Owners only; 400 when the value is over 8 KB or an origin is not scheme://host[:port].": '设置新的 '
                                                                                                                                                                                                                                                                                                                                               '`value`（省略或留空则保留已保存的值）以及它可发送到的 '
                                                                                                                                                                                                                                                                                                                                               '`origins`（省略则保留已保存的源）；名称不变。URL '
@@ -2917,6 +3104,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Skip this item': '跳过此条目',
  'Skipped': '已跳过',
  'Skipped.': '已跳过。',
+ 'Slack': 'Slack',
  'Slug': 'Slug',
  'Slug (optional)': 'Slug（可选）',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
@@ -3029,6 +3217,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Target outputs': '评测对象输出',
  'Temperature': '温度',
  'Template': '模板',
+ 'Template name': '模板名称',
+ 'Templates': '模板',
  "Test a provider's connection": '测试模型服务的连接',
  'Test a target on one row': '在一行上测试评测对象',
  'Test case': '测试用例',
@@ -3038,6 +3228,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Test cases are turns with the verdict the evaluator should give. They run on every submit (the version records the agreement) and with Run an evaluator's test cases.": '测试用例是带有评估器应给出的判定的 '
                                                                                                                                                                           'turn。每次提交时都会运行（版本记录是否一致），也可以用“运行评估器的测试用例”运行。',
  'Test connection': '测试连接',
+ 'Test event': '测试事件',
+ 'Test event queued; its delivery is in the log below.': '测试事件已排队；投递记录见下方日志。',
  'Test request': '测试请求',
  'Tests': '测试',
  'Tests: %(a)d of %(t)d agree with the expected verdict.': '测试：%(t)d 个中有 %(a)d 个与期望判定一致。',
@@ -3053,6 +3245,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                      '{{conversation}}（到目前为止的对话）；提示词应用先发送它自己的消息，再发送对话。',
  'The baseline (A) is not judged against itself: untick it in B.': '基线（A）不会与自身对比：请在 B 中取消勾选它。',
  'The baseline cannot also be a candidate.': '基线不能同时作为候选。',
+ "The baseline is a run on the template's evalset.": '基线必须是在模板评测集上的运行。',
  'The body template is larger than 64 KB.': '请求体模板大于 64 KB。',
  'The caller passes on an item they hold, saying why: the slot goes to another reviewer and the item never comes back to them. Editors.': '调用者放弃其持有的条目并说明原因：该空位交给其他审阅者，该条目不会再分给此调用者。编辑者可用。',
  "The caller's labels for an item they hold a reservation of: one value per score config of the queue (null: unknown), checked against the config. 409 when they hold none (or it expired and the item went to another reviewer). Editors.": '调用者对其已预留条目的标签：队列的每个评分配置一个值（null '
@@ -3062,6 +3255,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The committed versions of one set, highest SemVer first, each with its note, row count and columns. 404 when the set is not in this workspace.': '一个评测集已提交的版本，SemVer '
                                                                                                                                                    '最高的在前，附带备注、行数和列。评测集不在此工作空间时返回 '
                                                                                                                                                    '404。',
+ 'The delivery log, newest first: the event, the request body, the status (pending, sending, succeeded, failed), attempts, the next attempt, and the last answer (status code and the first 2 KB of its body, or the error).': '投递日志，最新的在前：事件、请求体、状态（pending、sending、succeeded、failed）、尝试次数、下次尝试时间，以及最后一次响应（状态码和响应体的前 '
+                                                                                                                                                                                                                               '2 '
+                                                                                                                                                                                                                               'KB，或错误）。',
  'The demo is loaded: sign in as <strong>%(user)s</strong> with the password <code>%(password)s</code>.': '演示数据已加载：以 '
                                                                                                           '<strong>%(user)s</strong> '
                                                                                                           '登录，密码为 '
@@ -3078,6 +3274,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The encoding %(name)s is now chosen below: choose the file again and upload it.': '已在下方选好编码 '
                                                                                     '%(name)s：请重新选择文件并上传。',
  'The encoding is one of %(encodings)s.': '编码须为 %(encodings)s 之一。',
+ 'The endpoint was disabled.': '端点已停用。',
+ 'The evalset has no committed version.': '该评测集没有已提交的版本。',
  'The evalset version has no column %(column)r.': '评测集版本没有列 %(column)r。',
  'The evaluation set was deleted during the import; nothing was imported.': '导入期间评测集被删除了；没有导入任何内容。',
  'The evaluator received no dataset fields.': '评估器没有收到任何数据集字段。',
@@ -3147,6 +3345,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The maximum must be above the minimum.': '最大值必须大于最小值。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
+ 'The new signing secret — copy it now, it will not be shown again:': '新的签名密钥——请立即复制，之后不会再显示：',
  'The online rules and experiments the queue follows.': '队列跟随的在线规则和实验。',
  'The outputs and their latency come from the source run, <a href="%(source_url)s">%(name)s</a>; nothing was called (no tokens, no cost).': '输出及其延迟来自来源运行 '
                                                                                                                                             '<a '
@@ -3160,6 +3359,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                            '`template: '
                                                                                                                                                                                                                                            '<slug>` '
                                                                                                                                                                                                                                            '从模板创建评估器。',
+ 'The previous run %(name)r had not finished.': '上一次运行 %(name)r 尚未结束。',
+ 'The previous secret signs alongside the new one until %(until)s.': '在 %(until)s 之前，旧密钥会与新密钥一同签名。',
  "The prompt shows one input and two outputs: <code>%(a)s</code> is the baseline's answer, <code>%(b)s</code> the candidate's. The judge answers A, B or tie with a reason.": '提示词展示一个输入和两个输出：<code>%(a)s</code> '
                                                                                                                                                                               '是基线的回答，<code>%(b)s</code> '
                                                                                                                                                                               '是候选的回答。评判模型回答 '
@@ -3231,9 +3432,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                       'URL。评测集没有的版本返回 '
                                                                                                                                                                                                                                       '404。',
  'The rule goes, with its outcomes and runs. Editors.': '删除规则及其结果和运行。需要编辑者权限。',
+ 'The run is %(status)s; only a completed run is compared.': '该运行状态为 %(status)s；只有已完成的运行才会比较。',
  'The same items at every sweep: a hash of each item decides.': '每次扫描抽中的条目都相同：由每个条目的哈希决定。',
  'The sampling rate is a number above 0 and at most 1.': '采样率必须大于 0 且不超过 1。',
  'The saved draft passes the checks.': '已保存的草稿通过了检查。',
+ 'The schedule goes; the runs it launched stay in the history.': '计划被删除；它启动的运行保留在历史中。',
  'The scope is span, trace or session.': '范围只能是 span、trace 或 session。',
  'The second experiment did not run this row.': '第二个实验没有运行这一行。',
  'The secret %(name)s may not be sent to %(origin)s: it has no allowed origins yet (an owner adds them in Settings → Secrets).': '密钥 '
@@ -3344,6 +3547,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                 '400。',
  "The workspace's queues of items for human review, by name.": '本工作区中待人工审阅的条目队列，按名称排列。',
  "The workspace's rules that score live traffic, by name.": '工作空间中为线上流量打分的规则，按名称排列。',
+ "The workspace's saved experiment set-ups, by name, with schedules.": '工作区保存的实验配置，按名称排列，附带计划。',
  "The workspace's spans, newest first, filtered by trace id, service, name, kind, model, environment, status, session, user, start time (`since`, `until`), duration, tokens, cost, errors (`has_error`) and one raw attribute (`attribute=key=value`).": '工作区的 '
                                                                                                                                                                                                                                                           'span，最新的在前，可按追踪 '
                                                                                                                                                                                                                                                           'id、服务、名称、类型、模型、环境、状态、会话、用户、开始时间（`since`、`until`）、时长、token、费用、错误（`has_error`）和一个原始属性（`attribute=key=value`）筛选。',
@@ -3361,6 +3565,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                 '和成本的上下限、错误（`has_error`）以及一个原始属性（`attribute=key=value`）筛选。每个 '
                                                                                                                                                                                                                                                                                                                                                                                                                 'Span '
                                                                                                                                                                                                                                                                                                                                                                                                                 '列出它的在线评估结果：每条规则的评估器版本、状态、判定、分数和跳过原因。',
+ "The workspace's webhook endpoints: URL, events, format (generic JSON, Slack, Feishu bot), whether enabled, and the notice when Assay disabled one after its retries ran out. Owners see each URL whole, other members its host. Secrets are never returned.": '工作区的 '
+                                                                                                                                                                                                                                                                'Webhook '
+                                                                                                                                                                                                                                                                '端点：URL、事件、格式（通用 '
+                                                                                                                                                                                                                                                                'JSON、Slack、飞书机器人）、是否启用，以及 '
+                                                                                                                                                                                                                                                                'Assay '
+                                                                                                                                                                                                                                                                '在重试用尽后将其停用时的说明。所有者可看到完整 '
+                                                                                                                                                                                                                                                                'URL，其他成员只看到主机。密钥从不返回。',
  'There are no failed rows to retry.': '没有可重试的失败行。',
  'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
                                                                                                                                                                '15 '
@@ -3429,6 +3640,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Ties split: a tie counts as half a win for each side, so every judged pair counts.': '平局平分：平局算双方各赢一半，因此每个已评判的配对都计入。',
  'Time limit (s)': '时间限制（秒）',
  'Time range': '时间范围',
+ 'Time zone': '时区',
  'Timeout (s)': '超时（秒）',
  'To': '到',
  'Token name': '令牌名称',
@@ -3519,6 +3731,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                            '和 '
                                                                                            'enum；不能使用文件、网络和其他模块。',
  'Type of the new column': '新列的类型',
+ 'URL': 'URL',
  'USD per million tokens by model, for cost figures: {"gpt-4o": {"input": 2.5, "output": 10}}. Leave empty when unknown.': '按模型填写每百万 '
                                                                                                                            'Token '
                                                                                                                            '的美元价格，用于计算成本：{"gpt-4o": '
@@ -3532,8 +3745,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Unknown': '未知',
  'Unknown content type %(ctype)r; expected one of %(content_types)s.': '未知的内容类型 %(ctype)r；应为 '
                                                                        '%(content_types)s 之一。',
+ 'Unknown event types: %(types)s.': '未知的事件类型：%(types)s。',
  'Unknown export format': '未知的导出格式',
  'Unknown field(s): %(f)s.': '未知字段：%(f)s。',
+ 'Unknown field(s): %(names)s.': '未知字段：%(names)s。',
+ 'Unknown field.': '未知字段。',
  'Unknown format %(file_format)r; use csv or jsonl.': '未知格式 %(file_format)r；请使用 csv 或 jsonl。',
  'Unknown or read-only field.': '未知字段或只读字段。',
  "Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.": '未知的片段类型 %(type)r；应为 '
@@ -3548,6 +3764,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                   'quality 或 risk。',
  'Unknown verdict %(verdict)r; use pass, fail or unknown.': '未知的判定 %(verdict)r；请使用 pass、fail 或 '
                                                             'unknown。',
+ 'Until %(until)s the previous secret signs alongside it: the signature header carries both, so receivers can switch without losing a message.': '在 '
+                                                                                                                                                 '%(until)s '
+                                                                                                                                                 '之前，旧密钥会与新密钥一同签名：签名头同时包含两者，接收方可以在不丢消息的情况下切换。',
  "Up to 1,000 outputs a request, each with its row's <code>item_id</code> (the first row's shown); an API token in <code>ASSAY_TOKEN</code>.": '每个请求最多 '
                                                                                                                                                '1,000 '
                                                                                                                                                '个输出，每个带上所在行的 '
@@ -3558,6 +3777,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Up to 10 rows; columns fill the variables of the same name. Edit them before running.': '最多 10 '
                                                                                           '行；列会填入同名的变量。运行前可以修改。',
  'Update a model provider': '更新模型服务',
+ 'Update a webhook': '更新 Webhook',
  'Updated': '更新于',
  'Upload': '上传',
  'Upload a CSV or JSONL file': '上传 CSV 或 JSONL 文件',
@@ -3772,14 +3992,18 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                 'data（201）。类型由文件字节判断，而不是文件名。文件超过大小上限、不是已知的图片或音频格式，或不是所要求的类型时返回 '
                                                                                                                                                                                                                                                                                                                                                 '400。',
  'Usage, timeout, retries and rate limit': '用量、超时、重试和限流',
+ 'Use an IANA time zone, such as UTC or Asia/Shanghai.': '请使用 IANA 时区，例如 UTC 或 Asia/Shanghai。',
+ "Use each evaluator's latest version at each launch": '每次启动时使用每个评估器的最新版本',
  'Use format=csv or format=jsonl.': '请使用 format=csv 或 format=jsonl。',
  'Use labels of this config.': '请使用此配置的标签。',
  'Use one of %(choices)s.': '请使用 %(choices)s 之一。',
  'Use one of %(formats)s.': '请使用 %(formats)s 之一。',
  'Use one of %(methods)s.': '请使用 %(methods)s 之一。',
  "Use one of this config's labels.": '请使用此配置的标签之一。',
+ 'Use only {template}, {date} and {time} in braces.': '花括号中只能使用 {template}、{date} 和 {time}。',
  'Use pass, fail or unknown.': '请使用 pass、fail 或 unknown。',
  'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
+ 'Use the latest committed version at each launch': '每次启动时使用最新提交的版本',
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
                                                                        '{{input}}。',
@@ -3790,6 +4014,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'User': '用户',
  'User message': '用户消息',
  'Username': '用户名',
+ 'Validated as an experiment launched now would be; every problem is named by its field and nothing is saved then.': '按此刻启动一个实验的方式校验；每个问题都按字段指明，有问题时不保存任何内容。',
  'Value': '值',
  'Values an HTTP target sends in its headers, written as {{secrets.NAME}} (for example Authorization: Bearer {{secrets.APP_TOKEN}}). They are encrypted, never shown, never stored in results, and sent only to the origins listed for each: a target whose URL is elsewhere is refused.': 'HTTP '
                                                                                                                                                                                                                                                                                            '评测对象在请求头中发送的值，写作 '
@@ -3823,6 +4048,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Verdict policy': '判定策略',
  'Verdicts': '判定',
  'Verdicts taken': '取入的判定',
+ "Verify each request's webhook-signature header with it: HMAC-SHA256 of webhook-id.webhook-timestamp.body, as the Standard Webhooks libraries do.": '用它校验每个请求的 '
+                                                                                                                                                     'webhook-signature '
+                                                                                                                                                     '头：对 '
+                                                                                                                                                     'webhook-id.webhook-timestamp.body '
+                                                                                                                                                     '计算 '
+                                                                                                                                                     'HMAC-SHA256，与 '
+                                                                                                                                                     'Standard '
+                                                                                                                                                     'Webhooks '
+                                                                                                                                                     '各语言库的做法相同。',
  'Version': '版本',
  'Version %(v)s': '版本 %(v)s',
  'Version %(v)s committed with %(n)s rows.': '版本 %(v)s 已提交，共 %(n)s 行。',
@@ -3859,6 +4093,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Waiting for the column mapping': '等待列映射',
  'Waiting for your outputs': '正在等待你的输出',
  'Waiting items': '等待中的条目',
+ 'Webhook': 'Webhook',
+ 'Webhook deleted.': 'Webhook 已删除。',
+ 'Webhook saved.': 'Webhook 已保存。',
+ 'Webhooks': 'Webhook',
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
  'What it takes, its sampling rate, the items it added, its last sweep.': '它取入什么、抽样比例、已添加的条目和上次扫描。',
@@ -3873,6 +4111,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                               '在回答中的位置，例如 '
                                                                               'answer；留空：整个响应体。',
  'Where each variable comes from': '每个变量的来源',
+ 'Where events are sent (POST). Slack and Feishu give one per bot.': '事件发送到的地址（POST）。Slack '
+                                                                     '和飞书为每个机器人提供一个。',
  "Where the judge and people both decided: sensitivity (fails it catches) and specificity (passes it lets through) with 95 percent intervals, and Cohen's kappa between the judge and the people. For reviewers' gold labels, their own Krippendorff's alpha is the ceiling: a judge agreeing with people about as well as people agree with each other cannot do much better. From 30 rows on, a calibration corrects runs' fail rates.": '在评估器和人工都做出判定的条目上：灵敏度（它抓住的失败）和特异度（它放过的通过）及其 '
                                                                                                                                                                                                                                                                                                                                                                                                                                            '95% '
                                                                                                                                                                                                                                                                                                                                                                                                                                            '区间，以及评估器与人工之间的 '
@@ -3930,6 +4170,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Your role lets you read this queue, not review it.': '你的角色只能查看此队列，不能审阅。',
  "Your tokens for this workspace: name, key prefix, when each was created and last used, and whether it is revoked. Other members' tokens are not listed, and a key is never returned after its creation.": '你在此工作空间的令牌：名称、密钥前缀、创建和最近使用时间，以及是否已吊销。不会列出其他成员的令牌，密钥在创建之后也不会再返回。',
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
+ "Your webhook's signing secret — copy it now, it will not be shown again:": 'Webhook '
+                                                                             '的签名密钥——请立即复制，之后不会再显示：',
  'Zero tolerance': '零容忍',
  '`evaluator_id` whose rows the diff shows.': '行差异显示其行的 `evaluator_id`。',
  "`kind` online_rule with `rule` (what it judges: spans, traces or sessions by its scope) or experiment with `experiment` (its results once it has finished, by the results grid's `filter`); `verdicts` taken (none: any) and `sampling_rate` (the share kept, by a hash of each item's key). Sweeps go on from where the last one stopped: nothing is added twice. Editors.": '`kind` '
@@ -4071,6 +4313,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                   '个字符的文本',
  'detach %(name)s': '移除 %(name)s',
  'detector_results is not an object.': 'detector_results 不是对象。',
+ 'disabled': '已停用',
+ 'disabled after failures': '因失败已停用',
  'disagreed': '不一致',
  'done': '完成',
  'done: a committed version is ready.': '已完成：已有提交的版本。',
@@ -4113,6 +4357,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'each trace with a matching span, once it is complete': '每个含匹配 span 的追踪（在其完整之后）',
  'editors and owners': '编辑者和所有者',
  'embedding': '嵌入',
+ 'enabled': '已启用',
  'error': '错误',
  'error must be text.': 'error 必须是文本。',
  'evalset row': '评测集行',
@@ -4135,6 +4380,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
  'fail': '未通过',
  'failed': '失败',
+ 'failed to launch': '启动失败',
  'field %(field)r maps to %(target)r, which is not a column of the set': '字段 %(field)r 映射到 '
                                                                          '%(target)r，但它不是评测集的列',
  'field %(field)r: %(problem)s': '字段 %(field)r：%(problem)s',
@@ -4193,6 +4439,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'label must be text': '标注必须是文本',
  'labelled': '已标注',
  'labelled run %(name)s': '带标签的运行 %(name)s',
+ 'latest': '最新',
+ 'latest committed version': '最新提交的版本',
+ 'launched': '已启动',
  'left is better': '左侧更好',
  'line %(line)s, column %(column)s: %(problem)s': '第 %(line)s 行，列 %(column)s：%(problem)s',
  'line %(line)s: %(problem)s': '第 %(line)s 行：%(problem)s',
@@ -4228,6 +4477,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'new column %(name)r has no field mapped to it': '新列 %(name)r 没有映射到它的字段',
  'new_columns is a list of {name, content_type}.': 'new_columns 是 {name, content_type} 的列表。',
  'no JSON object found in the first lines': '前几行中没有找到 JSON 对象',
+ 'no baseline': '无基线',
+ 'no completed run to compare with yet': '尚无可比较的已完成运行',
  'no detectable difference at n = %(n)s': 'n = %(n)s 时未检测到显著差异',
  'no evaluator ran in both runs, so nothing was compared': '没有评估器在两次运行中都运行过，因此没有可对比的内容',
  'no field of the file goes to a column, so every imported row would be empty; make at least one field a new column (and give it a name)': '文件中没有任何字段对应到列，导入的每一行都会是空的；请至少把一个字段设为新列（并为它命名）',
@@ -4240,6 +4491,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'no pass/fail pairs to compare': '没有可对比的通过/未通过配对',
  'no price known': '没有已知价格',
  'no regression (%(p)s)': '无退化（%(p)s）',
+ 'no significant change': '无显著变化',
  'no uploaded file at %(uri)r': '%(uri)r 处没有已上传的文件',
  'nominal': '名义',
  'none': '无',
@@ -4252,6 +4504,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                    '个字符处的字节 '
                                                                                                                    '0x%(byte)s；请选择文件的编码，或将其另存为 '
                                                                                                                    'UTF-8',
+ 'not decided': '未能判定',
  'not enough history': '历史不足',
  'not in the rate': '不计入胜率',
  'not in this run': '不在此运行中',
@@ -4270,6 +4523,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'of %(n)s row decided in every repetition': ['基于 %(n)s 行每次重复都有判定的结果'],
  'of %(n)s row with a decided result': ['基于 %(n)s 行已判定结果'],
  'ok': '正常',
+ 'on evaluator %(name)s: %(summary)s': '评估器 %(name)s：%(summary)s',
  'once per row': '每行一次',
  'one output': '单个输出',
  'online rule': '在线规则',
@@ -4324,6 +4578,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'ready after %(n)s s without a new span': '%(n)s 秒内没有新的 span 后就绪',
  'regression': '退化',
  'regression (%(p)s)': '退化（%(p)s）',
+ 'regression on evaluator %(name)s: %(summary)s': '评估器 %(name)s 出现退化：%(summary)s',
  'regressions': '个退化',
  'regressions only': '仅退化的行',
  'remove': '移除',
@@ -4350,15 +4605,18 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'rows': '行',
  'rows to or from unknown': '变为或变自未知的行',
  'rows with any change': '有变化的行',
+ 'run did not complete': '运行未完成',
  'run, in the order they finished (newest right)': '运行，按完成顺序排列（最新的在右）',
  'running': '运行中',
  'sampled out': '未被采样',
  'samples %(r)s of sessions': '采样 %(r)s 的会话',
  'samples %(r)s of traces': '采样 %(r)s 的追踪',
+ 'scheduled': '按计划',
  'score': '分数',
  'score ≤': '分数 ≤',
  'score ≥': '分数 ≥',
  'scores each %(s)s': '为每个%(s)s评分',
+ 'sending': '发送中',
  'sensitivity': '灵敏度',
  'seq is not a whole number.': 'seq 不是整数。',
  'served from the response cache': '来自响应缓存',
@@ -4373,6 +4631,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                '评估器或代码评估器），在几行数据上调试，然后提交一个版本。',
  'stored': '已保存',
  'strongly position-biased': '位置偏差严重',
+ 'succeeded': '成功',
  'success': '成功',
  'system': 'system',
  'tag %(tag)s is longer than %(max)s characters': '标签 %(tag)s 超过 %(max)s 个字符',
@@ -4401,6 +4660,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                         '字节；表头最多 '
                                                                                         '%(max)s '
                                                                                         '个字段',
+ 'the previous completed run': '上一次已完成的运行',
+ 'the previous run %(name)s had not finished': '上一次运行 %(name)s 尚未结束',
  'the prompt is neither text nor a conversation.': '提示词既不是文本也不是对话。',
  "the prompt's turns are not a list.": '提示词的轮次不是列表。',
  'this column is required and the cell is empty': '此列为必填，但单元格为空',
