@@ -38,6 +38,7 @@ from .gate import (
     GateResult,
 )
 from .results import DEFAULT_MAX_TASK_ERRORS, TaskErrorLimit
+from .runner import run_template
 from .traces_cli import traces
 
 EXIT_FAILED = 1
@@ -115,9 +116,14 @@ class ErrorLimitType(click.ParamType):
 @click.option(
     "--task",
     "task_ref",
-    required=True,
     metavar="MODULE:FUNCTION",
     help="Your code: called with each row, returns the output.",
+)
+@click.option(
+    "--template",
+    metavar="NAME",
+    help="Launch an experiment template (its name or id) instead: its evalset, target and "
+    "evaluators; --task only when its outputs come from your code.",
 )
 @click.option(
     "--evalset",
@@ -140,7 +146,6 @@ class ErrorLimitType(click.ParamType):
     "--evaluator",
     "evaluators",
     multiple=True,
-    required=True,
     metavar="NAME@VERSION",
     help="An evaluator version (or its id); repeat for several.",
 )
@@ -173,7 +178,8 @@ class ErrorLimitType(click.ParamType):
     "--json", "as_json", is_flag=True, help="Print the result as JSON instead of a table."
 )
 def run(
-    task_ref: str,
+    task_ref: str | None,
+    template: str | None,
     evalset: str | None,
     rows_file: Path | None,
     evalset_name: str | None,
@@ -186,35 +192,40 @@ def run(
     as_json: bool,
 ) -> None:
     """Run your task on every row of an evaluation set (--evalset, or a file of rows with
-    --rows) and score it with the evaluators.
+    --rows) and score it with the evaluators; or launch an experiment template (--template).
 
     The module is imported from the current directory. Exits 1 if the run did not complete,
     or if more calls of the task failed than --max-task-errors allows (the first are printed).
     """
-    _check_source(evalset, rows_file, evalset_name)
-    task = load_task(task_ref)
+    if template is not None:
+        _check_template(evalset, rows_file, evaluators, name)
+    else:
+        _check_source(evalset, rows_file, evalset_name)
+        _check_task(task_ref, evaluators)
+    task = load_task(task_ref) if task_ref else None
     created: list[dict] = []
 
     def on_created(experiment: dict) -> None:
         created.append(experiment)
         announce(experiment)
 
+    options = {"task": task, "concurrency": concurrency, "timeout": timeout, "progress": True}
     with Client() as client:
-        label = evalset
-        if rows_file is not None:
-            evalset, label = rows_version(client, rows_file, evalset_name)
         try:
-            result = client.run_experiment(
-                evalset=evalset,
-                evaluators=list(evaluators),
-                task=task,
-                concurrency=concurrency,
-                name=name or default_run_name(task_ref, label),
-                repetitions=repetitions,
-                progress=True,
-                timeout=timeout,
-                on_created=on_created,
-            )
+            if template is not None:
+                result = run_template(client, template, on_created=on_created, **options)
+            else:
+                label = evalset
+                if rows_file is not None:
+                    evalset, label = rows_version(client, rows_file, evalset_name)
+                result = client.run_experiment(
+                    evalset=evalset,
+                    evaluators=list(evaluators),
+                    name=name or default_run_name(task_ref, label),
+                    repetitions=repetitions,
+                    on_created=on_created,
+                    **options,
+                )
         except AssayTimeout as exc:
             click.echo(f"Error: {exc.message}", err=True)
             sys.exit(EXIT_FAILED)
@@ -244,6 +255,29 @@ def _check_source(evalset: str | None, rows_file: Path | None, evalset_name: str
         raise click.UsageError("Give --evalset NAME@VERSION or --rows FILE (one of them).")
     if evalset_name is not None and rows_file is None:
         raise click.UsageError("--evalset-name names the set of a --rows file.")
+
+
+def _check_task(task_ref: str | None, evaluators: tuple[str, ...]) -> None:
+    if not task_ref:
+        raise click.UsageError("Give --task MODULE:FUNCTION (or launch a --template).")
+    if not evaluators:
+        raise click.UsageError("Give at least one --evaluator NAME@VERSION.")
+
+
+def _check_template(evalset, rows_file, evaluators, name) -> None:
+    """A template brings its own evalset, evaluators and name pattern."""
+    given = [
+        flag
+        for flag, value in (
+            ("--evalset", evalset),
+            ("--rows", rows_file),
+            ("--evaluator", evaluators),
+            ("--name", name),
+        )
+        if value
+    ]
+    if given:
+        raise click.UsageError(f"--template brings its own set-up; drop {', '.join(given)}.")
 
 
 def rows_version(client: Client, rows_file: Path, evalset_name: str | None) -> tuple[str, str]:

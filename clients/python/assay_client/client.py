@@ -266,6 +266,22 @@ class Client:
         score_max."""
         return self.pages(f"experiments/{experiment_id}/results/", filters)
 
+    def templates(self) -> Iterator[dict]:
+        """Every experiment template of the workspace, by name."""
+        return self.pages("experiment-templates/")
+
+    def launch_template(self, template: str) -> dict:
+        """Launch an experiment from a template (its id or name); the new experiment's JSON."""
+        template_id = template if _is_uuid(template) else self._template_id(template)
+        launched = self.request("POST", f"experiment-templates/{template_id}/launch/")
+        return self.experiment(launched["experiment"]["id"])
+
+    def _template_id(self, name: str) -> str:
+        for template in self.templates():
+            if template["name"] == name:
+                return template["id"]
+        raise AssayError(404, "not_found", f"No experiment template is named {name!r}.")
+
     def run_experiment(self, **options) -> ExperimentResult:
         """Run `task` on every row of an evalset version and score it on the server; see
         `assay_client.runner.run_experiment` for the options."""

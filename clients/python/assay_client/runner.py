@@ -88,7 +88,59 @@ def run_experiment(
         chunk_size=chunk_size,
         launch=True,
     )
+    return _pushed_run(
+        client,
+        experiment,
+        task=task,
+        concurrency=concurrency,
+        progress=progress,
+        timeout=timeout,
+        on_created=on_created,
+    )
+
+
+def run_template(
+    client: Client,
+    template: str,
+    *,
+    task: Callable[[dict], Any] | None = None,
+    concurrency: int = 16,
+    progress: bool = False,
+    timeout: float | None = None,
+    on_created: Callable[[dict], None] | None = None,
+) -> ExperimentResult:
+    """Launch an experiment from a template (its name or id) and wait for it. A template whose
+    target is this client's code (external) needs `task`, called on each row as
+    `run_experiment` does; any other target runs on the server."""
+    experiment = client.launch_template(template)
+    external = experiment["target"].get("kind") == "external"
+    if external and task is None:
+        cancel_quietly(client, experiment["id"])
+        raise AssayError(0, "usage", "This template's outputs come from your code: give --task.")
+    if external:
+        _check_options(task=task, concurrency=concurrency, repetitions=1)
+        return _pushed_run(
+            client, experiment, task=task, concurrency=concurrency, progress=progress,
+            timeout=timeout, on_created=on_created,
+        )  # fmt: skip
+    if on_created is not None:
+        on_created(experiment)
+    with RunProgress(enabled=progress) as shown:
+        final = client.wait(
+            experiment["id"],
+            timeout=timeout,
+            on_update=lambda e: shown.scored(e.get("results_done", 0), e.get("results_total", 0)),
+        )
+    return ExperimentResult.from_experiment(final, url=client.experiment_url(experiment["id"]))
+
+
+def _pushed_run(
+    client: Client, experiment: dict, *, task, concurrency, progress, timeout, on_created
+) -> ExperimentResult:
+    """Call `task` on each row of a launched external-target run, push the outputs, wait for
+    the scores."""
     experiment_id = experiment["id"]
+    repetitions = experiment.get("repetitions", 1)
     if on_created is not None:
         on_created(experiment)
     with RunProgress(enabled=progress) as shown:
