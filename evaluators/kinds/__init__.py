@@ -43,11 +43,13 @@ def queues() -> set[str]:
 def _register_builtins() -> None:
     from .code import CodeKind
     from .llm import LlmKind
+    from .metric import MetricKind
     from .pairwise import PairwiseKind
 
     register(LlmKind())
     register(CodeKind())
     register(PairwiseKind())
+    register(MetricKind())
 
 
 _register_builtins()
