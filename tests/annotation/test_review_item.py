@@ -175,3 +175,27 @@ def test_a_results_item_shows_the_rows_question_the_evaluator_did_not_read(
     assert "actual_output" not in snapshot["input"] and "reference_output" in snapshot["reference"]
     text = page_client(member("ann")).get(review_url(made["queue"]["id"])).content.decode()
     assert "question 0" in text
+
+
+def test_the_adjudication_page_shows_the_trajectory_and_whole_numbers(
+    api, web, workspace, user, member
+):
+    made, stars = stars_queue(api, workspace, user)
+    item = QueueItem.objects.get()
+    item.snapshot = {**item.snapshot, "trajectory": STEPS}
+    item.judge = [{"evaluator": "Stars judge", "version": "1", "verdict": "fail", "score": 2.0}]
+    item.save(update_fields=["snapshot", "judge"])
+    for name, value in (("ann", 2.0), ("bob", 4.0)):  # floats stored before label_stored
+        Label.objects.create(
+            item=item,
+            score_config_id=QueueItem.objects.get().queue.score_configs.get().pk,
+            reviewer=member(name),
+            value=value,
+        )
+        item.slots.create(
+            reviewer=Label.objects.last().reviewer, status="labelled", reserved_until=timezone.now()
+        )
+    text = web.get(f"/w/acme/annotation/{made['queue']['id']}/adjudicate/").content.decode()
+    assert 'id="trajectory"' in text and "lookup_order" in text
+    assert "Stars judge <code>1</code> · 2<" in text and "<strong>4</strong>" in text
+    assert 'min="1" max="5" step="1"' in text and "2.0" not in text and "4.0" not in text
