@@ -333,7 +333,7 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
     def create(self, request, queue_id=None):
         queue = self.queue()
         body = validated(s.ItemsAddSerializer, request)
-        found = _items_found(request.workspace, body)
+        found = pair_sources.items_from_body(workspace=request.workspace, body=body)
         if "errors" in found:
             raise ValidationError(found["errors"])
         added = services.queue_items_add(queue=queue, items=found["items"])
@@ -415,28 +415,6 @@ class QueueItemViewSet(WorkspaceScopedViewSet):
         except services.SlotRefused as refused:
             raise SlotConflict(str(refused)) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-def _items_found(workspace, body: dict) -> dict:
-    """The items of the body's one source ({"items"} or {"errors"}, from the selectors)."""
-    if body.get("results"):
-        return selectors.result_items(
-            workspace=workspace, experiment_id=body["experiment"], result_ids=body["results"]
-        )
-    if body.get("evalset_version"):
-        rows = None if body.get("all") else body["rows"]
-        return pair_sources.evalset_row_items(
-            workspace=workspace, version_id=body["evalset_version"], row_ids=rows
-        )
-    if body.get("pairwise_run"):
-        return pair_sources.pairwise_result_items(
-            workspace=workspace, run_id=body["pairwise_run"], pair_ids=body["pairs"]
-        )
-    if body.get("experiments"):
-        return pair_sources.experiment_pair_items(
-            workspace=workspace, experiment_ids=body["experiments"], row_ids=body["rows"]
-        )
-    return selectors.trace_items(workspace=workspace, trace_ids=body["traces"])
 
 
 def _config_values(request, values: dict) -> dict:

@@ -17,15 +17,48 @@ from assay.models import Workspace
 from assay.safety.caps import cap_text
 from assay.selectors import as_uuid, by_public_id
 from assay.vocabulary import ResultStatus
-from evalsets.models import EvalSetItem, VersionStatus
+from evalsets.models import EvalSetItem, EvalSetVersion, VersionStatus
 from experiments.models import Experiment, PairwiseResult, PairwiseRun, TargetResult
-from experiments.pairwise.rules import judgeable
+from experiments.pairwise.rules import FINISHED, judgeable
 from experiments.selectors import evalset_version_for
 
 from .models import ItemSource
-from .selectors import REFERENCE_NAMES, SMALL_STRING_BYTES, SourceItem, snapshot_capped
+from .selectors import (
+    REFERENCE_NAMES,
+    SMALL_STRING_BYTES,
+    SourceItem,
+    result_items,
+    snapshot_capped,
+    trace_items,
+)
 
 MAX_ROWS = 1000  # items one call adds (also "all" of an evalset version)
+
+
+def items_from_body(*, workspace: Workspace, body: dict) -> dict:
+    """The items of an items body's one source (the API's and the add-items page's): {"items"}
+    or {"errors"}. `all` stands for every row, pair or shared row of its source."""
+    every = bool(body.get("all"))
+    if body.get("results"):
+        return result_items(
+            workspace=workspace, experiment_id=body["experiment"], result_ids=body["results"]
+        )
+    if body.get("evalset_version"):
+        rows = None if every else body["rows"]
+        return evalset_row_items(
+            workspace=workspace, version_id=body["evalset_version"], row_ids=rows
+        )
+    if body.get("pairwise_run"):
+        pairs = None if every else body["pairs"]
+        return pairwise_result_items(
+            workspace=workspace, run_id=body["pairwise_run"], pair_ids=pairs
+        )
+    if body.get("experiments"):
+        rows = None if every else body["rows"]
+        return experiment_pair_items(
+            workspace=workspace, experiment_ids=body["experiments"], row_ids=rows
+        )
+    return trace_items(workspace=workspace, trace_ids=body["traces"])
 
 
 def evalset_row_items(*, workspace: Workspace, version_id, row_ids: list[str] | None) -> dict:
@@ -84,12 +117,16 @@ def _row_item(row: EvalSetItem) -> SourceItem:
 # ----------------------------------------------------------------------------- pairs
 
 
-def pairwise_result_items(*, workspace: Workspace, run_id, pair_ids: list[int]) -> dict:
-    """The items for judged pairs of the workspace's pairwise run (its results' ids), with the
-    judge's outcome (A, B or tie in the pair's frame)."""
+def pairwise_result_items(*, workspace: Workspace, run_id, pair_ids: list[int] | None) -> dict:
+    """The items for judged pairs of the workspace's pairwise run (its results' ids; None:
+    its first repetition's, at most MAX_ROWS, in row order), with the judge's outcome (A, B
+    or tie in the pair's frame)."""
     run = by_public_id(PairwiseRun.objects.filter(workspace=workspace), run_id)
     if run is None:
         return {"errors": {"pairwise_run": [_("No such pairwise run in this workspace.")]}}
+    if pair_ids is None:
+        first = run.results.filter(repeat=0).order_by("position", "experiment_a", "experiment_b")
+        pair_ids = list(first.values_list("pk", flat=True)[:MAX_ROWS])
     pairs = PairwiseResult.objects.filter(run=run, pk__in=pair_ids).select_related(
         "item", "experiment_a", "experiment_b", "run__evaluator_version__evaluator"
     )
@@ -131,16 +168,19 @@ def _pair_snapshot(row: EvalSetItem, a: tuple, b: tuple) -> dict:
 
 
 def experiment_pair_items(
-    *, workspace: Workspace, experiment_ids: list, row_ids: list[str]
+    *, workspace: Workspace, experiment_ids: list, row_ids: list[str] | None
 ) -> dict:
     """The items comparing two finished experiments of the workspace (A, then B) on the same
-    evalset, on rows both ran (`row_ids`: item ids, as compare pairs rows), with each one's
-    first output."""
+    evalset, on rows both ran (`row_ids`: item ids, as compare pairs rows; None: every row
+    both ran, at most MAX_ROWS), with each one's first output."""
     found = _two_experiments(workspace, experiment_ids)
     if "errors" in found:
         return found
     a, b = found["experiments"]
-    rows_a = EvalSetItem.objects.filter(version_id=a.evalset_version_id)
+    rows_a = EvalSetItem.objects.filter(version_id=a.evalset_version_id).order_by("position")
+    if row_ids is None:  # the rows B ran too
+        ran = TargetResult.objects.filter(experiment=b, repeat=0).values("item__item_id")
+        rows_a = rows_a.filter(item_id__in=ran)
     rows = _rows_by_id(rows_a, row_ids)
     if "errors" in rows:
         return rows
@@ -188,3 +228,31 @@ def _experiment_pair_item(a: Experiment, b: Experiment, row: EvalSetItem, output
     snapshot = _pair_snapshot(row, (a, outputs[a.pk].get(uid)), (b, outputs[b.pk][uid]))
     ref = f"{a.pk}:{b.pk}:{uid.hex}"
     return SourceItem(ItemSource.EXPERIMENT_PAIR, ref, snapshot, [])
+
+
+# ----------------------------------------------------------------------------- the page's choices
+
+MAX_CHOICES = 200
+
+
+def source_choices(*, workspace: Workspace) -> dict[str, list[tuple[str, str]]]:
+    """What the add-items page offers, newest first: ready versions of live evalsets, finished
+    pairwise runs and finished experiments with outputs (id, name)."""
+    versions = EvalSetVersion.objects.filter(
+        evalset__workspace=workspace, evalset__deleted_at__isnull=True, status=VersionStatus.READY
+    ).select_related("evalset")
+    runs = PairwiseRun.objects.filter(workspace=workspace, status__in=FINISHED)
+    experiments = Experiment.objects.filter(workspace=workspace, status__in=FINISHED)
+    outputs = [e for e in experiments.order_by("-created_at")[:MAX_CHOICES] if judgeable(e)]
+    named = [(str(e.public_id), e.name) for e in outputs]
+    return {
+        "evalset_version": [
+            (str(v.public_id), f"{v.evalset.name} {v.version}")
+            for v in versions.order_by("-created_at")[:MAX_CHOICES]
+        ],
+        "pairwise_run": [
+            (str(r.public_id), r.name) for r in runs.order_by("-created_at")[:MAX_CHOICES]
+        ],
+        "experiment_a": named,
+        "experiment_b": named,
+    }

@@ -125,7 +125,10 @@ class ItemsAddSerializer(StrictSerializer):
         required=False, max_length=200, help_text="an evalset version's id, with `rows` or `all`"
     )
     all = serializers.BooleanField(
-        required=False, default=False, help_text="every row of `evalset_version` (at most 1,000)"
+        required=False,
+        default=False,
+        help_text="every row of `evalset_version`, every pair of `pairwise_run` (its first "
+        "repetition) or every row both `experiments` ran (at most 1,000)",
     )
     rows = serializers.ListField(
         child=serializers.CharField(max_length=64),
@@ -164,7 +167,7 @@ class ItemsAddSerializer(StrictSerializer):
                 }
             )
         needed = self.NEEDS.get(given[0])
-        if needed and not data.get(needed):
+        if needed and not data.get(needed) and not (data.get("all") and given[0] != "results"):
             raise serializers.ValidationError(
                 {needed: _("Send it with %(key)s.") % {"key": given[0]}}
             )

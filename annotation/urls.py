@@ -2,13 +2,15 @@
 
 from django.urls import path
 
-from . import gold_views, views
+from . import gold_views, pair_pages, views
 from .feed_views import assignment_set, feed_add, feed_change
 
 app_name = "annotation"
 
 urlpatterns = [
     path("", views.queue_list, name="list"),
+    path("new/", pair_pages.queue_new, name="new"),
+    path("<uuid:queue_id>/add/", pair_pages.items_add, name="items_add"),
     path("<uuid:queue_id>/", views.queue_detail, name="queue"),
     path("<uuid:queue_id>/review/", views.review, name="review"),
     path("<uuid:queue_id>/feeds/", feed_add, name="feed_add"),
