@@ -197,32 +197,47 @@ def feed_sweep(*, feed_id: int, now=None) -> int:
     feed = QueueFeed.objects.select_related("queue__workspace", "rule", "experiment").get(
         pk=feed_id
     )
-    return feed_batch_take(feed=feed, now=now or timezone.now())
+    now = now or timezone.now()
+    return feed_batch_take(feed=feed, batch=feed_batch_read(feed=feed, now=now), now=now)
 
 
-def feed_batch_take(*, feed: QueueFeed, now) -> int:
-    """Take the batch after `feed.cursor` as read: the cursor moves from that value only, in
-    the transaction adding the items, so a stale or concurrent sweep adds nothing."""
+@dataclass(frozen=True)
+class FeedBatch:
+    """What a sweep read after `read_from`: the items in the sample, the cursor after them,
+    and whether the source is read to its end for good."""
+
+    read_from: int
+    items: list
+    cursor: int
+    done: bool
+
+
+def feed_batch_read(*, feed: QueueFeed, now) -> FeedBatch | None:
+    """The batch after the feed's cursor (None for a paused or finished feed); read outside
+    any transaction, taken by `feed_batch_take`."""
     if not feed.active or feed.done:
+        return None
+    if feed.kind == FeedKind.ONLINE_RULE:
+        return FeedBatch(feed.cursor, *_outcomes_batch(feed, now))
+    return FeedBatch(feed.cursor, *_results_batch(feed))
+
+
+def feed_batch_take(*, feed: QueueFeed, batch: FeedBatch | None, now) -> int:
+    """Add a batch's items if the feed's cursor is still where the batch was read from: the
+    cursor moves from that value only (a conditional UPDATE), in the transaction adding the
+    items, so a batch another sweep took, or one read before the cursor moved on, adds
+    nothing and never moves the cursor back. The items added."""
+    if batch is None:
         return 0
-    items, cursor, done = _batch(feed, now)
     with transaction.atomic():
-        claimed = QueueFeed.objects.filter(pk=feed.pk, cursor=feed.cursor, done=False).update(
-            cursor=cursor, done=done, swept_at=now
-        )
+        claimed = QueueFeed.objects.filter(
+            pk=feed.pk, cursor=batch.read_from, done=False, active=True
+        ).update(cursor=batch.cursor, done=batch.done, swept_at=now)
         if not claimed:
             return 0
-        added = queue_items_add(queue=feed.queue, items=items)
+        added = queue_items_add(queue=feed.queue, items=batch.items)
         QueueFeed.objects.filter(pk=feed.pk).update(added=F("added") + added)
     return added
-
-
-def _batch(feed: QueueFeed, now) -> tuple[list, int, bool]:
-    """(the items of the next batch in the sample, the cursor after it, whether the source
-    is read to its end for good)."""
-    if feed.kind == FeedKind.ONLINE_RULE:
-        return _outcomes_batch(feed, now)
-    return _results_batch(feed)
 
 
 def _outcomes_batch(feed: QueueFeed, now) -> tuple[list, int, bool]:

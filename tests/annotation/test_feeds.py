@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotation.filtered import sample_position
 from annotation.models import QueueFeed, QueueItem
-from annotation.services.feeds import feed_batch_take, feeds_sweep
+from annotation.services.feeds import feed_batch_read, feed_batch_take, feeds_sweep
 from annotation.tasks import sweep_feeds
 from assay.models import Membership, Workspace
 from experiments.models import Experiment, Result
@@ -188,17 +188,23 @@ def test_a_rules_feed_swept_twice_adds_each_item_once(api, workspace, user, queu
     assert feed["added"] == 4 and feed["swept_at"] and feed["rule_name"] == rule.name
 
 
-def test_a_sweep_of_a_batch_another_sweep_took_adds_nothing(api, workspace, user, queue):
+def test_a_batch_another_sweep_took_adds_nothing_and_never_moves_the_cursor_back(
+    api, workspace, user, queue
+):
     rule, _spans = judged(workspace, user, ["fail", "fail"])
-    body = {"kind": "online_rule", "rule": str(rule.public_id)}
-    api.post(feeds(queue), body, format="json")
-    stale = QueueFeed.objects.get()  # read by two sweeps at once
-    again = QueueFeed.objects.get()
+    api.post(feeds(queue), {"kind": "online_rule", "rule": str(rule.public_id)}, format="json")
     later = timezone.now() + LATER
-    assert feed_batch_take(feed=stale, now=later) == 2
-    assert feed_batch_take(feed=again, now=later) == 0  # its cursor moved: claimed
+    feed = QueueFeed.objects.get()
+    slow = feed_batch_read(feed=feed, now=later)  # a sweep that reads, then stalls
+    assert feed_batch_take(feed=feed, batch=feed_batch_read(feed=feed, now=later), now=later) == 2
+    outcomes_write(rule, store([llm_span(workspace, output="3", expected="x")]), ["fail"])
+    later = timezone.now() + LATER
+    assert feeds_sweep(now=later) == 1
+    assert feed_batch_take(feed=feed, batch=slow, now=later) == 0  # the cursor moved: taken
     fresh = QueueFeed.objects.get()
-    assert fresh.added == 2 and fresh.cursor == OnlineOutcome.objects.latest("pk").pk
+    assert fresh.cursor == OnlineOutcome.objects.latest("pk").pk  # not back to the slow one's
+    assert fresh.added == 3 == QueueItem.objects.count()
+    assert feeds_sweep(now=later) == 0
 
 
 def test_sampling_keeps_its_rate_within_the_binomial_interval(api, workspace, user, queue):
