@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from django.conf import settings
@@ -121,3 +122,11 @@ class Delivery(models.Model):
 
     def __repr__(self) -> str:
         return f"<Delivery {self.public_id} {self.status}>"
+
+    @property
+    def request_body_shown(self) -> str:
+        """The request body indented for reading (as sent when it is not JSON)."""
+        try:
+            return json.dumps(json.loads(self.request_body), ensure_ascii=False, indent=2)
+        except ValueError:
+            return self.request_body

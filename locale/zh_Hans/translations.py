@@ -75,6 +75,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(model)r: the %(side)s price must be a number ≥ 0 (USD per 1M tokens).': '%(model)r：%(side)s '
                                                                             '价格必须是 ≥ 0 的数字（每百万 '
                                                                             'Token 美元价格）。',
+ '%(n)s attempt': ['%(n)s 次尝试'],
  '%(n)s attribute': ['%(n)s 个属性'],
  '%(n)s bad row was skipped; see the error report.': ['已跳过 %(n)s 个错误行；请查看错误报告。'],
  '%(n)s bad rows were skipped; see the error report.': '已跳过 %(n)s 个错误行；请查看错误报告。',
@@ -333,6 +334,17 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A garak reference file is at most 16 MB.': 'garak 参考文件最多 16 MB。',
  "A kind (boolean, categorical with its labels, ordered or not, numeric with a minimum, maximum and step, or free text), a rubric shown to reviewers and, for boolean and categorical ones, the labels that mean pass and fail (so a human label and an evaluator's verdict are comparable). Every problem is named by its field; nothing is saved when there is one. Editors.": '类型（布尔、带标签的分类（有序或无序）、带最小值、最大值和步长的数值，或自由文本）、展示给审阅者的评分细则，以及布尔和分类配置中表示通过和不通过的标签（使人工标签与评估器的判定可比）。每个问题都按字段指出；有问题时不保存任何内容。编辑者可用。',
  'A label cannot mean both pass and fail.': '一个标签不能同时表示通过和不通过。',
+ "A metric (fail_rate, unknown_rate, mean_score, cost, volume) of one of the rule's evaluator versions (volume: the rule's). By default it fires when a window (an hour) is significantly worse than the 24 before, at most 5 % of quiet weeks raising a false alert; `mode: threshold` with a `threshold` fires when the raw value crosses it. Every problem is named by its field.": '规则某个评估器版本的一个指标（fail_rate、unknown_rate、mean_score、cost、volume；volume '
+                                                                                                                                                                                                                                                                                                                                                                                       '属于规则本身）。默认情况下，当一个窗口（一小时）显著差于之前 '
+                                                                                                                                                                                                                                                                                                                                                                                       '24 '
+                                                                                                                                                                                                                                                                                                                                                                                       '个窗口时触发，平静的周中至多 '
+                                                                                                                                                                                                                                                                                                                                                                                       '5 '
+                                                                                                                                                                                                                                                                                                                                                                                       '% '
+                                                                                                                                                                                                                                                                                                                                                                                       '会出现误报；`mode: '
+                                                                                                                                                                                                                                                                                                                                                                                       'threshold` '
+                                                                                                                                                                                                                                                                                                                                                                                       '加上 '
+                                                                                                                                                                                                                                                                                                                                                                                       '`threshold` '
+                                                                                                                                                                                                                                                                                                                                                                                       '则在原始值越过阈值时触发。每个问题都按字段指出。',
  'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
  'A name pattern is needed, e.g. nightly {date}.': '需要名称模式，例如 nightly {date}。',
  "A name, the score configs reviewers answer, reviewers per item (1-10), how long a reservation lasts (15 minutes by default) and blind mode (reviewers see neither the judges' verdicts nor others' labels). Editors.": '名称、审阅者要回答的评分配置、每个条目的审阅者人数（1-10）、预留时长（默认 '
@@ -376,6 +388,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A queue uses this score config: remove it from the queue first.': '有队列在使用此评分配置：请先将其从队列中移除。',
  "A queue's kind cannot change: make a new one.": '队列的类型不能更改：请新建一个队列。',
  'A rate above 0 and at most 1 (100 %).': '比例须大于 0 且不超过 1（100 %）。',
+ "A rate's threshold is between 0 and 1.": '比率的阈值在 0 到 1 之间。',
  'A re-score takes only the experiment whose outputs it re-uses.': '重新打分只接受其复用输出的那个实验。',
  "A re-score uses its source's evalset version.": '重新打分使用其来源运行的评测集版本。',
  'A report of at most %(mb)s MB and %(probes)s probes. It is checked at once; the workers then import it probe by probe, and its page shows how far they are.': '报告最多 '
@@ -386,6 +399,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                'garak '
                                                                                                                                '收尾“completion”条目的报告会被拒绝；勾选此项可导入其中已有的尝试，并标记为部分。',
  'A reservation lasts from 1 minute to a day.': '预留时长为 1 分钟到 1 天。',
+ 'A row without an output, or without its reference, is unknown.': '缺少输出或缺少参考的行，结果为未知。',
  'A rubric holds at most 20,000 characters.': '评分细则最多 20,000 个字符。',
  'A rule of that name exists already.': '已存在同名规则。',
  'A rule runs 1 to %(n)s evaluator versions.': '一条规则运行 1 到 %(n)s 个评估器版本。',
@@ -420,6 +434,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                  '的输出）。工作区在该会话中没有追踪时返回 '
                                                                                                                                                                                                                                  '404。',
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
+ 'A share above 0 and at most 0.5 (0.05: 5 %).': '大于 0 且至多 0.5 的比例（0.05 即 5 %）。',
  "A template keeps an experiment's set-up to launch again — by hand, with assay run --template NAME, or on a schedule. Each run is compared with the template's baseline by the CI gate's paired test.": '模板保存实验的配置以便再次启动：手动、通过 '
                                                                                                                                                                                                          'assay '
                                                                                                                                                                                                          'run '
@@ -433,6 +448,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A template with this name already exists in this workspace.': '此工作区中已有同名模板。',
  "A template's run history": '模板的运行历史',
  'A test case needs a name.': '测试用例需要名称。',
+ 'A threshold alert needs a threshold value.': '阈值告警需要一个阈值。',
+ 'A threshold is used only in threshold mode.': '阈值只在阈值模式下使用。',
  'A time whose previous run has not finished is skipped and recorded; after an outage a missed schedule runs once, not once per missed time.': '上一次运行未结束时，本次会被跳过并记录；停机恢复后，错过的计划只运行一次，而不是每个错过的时间各运行一次。',
  'A token needs a name.': '令牌需要名称。',
  'A trace or session is ready once no span of it has arrived for this long.': '追踪或会话在这段时间内没有新的 '
@@ -480,6 +497,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A webhook tells another system when something happens here: an experiment ends, an import finishes or fails, an alert fires. Each request is signed (Standard Webhooks), retried for about a day when it fails, and logged.': 'Webhook '
                                                                                                                                                                                                                                 '会在这里发生事情时通知其他系统：实验结束、导入完成或失败、告警触发。每个请求都会签名（Standard '
                                                                                                                                                                                                                                 'Webhooks），失败时在约一天内重试，并记录在日志中。',
+ 'A window needs %(n)s items; after it resolves the alert waits %(c)s windows.': '一个窗口需要 %(n)s '
+                                                                                 '个条目；恢复后告警等待 '
+                                                                                 '%(c)s 个窗口。',
  'A workspace must keep at least one owner.': '工作空间必须至少保留一位所有者。',
  'A workspace needs a name.': '工作空间需要名称。',
  'A, B or tie': 'A、B 或平局',
@@ -488,6 +508,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'API docs': 'API 文档',
  'API key': 'API 密钥',
  'API tokens': 'API 令牌',
+ 'Absolute tolerance': '绝对容差',
  'Account %(username)s created. Give them this temporary password now; it will not be shown again:': '账号 '
                                                                                                      '%(username)s '
                                                                                                      '已创建。请现在把这个临时密码交给对方，之后不会再显示：',
@@ -502,10 +523,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                    'HTTP '
                                                                                    '评测对象的请求头中使用它。',
  'Add a webhook': '添加 Webhook',
+ 'Add alert': '添加告警',
  'Add an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, DeepSeek…) so LLM judges can run.': '添加一个兼容 '
                                                                                                       'OpenAI '
                                                                                                       '的端点（OpenAI、Azure、vLLM、Ollama、DeepSeek……），LLM '
                                                                                                       '评估器才能运行。',
+ 'Add an alert': '添加告警',
+ 'Add an alert to a rule': '为规则添加告警',
  'Add at least one evaluator version.': '请至少添加一个评估器版本。',
  'Add items': '添加条目',
  'Add items to a queue': '向队列添加条目',
@@ -547,8 +571,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Against the previous run': '与上一次运行相比',
  'Agreement': '一致率',
  'Agreement between reviewers': '审阅者之间的一致性',
+ 'Alert added.': '告警已添加。',
  'Alert fired': '告警触发',
+ 'Alert on the %(m)s': '%(m)s告警',
  'Alert resolved': '告警解除',
+ 'Alert saved.': '告警已保存。',
+ 'Alert when it': '告警条件',
+ 'Alert: %(m)s · %(r)s': '告警：%(m)s · %(r)s',
+ 'Alerts': '告警',
  'All evalsets': '全部评测集',
  'All evaluators': '全部评估器',
  'All kinds': '全部类型',
@@ -568,6 +598,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                            '会删除已保存的密钥：请同时填写新端点的密钥。',
  'An API token acts inside its own workspace; sign in to create or rename workspaces.': 'API '
                                                                                         '令牌只在自己的工作空间内生效；请登录后再创建或重命名工作空间。',
+ 'An alert fired on this window': '此窗口触发了告警',
+ "An alert's metric, settings and state.": '告警的指标、设置和状态。',
  'An attribute filter looks through 1,000 traces a page; look further back, or narrow the time range.': '属性筛选每页查找 '
                                                                                                         '1,000 '
                                                                                                         '条追踪；可以继续往前查找，或缩小时间范围。',
@@ -690,7 +722,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Baseline': '基线',
  'Baseline (A)': '基线（A）',
  'Baseline id.': '基线 id。',
+ 'Baseline windows': '基线窗口数',
  'Baseline ✓': '基线 ✓',
+ 'Between %(low)s and %(high)s.': '介于 %(low)s 和 %(high)s 之间。',
  'Blind': '盲审',
  'Body template': '请求体模板',
  'Body template (JSON)': '请求体模板（JSON）',
@@ -704,6 +738,16 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                    'bootstrap '
                                                                                                                                                                                                    '区间（按数据项连同其所有配对重采样）。',
  'By': '提交人',
+ 'By default an alert fires when a window (an hour) is significantly worse than the last 24; at most 5 %% of quiet weeks raise a false alert. It needs 30 items in a window, resolves when two windows in a row are back to normal, and then waits 3 windows before it fires again. A raw threshold is the alternative: it fires whenever the value crosses it, which at low traffic is mostly noise.': '默认情况下，当一个窗口（一小时）显著差于之前 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '24 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '个窗口时告警触发；平静的周中至多 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '5 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '%% '
+                                                                                                                                                                                                                                                                                                                                                                                                        '会出现误报。一个窗口需要 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '30 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '个条目；连续两个窗口恢复正常时告警恢复，之后等待 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '3 '
+                                                                                                                                                                                                                                                                                                                                                                                                        '个窗口才会再次触发。另一种方式是原始阈值：数值一越过阈值就触发，在流量小时多半是噪声。',
  'By default nothing is imported if any row is bad; the error report names the line and column of each problem.': '默认情况下，只要有一行有问题就不导入任何内容；错误报告会指明每个问题所在的行和列。',
  'By status': '按状态',
  'By tag': '按标签',
@@ -747,18 +791,22 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Cannot tell the format of %(name)r: name it .csv or .jsonl, or say which.': '无法判断 %(name)r '
                                                                               '的格式：请将其命名为 .csv 或 '
                                                                               '.jsonl，或指明格式。',
+ 'Case-insensitive match': '忽略大小写匹配',
+ 'Case-sensitive': '区分大小写',
  'Chance of beating the average': '战胜平均水平的概率',
  'Change': '变化',
  'Change a feed': '修改订阅源',
  "Change a member's role": '修改成员角色',
  'Change a score config': '修改评分配置',
  "Change a secret's value or origins": '修改密钥的值或源',
+ 'Change an alert': '修改告警',
  'Change an annotation queue': '修改标注队列',
  'Change an experiment template': '修改实验模板',
  'Change an online rule': '修改线上规则',
  'Change note': '变更说明',
  'Change password': '修改密码',
  'Change the correction': '修改修正',
+ 'Change this alert': '修改此告警',
  'Change who reviews': '修改审阅者',
  'Change, pause or resume a schedule': '修改、暂停或恢复计划',
  'Changes a draft row: `data` (replacing the whole row), tags, human_verdict or label. Committed versions never change. 400 names the field at fault; 404 when the row is not in the draft.': '修改草稿中的一行：`data`（替换整行）、tags、human_verdict '
@@ -801,10 +849,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Check the cases below, or tick “Submit anyway” to submit this version regardless.': '请检查下面的用例，或勾选“仍然提交”照常提交此版本。',
  'Check the mapping below.': '请检查下方的映射。',
  'Check the name below.': '请检查下方的名称。',
+ 'Choose a metric: %(m)s.': '请选择指标：%(m)s。',
  'Choose a model provider of this workspace.': '请选择此工作空间的模型服务。',
  'Choose a model.': '请选择模型。',
  'Choose a provider': '请选择模型服务',
  'Choose a template, a custom LLM judge or custom code.': '请选择模板、自定义 LLM 评估器或自定义代码。',
+ 'Choose an embedding model.': '请选择一个嵌入模型。',
  'Choose an evalset version first.': '请先选择评测集版本。',
  'Choose an evalset version to map its columns.': '选择一个评测集版本以映射其列。',
  'Choose an evaluation set.': '请选择一个评测集。',
@@ -877,6 +927,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Compare with %(name)s': '与 %(name)s 对比',
  'Compare with the draft': '与草稿对比',
  'Compared with': '比较对象',
+ "Compared with every row's output instead of a variable; leave empty to use the reference variable.": '代替变量与每一行的输出比较；留空则使用参考变量。',
  'Completed': '已完成',
  'Concurrency': '并发数',
  'Concurrency must be between 1 and 64.': '并发数必须在 1 到 64 之间。',
@@ -886,6 +937,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Config is not valid JSON: %(exc)s': '配置不是有效的 JSON：%(exc)s',
  'Config must be a JSON object.': '配置必须是 JSON 对象。',
  'Configuration': '配置',
+ 'Contains': '包含',
+ 'Contains (ilike, ignoring case)': '包含（ilike，忽略大小写）',
+ 'Contains (like, case-sensitive)': '包含（like，区分大小写）',
+ 'Contains all of': '包含全部',
+ 'Contains any of': '包含其中任一',
  'Content': '内容',
  'Conversation': '对话',
  "Conversation cells hold the JSON array of their messages in OpenAI's chat shape (role system, user, assistant or tool; content; tool_calls and tool_call_id); in JSONL the array itself.": '对话（Conversation）单元格存放其消息的 '
@@ -902,6 +958,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                              'JSONL '
                                                                                                                                                                                              '中直接是数组本身。',
  'Conversation checks': '对话检查',
+ 'Cooldown (windows)': '冷却（窗口数）',
  'Copied': '已复制',
  'Copied as “%(name)s”.': '已复制为“%(name)s”。',
  'Copy': '复制',
@@ -1121,7 +1178,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Days': '按天',
  'Debug': '调试',
  'Decided': '已判定',
+ 'Decided by': '判定方式',
  'Decided rows: pass and fail, unknown not counted': '已判定的行：通过和未通过，未知不计入',
+ 'Decided up to %(at)s UTC.': '已判定到 %(at)s UTC。',
  "Decides whether `candidate` regresses against `baseline` (an experiment id, or `latest`). For each evaluator both runs have, the paired pass/fail flips go to a one-sided McNemar test at `alpha` (default 0.05): it fails when the drop is significant and its interval lies beyond `max_drop` (default 0); when the decided→unknown flips significantly outnumber the unknown→decided ones (the same test); when the candidate's unknown rate is above `max_unknown_rate` (default 0.5); or when fewer than `min_decided` rows (default 30) were decided on both sides. It also fails when no evaluator ran in both runs. Answers `passed`, a row per evaluator with its reasons, the options used and a Markdown summary; the CLI's `assay gate` exits 1 when `passed` is false. 400 names the parameter: a run that has not completed, runs on different evalsets, no marked baseline for `latest`, or an option out of range.": '判断 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '`candidate` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '相对 '
@@ -1221,12 +1280,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Delete a secret': '删除密钥',
  'Delete a test case': '删除测试用例',
  'Delete a webhook': '删除 Webhook',
+ 'Delete an alert': '删除告警',
  'Delete an annotation queue': '删除标注队列',
  'Delete an evaluation set': '删除评测集',
  'Delete an evaluator': '删除评估器',
  'Delete an experiment template': '删除实验模板',
  'Delete an item': '删除数据项',
  'Delete an online rule': '删除线上规则',
+ 'Delete this alert and its history?': '删除此告警及其历史？',
  'Delete this evaluation set?': '删除此评测集？',
  'Delete this evaluator?': '删除此评估器？',
  'Delete this provider?': '删除此模型服务？',
@@ -1277,6 +1338,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Duplicate variable name %(name)r.': '变量名 %(name)r 重复。',
  'Duration': '耗时',
  'ETA': '预计剩余时间',
+ "Each alert's metric, settings and state (open, last window decided).": '每个告警的指标、设置和状态（是否触发中、最后判定的窗口）。',
  "Each calibration of the evaluator's versions (or of one: `version`), newest first: where its human labels came from (`source`: a labelled run's evaluation set, or an annotation queue's gold labels), the confusion counts (a fail is the positive class), sensitivity and specificity with Wilson intervals (95 %), agreement and judge-versus-human kappa and, for gold labels, the reviewers' own alpha (`inter_human_alpha`: the ceiling for the judge's kappa). `usable`: enough rows (30) to correct other runs' fail rates. 404 for a version the evaluator does not have.": '评估器各版本（或某一版本：`version`）的每个校准，最新的在前：人工标签的来源（`source`：带标签运行的评测集，或标注队列的金标准标签）、混淆计数（失败为正类）、灵敏度和特异度及其 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        'Wilson '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                        '区间（95%）、一致率和评估器与人工之间的 '
@@ -1296,6 +1358,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Each schedule's cron, time zone, state and next five times (UTC).": '每个计划的 '
                                                                       'cron、时区、状态和接下来五次运行时间（UTC）。',
  "Each tag's interval is computed like the card's, from that tag's rows alone.": '每个标签的区间与卡片的计算方式相同，只用该标签的行。',
+ 'Each time it fired or resolved, newest window first: the window, the value and its baseline, z and which test decided, the message webhooks were sent.': '每次触发或恢复，最新窗口在前：窗口、数值及其基线、z '
+                                                                                                                                                           '值和作出判定的检验，以及发给 '
+                                                                                                                                                           'Webhook '
+                                                                                                                                                           '的消息。',
  'Edit': '编辑',
  'Edit a test case': '编辑测试用例',
  'Edit an evaluation set': '编辑评测集',
@@ -1305,6 +1371,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Edit row %(n)s': '编辑第 %(n)s 行',
  'Editor': '编辑者',
  'Elapsed': '已用时间',
+ 'Embedding cosine similarity': '嵌入余弦相似度',
+ 'Embedding model': '嵌入模型',
  'Empty, or an empty cell: the simulated user writes the first message.': '留空或单元格为空：由模拟用户写第一条消息。',
  "Empty: the provider's default model.": '留空：使用模型服务的默认模型。',
  'Enabled': '已启用',
@@ -1326,6 +1394,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Evaluator created. Edit the draft, then submit a version.': '评估器已创建。编辑草稿，然后提交一个版本。',
  'Evaluator version': '评估器版本',
  'Evaluator versions': '评估器版本',
+ 'Evaluator: %(e)s %(v)s.': '评估器：%(e)s %(v)s。',
  'Evaluators': '评估器',
  "Evaluators are mapped by variable name and runs score the evalset's columns. For a target (an HTTP endpoint, your code through the CLI) and chosen mappings, save an experiment as a template from its page, or use the API.": '评估器按变量名映射，运行对评测集的列打分。如需目标（HTTP '
                                                                                                                                                                                                                                  '端点，或通过 '
@@ -1361,6 +1430,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Every pair is asked twice, the outputs in order and swapped. When the two answers disagree the pair counts as a tie and is flagged position-inconsistent, so a judge that favours a slot cannot make wins.': '每一对都会问两次：按原顺序一次，交换顺序一次。两次回答不一致时，这一对算作平局并标记为位置不一致，这样偏向某个位置的评判模型无法因此得胜。',
  'Every pair is judged twice, the outputs in order and swapped; orders that disagree count as a tie and are flagged position-inconsistent.': '每个配对评判两次：按原顺序一次，交换顺序一次；两种顺序结果不一致时算作平局，并标记为位置不一致。',
  "Every required variable already has a column or the target's output.": '每个必填变量都已有同名的列或评测对象的输出。',
+ 'Exact match': '完全匹配',
+ 'Exact match, contains, regex, fuzzy match, BLEU, ROUGE, GLEU, METEOR, JSON Schema, numeric closeness or embedding cosine, computed by their reference libraries.': '完全匹配、包含、正则、模糊匹配、BLEU、ROUGE、GLEU、METEOR、JSON '
+                                                                                                                                                                     'Schema、数值接近或嵌入余弦相似度，由各自的参考库计算。',
  'Expected': '期望',
  'Expected verdict': '期望判定',
  'Expected verdict must be pass, fail or unknown.': '期望判定必须是 pass、fail 或 unknown。',
@@ -1390,7 +1462,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Export the gold items to an evaluation set version': '将金标准条目导出为评测集版本',
  'External: your code computes the outputs and pushes them (SDK, CLI, CI)': '外部：由你的代码计算输出并推送（SDK、CLI、CI）',
  'Extracted': '提取结果',
+ 'F-measure': 'F 值',
  'Fail': '未通过',
+ 'Fail and unknown rates and cost rise, the mean score drops, volume either.': '失败率、未知率和成本看上升，平均分看下降，流量看双向。',
  'Failed': '失败',
  'Feeds': '订阅源',
  'Feishu bot': '飞书机器人',
@@ -1402,6 +1476,17 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'File format': '文件格式',
  'Filter': '筛选',
  'Final label': '最终标签',
+ 'Fires when a window (%(w)s) is significantly different from the last %(n)s in its %(m)s; at most %(p)s of quiet weeks raise a false alert.': '当一个窗口（%(w)s）的%(m)s与之前 '
+                                                                                                                                               '%(n)s '
+                                                                                                                                               '个窗口显著不同时触发；平静的周中至多 '
+                                                                                                                                               '%(p)s '
+                                                                                                                                               '会出现误报。',
+ 'Fires when a window (%(w)s) is significantly worse than the last %(n)s in its %(m)s; at most %(p)s of quiet weeks raise a false alert.': '当一个窗口（%(w)s）的%(m)s显著差于之前 '
+                                                                                                                                           '%(n)s '
+                                                                                                                                           '个窗口时触发；平静的周中至多 '
+                                                                                                                                           '%(p)s '
+                                                                                                                                           '会出现误报。',
+ "Fires when a window's %(m)s %(d)s past the threshold": '当一个窗口的%(m)s%(d)s越过阈值时触发',
  'First page': '第一页',
  "Fit this evalset's columns": '适配此评测集的列',
  'Five fields: minute hour day month weekday. 0 2 * * * is 02:00 every day.': '五个字段：分 时 日 月 星期。0 2 '
@@ -1478,6 +1563,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                          '%(queue)s '
                                                                                                          '的金标准标签（%(config)s：%(label)s）；评估器判定为 '
                                                                                                          '%(judge)s。',
+ 'Fuzzy match': '模糊匹配',
  'GB18030 (中文 Windows)': 'GB18030（中文 Windows）',
  'Generic JSON': '通用 JSON',
  'Generic JSON for your own receiver; Slack or Feishu for a chat bot.': '自建接收服务用通用 JSON；聊天机器人选 '
@@ -1499,6 +1585,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Get a webhook': '获取 Webhook',
  'Get a workspace': '获取工作空间',
  'Get an API token': '获取 API 令牌',
+ 'Get an alert': '获取告警',
  'Get an annotation queue': '获取标注队列',
  'Get an evaluation set': '获取评测集',
  'Get an evaluation set version': '获取评测集版本',
@@ -1581,6 +1668,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                        'tag '
                                                                                                                                                                                                                        '也能识别。',
  'Held': '保留中',
+ 'History': '历史',
  'Hours': '按小时',
  'How many times the judge sees each pair (both orders each time).': '评判模型看到每个配对的次数（每次都按两种顺序）。',
  'How to read P(best): the ranking was redone many times, each time on rows drawn again at random, and P(best) is how often the experiment came first. The rank follows the strength, yet P(best) need not fall with the rank: a steady second place rarely becomes first, while a less certain experiment ranked below it may come first in a few redraws.': '如何理解最优概率：排名在每次随机重新抽取的行上重复计算了很多次，最优概率就是该实验排在第一的次数占比。排名按实力值排列，但最优概率不一定随排名下降：稳定的第二名很少成为第一，而排在它后面、把握更小的实验可能在几次重抽中排到第一。',
@@ -1588,6 +1676,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'IANA, e.g. Asia/Shanghai.': 'IANA 时区，例如 Asia/Shanghai。',
  'Idle time (seconds)': '空闲时间（秒）',
  'Ignore': '忽略',
+ 'Ignore case': '忽略大小写',
  'Image': '图片',
  "Image and Audio cells hold an http(s) URL, or the path of a file uploaded to this workspace (upload media through the API's /evalsets/media/ endpoint or the row editor). MultiPart cells hold JSON.": '图片和音频单元格存放 '
                                                                                                                                                                                                          'http(s) '
@@ -1669,6 +1758,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                         '<key>`）发送。任何成员都可以创建；名称为空时返回 '
                                                                                                                                                                                                                                                                                         '400。',
  'It creates a new run with this set and these evaluators, calls your function on every row and pushes the outputs itself:': '它会用这个评测集和这些评估器创建新的运行，对每一行调用你的函数，并自动推送输出：',
+ 'It has not fired yet.': '尚未触发过。',
  'It works once, for %(days)s day, and gives the role you chose.': ['只能使用一次，%(days)s '
                                                                     '天内有效，加入后获得你选择的角色。'],
  'Item': '条目',
@@ -1687,6 +1777,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
  'Its traces': '该会话的追踪',
  'Its verdicts, filter, sampling rate, or pause it (`active`). Not what it follows.': '修改其判定、筛选条件、抽样比例，或暂停它（`active`）。不能修改跟随的对象。',
+ 'JSON Schema': 'JSON Schema',
  'JSON mode': 'JSON 模式',
  'JSON: {"all": [conditions]} or {"any": [...]}; a condition is {"field": "kind", "op": "eq", "value": "llm"} or {"attribute": "http.route", "op": "eq", "value": "/chat"}. Empty: every span.': 'JSON：{"all": '
                                                                                                                                                                                                  '[条件]} '
@@ -1792,6 +1883,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Last 30 days': '最近 30 天',
  'Last 7 days': '最近 7 天',
  'Last active': '最近活跃',
+ 'Last attempt': '上次尝试',
  'Last hour': '最近 1 小时',
  'Last run': '最近一次运行',
  'Last sweep': '上次扫描',
@@ -1815,6 +1907,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                '评测对象在请求头中以 '
                                                                                '{{secrets.NAME}} '
                                                                                '使用它。',
+ 'Levenshtein distance': '编辑距离（Levenshtein）',
  'Limit': '限流',
  'Limits: a file of up to %(mb)s MB, a text cell of up to %(kb)s KB, a header of up to %(n)s fields and %(hkb)s KB.': '限制：文件最大 '
                                                                                                                       '%(mb)s '
@@ -1850,9 +1943,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "List a pairwise run's pairs": '列出成对运行的配对',
  "List a queue's feeds": '列出队列的订阅源',
  "List a queue's items": '列出队列的条目',
+ "List a rule's alerts": '列出规则的告警',
  "List a rule's outcomes": '列出规则的结果',
  "List a template's schedules": '列出模板的计划',
  "List a webhook's deliveries": '列出 Webhook 的投递',
+ "List an alert's history": '列出告警的历史',
  "List an evaluation set's imports": '列出评测集的导入',
  "List an evaluation set's items": '列出评测集的数据项',
  "List an evaluation set's versions": '列出评测集的版本',
@@ -1887,6 +1982,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'List your workspaces': '列出你的工作空间',
  'Load rows': '加载行',
  'Look further': '继续查找',
+ 'Lowercase': '转为小写',
+ 'Lowercase and strip punctuation first': '先转小写并去掉标点',
  'Made from session %(session)s': '来自会话 %(session)s',
  'Made from span %(span)s': '来自 Span %(span)s',
  'Main': '主导航',
@@ -1921,6 +2018,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                  '`baseline=latest` '
                                                                                                                                                                                                                                  '取候选运行所在评测集上最新标记的运行。标记未完成的运行时返回 '
                                                                                                                                                                                                                                  '400。',
+ 'Matches a JSON Schema': '符合 JSON Schema',
  'Max cost (USD)': '最高成本（美元）',
  'Max duration (ms)': '最长耗时（毫秒）',
  'Max output tokens': '最大输出 Token 数',
@@ -1930,6 +2028,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'McNemar p': 'McNemar p',
  'Mean score': '平均分',
  'Mean turn score': '轮次平均分',
+ 'Measure': '度量',
  'Member added.': '成员已添加。',
  'Members': '成员',
  'Memory (MB)': '内存（MB）',
@@ -1938,9 +2037,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Message %(n)d': '消息 %(n)d',
  'Messages': '消息',
  'Method': '方法',
+ 'Metric': '指标',
  'Min cost (USD)': '最低成本（美元）',
  'Min duration (ms)': '最短耗时（毫秒）',
  'Min tokens': '最少 Token',
+ 'Minimum items a window': '每个窗口的最少条目数',
  'Minimum score': '最低分',
  'Minutes an item is held': '条目保留的分钟数',
  'Mode': '模式',
@@ -1952,6 +2053,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Models': '模型',
  'Models:': '模型：',
  'More filters': '更多筛选',
+ 'More settings': '更多设置',
  'More than %(max)s traces or sessions selected; at most %(max)s a call. Narrow the filter, or send them in parts.': '选中的追踪或会话超过 '
                                                                                                                      '%(max)s '
                                                                                                                      '个；每次调用最多 '
@@ -1960,17 +2062,23 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'More than %(n)s row': ['超过 %(n)s 行'],
  'More than %(n)s traces match': '超过 %(n)s 条追踪匹配',
  'More than %(rows)s row': ['超过 %(rows)s 行'],
+ 'Most edits that pass': '通过所允许的最多编辑次数',
  'MultiPart': '多模态',
  'MultiPart content needs a list of contents.': 'MultiPart 内容需要一个内容列表。',
  'MultiPart parts cannot be MultiPart themselves': 'MultiPart 的部分本身不能是 MultiPart',
  'Must be a %(what)s.': '必须是%(what)s。',
+ 'Must be a JSON Schema object.': '必须是 JSON Schema 对象。',
+ 'Must be a list of 1 to %(n)s strings.': '必须是包含 1 到 %(n)s 个字符串的列表。',
  'Must be a list of Conversation variable names.': '必须是 Conversation 变量名的列表。',
  'Must be a list.': '必须是列表。',
  'Must be a non-empty list of messages.': '必须是非空的消息列表。',
  'Must be a non-empty string or a non-empty list of parts.': '必须是非空字符串或非空的片段列表。',
+ 'Must be a non-empty string.': '必须是非空字符串。',
  'Must be a number greater than 0 and at most 1.': '必须是大于 0 且不超过 1 的数字。',
+ 'Must be a number of 0 or more.': '必须是大于或等于 0 的数。',
  'Must be a string or null.': '必须是字符串或 null。',
  'Must be a string.': '必须是字符串。',
+ 'Must be a whole number from %(low)s to %(high)s.': '必须是 %(low)s 到 %(high)s 之间的整数。',
  'Must be an identifier: a letter or _, then up to 63 of A-Z a-z 0-9 _.': '必须是标识符：以字母或 _ 开头，后接最多 '
                                                                           '63 个 A-Z a-z 0-9 _ 字符。',
  'Must be an object of name → content.': '必须是“名称 → 内容”形式的对象。',
@@ -1978,6 +2086,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Must be an object with name and content_type.': '必须是带有 name 和 content_type 的对象。',
  'Must be an object with role and content.': '必须是带有 role 和 content 的对象。',
  'Must be an object.': '必须是对象。',
+ 'Must be at most %(n)s characters.': '最多 %(n)s 个字符。',
  'Must be true or false.': '必须是 true 或 false。',
  'Must name a declared Conversation variable, or be null.': '必须是已声明的 Conversation 变量名，或为 null。',
  'Must name a declared variable.': '必须是已声明的变量名。',
@@ -1994,6 +2103,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Name the Conversation to score turn by turn: one of %(sources)s.': '请指定要逐轮打分的 '
                                                                      'Conversation：%(sources)s 之一。',
  'Name the column of the scenario.': '请指定场景所在的列。',
+ 'Name the reference variable or give a fixed reference value (one of them).': '请指定参考变量，或给出固定的参考值（二者选一）。',
  "Name the results' experiment.": '请指明这些结果所属的实验。',
  'Names are at most %(max_name)s characters.': '名称最多 %(max_name)s 个字符。',
  'Names start with a letter or _, then letters, digits or _. Evaluator variables map onto columns by name. Renaming a column renames it in every draft row; committed versions keep their own columns.': '名称以字母或 '
@@ -2002,6 +2112,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                          '_。评估器变量按名称映射到列。重命名列会在草稿的每一行中重命名它；已提交的版本保留各自的列。',
  'Need a mapping': '需要映射',
  'Needs tool results': '需要工具结果',
+ 'Negate: score 1 − s (passes when the metric does not hold)': '取反：得分为 1 − s（指标不成立时通过）',
  'Neither run scored this item.': '两次运行都没有为这个数据项打分。',
  'New annotation queue': '新建标注队列',
  'New column': '新列',
@@ -2030,6 +2141,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                            'JSONL '
                                                                                                            '文件（其列会成为评测集的列），或手动定义列。',
  'No': '否',
+ 'No alerts on this rule yet.': '此规则还没有告警。',
  'No annotation queues yet': '还没有标注队列',
  'No calibration yet: run this version on an evaluation set whose rows carry human verdicts, or review its results in an annotation queue whose score config maps labels to pass and fail.': '尚无校准：在行带有人工判定的评测集上运行此版本，或在评分配置将标签映射为通过和失败的标注队列中审阅其结果。',
  'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
@@ -2121,6 +2233,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No version yet. Experiments run submitted versions only.': '还没有版本。实验只运行已提交的版本。',
  'No versions yet': '还没有版本',
  'No webhooks yet': '还没有 Webhook',
+ 'No window decided yet: the first is decided once it has closed and its late items are in.': '还没有判定任何窗口：第一个窗口在结束且迟到的条目到齐后判定。',
  'No worker is running.': '没有正在运行的工作进程。',
  'No workspace secret named %(n)r (add it in Settings → Secrets).': '工作空间中没有名为 %(n)r 的密钥（请在“设置 → '
                                                                     '密钥”中添加）。',
@@ -2131,16 +2244,21 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'None, or an empty cell: the simulated user writes the first message.': '选“无”或单元格为空：由模拟用户写第一条消息。',
  'None: on every gold item the judge agrees.': '无：在每个金标准条目上评估器都一致。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
+ 'Not a valid JSON Schema: %(error)s.': '不是合法的 JSON Schema：%(error)s。',
+ 'Not a valid regular expression: %(error)s.': '不是合法的正则表达式：%(error)s。',
+ 'Not an evaluator version of this rule.': '不是此规则的评估器版本。',
  'Not compared (on one side only): %(names)s.': '未对比（仅在一边出现）：%(names)s。',
  'Not enough history: %(n)s earlier run here; relative standing needs three.': ['历史不足：此前这里只有 %(n)s '
                                                                                 '次运行，相对排名至少需要三次。'],
  'Not enough history: %(n)s run of this evaluator here; a trend needs two.': ['历史不足：这里此评估器只有 %(n)s '
                                                                               '次运行，趋势至少需要两次。'],
+ 'Not equal': '不相等',
  'Not in both runs': '不在两次运行中',
  'Not in both runs:': '不在两次运行中：',
  'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
  "Not one of this workspace's.": '不属于此工作区。',
  'Not scored yet.': '尚未打分。',
+ 'Not valid JSON yet.': '还不是合法的 JSON。',
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
@@ -2159,6 +2277,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                 '%(n)s '
                                                                                                 '个问题。请修正后重试，或勾选“跳过错误行”再次导入。',
  'Nothing was saved:': '未保存任何内容：',
+ 'Numeric closeness': '数值接近',
  'Of those, favouring the output shown first': '其中偏向先展示的输出的比例',
  'One endpoint, as in the list; its secret is never returned.': '一个端点，与列表中相同；其密钥从不返回。',
  'One evaluator with its draft `config`, whether the draft differs from the latest version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable (`deleted: true`) because experiments may use its versions.': '一个评估器及其草稿 '
@@ -2447,6 +2566,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Opening message column (optional)': '开场消息列（可选）',
  'Optional: only for endpoints that need one. Write-only: stored encrypted and never shown again.': '可选：仅在端点需要时填写。只写：加密保存，之后不再显示。',
  'Optional: sent before the chat, filled from the row like the system message.': '可选：在对话之前发送，像系统消息一样从该行填充。',
+ 'Or a fixed reference': '或固定的参考',
  'Or create their account': '或者为对方创建账号',
  'Or let the Python client run your task': '或者让 Python 客户端运行你的任务',
  'Orders': '顺序',
@@ -2460,6 +2580,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Output (print)': '输出（print）',
  'Output tokens (JMESPath)': '输出 Token 数（JMESPath）',
  'Output tokens (JMESPath, optional)': '输出 Token 数（JMESPath，可选）',
+ 'Output variable': '输出变量',
  'Outputs re-used from %(name)s: no target calls were made.': '复用了 %(name)s 的输出：没有调用评测对象。',
  "Overrides a result's `verdict` (pass, fail or unknown) and optionally its `score` in [0, 1], with a `note` saying why; the original verdict and score stay beside the correction, and the run's pass rates count the corrected verdict. An empty verdict removes the correction. 400 names the field: an unknown verdict, a missing note, or a score outside [0, 1].": '覆盖某个结果的 '
                                                                                                                                                                                                                                                                                                                                                                          '`verdict`（pass、fail '
@@ -2531,6 +2652,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                              '0.05）。',
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
+ 'Pattern': '模式',
  'Pause': '暂停',
  'Pause, resume or stop a feed.': '暂停、恢复或停止订阅源。',
  'People review items from experiments and traces here: each item gets as many reviewers as its queue asks, and their agreement says how far their labels can be trusted. Queues are made through the API for now.': '成员在这里审阅来自实验和追踪的条目：每个条目获得其队列所要求数量的审阅者，他们之间的一致性说明这些标签可信到什么程度。目前通过 '
@@ -2637,6 +2759,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Queued again as a new delivery.': '已作为新的投递重新排队。',
  'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
                                                                                                                                                           '400。',
+ 'Quiet weeks with a false alert at most (%)': '平静周中出现误报的上限（%）',
  'Rank': '排名',
  'Rate': '比例',
  'Raw JSON': '原始 JSON',
@@ -2670,9 +2793,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Recently updated': '最近更新',
  'Redeliver': '重新投递',
  'Reference': '参考',
+ 'Reference variable': '参考变量',
  'Refresh the list': '刷新列表',
  'Refused while a queue asks for it. Editors.': '仍有队列使用它时会被拒绝。编辑者可用。',
+ 'Regular expression': '正则表达式',
  'Relative standing needs three earlier completed runs on this evalset': '相对排名需要此评测集上之前至少三次已完成的运行',
+ 'Relative tolerance': '相对容差',
  'Remove': '移除',
  'Remove a member': '移除成员',
  'Remove message': '移除消息',
@@ -2703,9 +2829,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                           '时会指明出错的键。',
  'Request': '请求',
  'Request and answer': '请求与响应',
+ 'Request body:': '请求体：',
  'Requests per minute': '每分钟请求数',
  'Requests per minute (optional)': '每分钟请求数（可选）',
  'Required': '必填',
+ 'Required for this metric.': '该指标必须填写此项。',
  'Required variable %(name)r is not mapped.': '必填变量 %(name)r 未映射。',
  'Required variable %(name)r is not used in any message.': '必填变量 %(name)r 没有在任何消息中使用。',
  'Reserve the next item': '预留下一个条目',
@@ -2922,7 +3050,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                       '%(turns)s 轮'],
  'Scored reply': '被打分的回复',
  'Scored reply: %(reply)s': '被打分的回复：%(reply)s',
+ 'Scorer': '评分方法',
  'Scores': '评分对象',
+ 'Scores lie in [0, 1]; the threshold above decides: a score at or above it passes.': '得分在 [0, 1] '
+                                                                                      '之间；由上方的阈值判定：得分大于或等于阈值即通过。',
  "Scores the spans of [since, until) that were stored before the rule began, sampled at its rate. Without `start` (or with false) it only answers the estimate: spans, sampled items, evaluator calls and their cost (null when a judge has no known price yet); with `start: true` it also launches the run. A window must end where the rule's coverage begins (its creation, or its last backfill) or earlier.": '为 '
                                                                                                                                                                                                                                                                                                                                                                                                                     '[since, '
                                                                                                                                                                                                                                                                                                                                                                                                                     'until) '
@@ -2994,6 +3125,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Send only what changes; `score_configs`, when sent, replaces the list.': '只发送要修改的内容；发送 '
                                                                            '`score_configs` '
                                                                            '时会替换整个列表。',
+ 'Send only what changes; an open alert stays open.': '只发送要改的字段；正在触发的告警保持触发。',
  'Send only what changes; the kind cannot change. Editors.': '只发送要修改的内容；类型不可修改。编辑者可用。',
  'Send rows, or all: true.': '请发送 rows，或 all: true。',
  'Send spans from any OpenTelemetry SDK to /otlp/v1/traces with a workspace ingest key (POST /api/v1/ingest-keys/); they show here a moment later.': '用工作区的采集密钥（POST '
@@ -3107,6 +3239,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Slack': 'Slack',
  'Slug': 'Slug',
  'Slug (optional)': 'Slug（可选）',
+ 'Smoothing': '平滑',
  'Soft delete (204): the evaluator leaves the list (list it with `deleted=true`) and can be restored; experiments that use its versions keep them.': '软删除（204）：评估器从列表中消失（用 '
                                                                                                                                                      '`deleted=true` '
                                                                                                                                                      '列出），之后可以恢复；使用其版本的实验仍保留这些版本。',
@@ -3127,6 +3260,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Spans': 'Span 数',
  'Spans older than the retention are gone.': '超过保留期的 span 已被删除。',
  'Specificity': '特异度',
+ 'Split into': '切分方式',
+ 'Standard metric': '标准指标',
  'Start backfill': '开始回填',
  'Start from a template': '从模板开始',
  'Start from one of the preset judges and code checks, or write your own.': '从预置的 LLM '
@@ -3135,8 +3270,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Start one from the preset "Which answer is better (pairwise)" and submit a version.': '从预置模板“哪个回答更好（成对）”创建一个，并提交一个版本。',
  'Start reviewing': '开始审阅',
  'Started': '开始于',
+ 'Starts with': '开头为',
  'State': '状态',
  'Status': '状态',
+ 'Stem English words': '对英文单词做词干还原',
  'Steps': '步骤',
  'Stop': '停止',
  'Stop following': '停止跟随',
@@ -3219,6 +3356,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Template': '模板',
  'Template name': '模板名称',
  'Templates': '模板',
+ 'Test': '检验',
  "Test a provider's connection": '测试模型服务的连接',
  'Test a target on one row': '在一行上测试评测对象',
  'Test case': '测试用例',
@@ -3240,6 +3378,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                            '%(n)s '
                                                                                                                                                                                            '行的评测对象输出将重新打分；不会调用评测对象。新运行使用相同的评测集版本和重复次数，因此可以与本运行成对对比。',
  'The JSON body is nested more than %(max_depth)s levels deep.': 'JSON 请求体的嵌套超过 %(max_depth)s 层。',
+ 'The alert goes with its history. Editors.': '告警连同其历史一并删除。需编辑者。',
  "The app's templates may also use {{message}} (the user's latest message) and {{conversation}} (the chat so far); a prompt app sends its messages, then the chat.": '应用的模板还可以使用 '
                                                                                                                                                                      '{{message}}（用户的最新消息）和 '
                                                                                                                                                                      '{{conversation}}（到目前为止的对话）；提示词应用先发送它自己的消息，再发送对话。',
@@ -3262,6 +3401,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                           '<strong>%(user)s</strong> '
                                                                                                           '登录，密码为 '
                                                                                                           '<code>%(password)s</code>。',
+ 'The direction is rise, drop or either.': '方向为 rise、drop 或 either。',
  'The draft cannot be changed and experiments cannot use this version until every row is copied.': '在所有行复制完成之前，草稿不能修改，实验也不能使用此版本。',
  'The draft has %(n)s rows.': '草稿有 %(n)s 行。',
  'The draft has uncommitted changes': '草稿有未提交的修改',
@@ -3343,6 +3483,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "The list's filters are not valid.": '列表的筛选条件无效。',
  'The mapping must be an object of variable → source.': '映射必须是“变量 → 来源”形式的对象。',
  'The maximum must be above the minimum.': '最大值必须大于最小值。',
+ 'The mode is statistical or threshold.': '模式为 statistical 或 threshold。',
  "The model's answer is offered to the evaluators as “target: actual_output”.": '模型的回答以“target: '
                                                                                 'actual_output”提供给评估器。',
  'The new signing secret — copy it now, it will not be shown again:': '新的签名密钥——请立即复制，之后不会再显示：',
@@ -3437,6 +3578,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The sampling rate is a number above 0 and at most 1.': '采样率必须大于 0 且不超过 1。',
  'The saved draft passes the checks.': '已保存的草稿通过了检查。',
  'The schedule goes; the runs it launched stay in the history.': '计划被删除；它启动的运行保留在历史中。',
+ 'The schema is larger than 64 KiB.': 'Schema 超过 64 KiB。',
  'The scope is span, trace or session.': '范围只能是 span、trace 或 session。',
  'The second experiment did not run this row.': '第二个实验没有运行这一行。',
  'The secret %(name)s may not be sent to %(origin)s: it has no allowed origins yet (an owner adds them in Settings → Secrets).': '密钥 '
@@ -3483,6 +3625,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The target is %(known)s, not %(name)r.': '评测对象是 %(known)s，不是 %(name)r。',
  'The target is an object with a kind.': '评测对象是一个带有 kind 的对象。',
  'The target needs a user message.': '评测对象需要一条用户消息。',
+ 'The threshold is a number.': '阈值必须是数字。',
  'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
  'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '
                                                                                                                                                       '`revoked_at`；再次吊销不会有任何变化。已吊销的令牌无法恢复：请新建一个。',
@@ -3494,6 +3637,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The username %(username)r is taken.': '用户名 %(username)r 已被占用。',
  'The version is ready: experiments can use it, and the draft can be changed again.': '版本已就绪：实验可以使用它，草稿也可以再次修改。',
  'The win rates stay fair (an answer that changes with the order counts as a tie), but this judge says more about the order than about the outputs: try a clearer prompt or a stronger model before trusting close results.': '胜率仍然公平（随顺序改变的回答按平局计），但这个评判模型的判断更多取决于顺序而不是输出本身：在相信接近的结果之前，请先试试更清楚的提示词或更强的模型。',
+ 'The window is hour or day.': '窗口为 hour 或 day。',
  "The window's start must be before its end.": '窗口的开始必须早于结束。',
  "The workspace's OpenAI-compatible endpoints, used by LLM judges and prompt targets: name, base URL, default model, call settings (timeout, retries, rate limits, structured output) and prices. `has_api_key` says whether a key is stored; the key itself is never returned. Any member may list them.": '工作空间中兼容 '
                                                                                                                                                                                                                                                                                                             'OpenAI '
@@ -3601,6 +3745,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This is below the lower bound (%(field)s).': '此值低于下限（%(field)s）。',
  'This is not JSON: %(error)s': '这不是合法的 JSON：%(error)s',
  'This item is not waiting for adjudication.': '此条目不在等待裁决之列。',
+ 'This metric takes no reference; leave it empty.': '该指标不需要参考；请留空。',
  'This page link is not valid; start again.': '此分页链接无效，请从头开始。',
  'This queue follows no online rule or experiment.': '此队列未跟随任何在线规则或实验。',
  'This queue is assigned to other reviewers.': '此队列已指派给其他审阅者。',
@@ -3631,6 +3776,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                 '内的任何值都能得到 garak 的 '
                                                                                 'eval 计数。',
  'Threshold (optional)': '阈值（可选）',
+ 'Threshold mode only; a rate as a share (0.2 is 20 %).': '仅用于阈值模式；比率以小数表示（0.2 即 20 %）。',
  'Throughput': '吞吐量',
  'Tick at least one evaluator version: each of its variables then gets a dropdown of the columns.': '至少勾选一个评估器版本：之后它的每个变量都会有一个列的下拉框。',
  'Tie': '平局',
@@ -3645,6 +3791,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'To': '到',
  'Token name': '令牌名称',
  'Token revoked.': '令牌已吊销。',
+ 'Tokenizer': '分词器',
  'Tokens': 'Token',
  'Tokens in / out': '输入 / 输出 Token',
  'Tokens per minute (optional)': '每分钟 Token 数（可选）',
@@ -3751,6 +3898,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Unknown field(s): %(names)s.': '未知字段：%(names)s。',
  'Unknown field.': '未知字段。',
  'Unknown format %(file_format)r; use csv or jsonl.': '未知格式 %(file_format)r；请使用 csv 或 jsonl。',
+ 'Unknown metric %(metric)r.': '未知的指标 %(metric)r。',
  'Unknown or read-only field.': '未知字段或只读字段。',
  "Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.": '未知的片段类型 %(type)r；应为 '
                                                                           "'text' 或 "
@@ -3762,6 +3910,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Unknown role %(role)r; use owner, editor or viewer.': '未知角色 %(role)r；请使用 owner、editor 或 viewer。',
  'Unknown score meaning %(score_meaning)r; use quality or risk.': '未知的分数含义 %(score_meaning)r；请使用 '
                                                                   'quality 或 risk。',
+ 'Unknown value %(value)r; expected one of %(allowed)s.': '未知的取值 %(value)r；应为以下之一：%(allowed)s。',
  'Unknown verdict %(verdict)r; use pass, fail or unknown.': '未知的判定 %(verdict)r；请使用 pass、fail 或 '
                                                             'unknown。',
  'Until %(until)s the previous secret signs alongside it: the signature header carries both, so receivers can switch without losing a message.': '在 '
@@ -4004,6 +4153,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Use pass, fail or unknown.': '请使用 pass、fail 或 unknown。',
  'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
  'Use the latest committed version at each launch': '每次启动时使用最新提交的版本',
+ 'Use zh for Chinese.': '中文请用 zh。',
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
                                                                        '{{input}}。',
@@ -4014,6 +4164,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'User': '用户',
  'User message': '用户消息',
  'Username': '用户名',
+ 'Valid JSON': '合法 JSON',
  'Validated as an experiment launched now would be; every problem is named by its field and nothing is saved then.': '按此刻启动一个实验的方式校验；每个问题都按字段指明，有问题时不保存任何内容。',
  'Value': '值',
  'Values an HTTP target sends in its headers, written as {{secrets.NAME}} (for example Authorization: Bearer {{secrets.APP_TOKEN}}). They are encrypted, never shown, never stored in results, and sent only to the origins listed for each: a target whose URL is elsewhere is refused.': 'HTTP '
@@ -4029,6 +4180,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                               'Authorization: '
                                                                                                                                                                                                                                               'Bearer '
                                                                                                                                                                                                                                               '{{secrets.APP_TOKEN}}）。它们经过加密，从不显示，从不保存在结果中，只发送给引用它们的评测对象。',
+ 'Values, one a line': '取值，每行一个',
  'Variable': '变量',
  'Variable %(name)r %(what)s; this needs a Conversation variable.': '变量 %(name)r %(what)s；这里需要一个 '
                                                                     'Conversation 变量。',
@@ -4044,6 +4196,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                      'multi_part_variable '
                                                                                                                                      '片段。',
  'Variable %(name)r is not declared in input_variables.': '变量 %(name)r 未在 input_variables 中声明。',
+ 'Variable %(name)r must be a Text variable.': '变量 %(name)r 必须是文本变量。',
  'Verdict': '判定',
  'Verdict policy': '判定策略',
  'Verdicts': '判定',
@@ -4087,6 +4240,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Version %(version)s already exists in this set.': '此评测集中已存在版本 %(version)s。',
  'Versions': '版本',
  'Viewer': '查看者',
+ "Volume is the rule's own.": '流量属于规则本身。',
  'Wait 1 s to 24 h for a trace or session to be idle.': '等待追踪或会话空闲的时间须在 1 秒到 24 小时之间。',
  'Wait 1 s to 24 h for a trace to be idle.': '等待追踪空闲的时间须在 1 秒到 24 小时之间。',
  'Waiting for a worker to start the import…': '正在等待工作进程开始导入…',
@@ -4099,6 +4253,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Webhooks': 'Webhook',
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
+ 'What happened': '发生了什么',
  'What it takes, its sampling rate, the items it added, its last sweep.': '它取入什么、抽样比例、已添加的条目和上次扫描。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
  "What reviewers see of each item (input, output, reference or conversation; untrusted text, capped), where it came from and, outside blind mode, the judges' verdicts and the labels given.": '审阅者看到的每个条目内容（输入、输出、参考或对话；不可信文本，已截断）、其来源，以及非盲审模式下评审的判定和已给出的标签。',
@@ -4107,6 +4262,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                          '的判定，最新的在前：判定、分数和理由，或者没有判定的原因（`skip_reason`）。过滤参数：`verdict`、`skip_reason`、`status`、`trace_id`、`evaluator_version`。',
  'When': '时间',
  'When every output is in, or to stop waiting:': '所有输出都推送完毕，或不想再等待时：',
+ 'When it fires': '何时触发',
  'Where actual_output is in the answer, e.g. answer; empty: the whole body.': 'actual_output '
                                                                               '在回答中的位置，例如 '
                                                                               'answer；留空：整个响应体。',
@@ -4132,6 +4288,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Why skip it?': '为什么跳过？',
  'Win rates': '胜率',
  'Window': '时间窗口',
+ 'Window (UTC)': '窗口（UTC）',
  "With 'the assigned members': only they reserve items.": '选择“指派的成员”时：只有他们可以预留条目。',
  'With errors': '有错误',
  'With or without errors': '有无错误均可',
@@ -4204,6 +4361,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'a message is an object {role, content}, got %(got)s': '消息应是对象 {role, content}，实际为 %(got)s',
  'a number': '数字',
  'a phrase of 1–100 characters': '1–100 个字符的短语',
+ 'a raw threshold': '原始阈值',
+ 'a raw threshold, no statistics.': '原始阈值，不做统计。',
  'a string': '字符串',
  'a tool message cannot have tool_calls (assistant messages do)': 'tool 消息不能有 tool_calls（assistant '
                                                                   '消息才有）',
@@ -4228,6 +4387,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'agent': '智能体',
  'ago': '前',
  'agreed': '一致',
+ 'alert': ['%(n)s 条告警'],
  'all pairs': '全部配对',
  'all rows': '全部行',
  'alpha %(alpha)s, max drop %(drop)s pts, max unknown rate %(unknown)s, min decided %(decided)d rows': 'alpha '
@@ -4269,6 +4429,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'cannot become a column': '不能成为列',
  'categorical': '分类',
  'chain': '链',
+ 'characters (for Chinese)': '字符（适用于中文）',
  'choose evaluators in step 3': '请在第 3 步选择评估器',
  'choose the set, a target if your app should answer, and the evaluators; then launch.': '选择评测集、评估器，需要你的应用作答时再选择评测对象；然后启动。',
  'chunks %(d)s/%(t)s': '分块 %(d)s/%(t)s',
@@ -4303,10 +4464,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'corrected · was %(v)s': '已修正 · 原为 %(v)s',
  'corrected · was %(was)s': '已修正 · 原为 %(was)s',
  'corrects runs': '校正运行',
+ 'cost per window': '每窗口成本',
  'cost unknown: a judge has no price yet': '成本未知：有评审尚无价格',
  'could not connect: %(error)s': '无法连接：%(error)s',
  'current: %(name)s': '当前：%(name)s',
  'data is an object {column: value}.': 'data 是一个对象 {列: 值}。',
+ 'day': '天',
  'deleted': '已删除',
  'description': '描述',
  'description is text of at most %(description_cap)s characters': '描述是最多 %(description_cap)s '
@@ -4323,6 +4486,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'draft': '草稿',
  'draft changed': '草稿有改动',
  'draft differs from the latest version': '草稿与最新版本不同',
+ 'drops': '下降',
  "e.g. %(example)s — its templates may use {{conversation}} (the chat so far) and {{message}} (the user's latest message).": '例如 '
                                                                                                                              '%(example)s '
                                                                                                                              '—— '
@@ -4379,6 +4543,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'ext maps names to strings.': 'ext 是名称到字符串的映射。',
  'ext maps strings to strings.': 'ext 是字符串到字符串的映射。',
  'fail': '未通过',
+ 'fail rate': '失败率',
  'failed': '失败',
  'failed to launch': '启动失败',
  'field %(field)r maps to %(target)r, which is not a column of the set': '字段 %(field)r 映射到 '
@@ -4386,6 +4551,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'field %(field)r: %(problem)s': '字段 %(field)r：%(problem)s',
  'field %(field)s maps to unknown column %(column)s': '字段 %(field)s 映射到了不存在的列 %(column)s',
  'filtered out': '被过滤',
+ 'fired': '已触发',
+ 'firing': '触发中',
  'first of %(n)s repetition': ['%(n)s 次重复中的第一次'],
  'first run shown': '显示的第一次运行',
  'following': '跟随中',
@@ -4407,10 +4574,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                           'garak '
                                                                                                                                                                                           '自己的计数中推算它；如果知道，请填写（它必须能重现这些计数）。',
  "garak's reference data": 'garak 的参考数据',
+ "goes the bad way (the metric's default)": '向坏的方向变化（指标的默认方向）',
  'gold labels of %(queue)s · %(config)s': '%(queue)s · %(config)s 的金标准标签',
  'guardrail': '护栏',
  'header cell %(n)s is empty': '第 %(n)s 个表头单元格为空',
  'here “A” is the output shown first: B’s': '这里的“A”是先展示的输出：即 B 的',
+ 'hour': '小时',
  'human verdict must be pass, fail or unknown, got %(got)s': '人工判定必须是 pass、fail 或 unknown，实际为 '
                                                              '%(got)s',
  'human: fail': '人工：未通过',
@@ -4463,12 +4632,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                      '0.02 表示 2 个百分点）。',
  'max_unknown_rate is a share in [0, 1].': 'max_unknown_rate 是 [0, 1] 内的比例。',
  'mean over repetitions': '各次重复的平均值',
+ 'mean score': '平均分',
  'mean score of the turns': '各轮次的平均分',
  'message %(n)s': '第 %(n)s 条消息',
  'message %(number)s: %(problem)s': '第 %(number)s 条消息：%(problem)s',
  'messages (input and output)': '消息（输入和输出）',
  'min_decided is a number of rows, 0 or more.': 'min_decided 是行数，须为 0 或更大。',
  'model': '模型',
+ 'moves either way': '任一方向变化',
  'n &lt; %(m)s': 'n &lt; %(m)s',
  'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
  "n counts a tag's decided rows; a row with several tags counts under each.": 'n '
@@ -4566,16 +4737,20 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'per assistant turn: %(label)s': '按助手轮次：%(label)s',
  'per_turn is true or false.': 'per_turn 为 true 或 false。',
  'position-inconsistent': '位置不一致',
+ 'precision': '精确率',
  'probe_classname is not a name of at most %(max)s characters.': 'probe_classname 不是最多 %(max)s '
                                                                  '个字符的名称。',
  'provider blocked': '模型服务拒绝',
  'provider default': '模型服务默认值',
  'queued': '排队中',
+ 'quiet': '平静',
+ 'raw threshold': '原始阈值',
  're-scored': '已重新打分',
  'read to its end': '已读完',
  'read-only': '只读',
  'ready': '就绪',
  'ready after %(n)s s without a new span': '%(n)s 秒内没有新的 span 后就绪',
+ 'recall': '召回率',
  'regression': '退化',
  'regression (%(p)s)': '退化（%(p)s）',
  'regression on evaluator %(name)s: %(summary)s': '评估器 %(name)s 出现退化：%(summary)s',
@@ -4590,10 +4765,12 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'required': '必填',
  'reranker': '重排序器',
  'reserved': '已预留',
+ 'resolved': '已恢复',
  'results.csv for Excel': 'results.csv（Excel 用）',
  'retriever': '检索器',
  'revoked': '已吊销',
  'right is better': '右侧更好',
+ 'rises': '上升',
  'risk': '风险',
  'risk score': '风险分数',
  'role': '角色',
@@ -4624,11 +4801,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'session': '会话',
  'show all %(n)s character': ['显示全部 %(n)s 个字符'],
  'skipped': '已跳过',
+ 'skipped: the previous run %(name)s had not finished': '已跳过：上一次运行 %(name)s 尚未结束',
  'span': 'Span',
  'span name': 'Span 名称',
  'specificity': '特异度',
  'start from a template (an LLM judge or code), debug it on a few rows and submit a version.': '从模板开始（LLM '
                                                                                                '评估器或代码评估器），在几行数据上调试，然后提交一个版本。',
+ 'statistical': '统计',
+ 'statistics against the windows before (recommended)': '与之前窗口做统计比较（推荐）',
  'stored': '已保存',
  'strongly position-biased': '位置偏差严重',
  'succeeded': '成功',
@@ -4664,6 +4844,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'the previous run %(name)s had not finished': '上一次运行 %(name)s 尚未结束',
  'the prompt is neither text nor a conversation.': '提示词既不是文本也不是对话。',
  "the prompt's turns are not a list.": '提示词的轮次不是列表。',
+ 'the rule': '规则本身',
+ "the rule's first": '规则的第一个',
+ 'the window alone': '单个窗口',
  'this column is required and the cell is empty': '此列为必填，但单元格为空',
  'this row has %(got)s cells but the header has %(width)s; check commas and quoting': '这一行有 '
                                                                                       '%(got)s '
@@ -4696,6 +4879,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'turn_source is for a binding with per_turn.': 'turn_source 只用于带 per_turn 的绑定。',
  "two experiments' outputs": '两个实验的输出',
  'two outputs compared': '比较两个输出',
+ 'two windows pooled': '两个窗口合并',
  'type': '类型',
  'unchanged': '未变',
  'uncommitted changes': '有未提交的修改',
@@ -4705,6 +4889,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'unknown field %(field)s; a message has %(keys)s': '未知字段 %(field)s；消息的字段为 %(keys)s',
  'unknown flip': '变为或变自未知',
  'unknown flips': '个变为或变自未知',
+ 'unknown rate': '未知率',
  'unknown rate %(rate)s above %(limit)s': '未知率 %(rate)s 高于 %(limit)s',
  'unknown rate rose from %(base)s to %(cand)s (%(to)d rows became unknown, %(back)d became decided; %(p)s)': '未知率从 '
                                                                                                              '%(base)s '
@@ -4717,6 +4902,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'unset': '未设置',
  'user': 'user',
  'variable name': '变量名',
+ 'volume per window': '每窗口流量',
  'vs': '对比',
  'waiting (nothing finished in the last %(s)s s)': '等待中（最近 %(s)s 秒内没有完成任何调用）',
  'waiting for its target chunk': '等待其评测对象分块',
@@ -4724,6 +4910,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'whole number from %(low)s to %(high)s': '%(low)s 到 %(high)s 之间的整数',
  'why this label; optional': '为何选此标签；可选',
  'with': '与',
+ "words (rouge-score's own)": '词（rouge-score 自带的切分）',
+ 'words (split on spaces)': '词（按空格切分）',
  'worse': '更差',
  'wrong content type %(actual)s: this column holds %(expected)s': '内容类型 %(actual)s 不符：此列存放 '
                                                                   '%(expected)s',
