@@ -1,7 +1,8 @@
 """The demo's reviewed queue: the rows the stricter containment check failed in the demo
-experiment ("Demo QA · stricter containment"), reviewed by two reviewers each, so a newcomer
-finds the queue page with its progress, the reviewers' agreement (alpha with its interval,
-kappa per pair), gold labels and the judge's calibration from them.
+experiment ("Demo QA · stricter containment"), seventeen of them reviewed by two reviewers, so a
+newcomer finds the queue page with its progress, the reviewers' agreement (alpha with its
+interval, kappa per pair), gold labels and the judge's calibration from them; the last three
+have one label, and the newcomer's "Start reviewing" gives them the second.
 
 The check fails right answers too (long ones), so the reviewers often say "correct" where the
 judge said fail. They agree but on the answers that only come near the reference ("Nileish,
@@ -27,6 +28,7 @@ from .models import AnnotationQueue
 
 QUEUE = "Demo QA · failing rows, reviewed twice"
 ITEMS = 20
+REVIEWED = 17  # the second reviewer stops here: three items wait for a second label (yours)
 # Demo reviewers: accounts nobody signs in as (no password), named so no real user is taken.
 REVIEWERS = ("demo-reviewer-mei", "demo-reviewer-sam")
 CORRECT = "Correct answer?"
@@ -46,8 +48,8 @@ def demo_load(*, workspace, user) -> None:
     )
     services.queue_items_add(queue=queue, items=found["items"])
     reviewers = [_reviewer(workspace, name) for name in REVIEWERS]
-    for reviewer in reviewers:
-        _review_all(queue, reviewer)
+    for reviewer, limit in zip(reviewers, (ITEMS, REVIEWED), strict=True):
+        _review_all(queue, reviewer, limit)
     _adjudicate(queue, user)
 
 
@@ -103,10 +105,13 @@ def _reviewer(workspace, username: str):
     return account
 
 
-def _review_all(queue: AnnotationQueue, reviewer) -> None:
+def _review_all(queue: AnnotationQueue, reviewer, limit: int) -> None:
     configs = {c.name: c for c in queue.score_configs.all()}
     strict = reviewer.username == REVIEWERS[1]
-    while (item := services.review_next(queue=queue, reviewer=reviewer)) is not None:
+    for _number in range(limit):
+        item = services.review_next(queue=queue, reviewer=reviewer)
+        if item is None:
+            return
         correct, helpful = _judgement(item.snapshot, strict=strict)
         values = {configs[CORRECT]: correct, configs[HELPFUL]: helpful}
         services.review_label(item=item, reviewer=reviewer, values=values)
