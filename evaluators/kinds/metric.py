@@ -25,9 +25,16 @@ from django.utils.translation import gettext_lazy as _
 from assay.vocabulary import CONTENT_FIELD, ContentType
 
 from ..config import NAME_RE, Errors
-from ..metrics import METRICS, metric_choices
+from ..metrics import METRICS, metric_catalogue, metric_choices
 from ..metrics.options import REQUIRED
-from ..metrics.scores import METEOR_UNAVAILABLE, Scored, cosine, wordnet_reader
+from ..metrics.scores import (
+    BLEU_TOKENIZERS,
+    FUZZY_SCORERS,
+    METEOR_UNAVAILABLE,
+    Scored,
+    cosine,
+    wordnet_reader,
+)
 from ..turns import turn_fields
 from .base import EvaluatorKindSpec
 
@@ -100,7 +107,13 @@ class MetricKind(EvaluatorKindSpec):
         providers = [
             {"id": str(p.public_id), "name": p.name} for p in providers_list(workspace=workspace)
         ]
-        return {"metrics": metric_choices(), "metric_providers": providers}
+        return {
+            "metrics": metric_choices(),
+            "metric_catalogue": metric_catalogue(),
+            "metric_providers": providers,
+            "fuzzy_scorers": FUZZY_SCORERS,
+            "bleu_tokenizers": BLEU_TOKENIZERS,
+        }
 
     def run(self, batch):
         return metric_run_batch(batch=batch)

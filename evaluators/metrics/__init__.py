@@ -135,4 +135,18 @@ def metric_choices() -> list[tuple[str, str]]:
     return [(m.name, str(m.label)) for m in _METRICS]
 
 
-__all__ = ["METRICS", "Metric", "metric_choices"]
+def metric_catalogue() -> list[dict]:
+    """What the editor needs of each metric: its name, label, whether it takes a reference
+    and the defaults of its options (required ones left out)."""
+    return [
+        {
+            "name": m.name,
+            "label": str(m.label),
+            "needs_reference": m.needs_reference,
+            "defaults": {k: d for k, (_, d) in m.options.items() if d is not opt.REQUIRED},
+        }
+        for m in _METRICS
+    ]
+
+
+__all__ = ["METRICS", "Metric", "metric_catalogue", "metric_choices"]

@@ -7,6 +7,8 @@
   ``# include _part.py`` (``// include _part.js``) in a source stands for the shared part
   ``code/_part.py``, indented as the line: users and the sandbox get one self-contained source,
   the catalogue keeps one copy of each helper the checks share.
+- ``metric/<slug>.json``: one metric evaluator each (`evaluators.kinds.metric`), its config
+  whole: the metric, its options and where output and reference come from.
 - ``locale``, in any of them: ``{"zh-hans": {name, description, inputs}}``, and for a judge
   also ``messages`` (its prompt in that language, the same roles and ``{{variables}}``) and
   ``variables`` (``{name: description}``), from which that language's config is built.
@@ -35,7 +37,8 @@ INCLUDE_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:#|//) include (?P<part>_[\w-]+
 
 
 def load_presets() -> list[dict]:
-    """Every preset, LLM judges first, then pairwise judges and code checks, each by slug.
+    """Every preset, LLM judges first, then pairwise judges, code checks and metrics, each by
+    slug.
 
     A preset has slug, name, kind, description, inputs, score_meaning, default_policy, tags and
     config (normalised by validate_config). Code presets also have ``configs``: one config per
@@ -69,7 +72,8 @@ def _load_all() -> tuple[dict, ...]:
         _llm_preset(path, "pairwise") for path in sorted((PRESETS_DIR / "pairwise").glob("*.json"))
     ]
     code = [_code_preset(path) for path in sorted((PRESETS_DIR / "code").glob("*.json"))]
-    return tuple(llm + pairwise + code)
+    metric = [_metric_preset(path) for path in sorted((PRESETS_DIR / "metric").glob("*.json"))]
+    return tuple(llm + pairwise + code + metric)
 
 
 def _read_json(path: Path) -> dict:
@@ -138,6 +142,15 @@ def _localized_config(config: dict, entry: dict) -> dict:
         for v in config["input_variables"]
     ]
     return {**config, "input_variables": variables, "messages": entry["messages"]}
+
+
+def _metric_preset(path: Path) -> dict:
+    """A metric's preset: one config, kept under ``configs["metric"]`` as the template's."""
+    data = _read_json(path)
+    preset = _meta(data, path, "metric")
+    preset["config"] = validate_config("metric", data["config"])
+    preset["configs"] = {"metric": preset["config"]}
+    return preset
 
 
 def _code_preset(path: Path) -> dict:

@@ -345,6 +345,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                        '加上 '
                                                                                                                                                                                                                                                                                                                                                                                        '`threshold` '
                                                                                                                                                                                                                                                                                                                                                                                        '则在原始值越过阈值时触发。每个问题都按字段指出。',
+ "A metric (fail_rate, unknown_rate, mean_score, cost, volume) of one of the rule's evaluator versions (volume: the rule's). By default it fires when a window (an hour) is significantly worse than the 24 before, at most one quiet week in twenty raising a false alert; `mode: threshold` with a `threshold` fires when the raw value crosses it. Every problem is named by its field.": '规则某个评估器版本的一个指标（fail_rate、unknown_rate、mean_score、cost、volume；volume '
+                                                                                                                                                                                                                                                                                                                                                                                             '属于规则本身）。默认情况下，当一个窗口（一小时）显著差于之前 '
+                                                                                                                                                                                                                                                                                                                                                                                             '24 '
+                                                                                                                                                                                                                                                                                                                                                                                             '个窗口时触发，平静的周中至多二十分之一会出现误报；`mode: '
+                                                                                                                                                                                                                                                                                                                                                                                             'threshold` '
+                                                                                                                                                                                                                                                                                                                                                                                             '加上 '
+                                                                                                                                                                                                                                                                                                                                                                                             '`threshold` '
+                                                                                                                                                                                                                                                                                                                                                                                             '则在原始值越过阈值时触发。每个问题都按字段指出。',
  'A missing score (error, timeout, unknown) is never a pass and never a fail.': '缺失的分数（错误、超时、未知）既不算通过，也不算未通过。',
  'A name pattern is needed, e.g. nightly {date}.': '需要名称模式，例如 nightly {date}。',
  "A name, the score configs reviewers answer, reviewers per item (1-10), how long a reservation lasts (15 minutes by default) and blind mode (reviewers see neither the judges' verdicts nor others' labels). Editors.": '名称、审阅者要回答的评分配置、每个条目的审阅者人数（1-10）、预留时长（默认 '
@@ -435,6 +443,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                  '404。',
  'A set has at most %(max_columns)s columns.': '一个评测集最多 %(max_columns)s 列。',
  'A share above 0 and at most 0.5 (0.05: 5 %).': '大于 0 且至多 0.5 的比例（0.05 即 5 %）。',
+ 'A share above 0 and at most 0.5 (0.05: one quiet week in twenty).': '大于 0 且至多 0.5 '
+                                                                      '的比例（0.05：平静的周中二十分之一）。',
  "A template keeps an experiment's set-up to launch again — by hand, with assay run --template NAME, or on a schedule. Each run is compared with the template's baseline by the CI gate's paired test.": '模板保存实验的配置以便再次启动：手动、通过 '
                                                                                                                                                                                                          'assay '
                                                                                                                                                                                                          'run '
@@ -600,6 +610,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                         '令牌只在自己的工作空间内生效；请登录后再创建或重命名工作空间。',
  'An alert fired on this window': '此窗口触发了告警',
  "An alert's metric, settings and state.": '告警的指标、设置和状态。',
+ "An alert's metric, settings and state: open or not, and the last window decided.": '告警的指标、设置和状态：是否触发中，以及最后判定的窗口。',
  'An attribute filter looks through 1,000 traces a page; look further back, or narrow the time range.': '属性筛选每页查找 '
                                                                                                         '1,000 '
                                                                                                         '条追踪；可以继续往前查找，或缩小时间范围。',
@@ -2760,6 +2771,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Queues a draft for the workers (202): its rows are split into chunks, which run and write results as they go. 400 when the experiment is not a draft.': '将草稿排队交给工作进程（202）：其行被切分为分块，分块运行时逐步写入结果。实验不是草稿时返回 '
                                                                                                                                                           '400。',
  'Quiet weeks with a false alert at most (%)': '平静周中出现误报的上限（%）',
+ 'Quiet weeks with a false alert, in percent, at most': '平静周中出现误报的上限（百分比）',
  'Rank': '排名',
  'Rate': '比例',
  'Raw JSON': '原始 JSON',
@@ -3776,6 +3788,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                 '内的任何值都能得到 garak 的 '
                                                                                 'eval 计数。',
  'Threshold (optional)': '阈值（可选）',
+ 'Threshold mode only; a rate as a share (0.2 for one in five).': '仅用于阈值模式；比率以小数表示（0.2 即五分之一）。',
  'Threshold mode only; a rate as a share (0.2 is 20 %).': '仅用于阈值模式；比率以小数表示（0.2 即 20 %）。',
  'Throughput': '吞吐量',
  'Tick at least one evaluator version: each of its variables then gets a dropdown of the columns.': '至少勾选一个评估器版本：之后它的每个变量都会有一个列的下拉框。',

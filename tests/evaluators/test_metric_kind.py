@@ -395,3 +395,32 @@ def test_a_provider_failure_is_every_rows_error_without_the_key(workspace):
     assert [o.status for o in outcomes] == ["error", "error"]
     assert "HTTP 500" in outcomes[0].error and "sk-test" not in outcomes[0].error
     assert [o.verdict for o in outcomes] == ["unknown", "unknown"]
+
+
+@pytest.mark.parametrize(
+    "slug", ["metric-exact-match", "metric-bleu", "metric-rouge-l", "metric-fuzzy-match"]
+)
+def test_metric_presets_start_evaluators_that_submit_and_run(workspace, user, slug):
+    from evaluators import services as evaluator_services
+    from evaluators.models import EvaluatorTemplate
+    from evaluators.presets.sync import templates_sync
+
+    templates_sync()
+    template = EvaluatorTemplate.objects.get(slug=slug)
+    evaluator = evaluator_services.evaluator_create_from_template(
+        workspace=workspace, user=user, template=template, prompt_locale="zh-hans"
+    )
+    assert evaluator.kind == "metric" and evaluator.name == template.locale["zh-hans"]["name"]
+    version = evaluator_services.evaluator_submit_version(
+        evaluator=evaluator, user=user, version="1.0.0"
+    )
+    outcomes = run(workspace, version.config, [turn("Paris", "Paris")])
+    assert outcomes[0].verdict == "pass"
+
+
+def test_the_json_schema_preset_reads_the_output_alone(workspace, user):
+    from evaluators.presets import preset_config
+
+    config = preset_config("metric-json-schema")
+    outcomes = run(workspace, config, [turn('{"answer": "Paris"}'), turn('{"answer": 1}')])
+    assert [o.verdict for o in outcomes] == ["pass", "fail"]
