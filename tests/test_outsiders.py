@@ -448,6 +448,11 @@ REVIEW_API = [
     ("get", Q + "{queue}/disagreements/"),
     ("get", Q + "{queue}/calibration/"),
     ("post", Q + "{queue}/items/{item}/adjudicate/"),
+    ("post", Q + "{queue}/sources/"),
+    ("get", Q + "{queue}/feeds/"),
+    ("post", Q + "{queue}/feeds/"),
+    ("get", Q + "{queue}/assignment/"),
+    ("post", Q + "{queue}/assignment/"),
 ]
 
 
