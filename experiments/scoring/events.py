@@ -1,6 +1,6 @@
-"""What an experiment's end tells the workspace's webhooks (`notifications.event_emit`): once
-per move to completed, failed or cancelled, from the finishing transaction (sent after it
-commits)."""
+"""What an experiment's end tells the workspace's webhooks
+(`notifications.services.event_emit`): once per move to completed, failed or cancelled, from
+the finishing transaction (sent after it commits)."""
 
 from __future__ import annotations
 
