@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from assay.vocabulary import EventType
 from experiments.models import Experiment, ExperimentStatus
 from experiments.results.gate import (
     DEFAULT_ALPHA,
@@ -24,6 +25,7 @@ from experiments.results.gate import (
     gate_check,
     pass_rate_dropped,
 )
+from notifications.services import event_emit
 
 from ..models import Comparison, ScheduleRun
 from ..selectors import previous_completed, runs_to_compare
@@ -38,16 +40,19 @@ def schedule_runs_compare(*, now: datetime) -> int:
 
 
 def schedule_run_compare(*, run: ScheduleRun, now: datetime) -> ScheduleRun:
-    """Store the run's comparison (once: a second caller finds it no longer pending)."""
+    """Store the run's comparison (once: a second caller finds it no longer pending); a
+    regression emits `schedule.regression` to the workspace's webhooks."""
     outcome, text, detail, baseline = _outcome(run)
     with transaction.atomic():
-        ScheduleRun.objects.filter(pk=run.pk, comparison=Comparison.PENDING).update(
+        stored = ScheduleRun.objects.filter(pk=run.pk, comparison=Comparison.PENDING).update(
             comparison=outcome,
             comparison_text=text,
             comparison_detail=detail,
             compared_with=baseline,
             compared_at=now,
         )
+        if stored and outcome == Comparison.REGRESSION:
+            _regression_emit(run, baseline, text, detail)
     run.refresh_from_db()
     return run
 
@@ -94,3 +99,19 @@ def _decided(result) -> tuple[str, str, list]:
         return Comparison.NO_CHANGE, _("no significant change"), []
     reasons = result.reasons + [r for row in result.evaluators for r in row.reasons]
     return Comparison.UNDECIDED, "; ".join(reasons), []
+
+
+def _regression_emit(run: ScheduleRun, baseline: Experiment, text: str, detail: list) -> None:
+    """`schedule.regression`, sent once this transaction commits (notifications)."""
+    template, experiment = run.template, run.experiment
+    event_emit(
+        workspace=template.workspace,
+        event_type=EventType.SCHEDULE_REGRESSION,
+        data={
+            "template": {"id": str(template.public_id), "name": template.name},
+            "experiment": {"id": str(experiment.public_id), "name": experiment.name},
+            "baseline": {"id": str(baseline.public_id), "name": baseline.name},
+            "summary": text,
+            "regressions": detail,
+        },
+    )

@@ -6,11 +6,14 @@ from datetime import UTC, datetime
 
 import pytest
 
+from assay.vocabulary import EventType
 from experiments import scoring as engine
+from notifications.models import Event
+from notifications.services import endpoint_create
 from schedules import services
 from schedules.models import Comparison
-from tests.support.gate_runs import COLUMNS, pairs, verdict_reader
 from tests.support.factories import make_evalset_version
+from tests.support.gate_runs import COLUMNS, pairs, verdict_reader
 
 pytestmark = pytest.mark.django_db
 
@@ -49,10 +52,20 @@ def finished(template, user):
     return run
 
 
-def test_a_real_drop_is_stored_as_a_regression(workspace, user, reader):
+def test_a_real_drop_is_stored_as_a_regression_and_told_to_webhooks(workspace, user, reader):
+    endpoint_create(
+        workspace=workspace,
+        user=user,
+        url="http://127.0.0.1:9/hook",
+        events=[EventType.SCHEDULE_REGRESSION],
+    )
     template, baseline = template_on(workspace, user, reader, *pairs(down=25, up=2))
     run = finished(template, user)
     assert services.schedule_runs_compare(now=NOW) == 2  # the baseline's own run too
+    [event] = Event.objects.all()
+    assert event.type == "schedule.regression"
+    assert event.data["template"]["name"] == "Nightly candidate"
+    assert event.data["summary"].startswith("regression on evaluator Reader: −11.5 pts")
     run.refresh_from_db()
     assert run.comparison == Comparison.REGRESSION
     assert run.compared_with == baseline.experiment
@@ -70,6 +83,7 @@ def test_noise_is_no_significant_change(workspace, user, reader):
     services.schedule_runs_compare(now=NOW)
     run.refresh_from_db()
     assert (run.comparison, run.comparison_text) == (Comparison.NO_CHANGE, "no significant change")
+    assert not Event.objects.exists()
     assert run.compared_with == baseline.experiment
 
 
