@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status
@@ -16,7 +18,7 @@ from experiments.selectors.resolving import evaluator_version_for
 
 from . import selectors, services
 from . import serializers as s
-from .models import OnlineRule
+from .models import OnlineRule, RuleAlert
 
 
 @extend_schema_view(
@@ -158,3 +160,97 @@ class OnlineRuleViewSet(
     def _shown(self, rule: OnlineRule) -> dict:
         fresh = selectors.online_rules_list(workspace=self.request.workspace).get(pk=rule.pk)
         return s.OnlineRuleSerializer(fresh).data
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary=_lazy("List a rule's alerts"),
+        description=_lazy("Each alert's metric, settings and state (open, last window decided)."),
+    ),
+    retrieve=extend_schema(
+        summary=_lazy("Get an alert"),
+        description=_lazy(
+            "An alert's metric, settings and state: open or not, and the last window decided."
+        ),
+    ),
+    destroy=extend_schema(
+        summary=_lazy("Delete an alert"),
+        description=_lazy("The alert goes with its history. Editors."),
+    ),
+)
+class RuleAlertViewSet(
+    WorkspaceScopedViewSet,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+):
+    """Alerts on a rule's windows: statistical against a rolling baseline, or a raw
+    threshold when asked."""
+
+    serializer_class = s.RuleAlertSerializer
+    queryset = RuleAlert.objects.all()
+
+    def rule(self) -> OnlineRule:
+        return self.parent(selectors.online_rule_get, "rule_id")
+
+    def scoped_queryset(self):
+        return selectors.rule_alerts(rule=self.rule())
+
+    @extend_schema(
+        summary=_lazy("Add an alert to a rule"),
+        description=_lazy(
+            "A metric (fail_rate, unknown_rate, mean_score, cost, volume) of one of the rule's "
+            "evaluator versions (volume: the rule's). By default it fires when a window (an "
+            "hour) is significantly worse than the 24 before, at most one quiet week in "
+            "twenty raising a false alert; `mode: threshold` with a `threshold` fires when the raw "
+            "value crosses it. Every problem is named by its field."
+        ),
+        request=s.RuleAlertWriteSerializer,
+        responses={201: s.RuleAlertSerializer},
+    )
+    def create(self, request, rule_id=None):
+        rule = self.rule()
+        body = self._fields(rule, validated(s.RuleAlertWriteSerializer, request))
+        alert = services.rule_alert_create(rule=rule, user=request.user, fields=body)
+        return Response(s.RuleAlertSerializer(alert).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary=_lazy("Change an alert"),
+        description=_lazy("Send only what changes; an open alert stays open."),
+        request=s.RuleAlertWriteSerializer,
+        responses=s.RuleAlertSerializer,
+    )
+    def partial_update(self, request, rule_id=None, id=None):
+        alert = self.get_object()
+        body = validated(s.RuleAlertWriteSerializer, request, partial=True)
+        alert = services.rule_alert_update(alert=alert, fields=self._fields(alert.rule, body))
+        return Response(s.RuleAlertSerializer(alert).data)
+
+    @extend_schema(
+        summary=_lazy("List an alert's history"),
+        description=_lazy(
+            "Each time it fired or resolved, newest window first: the window, the value and "
+            "its baseline, z and which test decided, the message webhooks were sent."
+        ),
+        responses=s.AlertEventSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def events(self, request, rule_id=None, id=None):
+        page = self.paginate_queryset(selectors.alert_events(alert=self.get_object()))
+        return self.get_paginated_response(s.AlertEventSerializer(page, many=True).data)
+
+    def perform_destroy(self, instance):
+        services.rule_alert_delete(alert=instance)
+
+    def _fields(self, rule: OnlineRule, body: dict) -> dict:
+        """The evaluator version named resolved to the rule's evaluator (a foreign one is a
+        problem named `evaluator_version`)."""
+        if "evaluator_version" not in body:
+            return body
+        ref = body.pop("evaluator_version")
+        found = rule.evaluators.filter(evaluator_version__public_id=ref).first()
+        if ref is not None and found is None:
+            raise ValidationError(
+                {"evaluator_version": [_("Not an evaluator version of this rule.")]}
+            )
+        return {**body, "rule_evaluator": found}

@@ -10,7 +10,15 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .mapping import ATTRIBUTE_PREFIX, sources_for, suggest_mapping
-from .models import DEFAULT_ENVIRONMENT, DEFAULT_IDLE_SECONDS, RuleScope
+from .models import (
+    DEFAULT_ENVIRONMENT,
+    DEFAULT_IDLE_SECONDS,
+    AlertDirection,
+    AlertMetric,
+    AlertMode,
+    AlertWindow,
+    RuleScope,
+)
 
 MAX_ATTRIBUTE_CHOICES = 30
 
@@ -124,6 +132,71 @@ class BackfillForm(forms.Form):
     until = forms.DateTimeField(
         label=_("To"), widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
+
+
+class AlertForm(forms.Form):
+    """An alert on a rule: the metric of one of its evaluators, and how it decides. The
+    service checks the values together (`online.services.alerts`)."""
+
+    metric = forms.ChoiceField(label=_("Metric"), choices=AlertMetric.choices)
+    evaluator_version = forms.ChoiceField(
+        label=_("Evaluator"), required=False, help_text=_("Volume is the rule's own.")
+    )
+    direction = forms.ChoiceField(
+        label=_("Alert when it"),
+        required=False,
+        choices=[("", _("goes the bad way (the metric's default)")), *AlertDirection.choices],
+        help_text=_("Fail and unknown rates and cost rise, the mean score drops, volume either."),
+    )
+    mode = forms.ChoiceField(
+        label=_("Decided by"),
+        choices=[
+            (AlertMode.STATISTICAL, _("statistics against the windows before (recommended)")),
+            (AlertMode.THRESHOLD, _("a raw threshold")),
+        ],
+        initial=AlertMode.STATISTICAL,
+    )
+    threshold = forms.FloatField(
+        label=_("Threshold"),
+        required=False,
+        help_text=_("Threshold mode only; a rate as a share (0.2 for one in five)."),
+    )
+    window = forms.ChoiceField(label=_("Window"), choices=AlertWindow.choices, initial="hour")
+    min_n = forms.IntegerField(label=_("Minimum items a window"), initial=30)
+    baseline_windows = forms.IntegerField(label=_("Baseline windows"), initial=24)
+    cooldown = forms.IntegerField(label=_("Cooldown (windows)"), initial=3)
+    false_alarms_percent = forms.FloatField(
+        label=_("Quiet weeks with a false alert, in percent, at most"), initial=5
+    )
+    enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
+
+    # the service's field → this form's
+    ALIASES = {"false_alarms_per_week": "false_alarms_percent"}
+
+    def __init__(self, *args, rule, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rule = rule
+        self.fields["evaluator_version"].choices = [("", _("the rule's first"))] + [
+            (str(e.evaluator_version.public_id), str(e.evaluator_version))
+            for e in rule.evaluators.all()
+        ]
+
+    @classmethod
+    def of(cls, alert, *, rule):
+        """The form filled with an alert's settings."""
+        initial = {name: getattr(alert, name) for name in alert.SETTINGS}
+        initial["false_alarms_percent"] = round(alert.false_alarms_per_week * 100, 4)
+        if alert.rule_evaluator is not None:
+            initial["evaluator_version"] = str(alert.rule_evaluator.evaluator_version.public_id)
+        return cls(initial=initial, rule=rule)
+
+    def alert_fields(self) -> dict:
+        """The service's fields from the cleaned form."""
+        data = dict(self.cleaned_data)
+        chosen = data.pop("evaluator_version")
+        data["false_alarms_per_week"] = data.pop("false_alarms_percent") / 100
+        evaluators = {str(e.evaluator_version.public_id): e for e in self.rule.evaluators.all()}
+        return {**data, "rule_evaluator": evaluators.get(chosen)}
 
 
 def mapping_rows(*, versions: list, scope: str, data, attribute_keys: list[str]) -> list[dict]:

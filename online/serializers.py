@@ -7,7 +7,18 @@ from rest_framework import serializers
 from assay.api.serializers import StrictSerializer
 from assay.vocabulary import ResultStatus, Verdict
 
-from .models import OnlineOutcome, OnlineRule, RuleEvaluator, RuleScope, SkipReason
+from .models import (
+    AlertEvent,
+    AlertMetric,
+    AlertMode,
+    AlertWindow,
+    OnlineOutcome,
+    OnlineRule,
+    RuleAlert,
+    RuleEvaluator,
+    RuleScope,
+    SkipReason,
+)
 
 
 class RuleEvaluatorSerializer(serializers.ModelSerializer):
@@ -148,3 +159,76 @@ class BackfillSerializer(StrictSerializer):
     start = serializers.BooleanField(
         default=False, help_text="false: the estimate only; true: launch the run"
     )
+
+
+class RuleAlertSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    evaluator_version = serializers.UUIDField(
+        source="rule_evaluator.evaluator_version.public_id", allow_null=True, default=None
+    )
+    evaluator_name = serializers.CharField(
+        source="rule_evaluator.evaluator_version.evaluator.name", allow_null=True, default=None
+    )
+    open = serializers.BooleanField(source="is_open")
+    windows_since_resolved = serializers.IntegerField(source="quiet_for")
+
+    class Meta:
+        model = RuleAlert
+        fields = [
+            "id",
+            "evaluator_version",
+            "evaluator_name",
+            *RuleAlert.SETTINGS,
+            "open",
+            "windows_since_resolved",
+            "evaluated_until",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class RuleAlertWriteSerializer(StrictSerializer):
+    """The body of POST (every field but `metric` has a default) and PATCH; the service checks
+    the values together and names each problem by its field."""
+
+    evaluator_version = serializers.UUIDField(
+        required=False, allow_null=True, help_text="one of the rule's; its first by default"
+    )
+    metric = serializers.ChoiceField(choices=AlertMetric.choices)
+    direction = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="rise, drop or either; by default the metric's bad one (fail and unknown "
+        "rates and cost rise, the mean score drops, volume either)",
+    )
+    mode = serializers.ChoiceField(choices=AlertMode.choices, default=AlertMode.STATISTICAL)
+    threshold = serializers.FloatField(
+        required=False, allow_null=True, help_text="threshold mode only: the raw value to cross"
+    )
+    window = serializers.ChoiceField(choices=AlertWindow.choices, default=AlertWindow.HOUR)
+    min_n = serializers.IntegerField(default=30, help_text="items a window needs (1-100000)")
+    cooldown = serializers.IntegerField(default=3, help_text="windows after a resolve (0-1000)")
+    baseline_windows = serializers.IntegerField(default=24, help_text="6-168")
+    false_alarms_per_week = serializers.FloatField(
+        default=0.05, help_text="the share of quiet weeks allowed a false alert (0-0.5)"
+    )
+    enabled = serializers.BooleanField(default=True)
+
+
+class AlertEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AlertEvent
+        fields = [
+            "action",
+            "window_start",
+            "window_end",
+            "value",
+            "baseline",
+            "z",
+            "test",
+            "n",
+            "message",
+            "created_at",
+        ]
+        read_only_fields = fields

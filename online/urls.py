@@ -13,4 +13,7 @@ urlpatterns = [
     path("<uuid:id>/toggle/", views.rule_toggle, name="toggle"),
     path("<uuid:id>/backfill/", views.rule_backfill, name="backfill"),
     path("<uuid:id>/delete/", views.rule_delete, name="delete"),
+    path("<uuid:id>/alerts/new/", views.alert_new, name="alert_new"),
+    path("<uuid:id>/alerts/<uuid:alert_id>/", views.alert_detail, name="alert_detail"),
+    path("<uuid:id>/alerts/<uuid:alert_id>/delete/", views.alert_delete, name="alert_delete"),
 ]

@@ -1,5 +1,5 @@
 """The online rules' pages: the list, a new rule (from scratch or from a span), a rule's page
-(its monitor, recent outcomes), pause/resume and delete."""
+(its monitor, recent outcomes, its alerts), pause/resume and delete; an alert's history."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -15,7 +16,14 @@ from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
 
 from . import selectors, services
-from .forms import BackfillForm, OnlineRuleForm, mapping_rows, posted_evaluators, prefill
+from .forms import (
+    AlertForm,
+    BackfillForm,
+    OnlineRuleForm,
+    mapping_rows,
+    posted_evaluators,
+    prefill,
+)
 from .models import SkipReason
 
 WINDOW_COUNTS = {"hour": 24, "day": 14, "week": 8}
@@ -91,7 +99,7 @@ def rule_detail(request, id):
     return rule_detail_page(request, rule, backfill=BackfillForm(), estimate=None)
 
 
-def rule_detail_page(request, rule, *, backfill, estimate, status: int = 200):
+def rule_detail_page(request, rule, *, backfill, estimate, alert_form=None, status: int = 200):
     window = request.GET.get("window") if request.GET.get("window") in WINDOW_COUNTS else "day"
     monitor = selectors.rule_monitor(
         rule=rule, window=window, count=WINDOW_COUNTS[window], now=timezone.now()
@@ -106,6 +114,8 @@ def rule_detail_page(request, rule, *, backfill, estimate, status: int = 200):
         "page": page,
         "backfill": backfill,
         "estimate": estimate,
+        "alerts": selectors.rule_alerts(rule=rule),
+        "alert_form": alert_form or AlertForm(rule=rule),
     }
     return render(request, "online/detail.html", context, status=status)
 
@@ -171,3 +181,67 @@ def rule_delete(request, id):
     rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
     services.online_rule_delete(rule=rule)
     return redirect("online:list", ws=request.workspace.slug)
+
+
+# ----------------------------------------------------------------------------- alerts
+
+
+@require_POST
+@workspace_view()
+def alert_new(request, id):
+    """Add an alert from the rule's page; the problems are shown there (nothing saved)."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    form = AlertForm(request.POST, rule=rule)
+    if form.is_valid() and _alert_saved(
+        form, services.rule_alert_create, rule=rule, user=request.user
+    ):
+        messages.success(request, _("Alert added."))
+        return redirect(_rule_url(request, rule) + "#alerts")
+    return rule_detail_page(
+        request, rule, backfill=BackfillForm(), estimate=None, alert_form=form, status=400
+    )
+
+
+@workspace_view()
+def alert_detail(request, id, alert_id):
+    """An alert's history (each window it fired or resolved on) and, for editors, its
+    settings to change."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    alert = selectors.rule_alert_get(rule=rule, public_id=alert_id)
+    form = AlertForm.of(alert, rule=rule)
+    if request.method == "POST":
+        form = AlertForm(request.POST, rule=rule)
+        if form.is_valid() and _alert_saved(form, services.rule_alert_update, alert=alert):
+            messages.success(request, _("Alert saved."))
+            return redirect(request.path)
+    events = Paginator(selectors.alert_events(alert=alert), OUTCOMES_PAGE)
+    context = {
+        "rule": rule,
+        "alert": alert,
+        "form": form,
+        "page": events.get_page(request.GET.get("page")),
+    }
+    return render(request, "online/alert.html", context, status=400 if form.errors else 200)
+
+
+def _alert_saved(form, service, **kwargs) -> bool:
+    """The service called with the form's fields; its problems put on the form."""
+    try:
+        service(fields=form.alert_fields(), **kwargs)
+    except ValidationError as exc:
+        add_errors(form, exc, aliases=AlertForm.ALIASES)
+        return False
+    return True
+
+
+@require_POST
+@workspace_view()
+def alert_delete(request, id, alert_id):
+    """Delete an alert with its history."""
+    rule = selectors.online_rule_get(workspace=request.workspace, public_id=id)
+    services.rule_alert_delete(alert=selectors.rule_alert_get(rule=rule, public_id=alert_id))
+    return redirect(_rule_url(request, rule) + "#alerts")
+
+
+def _rule_url(request, rule) -> str:
+    return reverse("online:detail", kwargs={"ws": request.workspace.slug, "id": rule.public_id})

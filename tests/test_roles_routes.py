@@ -50,7 +50,7 @@ from experiments.models import Experiment, PairwiseResult
 from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
 from notifications.services import endpoint_create, endpoint_test_send
-from online.services import online_rule_create
+from online.services import online_rule_create, rule_alert_create
 from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
@@ -231,6 +231,7 @@ class World:
     trace_id: str
     session_id: str
     online_rule: str
+    online_alert: str
     score_config: str
     queue: str
     webhook: str
@@ -268,6 +269,8 @@ KWARGS = {
     "queue_id": "queue",
     "feed_id": "queue_feed",
     "queue_item_id": "queue_item",
+    "rule_id": "online_rule",
+    "alert_id": "online_alert",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",
@@ -290,6 +293,7 @@ ID_OF = {
     "invitation-": "acme.invitation",
     "token-": "viewer_token_id",
     "ingest-key-": "ingest_key_id",
+    "online-rule-alert-": "online_alert",
     "online-rule-": "online_rule",
     "online:": "online_rule",
     "score-config-": "score_config",
@@ -436,7 +440,7 @@ def build_world(server) -> World:
         ingest_key_id=str(ingest_key.public_id),
         trace_id=trace.trace_id,
         session_id=trace.session_id,
-        online_rule=str(_online_rule(workspace, owner, code).public_id),
+        **_online_rule(workspace, owner, code),
         **_queue(workspace, owner, acme),
         **_webhook(workspace, owner),
         sessions={**sessions, "outsider": _sign_in(outsider)},
@@ -474,14 +478,17 @@ def _webhook(workspace, owner) -> dict[str, str]:
     return {"webhook": str(endpoint.public_id), "webhook_delivery": str(delivery.public_id)}
 
 
-def _online_rule(workspace, owner, code):
+def _online_rule(workspace, owner, code) -> dict[str, str]:
+    """An online rule and an alert on it."""
     mapping = {"actual_output": "span:output", "reference_output": "attribute:expected"}
-    return online_rule_create(
+    rule = online_rule_create(
         workspace=workspace,
         user=owner,
         fields={"name": "live"},
         evaluators=[{"evaluator_version": code, "mapping": mapping}],
     )
+    alert = rule_alert_create(rule=rule, user=owner, fields={"metric": "fail_rate"})
+    return {"online_rule": str(rule.public_id), "online_alert": str(alert.public_id)}
 
 
 @pytest.fixture(scope="module")

@@ -140,6 +140,12 @@ router.register(
     "annotation-queues/<uuid:queue_id>/gold", QueueGoldViewSet, basename="annotation-queue-gold"
 )
 
+from online.api import RuleAlertViewSet  # noqa: E402
+
+router.register(
+    "online-rules/<uuid:rule_id>/alerts", RuleAlertViewSet, basename="online-rule-alert"
+)
+
 from notifications.api import WebhookViewSet  # noqa: E402
 
 router.register("webhooks", WebhookViewSet, basename="webhook")

@@ -127,7 +127,9 @@ def _numbers_check(alert: RuleAlert, errors: dict) -> None:
             errors[name] = [_("Between %(low)s and %(high)s.") % {"low": low, "high": high}]
     rate = alert.false_alarms_per_week
     if not isinstance(rate, int | float) or not 0 < rate <= 0.5:
-        errors["false_alarms_per_week"] = [_("A share above 0 and at most 0.5 (0.05: 5 %).")]
+        errors["false_alarms_per_week"] = [
+            _("A share above 0 and at most 0.5 (0.05: one quiet week in twenty).")
+        ]
 
 
 def alert_settings(*, alert: RuleAlert) -> stats.Settings:
