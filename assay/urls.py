@@ -73,6 +73,7 @@ workspace_urls = [
     path("evaluators/", include("evaluators.urls")),
     path("evalsets/", include("evalsets.urls")),
     path("experiments/", include("experiments.urls")),
+    path("templates/", include("schedules.urls")),
     path("compare/", include("experiments.compare_urls")),
     path("pairwise/", include("experiments.pairwise.urls")),
     path("traces/", include("traces.urls")),

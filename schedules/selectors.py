@@ -119,3 +119,13 @@ def versions_resolved(*, workspace: Workspace, data: dict) -> dict:
 
 def _version_or_none(workspace: Workspace, ref) -> EvaluatorVersion | None:
     return evaluator_version_for(workspace=workspace, public_id=ref) if ref else None
+
+
+def baseline_choices(*, template: ExperimentTemplate, limit: int = 50) -> list[Experiment]:
+    """Completed runs on the template's evalset, newest first: what may be its baseline."""
+    runs = Experiment.objects.filter(
+        workspace_id=template.workspace_id,
+        evalset_version__evalset_id=template.evalset_id,
+        status=ExperimentStatus.COMPLETED,
+    )
+    return list(runs.order_by("-finished_at", "-pk")[:limit])

@@ -51,6 +51,7 @@ from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
 from notifications.services import endpoint_create, endpoint_test_send
 from online.services import online_rule_create, rule_alert_create
+from schedules.services import schedule_create, template_from_experiment
 from tests.support.acme import Acme, acme_build
 from tests.support.factories import make_code_version
 from tests.support.llm_server import ScriptedLlmServer
@@ -232,6 +233,8 @@ class World:
     session_id: str
     online_rule: str
     online_alert: str
+    template: str
+    schedule: str
     score_config: str
     queue: str
     webhook: str
@@ -267,6 +270,8 @@ KWARGS = {
     "webhook_id": "webhook",
     "delivery_id": "webhook_delivery",
     "queue_id": "queue",
+    "template_id": "template",
+    "schedule_id": "schedule",
     "feed_id": "queue_feed",
     "queue_item_id": "queue_item",
     "rule_id": "online_rule",
@@ -301,6 +306,10 @@ ID_OF = {
     "annotation-queue-gold-": "queue_item",
     "annotation-queue-feed-": "queue_feed",
     "annotation-queue-": "queue",
+    "schedules:from_experiment": "acme.experiment",
+    "schedules:": "template",
+    "experiment-template-schedule-": "schedule",
+    "experiment-template-": "template",
     "webhook-": "webhook",
 }
 # Routes that read ids from the query string as well, by URL name.
@@ -441,6 +450,7 @@ def build_world(server) -> World:
         trace_id=trace.trace_id,
         session_id=trace.session_id,
         **_online_rule(workspace, owner, code),
+        **_template(experiment, owner),
         **_queue(workspace, owner, acme),
         **_webhook(workspace, owner),
         sessions={**sessions, "outsider": _sign_in(outsider)},
@@ -476,6 +486,15 @@ def _webhook(workspace, owner) -> dict[str, str]:
     )
     delivery = endpoint_test_send(endpoint=endpoint)
     return {"webhook": str(endpoint.public_id), "webhook_delivery": str(delivery.public_id)}
+
+
+def _template(experiment, owner) -> dict[str, str]:
+    """A template saved from Acme's experiment, with one schedule."""
+    template = template_from_experiment(experiment=experiment, user=owner, name="Nightly")
+    schedule = schedule_create(
+        template=template, user=owner, cron="0 2 * * *", timezone="UTC", now=timezone.now()
+    )
+    return {"template": str(template.public_id), "schedule": str(schedule.public_id)}
 
 
 def _online_rule(workspace, owner, code) -> dict[str, str]:

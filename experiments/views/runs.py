@@ -25,6 +25,7 @@ from ..forms import (
     plan_bindings,
 )
 from ..models import ExperimentStatus
+from ..panels import actions_render
 from ..results.dashboard import dashboard_cards, usage_overview
 from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
 from ..results.grid_pages import GridPage
@@ -336,6 +337,7 @@ def detail(request, id):
             "target_failed": selectors.target_failed_count(experiment=experiment),
             "clone_form": _clone_form(request, experiment),
             "cards": dashboard_cards(experiment),
+            "actions": actions_render(request=request, experiment=experiment),
         }
     )
     context["usage"] = usage_overview(experiment, context["cards"])

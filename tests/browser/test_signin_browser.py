@@ -20,6 +20,7 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Evaluators",
         "Evalsets",
         "Experiments",
+        "Templates",
         "Compare",
         "Pairwise",
         "Traces",
