@@ -29,9 +29,8 @@ from experiments.selectors.calibrations import gold_calibrations
 from . import gold_selectors, selectors, services
 from .forms import UNKNOWN, ReviewForm, config_choices, field_name
 from .models import AnnotationQueue
-from .rendering import snapshot_parts
 from .services.teach import gold_evalset_export, judge_miss_test_case
-from .views import CHOICE_KINDS, _queue
+from .views import CHOICE_KINDS, _item_shown, _queue
 
 MAX_LISTED = 200  # waiting items linked from the page (the count says how many there are)
 
@@ -121,7 +120,7 @@ def _adjudicate_page(request, queue, waiting, chosen, *, form=None, status=200):
         context |= {
             "form": form,
             "fields": [_field(form, c) for c in configs],
-            "snapshot": snapshot_parts(item.snapshot),
+            **_item_shown(request.workspace, queue, item),  # as reviewers see it
             "judge": item.judge,
             "labels": _labels_table(queue, item),
             "position": position + 1,

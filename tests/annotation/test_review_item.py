@@ -199,3 +199,17 @@ def test_the_adjudication_page_shows_the_trajectory_and_whole_numbers(
     assert 'id="trajectory"' in text and "lookup_order" in text
     assert "Stars judge <code>1</code> · 2<" in text and "<strong>4</strong>" in text
     assert 'min="1" max="5" step="1"' in text and "2.0" not in text and "4.0" not in text
+
+
+def test_the_adjudicator_sees_a_trace_items_span_tree_and_its_source(api, web, workspace, member):
+    queue = trace_queue(api, workspace, blind=True)
+    api.patch(f"{Q}{queue['id']}/", {"reviewers_per_item": 2}, format="json")
+    config = queue["score_configs"][0]
+    for name, value in (("ann", True), ("bob", False)):
+        reviewer = client_of(workspace=workspace, user=member(name))
+        held = reviewer.post(f"{Q}{queue['id']}/next/").json()
+        url = f"{Q}{queue['id']}/items/{held['id']}/labels/"
+        assert reviewer.post(url, {"values": {config: value}}, format="json").status_code == 201
+    text = web.get(f"/w/acme/annotation/{queue['id']}/adjudicate/").content.decode()
+    assert 'id="span-tree"' in text and "lookup_order" in text
+    assert f'href="/w/acme/traces/{TRACE}/"' in text  # adjudicators see everything
