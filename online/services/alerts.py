@@ -71,6 +71,8 @@ def rule_alert_delete(*, alert: RuleAlert) -> None:
 
 
 def _alert_save(alert: RuleAlert, fields: dict) -> RuleAlert:
+    if fields.get("enabled") and alert.pk and not alert.enabled:
+        alert.evaluated_until = None  # enabled again: from the last closed window, no backlog
     for name in (*RuleAlert.SETTINGS, "rule_evaluator"):
         if name in fields:
             setattr(alert, name, fields[name])

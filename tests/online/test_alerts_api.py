@@ -151,3 +151,12 @@ def test_an_evaluator_version_of_the_rule_is_chosen(api, rule, workspace, user):
     body = {"metric": "fail_rate", "evaluator_version": str(other.public_id)}
     answer = api.post(_url(rule), body, format="json")
     assert _details(answer)["evaluator_version"] == ["Not an evaluator version of this rule."]
+
+
+def test_an_alert_enabled_again_starts_from_the_last_closed_window(api, rule):
+    alert = api.post(_url(rule), {"metric": "fail_rate"}, format="json").json()
+    RuleAlert.objects.update(evaluated_until=datetime(2026, 11, 1, tzinfo=UTC))
+    api.patch(_url(rule, alert["id"]), {"enabled": False}, format="json")
+    assert api.get(_url(rule, alert["id"])).json()["evaluated_until"] is not None
+    answer = api.patch(_url(rule, alert["id"]), {"enabled": True}, format="json")
+    assert answer.json()["evaluated_until"] is None  # no backlog of the disabled windows

@@ -30,3 +30,15 @@ def test_the_demo_rule_scores_the_demo_agents_traces():
     demo_load()  # every start loads the demo again: nothing new
     assert OnlineRule.objects.filter(workspace=workspace).count() == 1
     assert rule.runs.count() == 1
+
+
+def test_the_demo_rule_has_an_alert_that_fired_and_resolved(client):
+    workspace = demo_load()
+    rule = OnlineRule.objects.get(workspace=workspace, name=RULE)
+    [alert] = rule.alerts.all()
+    assert (alert.metric, alert.mode, alert.is_open) == ("fail_rate", "statistical", False)
+    assert [e.action for e in alert.events.all()] == ["resolved", "fired"]
+    fired = alert.events.get(action="fired")
+    assert fired.window_end <= rule.created_at and "fail rate fired" in fired.message
+    demo_load()
+    assert rule.alerts.count() == 1 and alert.events.count() == 2
