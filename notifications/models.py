@@ -8,6 +8,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from assay.vocabulary import EventType
 
@@ -18,6 +19,12 @@ class WebhookFormat(models.TextChoices):
     GENERIC = "generic", _("Generic JSON")
     SLACK = "slack", _("Slack")
     FEISHU = "feishu", _("Feishu bot")
+
+
+# why Assay disabled an endpoint, stored in English and translated where it is shown
+DISABLED_NOTICE = gettext_noop(
+    "Disabled on %(when)s: a delivery failed %(n)d times over about a day (last: %(last)s)."
+)
 
 
 class WebhookEndpoint(models.Model):
@@ -41,6 +48,8 @@ class WebhookEndpoint(models.Model):
     previous_secret_until = models.DateTimeField(null=True, blank=True)
     # why it was turned off by Assay (retries exhausted), shown on its page until re-enabled
     disabled_notice = models.CharField(max_length=500, blank=True)
+    # the notice's numbers, so a page says it in its reader's language: {"n", "last"}
+    disabled_facts = models.JSONField(default=dict, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

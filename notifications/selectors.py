@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.utils import formats, timezone
+from django.utils.translation import gettext
 
 from assay.models import Workspace
 from assay.selectors import public_or_404
 
-from .models import Delivery, WebhookEndpoint
+from .models import DISABLED_NOTICE, Delivery, WebhookEndpoint
 
 LOG_PAGE = 50  # deliveries a page shows, newest first
 
@@ -40,3 +42,12 @@ def url_shown(url: str, *, owner: bool) -> str:
     scheme, _, rest = url.partition("://")
     host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
     return f"{scheme}://{host}/…"
+
+
+def disabled_notice_shown(endpoint: WebhookEndpoint) -> str:
+    """Why Assay disabled the endpoint, in the active language ("" when it did not)."""
+    facts = endpoint.disabled_facts
+    if not endpoint.disabled_notice or not facts or endpoint.disabled_at is None:
+        return endpoint.disabled_notice
+    when = formats.date_format(timezone.localtime(endpoint.disabled_at), "Y-m-d H:i")
+    return gettext(DISABLED_NOTICE) % {"when": when, "n": facts["n"], "last": facts["last"]}

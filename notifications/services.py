@@ -29,7 +29,14 @@ from assay.vocabulary import SUBSCRIBABLE_EVENTS, EventType
 
 from . import signing
 from .formats import body_render
-from .models import Delivery, DeliveryStatus, Event, WebhookEndpoint, WebhookFormat
+from .models import (
+    DISABLED_NOTICE,
+    Delivery,
+    DeliveryStatus,
+    Event,
+    WebhookEndpoint,
+    WebhookFormat,
+)
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +145,7 @@ def endpoint_update(*, endpoint: WebhookEndpoint, **fields) -> WebhookEndpoint:
     _endpoint_assign(endpoint, **fields)
     if endpoint.enabled:
         endpoint.disabled_notice, endpoint.disabled_at = "", None
+        endpoint.disabled_facts = {}
     endpoint.save()
     return endpoint
 
@@ -318,14 +326,10 @@ def _endpoint_disable_after(delivery: Delivery, *, now: datetime) -> None:
     )
     if reached.exists():
         return
-    notice = _(
-        "Disabled on %(when)s: a delivery failed %(n)d times over about a day (last: %(last)s)."
-    ) % {
-        "when": now.strftime("%Y-%m-%d %H:%M UTC"),
-        "n": delivery.attempts,
-        "last": _delivery_outcome(delivery),
-    }
-    endpoint_disable(endpoint=delivery.endpoint, notice=notice, now=now)
+    facts = {"n": delivery.attempts, "last": _delivery_outcome(delivery)}
+    when = now.strftime("%Y-%m-%d %H:%M UTC")
+    notice = DISABLED_NOTICE % {"when": when, **facts}
+    endpoint_disable(endpoint=delivery.endpoint, notice=notice, now=now, facts=facts)
 
 
 def _delivery_outcome(delivery: Delivery) -> str:
@@ -335,11 +339,17 @@ def _delivery_outcome(delivery: Delivery) -> str:
     return fresh.error[:200] or "-"
 
 
-def endpoint_disable(*, endpoint: WebhookEndpoint, notice: str, now: datetime) -> None:
-    """Turn an endpoint off with a notice its page shows; its waiting deliveries fail (a
-    redelivery or a test event still goes, by hand)."""
+def endpoint_disable(
+    *, endpoint: WebhookEndpoint, notice: str, now: datetime, facts: dict | None = None
+) -> None:
+    """Turn an endpoint off with a notice its page shows (in English; with `facts`, a page
+    says it in its reader's language); its waiting deliveries fail (a redelivery or a test
+    event still goes, by hand)."""
     updated = WebhookEndpoint.objects.filter(pk=endpoint.pk, enabled=True).update(
-        enabled=False, disabled_notice=cap_text(notice, 500), disabled_at=now
+        enabled=False,
+        disabled_notice=cap_text(notice, 500),
+        disabled_facts=facts or {},
+        disabled_at=now,
     )
     if updated:
         log.warning("webhook endpoint %s disabled: retries exhausted", endpoint.public_id)

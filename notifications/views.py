@@ -28,6 +28,7 @@ def _context(request, **extra) -> dict:
 
 def _shown(endpoint: WebhookEndpoint, owner: bool) -> WebhookEndpoint:
     endpoint.url_shown = selectors.url_shown(endpoint.url, owner=owner)
+    endpoint.notice_shown = selectors.disabled_notice_shown(endpoint)
     return endpoint
 
 

@@ -122,3 +122,20 @@ def test_outsiders_get_404(workspace, user, outsider, receiver):
         assert client.get(_page(endpoint, ws=ws)).status_code == 404
         assert client.post(_page(endpoint, "settings_webhook_test", ws=ws)).status_code == 404
     assert "127.0.0.1" not in client.get(_list("other")).content.decode()
+
+
+def test_the_disabled_notice_is_in_the_readers_language(web, workspace, user, receiver):
+    endpoint, _ = endpoint_create(
+        workspace=workspace, user=user, url=receiver.url, events=["alert.fired"]
+    )
+    endpoint_disable(
+        endpoint=endpoint,
+        notice="Disabled: a delivery failed 8 times",
+        now=timezone.now(),
+        facts={"n": 8, "last": "HTTP 500"},
+    )
+    html = web.get(_page(endpoint), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "Assay 已停用此 Webhook。" in html
+    assert "一次投递在约一天内失败了 8 次（最后一次：HTTP 500）" in html
+    english = web.get(_page(endpoint), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "a delivery failed 8 times over about a day (last: HTTP 500)" in english
