@@ -424,3 +424,39 @@ def test_the_json_schema_preset_reads_the_output_alone(workspace, user):
     config = preset_config("metric-json-schema")
     outcomes = run(workspace, config, [turn('{"answer": "Paris"}'), turn('{"answer": 1}')])
     assert [o.verdict for o in outcomes] == ["pass", "fail"]
+
+
+def test_an_online_rule_scores_live_spans_with_a_metric(workspace, user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evaluators import services as evaluator_services
+    from online.kind import online_run_inline
+    from online.models import OnlineOutcome
+    from online.services import online_rule_create, online_sweep
+    from tests.online.support import MAPPING, llm_span, store
+
+    evaluator = evaluator_services.evaluator_create(
+        workspace=workspace, user=user, name="ROUGE-L", kind="metric"
+    )
+    config = {**evaluator.draft_config, "metric": "rouge_l"}
+    evaluator = evaluator_services.evaluator_update_draft(
+        evaluator=evaluator, user=user, config=config
+    )
+    version = evaluator_services.evaluator_submit_version(
+        evaluator=evaluator, user=user, version="1.0.0"
+    )
+    rule = online_rule_create(
+        workspace=workspace,
+        user=user,
+        fields={"name": "overlap", "filter": {"field": "kind", "op": "eq", "value": "llm"}},
+        evaluators=[{"evaluator_version": version, "mapping": MAPPING}],
+    )
+    now = timezone.now()
+    answers = [("The capital is Paris", "The capital is Paris"), ("Lyon", "The capital is Paris")]
+    store([llm_span(workspace, output=o, expected=e) for o, e in answers])
+    run = online_sweep(rule_id=rule.pk, now=now + timedelta(minutes=1))
+    online_run_inline(run_id=run.pk)
+    scored = sorted(OnlineOutcome.objects.filter(rule=rule).values_list("verdict", "score"))
+    assert scored == [("fail", 0.0), ("pass", 1.0)]
