@@ -110,7 +110,9 @@ def versions_resolved(*, workspace: Workspace, data: dict) -> dict:
             {**b, "evaluator_version": _version_or_none(workspace, b.get("evaluator_version"))}
             for b in data["bindings"]
         ]
-    if data.get("baseline"):
+    if "baseline" in data and not data["baseline"]:
+        resolved["baseline"] = None  # "" or null: compare with the previous run
+    elif data.get("baseline"):
         resolved["baseline"] = experiment_ref(workspace=workspace, ref=data["baseline"])
         if resolved["baseline"] is None:
             raise ValidationError({"baseline": [gettext("No such experiment in this workspace.")]})

@@ -49,6 +49,17 @@ def test_create_launch_and_history(api, parts, workspace):
     assert experiment.bindings.get().evaluator_version.version == "1.0.0"
 
 
+def test_a_baseline_is_set_and_cleared(api, parts, workspace, user):
+    template = api.post(URL, body(parts), format="json").json()
+    done = run_inline(workspace=workspace, user=user, version=parts[0], evaluator_version=parts[1])
+    url = f"{URL}{template['id']}/"
+    marked = api.patch(url, {"baseline": str(done.public_id)}, format="json")
+    assert marked.status_code == 200 and marked.json()["baseline"]["id"] == str(done.public_id)
+    for empty in ("", None):
+        cleared = api.patch(url, {"baseline": empty}, format="json")
+        assert cleared.status_code == 200 and cleared.json()["baseline"] is None
+
+
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
