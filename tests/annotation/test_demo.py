@@ -1,7 +1,7 @@
 """The demo has a reviewed queue: the stricter check's failing rows of Demo QA, two reviewers'
-labels on seventeen of twenty, a few disagreements (all adjudicated but one), so the queue page shows the
-reviewers' agreement and the judge's calibration from gold labels; three items wait for the
-newcomer's label; loading again adds nothing."""
+labels on seventeen of the twenty, a few disagreements (all adjudicated but one), so the queue
+page shows the reviewers' agreement and the judge's calibration from gold labels; three items
+wait for the newcomer's label; loading again adds nothing."""
 
 import time
 
