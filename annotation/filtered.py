@@ -142,9 +142,11 @@ def _rule_verdicts(rule: OnlineRule, outcomes: list[OnlineOutcome]) -> dict[str,
     """The rule's verdicts on each subject of these outcomes (all its evaluators)."""
     found: dict[str, list[dict]] = {}
     wanted = {outcome_key(o, rule.scope)[1] for o in outcomes}
-    rows = outcomes_matching(rule=rule, verdicts=[]).filter(
-        trace_id__in={o.trace_id for o in outcomes}
-    )
+    rows = outcomes_matching(rule=rule, verdicts=[])
+    if rule.scope == RuleScope.SESSION:  # a session's outcomes may name any of its traces
+        rows = rows.filter(session_id__in=wanted)
+    else:
+        rows = rows.filter(trace_id__in={o.trace_id for o in outcomes})
     for outcome in rows.select_related("rule_evaluator__evaluator_version__evaluator"):
         ref = outcome_key(outcome, rule.scope)[1]
         if ref in wanted and len(found.get(ref, ())) < MAX_JUDGE_ENTRIES:

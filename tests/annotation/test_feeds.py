@@ -19,6 +19,7 @@ from annotation.tasks import sweep_feeds
 from assay.models import Membership, Workspace
 from experiments.models import Experiment, Result
 from online.models import OnlineOutcome, RuleScope
+from online.services import online_rule_create
 from tests.annotation.support import C, Q, client_of, finished_results
 from tests.online.support import code_rule, llm_span, store
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows, run_inline
@@ -49,7 +50,9 @@ def feeds(queue) -> str:
 
 def judged(workspace, user, verdicts: list[str], *, scope=RuleScope.SPAN, session=""):
     """A rule and one stored span per verdict, each with the rule's outcome (by span order)."""
-    rule = code_rule(workspace, user, name=secrets.token_hex(3), scope=scope)
+    rule = (session_rule if scope == RuleScope.SESSION else code_rule)(
+        workspace, user, name=secrets.token_hex(3), scope=scope
+    )
     spans = store(
         [
             llm_span(workspace, output=f"answer {i}", expected="x", session_id=session)
@@ -58,6 +61,18 @@ def judged(workspace, user, verdicts: list[str], *, scope=RuleScope.SPAN, sessio
     )
     outcomes_write(rule, spans, verdicts, scope=scope)
     return rule, spans
+
+
+def session_rule(workspace, user, *, name: str, scope: str):
+    """A session rule scoring its last answer against its first input (a code evaluator)."""
+    version = make_code_version(workspace=workspace, user=user, name=f"Session {name}")
+    mapping = {"actual_output": "session:last_output", "reference_output": "session:first_input"}
+    return online_rule_create(
+        workspace=workspace,
+        user=user,
+        fields={"name": name, "scope": scope},
+        evaluators=[{"evaluator_version": version, "mapping": mapping}],
+    )
 
 
 def outcomes_write(rule, spans, verdicts, *, scope=RuleScope.SPAN):
@@ -359,3 +374,20 @@ def test_problems_are_said_in_chinese(api, queue):
     )
     message = answer.json()["error"]["details"]["assignees"][0]
     assert any("\u4e00" <= ch <= "\u9fff" for ch in message), message
+
+
+def test_a_trace_or_session_rules_outcomes_are_traces_and_sessions(api, workspace, user, queue):
+    rule, spans = judged(workspace, user, ["fail", "pass"], scope=RuleScope.TRACE)
+    selected = {"traces": [spans[0].trace_id]}
+    assert api.post(f"{Q}{queue['id']}/items/", selected, format="json").status_code == 201
+    body = {"rule": str(rule.public_id), "verdicts": ["fail"]}
+    assert api.post(sources(queue), body, format="json").json()["added"] == 0  # the same trace
+    assert QueueItem.objects.get().source_ref == spans[0].trace_id
+    rule, _spans = judged(
+        workspace, user, ["unknown", "unknown"], scope=RuleScope.SESSION, session="会话-9"
+    )
+    body = {"rule": str(rule.public_id), "verdicts": ["unknown"]}
+    assert api.post(sources(queue), body, format="json").json()["added"] == 1  # one session
+    session = QueueItem.objects.get(source_kind="session")
+    assert session.source_ref == "会话-9" and session.snapshot["turns"] == 2
+    assert [j["verdict"] for j in session.judge] == ["unknown", "unknown"]
