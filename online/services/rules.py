@@ -36,8 +36,13 @@ def online_rule_update(
     *, rule: OnlineRule, fields: dict, evaluators: list[dict] | None
 ) -> OnlineRule:
     """Change a rule's settings; `evaluators`, when given, replaces the list (versions already
-    there keep their rows, so results stay attached)."""
-    return _rule_save(rule, fields, evaluators)
+    there keep their rows, so results stay attached). A resumed rule's alerts start again at
+    the last closed window: the paused ones hold no traffic to judge."""
+    resumed = fields.get("active") and not rule.active
+    rule = _rule_save(rule, fields, evaluators)
+    if resumed:
+        rule.alerts.update(evaluated_until=None)
+    return rule
 
 
 def online_rule_delete(*, rule: OnlineRule) -> None:

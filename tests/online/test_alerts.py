@@ -189,3 +189,15 @@ def test_a_lowered_sampling_rate_weighs_by_traffic(rule, user):
     alert = rule_alert_create(rule=rule, user=user, fields={"metric": "fail_rate"})
     last = alert_history(alert=alert, end=START + HOUR * 51)[-1]
     assert (last.value, last.n) == (pytest.approx(0.365, abs=1e-3), 1900)
+
+
+def test_a_resumed_rules_alerts_start_at_the_last_closed_window(rule, user):
+    from online.services import online_rule_update
+
+    alert = rule_alert_create(rule=rule, user=user, fields={"metric": "volume"})
+    _from(alert, 10)
+    online_rule_update(rule=rule, fields={"active": False}, evaluators=None)
+    assert rule_alerts_evaluate(now=closed(rule, 40)) == 0  # paused: not evaluated
+    online_rule_update(rule=rule, fields={"active": True}, evaluators=None)
+    alert.refresh_from_db()
+    assert alert.evaluated_until is None
