@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import tempfile
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 FUZZY_SCORERS = (
     "ratio",
@@ -25,9 +30,11 @@ BLEU_TOKENIZERS = ("13a", "intl", "zh", "char", "none")
 SPLITS = ("space", "char")  # words split on whitespace, or every non-space character a token
 REGEX_TIMEOUT_S = 1.0  # a pattern that backtracks for longer is an error, not a stuck worker
 METEOR_UNAVAILABLE = (
-    "METEOR is not available on this server: NLTK's WordNet data is not installed "
-    "(see docs/design/evaluator-kinds.md)."
+    "METEOR is not available on this server: WordNet is not installed (the system package "
+    "wordnet-base, or NLTK's wordnet corpus; see docs/design/evaluator-kinds.md)."
 )
+SYSTEM_WORDNET = Path("/usr/share/wordnet")  # Debian's wordnet-base: the WordNet 3.0 database
+LEXNAMES = Path(__file__).with_name("wordnet-lexnames")
 
 
 @dataclass
@@ -178,14 +185,55 @@ def meteor(output: str, reference: str, options: dict) -> Scored:
 
 @cache
 def wordnet_reader():
-    """NLTK's WordNet, loaded once; None when its data is not installed."""
+    """NLTK's WordNet, loaded once: its own corpus when installed, else the WordNet 3.0 database
+    of the system package (Debian's `wordnet-base`); None when neither is there."""
     from nltk.corpus import wordnet
 
     try:
         wordnet.ensure_loaded()
+        return wordnet
     except LookupError:
+        pass
+    return _system_wordnet()
+
+
+def _system_wordnet():
+    """The system's WordNet files read by NLTK's own reader. NLTK reads only under its data
+    path and wants a `lexnames` table the package leaves out (a fixed list of WordNet 3.0's 45
+    lexicographer files, shipped beside this module): the files are copied once (about 30 MB)
+    into a corpus folder in the temporary directory, which is added to NLTK's path."""
+    import nltk
+
+    if not (SYSTEM_WORDNET / "data.noun").is_file():
         return None
-    return wordnet
+    root = Path(tempfile.gettempdir()) / "assay-nltk-data"
+    corpus = root / "corpora" / "wordnet"
+    corpus.mkdir(parents=True, exist_ok=True)
+    for source in [*SYSTEM_WORDNET.iterdir(), LEXNAMES]:
+        target = corpus / source.name.removeprefix("wordnet-")
+        if not target.exists():  # copied, not linked: NLTK refuses a file outside its root
+            part = target.with_suffix(f".{os.getpid()}.part")
+            shutil.copyfile(source, part)
+            part.replace(target)  # whole or absent, whichever process gets there first
+    if str(root) not in nltk.data.path:
+        nltk.data.path.append(str(root))
+    with warnings.catch_warnings():  # "multilingual functions are not available": not used
+        warnings.simplefilter("ignore", UserWarning)
+        return _reader_class()(str(corpus), None)
+
+
+def _reader_class():
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class WordNet30(WordNetCorpusReader):
+        """NLTK's reader on the WordNet 3.0 files themselves: it maps other versions' synsets
+        onto 3.0 for the multilingual OMW data (through the sense index, which the package
+        leaves out); this is 3.0, so there is nothing to map."""
+
+        def map_wn(self, version="wordnet"):
+            return None
+
+    return WordNet30
 
 
 class _CharTokenizer:

@@ -11,11 +11,13 @@ import math
 import pytest
 import sacrebleu
 from nltk.translate.gleu_score import sentence_gleu
+from nltk.translate.meteor_score import meteor_score
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 from rouge_score import rouge_scorer
 
 from evaluators.config import ConfigError, validate_config
+from evaluators.metrics.scores import wordnet_reader
 from evaluators.runner import evaluator_run_batch
 from experiments.models import Result
 from tests.support.embeddings_server import EmbeddingsServer
@@ -132,6 +134,31 @@ def test_gleu_is_nltks_sentence_gleu(workspace):
     assert scores(workspace, "gleu") == expected
     chars = [sentence_gleu([list(r.replace(" ", ""))], list(o.replace(" ", ""))) for o, r in CORPUS]
     assert scores(workspace, "gleu", options={"tokenize": "char"}) == pytest.approx(chars)
+
+
+def test_meteor_is_nltks_on_wordnet(workspace):
+    # WordNet comes from the system package (CI installs wordnet-base) or NLTK's own corpus
+    wordnet = wordnet_reader()
+    assert wordnet is not None and wordnet.get_version() == "3.0"
+    expected = [meteor_score([r.split()], o.split(), wordnet=wordnet) for o, r in CORPUS]
+    assert scores(workspace, "meteor") == expected
+    # nltk.translate.meteor_score's docstring: three references, 0.6944 — the same WordNet
+    refs = [
+        "It is a guide to action that ensures that the military will forever heed Party commands",
+        "It is the guiding principle which guarantees the military forces always being under the "
+        "command of the Party",
+        "It is the practical guide for the army always to heed the directions of the party",
+    ]
+    hyp = "It is a guide to action which ensures that the military always obeys the commands of "
+    hyp += "the party"
+    documented = meteor_score([r.split() for r in refs], hyp.split(), wordnet=wordnet)
+    assert round(documented, 4) == 0.6944
+    # a synonym counts: "car" meets "auto" through WordNet (car.n.01), "pear" meets nothing
+    pairs = [
+        ("she drove the car", "she drove the auto"),
+        ("she drove the pear", "she drove the auto"),
+    ]
+    assert scores(workspace, "meteor", pairs) == [0.9921875, 0.7361111111111112]
 
 
 def test_levenshtein_passes_within_the_distance(workspace):
