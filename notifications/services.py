@@ -104,10 +104,15 @@ def _delivery_new(event: Event, endpoint: WebhookEndpoint) -> Delivery:
 
 
 def _enqueue(delivery_ids: list[int], countdown: float = 0) -> None:
+    """Send the deliveries' task messages; a broker that refuses them loses nothing (the
+    sweep sends due deliveries) and must not fail the caller, whose transaction committed."""
     from .tasks import deliver
 
     for delivery_id in delivery_ids:
-        deliver.apply_async(args=[delivery_id], countdown=countdown, queue="default")
+        try:
+            deliver.apply_async(args=[delivery_id], countdown=countdown, queue="default")
+        except Exception:  # noqa: BLE001 - any broker failure; the sweep is the fallback
+            log.warning("webhook delivery %s not queued; the sweep will send it", delivery_id)
 
 
 # ----------------------------------------------------------------------------- endpoints

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
 
@@ -201,3 +202,32 @@ def test_secrets_are_encrypted_at_rest_and_never_logged(workspace, user, receive
         assert value not in json.dumps(stored, default=str)
         assert value not in caplog.text
     assert value not in repr(endpoint) and value not in str(endpoint)
+
+
+@pytest.fixture
+def broker_down():
+    """The Celery broker unreachable (a closed local port), publishing without retries."""
+    from assay.celery import app
+    from tests.support.fixtures import reset_broker_pools
+
+    keys = ("broker_url", "broker_transport_options", "task_publish_retry")
+    saved = {key: app.conf[key] for key in keys}
+    app.conf.update(
+        broker_url="redis://127.0.0.1:9/0",
+        broker_transport_options={},
+        task_publish_retry=False,
+    )
+    reset_broker_pools(app)
+    yield
+    app.conf.update(saved)
+    reset_broker_pools(app)
+
+
+def test_a_refused_message_loses_no_delivery(workspace, user, receiver, broker_down):
+    _endpoint(workspace, user, receiver.url)
+    with transaction.atomic():  # the caller's transaction commits whatever the broker does
+        event_emit(workspace=workspace, event_type=EventType.EXPERIMENT_COMPLETED, data={})
+    delivery = Delivery.objects.get()
+    assert delivery.status == DeliveryStatus.PENDING
+    assert deliveries_sweep(now=timezone.now() + SWEEP_GRACE + timedelta(seconds=1)) == 1
+    assert len(receiver.received) == 1
