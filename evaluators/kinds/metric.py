@@ -26,7 +26,7 @@ from assay.vocabulary import CONTENT_FIELD, ContentType
 
 from ..config import NAME_RE, Errors
 from ..metrics import METRICS, metric_catalogue, metric_choices
-from ..metrics.options import REQUIRED
+from ..metrics.options import MAX_VALUE_CHARS, REQUIRED
 from ..metrics.scores import (
     BLEU_TOKENIZERS,
     FUZZY_SCORERS,
@@ -133,6 +133,8 @@ def _name(value: Any, path: str, errors: Errors, *, optional: bool) -> Any:
 def _value(value: Any, errors: Errors) -> Any:
     if value is not None and not isinstance(value, str):
         errors.add(VALUE, gettext("Must be a string or null."))
+    elif value is not None and len(value) > MAX_VALUE_CHARS:
+        errors.add(VALUE, gettext("Must be at most %(n)s characters.") % {"n": MAX_VALUE_CHARS})
     return value
 
 

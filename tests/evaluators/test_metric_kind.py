@@ -308,6 +308,7 @@ def test_the_threshold_decides_score_at_or_above_passes(workspace):
         ({"metric": "contains_all", "options": {"values": []}}, "options.values"),
         ({"negate": "yes"}, "negate"),
         ({"reference_value": 3}, "reference_value"),
+        ({"reference_value": "x" * 10_001}, "reference_value"),
     ],
 )
 def test_config_problems_are_named_by_field(fields, path):
