@@ -156,7 +156,8 @@ class ScheduleRun(models.Model):
         max_length=16, choices=Comparison.choices, blank=True, db_index=True
     )  # blank for a launch that made no run
     comparison_text = models.TextField(blank=True)
-    # per evaluator that regressed: {"evaluator": name, "summary": "−8.1 pts [−11.0, −5.2], …"}
+    # per evaluator that regressed: {"evaluator": name, "summary": "−8.1 pts [−11.0, −5.2], …"};
+    # not decided: {"evaluator": name, "gate": the gate's row}, worded for each reader
     comparison_detail = models.JSONField(default=list, blank=True)
     compared_with = models.ForeignKey(
         Experiment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -13,9 +13,10 @@ from assay.semver import sort_key
 from evalsets.models import EvalSet, EvalSetVersion, VersionStatus
 from evaluators.models import Evaluator, EvaluatorVersion
 from experiments.models import Experiment, ExperimentStatus
+from experiments.results.gate import evaluator_reasons
 from experiments.selectors.resolving import evalset_version_for, evaluator_version_for
 
-from .models import ExperimentTemplate, Schedule, ScheduleRun
+from .models import Comparison, ExperimentTemplate, Schedule, ScheduleRun
 
 RUNS_SHOWN = 50
 
@@ -44,9 +45,26 @@ def schedule_get(*, template: ExperimentTemplate, public_id) -> Schedule:
 
 
 def template_runs(*, template: ExperimentTemplate, limit: int = RUNS_SHOWN) -> list[ScheduleRun]:
-    """The template's newest launches and skips, with their runs and baselines."""
-    runs = template.runs.select_related("experiment", "compared_with", "schedule")
-    return list(runs[:limit])
+    """The template's newest launches and skips, with their runs and baselines; each with
+    `reasons`, why the gate could not decide, in the active language."""
+    runs = list(template.runs.select_related("experiment", "compared_with", "schedule")[:limit])
+    for run in runs:
+        run.reasons = undecided_reasons(run=run)
+    return runs
+
+
+def undecided_reasons(*, run: ScheduleRun) -> list[str]:
+    """Why the gate could not decide a run, worded now from the numbers it stored (the
+    stored sentence when it kept none)."""
+    if run.comparison != Comparison.UNDECIDED:
+        return []
+    worded = [
+        f"{d['evaluator']}: {reason}"
+        for d in run.comparison_detail
+        if isinstance(d, dict) and "gate" in d
+        for reason in evaluator_reasons(d["gate"])
+    ]
+    return worded or [run.comparison_text]
 
 
 def evalset_latest_committed(*, evalset: EvalSet) -> EvalSetVersion | None:

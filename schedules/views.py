@@ -23,10 +23,12 @@ from .forms import FromExperimentForm, ScheduleForm, TemplateForm, TemplateSetti
 @workspace_view()
 def template_list(request):
     """Every template of the workspace with its schedules and its newest run."""
-    rows = [
-        {"template": t, "last": t.runs.select_related("experiment").first()}
-        for t in selectors.template_list(workspace=request.workspace).prefetch_related("schedules")
-    ]
+    rows = []
+    for t in selectors.template_list(workspace=request.workspace).prefetch_related("schedules"):
+        last = t.runs.select_related("experiment", "blocked_by").first()
+        if last is not None:
+            last.reasons = selectors.undecided_reasons(run=last)
+        rows.append({"template": t, "last": last})
     return render(request, "schedules/list.html", {"rows": rows})
 
 

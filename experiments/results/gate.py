@@ -201,6 +201,15 @@ def pass_rate_dropped(row: GateEvaluator, *, alpha: float, max_drop: float) -> b
     return row.p_worse < alpha and ci is not None and ci[1] < -max_drop
 
 
+def evaluator_reasons(row: dict) -> list[str]:
+    """Why a stored gate row (`asdict(GateEvaluator)`) fails at the default options, worded
+    in the active language (schedules store the numbers and word them for each reader)."""
+    options = _Options(
+        DEFAULT_ALPHA, DEFAULT_MAX_DROP, DEFAULT_MAX_UNKNOWN_RATE, DEFAULT_MIN_DECIDED, 0
+    )
+    return _reasons(GateEvaluator(**row), options)
+
+
 def drop_summary(row: GateEvaluator) -> str:
     """A dropped pass rate as one phrase: "−8.1 pts [−11.0, −5.2], p < 0.001"."""
     low, high = row.pass_rate_delta_ci

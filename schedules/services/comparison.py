@@ -10,6 +10,7 @@ unknowns) is "not decided", with the gate's reasons. No statistics of its own.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -98,7 +99,9 @@ def _decided(result) -> tuple[str, str, list]:
     if result.passed:
         return Comparison.NO_CHANGE, _("no significant change"), []
     reasons = result.reasons + [r for row in result.evaluators for r in row.reasons]
-    return Comparison.UNDECIDED, "; ".join(reasons), []
+    # the failing rows' numbers, so each reader's page words the reasons in their language
+    detail = [{"evaluator": row.evaluator, "gate": asdict(row)} for row in result.evaluators]
+    return Comparison.UNDECIDED, "; ".join(reasons), [d for d in detail if d["gate"]["failed"]]
 
 
 def _regression_emit(run: ScheduleRun, baseline: Experiment, text: str, detail: list) -> None:

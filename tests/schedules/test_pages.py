@@ -135,3 +135,23 @@ def test_outsiders_get_404_and_viewers_cannot_write(
     assert client.get(page(workspace, template)).status_code == 200
     assert client.post(page(workspace, template, "launch/")).status_code == 403
     assert "launch-template" not in client.get(page(workspace, template)).content.decode()
+
+
+def test_why_the_gate_could_not_decide_is_worded_in_the_readers_language(
+    web, workspace, user, template
+):
+    """Four rows are too few for the gate (30 decided on both sides): the stored numbers are
+    worded on each page view, so a Chinese reader reads Chinese."""
+    for _ in range(2):
+        run = services.template_launch(template=template, user=user, now=START)
+        engine.experiment_run_inline(experiment_id=run.experiment.pk)
+    services.schedule_runs_compare(now=START)
+    run.refresh_from_db()
+    assert run.comparison == "undecided"
+    assert "only 4 rows decided on both sides, fewer than 30" in run.comparison_text
+    en = web.get(page(workspace, template), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Contains: only 4 rows decided on both sides, fewer than 30" in en
+    web.post("/i18n/setlang/", {"language": "zh-hans"})
+    zh = web.get(page(workspace, template)).content.decode()
+    assert "Contains: 两边都有判定的行只有 4 行，少于 30 行" in zh
+    assert "fewer than" not in zh
