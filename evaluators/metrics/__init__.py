@@ -114,6 +114,13 @@ _METRICS = [
         options={"schema": (opt.json_schema, opt.REQUIRED)},
     ),
     Metric(
+        "contains_json",
+        _("Contains JSON"),
+        scores.contains_json,
+        needs_reference=False,
+        options={"schema": (opt.optional_schema, None)},
+    ),
+    Metric(
         "numeric",
         _("Numeric closeness"),
         scores.numeric,

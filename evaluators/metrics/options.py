@@ -128,3 +128,8 @@ def model_name(value: Any, path: str, errors: Errors) -> Any:
     if not isinstance(value, str):
         errors.add(path, gettext("Must be a string."))
     return value
+
+
+def optional_schema(value: Any, path: str, errors: Errors) -> Any:
+    """A JSON Schema, or null for none."""
+    return None if value is None else json_schema(value, path, errors)

@@ -296,6 +296,36 @@ def json_schema_match(output: str, reference: None, options: dict) -> Scored:
     return Scored(0.0, f"{where}: {error.message}")
 
 
+def contains_json(output: str, reference: None, options: dict) -> Scored:
+    """promptfoo's `contains-json`: some object or array inside the output parses (and, with a
+    schema, the schema accepts one of them)."""
+    schema = options.get("schema")
+    found = list(_embedded_json(output))
+    if not found:
+        return Scored(0.0, "no JSON in the output")
+    if schema is None:
+        return Scored(1.0, "contains JSON")
+    import jsonschema
+
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    ok = any(validator.is_valid(value) for value in found)
+    return binary(ok, "contains JSON the schema accepts", "no JSON in it matches the schema")
+
+
+def _embedded_json(text: str):
+    """Each JSON object or array that starts somewhere in `text` (the outermost ones)."""
+    decoder, at = json.JSONDecoder(), 0
+    while (starts := [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]) != []:
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            at = start + 1
+            continue
+        yield value
+        at = end
+
+
 def _number(text: str) -> float | None:
     try:
         value = float(text.strip())

@@ -951,6 +951,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Contains': '包含',
  'Contains (ilike, ignoring case)': '包含（ilike，忽略大小写）',
  'Contains (like, case-sensitive)': '包含（like，区分大小写）',
+ 'Contains JSON': '包含 JSON',
  'Contains all of': '包含全部',
  'Contains any of': '包含其中任一',
  'Content': '内容',

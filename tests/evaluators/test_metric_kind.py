@@ -230,6 +230,11 @@ def test_metrics_without_a_reference(workspace):
     values = {"values": ["42", "forty-two"]}
     assert scores(workspace, "contains_any", pairs, options=values, **none) == [0, 0, 0, 1]
     assert scores(workspace, "contains_all", pairs, options=values, **none) == [0, 0, 0, 0]
+    assert scores(workspace, "contains_json", pairs, **none) == [1, 0, 1, 0]
+    embedded = [('Here: {"a": 1} and [2]', None), ('{broken {"a": "x"}', None)]
+    assert scores(workspace, "contains_json", embedded, **none) == [1, 1]
+    typed = {"schema": schema}
+    assert scores(workspace, "contains_json", embedded, options=typed, **none) == [1, 0]
     regex = {"pattern": r"\b\d+\b"}
     assert scores(workspace, "regex", pairs, options=regex, **none) == [1, 0, 0, 1]
 
