@@ -148,6 +148,23 @@ def demo(db, client):
     }
 
 
+def webhook_pages(demo) -> list[str]:
+    """An endpoint's page, disabled by Assay after a failed delivery, its log with it."""
+    from django.utils import timezone
+
+    from notifications.services import endpoint_create, endpoint_disable, endpoint_test_send
+
+    owner = demo["ws"].memberships.get(role="owner").user
+    endpoint, _secret = endpoint_create(
+        workspace=demo["ws"], user=owner, url="https://hooks.example.com/x", events=["alert.fired"]
+    )
+    endpoint_test_send(endpoint=endpoint)
+    facts = {"n": 8, "last": "HTTP 500"}
+    notice = "Disabled: a delivery failed 8 times (last: HTTP 500)."
+    endpoint_disable(endpoint=endpoint, notice=notice, now=timezone.now(), facts=facts)
+    return [f"/w/{demo['ws'].slug}/settings/webhooks/{endpoint.public_id}/"]
+
+
 def main_pages(demo) -> list[str]:
     from evaluators.models import Evaluator
     from experiments.models import Experiment
@@ -199,6 +216,8 @@ def main_pages(demo) -> list[str]:
         f"{ws}/settings/members/",
         f"{ws}/settings/secrets/",
         f"{ws}/settings/tokens/",
+        f"{ws}/settings/webhooks/",
+        *webhook_pages(demo),
     ]
     return pages
 
