@@ -8,11 +8,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.db import connection
 
 from notifications.models import Event
 from online.models import AlertEvent, RuleAlert
 from online.services import rule_alert_create
-from tests.annotation.test_racing_reviewers import database_url  # noqa: F401
+from tests.conftest import require_service
 from tests.support.processes import python_scripts
 
 from .test_alerts import HOUR, START, closed, rule  # noqa: F401
@@ -33,6 +34,18 @@ while time.time() < start:  # every process evaluates at the same moment
 events = rule_alert_evaluate(alert_id=alert_id, now=now)
 print(" ".join(f"{e.action}@{e.window_start:%H}" for e in events))
 """
+
+
+@pytest.fixture
+def database_url():
+    """The test database's URL, for the racing processes (PostgreSQL: SQLite's test database
+    is in memory, invisible to them)."""
+    settings = connection.settings_dict
+    require_service("PostgreSQL", connection.vendor == "postgresql", "alert workers race")
+    user = settings["USER"] or "postgres"
+    password = f":{settings['PASSWORD']}" if settings["PASSWORD"] else ""
+    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
 
 
 @pytest.mark.parametrize("attempt", range(3))
