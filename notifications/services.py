@@ -266,59 +266,76 @@ def _delivery_claim(delivery_id: int, now: datetime) -> bool:
 
 
 def _send(delivery: Delivery, now: datetime) -> tuple[int | None, str, str]:
-    """POST the delivery through the outbound policy: (status, head of the body, error)."""
-    import httpx2
-
-    from assay.safety.outbound import refused_in, ssl_context, sync_transport
-
-    endpoint = delivery.endpoint
+    """POST the delivery, signed, through the outbound policy: (status, head of the body,
+    error)."""
     headers = signing.signed_headers(
-        endpoint_signing_secrets(endpoint=endpoint, now=now),
+        endpoint_signing_secrets(endpoint=delivery.endpoint, now=now),
         message_id=delivery.event.message_id,
         timestamp=int(time.time()),  # the real sending time, whatever `now` a sweep was given
         body=delivery.request_body,
     )
     headers |= {"content-type": "application/json", "user-agent": "Assay-Webhooks/1"}
-    transport = sync_transport(
-        outbound_policy(settings.ASSAY_OUTBOUND_ALLOW), ssl_context=ssl_context()
-    )
+    return _post(delivery.endpoint.url, delivery.request_body.encode(), headers)
+
+
+def _post(url: str, body: bytes, headers: dict) -> tuple[int | None, str, str]:
+    """One POST, redirects not followed; only the head of the answer is read (a receiver
+    streaming without end costs nothing)."""
+    import httpx2
+
+    from assay.safety.outbound import refused_in, ssl_context, sync_transport
+
+    policy = outbound_policy(settings.ASSAY_OUTBOUND_ALLOW)
+    transport = sync_transport(policy, ssl_context=ssl_context())
     try:
-        timeout = settings.ASSAY_WEBHOOK_TIMEOUT_S
-        with httpx2.Client(transport=transport, timeout=timeout) as client:
-            response = client.post(
-                endpoint.url, content=delivery.request_body.encode(), headers=headers
-            )
-            head = response.read()[: RESPONSE_HEAD_CHARS * 4].decode("utf-8", "replace")
-            return response.status_code, head[:RESPONSE_HEAD_CHARS], ""
+        with httpx2.Client(transport=transport, timeout=settings.ASSAY_WEBHOOK_TIMEOUT_S) as c:
+            with c.stream("POST", url, content=body, headers=headers) as response:
+                return response.status_code, _head(response), ""
     except Exception as exc:  # a receiver that fails is the answer, never an error of ours
         refused = refused_in(exc)
         return None, "", str(refused) if refused else f"{type(exc).__name__}: {exc}"
 
 
+def _head(response) -> str:
+    """The first RESPONSE_HEAD_CHARS characters of a streamed answer."""
+    read = bytearray()
+    for chunk in response.iter_bytes():
+        read += chunk
+        if len(read) >= RESPONSE_HEAD_CHARS * 4:  # enough bytes for that many characters
+            break
+    return read.decode("utf-8", "replace")[:RESPONSE_HEAD_CHARS]
+
+
 def _attempt_record(
     delivery: Delivery, *, now: datetime, ok: bool, status, body: str, error: str
 ) -> None:
+    """Store the attempt's answer while the delivery is still ours; then schedule the retry,
+    or disable the endpoint when the retries ran out."""
     attempts = delivery.attempts
     retry = not ok and attempts < MAX_ATTEMPTS
+    wait = RETRY_DELAYS[attempts - 1] if retry else None
     fields = {
-        "status": DeliveryStatus.SUCCEEDED
-        if ok
-        else (DeliveryStatus.PENDING if retry else DeliveryStatus.FAILED),
+        "status": _status_after(ok=ok, retry=retry),
         "response_status": status,
         "response_body": body,
         "error": cap_text(error, 500),
         "claimed_until": None,
-        "next_attempt_at": now + RETRY_DELAYS[attempts - 1] if retry else None,
+        "next_attempt_at": now + wait if wait else None,
     }
     # only while still ours: a sender that outlived its claim must not overwrite the next one
     mine = Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.SENDING, attempts=attempts)
     if not mine.update(**fields):
         return
-    if retry and RETRY_DELAYS[attempts - 1] <= COUNTDOWN_MAX:
-        delay = RETRY_DELAYS[attempts - 1].total_seconds()
-        transaction.on_commit(lambda: _enqueue([delivery.pk], countdown=delay))
+    if wait and wait <= COUNTDOWN_MAX:
+        transaction.on_commit(lambda: _enqueue([delivery.pk], countdown=wait.total_seconds()))
     if not ok and not retry:
         _endpoint_disable_after(delivery, now=now)
+
+
+def _status_after(*, ok: bool, retry: bool) -> str:
+    if ok:
+        return DeliveryStatus.SUCCEEDED
+    return DeliveryStatus.PENDING if retry else DeliveryStatus.FAILED
 
 
 def _endpoint_disable_after(delivery: Delivery, *, now: datetime) -> None:

@@ -9,6 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.support.background import BackgroundServer
 
+ENDLESS = 256 * 1024 * 1024
+
 
 @dataclass
 class Received:
@@ -17,12 +19,15 @@ class Received:
 
 
 class Receiver(BackgroundServer):
-    """`script`: statuses in order (an int), or "hang:<s>" (answer 200 after s seconds)."""
+    """`script`: statuses in order (an int), "hang:<s>" (answer 200 after s seconds) or
+    "endless" (200 and a body of up to ENDLESS bytes, written until the client hangs up;
+    `written` counts what went out)."""
 
     def __init__(self, *script: int | str, answer: bytes = b"ok") -> None:
         self.script = list(script or [200])
         self.answer = answer
         self.received: list[Received] = []
+        self.written = 0
 
     @property
     def url(self) -> str:
@@ -39,6 +44,8 @@ class Receiver(BackgroundServer):
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 receiver.received.append(Received(dict(self.headers.items()), body))
                 step = receiver.next_step()
+                if step == "endless":
+                    return self.endless()
                 if isinstance(step, str) and step.startswith("hang:"):
                     time.sleep(float(step.split(":")[1]))
                     step = 200
@@ -46,6 +53,17 @@ class Receiver(BackgroundServer):
                 self.send_header("content-length", str(len(receiver.answer)))
                 self.end_headers()
                 self.wfile.write(receiver.answer)
+
+            def endless(self):
+                self.send_response(200)
+                self.end_headers()
+                chunk = b"x" * 65536
+                try:
+                    while receiver.written < ENDLESS:
+                        self.wfile.write(chunk)
+                        receiver.written += len(chunk)
+                except OSError:  # the client hung up
+                    pass
 
             def log_message(self, *args):
                 pass

@@ -231,3 +231,13 @@ def test_a_refused_message_loses_no_delivery(workspace, user, receiver, broker_d
     assert delivery.status == DeliveryStatus.PENDING
     assert deliveries_sweep(now=timezone.now() + SWEEP_GRACE + timedelta(seconds=1)) == 1
     assert len(receiver.received) == 1
+
+
+def test_only_the_head_of_an_endless_answer_is_read(workspace, user):
+    with Receiver("endless") as receiver:
+        _endpoint(workspace, user, receiver.url)
+        delivery = _emit(workspace)
+        assert delivery_attempt(delivery_id=delivery.pk) is True
+    delivery.refresh_from_db()
+    assert delivery.response_body == "x" * services.RESPONSE_HEAD_CHARS
+    assert receiver.written < 32 * 1024 * 1024  # it hung up long before the end
