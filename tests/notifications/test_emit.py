@@ -53,3 +53,11 @@ def test_another_workspaces_endpoints_hear_nothing(workspace, user, outsider):
     _endpoint(other, outsider, [EventType.EXPERIMENT_FAILED])
     event_emit(workspace=workspace, event_type=EventType.EXPERIMENT_FAILED, data={})
     assert not Delivery.objects.exists()
+
+
+def test_beat_sweeps_deliveries_with_a_registered_task(settings):
+    from assay.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["webhook-deliveries"]
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks and entry["schedule"] <= 60
