@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import gold_views, pair_pages, views
+from . import config_views, gold_views, pair_pages, views
 from .feed_views import assignment_set, feed_add, feed_change
 
 app_name = "annotation"
@@ -10,6 +10,10 @@ app_name = "annotation"
 urlpatterns = [
     path("", views.queue_list, name="list"),
     path("new/", pair_pages.queue_new, name="new"),
+    path("configs/", config_views.config_list, name="configs"),
+    path("configs/new/", config_views.config_new, name="config_new"),
+    path("configs/<uuid:config_id>/", config_views.config_edit, name="config"),
+    path("configs/<uuid:config_id>/delete/", config_views.config_delete, name="config_delete"),
     path("<uuid:queue_id>/add/", pair_pages.items_add, name="items_add"),
     path("<uuid:queue_id>/", views.queue_detail, name="queue"),
     path("<uuid:queue_id>/review/", views.review, name="review"),

@@ -270,6 +270,7 @@ KWARGS = {
     "webhook_id": "webhook",
     "delivery_id": "webhook_delivery",
     "queue_id": "queue",
+    "config_id": "score_config",
     "template_id": "template",
     "schedule_id": "schedule",
     "feed_id": "queue_feed",

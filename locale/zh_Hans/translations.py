@@ -93,9 +93,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s item added.': ['已添加 %(n)s 个条目。'],
  '%(n)s item waits for adjudication': ['%(n)s 个条目等待裁决'],
  '%(n)s judge call in flight': ['%(n)s 个评判调用进行中'],
+ '%(n)s label': ['%(n)s 个标签'],
+ '%(n)s label given': ['已给出 %(n)s 个标签'],
  '%(n)s message': ['%(n)s 条消息'],
  '%(n)s pair': ['%(n)s 个配对'],
  '%(n)s pair without two readable answers not counted': ['%(n)s 个没有两个可读回答的配对不计入'],
+ '%(n)s queue': ['%(n)s 个队列'],
+ '%(n)s queue asks for this config, so it cannot be deleted (its labels would go with it): remove it from the queue first.': ['%(n)s '
+                                                                                                                              '个队列在使用此配置，因此无法删除（其标签会随之删除）：请先将其从这些队列中移除。'],
  '%(n)s regression': ['%(n)s 次退化'],
  '%(n)s req/min': '%(n)s 次请求/分钟',
  '%(n)s reviewer per item': ['每个条目 %(n)s 位审阅者'],
@@ -309,6 +314,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                              '值为探针和检测器名称匹配的运行评级；检测器指标（detector_metrics_summary.json）用于校正这些检测器的区间。每种取最新的文件。',
  'A categorical config has between 2 and 50 labels.': '分类配置需要 2 到 50 个标签。',
  'A code evaluator calls no model: it costs nothing.': '代码评估器不调用模型，不产生成本。',
+ "A config's kind is fixed once it is made: make a new one for another kind.": '评分配置创建后类型即固定：如需其他类型，请新建一个。',
  'A content is {content_type: %(content_types)s, …}.': '内容的格式为 {content_type: %(content_types)s, '
                                                        '…}。',
  'A cron expression has five fields: minute hour day month weekday (e.g. 0 2 * * *).': 'cron '
@@ -420,6 +426,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                          '{time} 在启动时填入。',
  "A schedule's cron, time zone, state and next five times (UTC).": '计划的 cron、时区、状态和接下来五次运行时间（UTC）。',
  'A score config of that name exists.': '已存在同名的评分配置。',
+ 'A score config says what reviewers answer for each item; a queue asks for one or more.': '评分配置规定审阅者对每个条目回答什么；一个队列使用一个或多个评分配置。',
  'A score config\'s gold items (`score_config`, default: the queue\'s only one) as rows of the set "<queue> · <config> · gold" (made when missing), committed as its next version: the items\' input, output and reference fields as columns, the gold label as each row\'s `label` and, when the config maps it, its `human_verdict`. 201 with a new version, 200 with the version made before from the same gold items. Editors.': '将评分配置的金标准条目（`score_config`，默认：队列唯一的配置）作为评测集“<queue> '
                                                                                                                                                                                                                                                                                                                                                                                                                                      '· '
                                                                                                                                                                                                                                                                                                                                                                                                                                      '<config> '
@@ -592,6 +599,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'All evalsets': '全部评测集',
  'All evaluators': '全部评估器',
  'All kinds': '全部类型',
+ 'All score configs': '全部评分配置',
  'All statuses': '全部状态',
  'All tags': '全部标签',
  'All traces that match the filter (at most 500)': '所有符合筛选条件的追踪（最多 500 个）',
@@ -804,6 +812,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                               '.jsonl，或指明格式。',
  'Case-insensitive match': '忽略大小写匹配',
  'Case-sensitive': '区分大小写',
+ 'Categorical': '分类',
  'Chance of beating the average': '战胜平均水平的概率',
  'Change': '变化',
  'Change a feed': '修改订阅源',
@@ -931,6 +940,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Committed': '提交于',
  'Committing': '提交中',
  'Committing version %(v)s': '正在提交版本 %(v)s',
+ "Comparable with an evaluator's verdict": '与评估器的判定可比',
  'Compare': '对比',
  'Compare experiments': '对比实验',
  'Compare runs with a baseline': '将运行与基线对比',
@@ -1009,6 +1019,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Create one to send traces from your application.': '创建一个，即可从你的应用发送追踪。',
  'Create queue': '创建队列',
  'Create rule': '创建规则',
+ 'Create score config': '创建评分配置',
  'Create template': '创建模板',
  'Create token': '创建令牌',
  'Create your account': '创建你的账号',
@@ -1299,6 +1310,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Delete an experiment template': '删除实验模板',
  'Delete an item': '删除数据项',
  'Delete an online rule': '删除线上规则',
+ 'Delete score config': '删除评分配置',
  'Delete this alert and its history?': '删除此告警及其历史？',
  'Delete this evaluation set?': '删除此评测集？',
  'Delete this evaluator?': '删除此评估器？',
@@ -1386,6 +1398,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Embedding cosine similarity': '嵌入余弦相似度',
  'Embedding model': '嵌入模型',
  'Empty, or an empty cell: the simulated user writes the first message.': '留空或单元格为空：由模拟用户写第一条消息。',
+ 'Empty: any number in the range.': '留空：范围内的任意数字。',
  "Empty: the provider's default model.": '留空：使用模型服务的默认模型。',
  'Enabled': '已启用',
  'Encoding': '编码',
@@ -1505,6 +1518,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                               '* * * 表示每天 02:00。',
  'Fix the receiver, send a test event, then enable the webhook again below.': '修复接收方，发送一个测试事件，然后在下方重新启用此 '
                                                                               'Webhook。',
+ 'Fixed once the config is made.': '配置创建后不可更改。',
  'Flips': '翻转',
  'Follow': '跟随',
  'Follow a rule or an experiment': '跟随规则或实验',
@@ -1889,6 +1903,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Labels': '标签',
  'Labels from': '标签来源',
  'Labels must differ from each other.': '标签不能重复。',
+ 'Labels or range': '标签或范围',
+ 'Labels that mean fail': '表示不通过的标签',
+ 'Labels that mean pass': '表示通过的标签',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
  'Last 24 hours': '最近 24 小时',
@@ -2036,6 +2053,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Max output tokens': '最大输出 Token 数',
  'Max retries': '最大重试次数',
  'Max tokens': '最大 Token 数',
+ 'Maximum': '最大值',
  'Maximum score': '最高分',
  'McNemar p': 'McNemar p',
  'Mean score': '平均分',
@@ -2053,6 +2071,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Min cost (USD)': '最低成本（美元）',
  'Min duration (ms)': '最短耗时（毫秒）',
  'Min tokens': '最少 Token',
+ 'Minimum': '最小值',
  'Minimum items a window': '每个窗口的最少条目数',
  'Minimum score': '最低分',
  'Minutes an item is held': '条目保留的分钟数',
@@ -2141,6 +2160,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'New queue': '新建队列',
  'New rule': '新建规则',
  'New rule from this span': '用这个 span 新建规则',
+ 'New score config': '新建评分配置',
  'New template': '新建模板',
  'New workspace': '新建工作空间',
  'Next': '下一页',
@@ -2200,6 +2220,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No runs yet.': '还没有运行。',
  'No schedule: launch by hand or from the CLI.': '没有计划：可手动或通过 CLI 启动。',
  'No score config of this queue maps its labels to pass and fail, so no judge is compared with them.': '此队列没有将标签映射为通过和失败的评分配置，因此没有评估器与之比较。',
+ 'No score configs yet': '还没有评分配置',
  'No scored attempts: is this a garak report.jsonl?': '没有已打分的尝试：这是 garak 的 report.jsonl 吗？',
  'No scores to plot.': '没有可绘制的分数。',
  'No secrets yet': '还没有密钥',
@@ -2289,8 +2310,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                 '%(n)s '
                                                                                                 '个问题。请修正后重试，或勾选“跳过错误行”再次导入。',
  'Nothing was saved:': '未保存任何内容：',
+ 'Numeric': '数值',
  'Numeric closeness': '数值接近',
  'Of those, favouring the output shown first': '其中偏向先展示的输出的比例',
+ 'One a line, 2 to 50, in their order.': '每行一个，2 到 50 个，按其顺序。',
  'One endpoint, as in the list; its secret is never returned.': '一个端点，与列表中相同；其密钥从不返回。',
  'One evaluator with its draft `config`, whether the draft differs from the latest version (`draft_changed`) and `latest_version`. A deleted evaluator stays readable (`deleted: true`) because experiments may use its versions.': '一个评估器及其草稿 '
                                                                                                                                                                                                                                     '`config`、草稿是否与最新版本不同（`draft_changed`）和 '
@@ -2581,6 +2604,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Or a fixed reference': '或固定的参考',
  'Or create their account': '或者为对方创建账号',
  'Or let the Python client run your task': '或者让 Python 客户端运行你的任务',
+ 'Ordered labels are compared as ranks (ordinal agreement); unordered ones only as same or different.': '有序标签按名次比较（有序一致性）；无序标签只比较相同或不同。',
  'Orders': '顺序',
  'Orders disagreed': '两种顺序结果不一致',
  'Orders disagreed on %(i)s of %(j)s pairs (counted as ties).': '%(j)s 个配对中有 %(i)s '
@@ -2882,6 +2906,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Review: %(name)s': '审阅：%(name)s',
  'Reviewer': '审阅者',
  'Reviewers': '审阅者',
+ 'Reviewers have labelled with this config: its labels and range stay as they are (the labels given were checked against them, and agreement compares them). Its name, rubric and verdict mapping may change.': '审阅者已使用此配置打过标签：其标签和范围保持不变（已给出的标签按它们校验，一致性也按它们比较）。名称、评分细则和判定映射仍可修改。',
  'Reviewers have labelled with this config: its labels and range stay.': '已有审阅者用此配置标注：其标签和范围不可修改。',
  'Reviewers per item': '每个条目的审阅者',
  "Reviewers see neither the judges' verdicts nor each other's labels.": '审阅者既看不到评判的判定，也看不到彼此的标签。',
@@ -2921,6 +2946,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                              'API '
                                                                                                                                                              '添加，或在队列页面上用订阅跟随。',
  'Rows per task; smaller chunks show progress sooner.': '每个任务的行数；分块越小，进度显示得越早。',
+ 'Rubric': '评分细则',
  'Rule': '规则',
  'Rules score production spans as they arrive with the same evaluator versions your experiments use: a deterministic sample of traces, daily budgets, and pass rates with their intervals.': '规则用与实验相同的评估器版本，为到达的生产 '
                                                                                                                                                                                              'span '
@@ -3051,6 +3077,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Score': '分数',
  'Score (optional)': '分数（可选）',
  'Score config': '评分配置',
+ 'Score config deleted.': '评分配置已删除。',
+ 'Score config made.': '评分配置已创建。',
+ 'Score config saved.': '评分配置已保存。',
  'Score configs': '评分配置',
  'Score every row of an evalset version with one or more evaluator versions.': '用一个或多个评估器版本为某个评测集版本的每一行打分。',
  'Score histogram': '分数直方图',
@@ -3232,6 +3261,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Shown %(order)s': '以 %(order)s 顺序展示',
  'Shown A, B': '按 A、B 顺序展示',
  'Shown B, A': '按 B、A 顺序展示',
+ 'Shown to reviewers beside the item.': '在条目旁展示给审阅者。',
  'Sign in': '登录',
  'Sign in to Assay': '登录 Assay',
  'Sign out': '退出登录',
@@ -3287,6 +3317,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'State': '状态',
  'Status': '状态',
  'Stem English words': '对英文单词做词干还原',
+ 'Step': '步长',
  'Steps': '步骤',
  'Stop': '停止',
  'Stop following': '停止跟随',
@@ -3369,6 +3400,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Template': '模板',
  'Template name': '模板名称',
  'Templates': '模板',
+ 'Templates and schedules': '模板与定时运行',
  'Test': '检验',
  "Test a provider's connection": '测试模型服务的连接',
  'Test a target on one row': '在一行上测试评测对象',
@@ -3491,6 +3523,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "The items with a gold label become rows of a set named after the queue and config, committed as its next version: their input, output and reference as columns, the gold label as each row's label and human verdict. The same gold items again give the same version.": '有金标准标签的条目成为以队列和配置命名的评测集的行，并提交为其下一个版本：输入、输出和参考作为列，金标准标签作为每行的标签和人工判定。相同的金标准条目再次导出得到同一版本。',
  'The judge and the gold label of this item do not disagree.': '此条目的评估器判定与金标准标签并无分歧。',
  'The judges read only the two outputs.': '评判模型只读取这两个输出。',
+ "The labels' order means something (worst to best)": '标签的顺序有意义（从差到好）',
  "The language of the judge's prompt in the new draft; you can edit it afterwards.": '新草稿中评判模型提示词的语言，之后仍可编辑。',
  "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
  "The list's filters are not valid.": '列表的筛选条件无效。',
@@ -3774,6 +3807,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This version is listed twice.': '该版本被列出了两次。',
  'This window samples %(n)s items; at most %(max)s a backfill.': '该窗口会采样 %(n)s 条；一次回填最多 %(max)s 条。',
  'This workspace has no committed evalset version yet.': '此工作空间还没有已提交的评测集版本。',
+ 'This workspace has no score configs yet.': '此工作区还没有评分配置。',
  'This workspace has no score configs yet: make them with the API (POST /api/v1/score-configs/).': '此工作区还没有评分配置：请通过 '
                                                                                                    'API '
                                                                                                    '创建（POST '
@@ -4171,6 +4205,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
                                                                        '{{input}}。',
+ 'Used by': '使用情况',
+ 'Used by %(n)s queue': ['被 %(n)s 个队列使用'],
  'Used by the threshold policy.': '由阈值策略使用。',
  'Used in page URLs: letters, digits and hyphens. Left empty, it is made from the name (a short random one for a name in Chinese).': '用于页面 '
                                                                                                                                      'URL：字母、数字和连字符。留空时由名称生成（中文名称会生成一个简短的随机 '
@@ -4269,6 +4305,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
  'What happened': '发生了什么',
  'What it takes, its sampling rate, the items it added, its last sweep.': '它取入什么、抽样比例、已添加的条目和上次扫描。',
+ "What reviewers are asked for: yes or no, one of some labels, a number in a range, free text, or the better of two outputs. A config whose labels mean pass and fail makes people's labels comparable with an evaluator's verdicts.": '审阅者要回答的内容：是或否、若干标签之一、某个范围内的数字、自由文本，或两个输出中较好的一个。若配置的标签表示通过和不通过，人的标签即可与评估器的判定相比较。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
  "What reviewers see of each item (input, output, reference or conversation; untrusted text, capped), where it came from and, outside blind mode, the judges' verdicts and the labels given.": '审阅者看到的每个条目内容（输入、输出、参考或对话；不可信文本，已截断）、其来源，以及非盲审模式下评审的判定和已给出的标签。',
  "What the rule's evaluators made of each sampled span, newest first: a verdict, score and reason, or why there is none (`skip_reason`). Filters: `verdict`, `skip_reason`, `status`, `trace_id`, `evaluator_version`.": '规则的评估器对每个被采样 '
@@ -4296,6 +4333,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Where the judge and the gold label disagree': '评估器与金标准标签不一致之处',
  "Where the judge's other variables come from": '评判模型的其他变量从哪里来',
  'Which candidate the row diff shows.': '行差异显示哪个候选。',
+ "Which labels mean pass and which mean fail, so that people's labels (gold labels) calibrate judges: one a line; for a boolean config true or false, for a categorical one its labels. Leave both empty when the config is not a verdict.": '哪些标签表示通过、哪些表示不通过，使人的标签（金标准标签）可用于校准评判器：每行一个；布尔配置填 '
+                                                                                                                                                                                                                                             'true '
+                                                                                                                                                                                                                                             '或 '
+                                                                                                                                                                                                                                             'false，分类配置填其标签。配置不表示判定时两项都留空。',
  'Which traces': '哪些追踪',
  'Who reviews': '审阅者',
  'Why': '原因',
@@ -4339,6 +4380,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Your reservation expired and the item went to another reviewer.': '你的预留已过期，该条目已分给其他审阅者。',
  'Your role in this workspace does not allow this.': '你在此工作空间中的角色不允许此操作。',
  'Your role lets you read this queue, not review it.': '你的角色只能查看此队列，不能审阅。',
+ 'Your role reads score configs; editors and owners change them.': '你的角色可以查看评分配置；编辑者和所有者可以修改。',
  "Your tokens for this workspace: name, key prefix, when each was created and last used, and whether it is revoked. Other members' tokens are not listed, and a key is never returned after its creation.": '你在此工作空间的令牌：名称、密钥前缀、创建和最近使用时间，以及是否已吊销。不会列出其他成员的令牌，密钥在创建之后也不会再返回。',
  "Your username and password didn't match. Please try again.": '用户名和密码不匹配，请重试。',
  "Your webhook's signing secret — copy it now, it will not be shown again:": 'Webhook '
