@@ -20,7 +20,6 @@ def test_sign_in_and_browse(live_server, page, user, workspace):
         "Evaluators",
         "Evalsets",
         "Experiments",
-        "Templates",
         "Compare",
         "Pairwise",
         "Traces",
