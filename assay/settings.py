@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "traces",
     "online",
     "schedules",
+    "imports",
     "annotation",
 ]
 

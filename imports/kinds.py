@@ -1,0 +1,93 @@
+"""Importer kinds: one module per source format, behind one interface, registered here.
+
+An importer turns a source tool's files into Assay objects through the lower apps' own
+services (evalsets, evaluators, experiments), inside the one transaction `imports.services.
+import_run` opens: a problem anywhere raises `ImportProblem` and nothing is kept. What each
+source grader, assertion or column became (or why not) goes into the `Report`, which the page,
+the API and the client print. Nothing outside this package branches on a kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ImportProblem(Exception):
+    """Bad input: names the file (and where in it) and what is wrong; nothing is saved."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where, self.message = where, message
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """A file an importer takes: its form/API field name, whether it is needed, a help text."""
+
+    name: str
+    required: bool
+    help: str
+    max_bytes: int = 50 * 1024 * 1024
+
+
+@dataclass
+class ReportLine:
+    """One source thing and what it became: `became` empty and `problem` set when it was not
+    mapped (listed, never silently dropped)."""
+
+    source: str
+    became: str = ""
+    problem: str = ""
+
+
+@dataclass
+class Report:
+    """What an import did, line by line, and the public ids of what it created."""
+
+    lines: list[ReportLine] = field(default_factory=list)
+    created: dict[str, list[str]] = field(default_factory=dict)
+
+    def mapped(self, source: str, became: str) -> None:
+        self.lines.append(ReportLine(source=source, became=became))
+
+    def unmapped(self, source: str, problem: str) -> None:
+        self.lines.append(ReportLine(source=source, problem=problem))
+
+    def add_created(self, what: str, public_id) -> None:
+        self.created.setdefault(what, []).append(str(public_id))
+
+    def as_json(self) -> dict:
+        return {
+            "lines": [vars(line) for line in self.lines],
+            "created": self.created,
+        }
+
+
+class ImporterKind:
+    """The interface each source format implements."""
+
+    name: str = ""  # the URL segment and the client's word: "openai-evals"
+    label: str = ""  # shown on the page
+    files: tuple[FileSpec, ...] = ()
+
+    def run(self, *, workspace, user, files: dict[str, bytes], options: dict, report: Report):
+        """Create what the files describe (through services), filling `report`. Raise
+        `ImportProblem` on bad input. Runs inside the import's transaction."""
+        raise NotImplementedError
+
+
+KINDS: dict[str, ImporterKind] = {}
+
+
+def register(kind: ImporterKind) -> ImporterKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+def importer_get(name: str) -> ImporterKind:
+    """The importer called `name`; ValueError naming the known ones otherwise."""
+    try:
+        return KINDS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(KINDS)) or "none"
+        raise ValueError(f"Unknown importer {name!r}; use one of: {known}.") from None

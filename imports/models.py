@@ -1,0 +1,44 @@
+"""An import: which importer, the files' content hash (importing the same files again reuses
+the first import), its outcome and its report."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ImportStatus(models.TextChoices):
+    COMPLETED = "completed", _("Completed")
+    FAILED = "failed", _("Failed")
+
+
+class ImportRun(models.Model):
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey("assay.Workspace", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=40)
+    content_hash = models.CharField(max_length=64)
+    file_names = models.JSONField(default=dict)  # field → the uploaded file's name
+    status = models.CharField(max_length=16, choices=ImportStatus.choices)
+    report = models.JSONField(default=dict)  # Report.as_json()
+    error = models.TextField(blank=True, default="")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # one completed import per set of files: a second import of them reuses it
+            models.UniqueConstraint(
+                fields=["workspace", "kind", "content_hash"],
+                condition=models.Q(status="completed"),
+                name="import_once_per_content",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} import {self.public_id} ({self.status})"

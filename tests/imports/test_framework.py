@@ -1,0 +1,105 @@
+"""The import framework (`imports.services.import_run`) with a toy importer: all or nothing,
+once per content, files checked by name, events announced."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalsets.models import EvalSet
+from evalsets.services import evalset_create
+from imports.kinds import KINDS, FileSpec, ImporterKind, ImportProblem, register
+from imports.models import ImportRun, ImportStatus
+from imports.services import import_run
+from notifications.models import Event
+from notifications.services import endpoint_create
+
+
+class ToyImporter(ImporterKind):
+    """Makes one evalset named by the file's first line; a line 'bad' is a problem after it."""
+
+    name = "toy"
+    label = "Toy"
+    files = (FileSpec("rows", True, "lines"), FileSpec("extra", False, "anything", max_bytes=8))
+
+    def run(self, *, workspace, user, files, options, report):
+        lines = files["rows"].decode().splitlines()
+        name = lines[0] + options.get("suffix", "")
+        evalset = evalset_create(workspace=workspace, user=user, name=name)
+        report.add_created("evalset", evalset.public_id)
+        report.mapped("line 1", f"evalset {lines[0]}")
+        if "bad" in lines:
+            raise ImportProblem(f"rows, line {lines.index('bad') + 1}", "a bad line")
+        report.unmapped("line 2", "nothing maps a second line")
+
+
+@pytest.fixture
+def toy():
+    register(ToyImporter())
+    yield
+    KINDS.pop("toy", None)
+
+
+@pytest.mark.django_db
+def test_an_import_runs_once_per_content(toy, workspace, user):
+    first, new = import_run(workspace=workspace, user=user, kind="toy", files={"rows": b"A\nB"})
+    again, new_again = import_run(
+        workspace=workspace, user=user, kind="toy", files={"rows": b"A\nB"}
+    )
+    assert (new, new_again, again.pk) == (True, False, first.pk)
+    assert EvalSet.objects.filter(workspace=workspace, name="A").count() == 1
+    assert first.status == ImportStatus.COMPLETED
+    assert first.report["lines"] == [
+        {"source": "line 1", "became": "evalset A", "problem": ""},
+        {"source": "line 2", "became": "", "problem": "nothing maps a second line"},
+    ]
+    other, new_other = import_run(
+        workspace=workspace, user=user, kind="toy", files={"rows": b"A\nB"}, options={"suffix": "2"}
+    )
+    assert new_other and other.pk != first.pk  # other options are another import
+
+
+@pytest.mark.django_db
+def test_a_problem_keeps_nothing_but_the_failed_record(toy, workspace, user):
+    with pytest.raises(ImportProblem, match="rows, line 2: a bad line"):
+        import_run(workspace=workspace, user=user, kind="toy", files={"rows": b"A\nbad"})
+    assert not EvalSet.objects.filter(workspace=workspace).exists()
+    failed = ImportRun.objects.get(workspace=workspace)
+    assert (failed.status, failed.error) == (ImportStatus.FAILED, "rows, line 2: a bad line")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({}, "rows: this file is required"),
+        ({"rows": b"A", "extra": b"123456789"}, "extra: larger than 8 bytes"),
+        ({"rows": b"A", "other": b"x"}, "other: not a file this importer takes"),
+    ],
+)
+def test_files_are_checked_by_name_before_anything_runs(toy, workspace, user, files, message):
+    with pytest.raises(ImportProblem, match=message):
+        import_run(workspace=workspace, user=user, kind="toy", files=files)
+    assert not EvalSet.objects.filter(workspace=workspace).exists()
+
+
+@pytest.mark.django_db
+def test_an_unknown_importer_is_named(workspace, user):
+    with pytest.raises(ValueError, match="Unknown importer 'nope'"):
+        import_run(workspace=workspace, user=user, kind="nope", files={})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finished_and_failed_imports_are_announced(toy, workspace, user):
+    endpoint_create(
+        workspace=workspace,
+        user=user,
+        url="https://hooks.example.com/x",
+        events=["import.finished", "import.failed"],
+    )
+    import_run(workspace=workspace, user=user, kind="toy", files={"rows": b"A"})
+    with pytest.raises(ImportProblem):
+        import_run(workspace=workspace, user=user, kind="toy", files={"rows": b"B\nbad"})
+    assert sorted(Event.objects.values_list("type", flat=True)) == [
+        "import.failed",
+        "import.finished",
+    ]
