@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import ScoreConfig, ScoreKind
-from .services.configs import MAX_LABELS, MAX_RUBRIC_CHARS
+from .services.configs import MAX_LABELS, MAX_RUBRIC_CHARS, number_shown
 
 # the fields each kind uses besides name, kind and rubric
 KIND_FIELDS = {
@@ -76,6 +76,8 @@ class ScoreConfigForm(forms.Form):
         initial = {name: getattr(config, name) for name in ScoreConfig.SETTINGS}
         for name in ("labels", "pass_labels", "fail_labels"):
             initial[name] = shown_lines(initial[name])
+        for name in ("minimum", "maximum", "step"):  # 5, not 5.0
+            initial[name] = number_shown(initial[name])
         return initial
 
     def fields_for_services(self) -> dict:

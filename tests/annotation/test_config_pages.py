@@ -179,6 +179,8 @@ def test_a_used_configs_labels_and_range_are_locked_and_named(web, used):
         {"name": "Tone", "kind": "categorical", "labels": "rude\nwarm", "ordered": "on"},
     )
     assert "Reviewers have labelled" in named_error(reordered.content, "ordered")
+    stars_page = web.get(edit_url(config("Stars"))).content.decode()
+    assert re.search(r'name="maximum" value="5"[^>]*readonly', stars_page)  # 5, not 5.0
     stars = {"name": "Stars", "kind": "numeric", "minimum": "1", "maximum": "5"}
     wider = web.post(edit_url(config("Stars")), {**stars, "maximum": "10", "step": "1"})
     assert named_error(wider.content, "maximum") and named_error(wider.content, "step")
