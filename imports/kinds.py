@@ -91,3 +91,19 @@ def importer_get(name: str) -> ImporterKind:
     except (KeyError, TypeError):
         known = ", ".join(sorted(KINDS)) or "none"
         raise ValueError(f"Unknown importer {name!r}; use one of: {known}.") from None
+
+
+def _register_builtins() -> None:
+    """The importers Assay ships, one module each (imported here: they import this module)."""
+    from .datasets import DatasetImporter
+    from .openai_evals import OpenAIEvalsImporter
+    from .promptfoo import PromptfooImporter
+    from .registry import RegistryImporter
+
+    register(OpenAIEvalsImporter())
+    register(DatasetImporter())
+    register(RegistryImporter())
+    register(PromptfooImporter())
+
+
+_register_builtins()
