@@ -502,6 +502,49 @@ class GarakReference(models.Model):
         return f"garak {self.kind} {self.name}"
 
 
+class GateDecision(models.Model):
+    """The CI gate's latest decision on a candidate against a baseline at some options,
+    recorded by `POST /api/v1/experiments/gate/` (the GET only reads). One row per check:
+    posting it again updates the decision, and `gate.failed` is announced only the first time
+    it fails (`failure_announced_at`), so a CI job re-run does not page anyone twice."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    candidate = models.ForeignKey(
+        Experiment, on_delete=models.CASCADE, related_name="gate_decisions"
+    )
+    baseline = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="+")
+    alpha = models.FloatField()
+    max_drop = models.FloatField()
+    max_unknown_rate = models.FloatField()
+    min_decided = models.PositiveIntegerField()
+    passed = models.BooleanField()
+    # the gate's own reasons, then "<evaluator>: <reason>" per failing test (the API's words)
+    reasons = models.JSONField(default=list, blank=True)
+    decided_at = models.DateTimeField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    failure_announced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "candidate",
+                    "baseline",
+                    "alpha",
+                    "max_drop",
+                    "max_unknown_rate",
+                    "min_decided",
+                ],
+                name="gate_decision_once_per_check",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"gate {self.candidate_id} vs {self.baseline_id}: {self.passed}"
+
+
 class GarakImportStatus(models.TextChoices):
     QUEUED = "queued", _("Queued")
     RUNNING = "running", _("Running")

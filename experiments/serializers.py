@@ -13,7 +13,14 @@ from assay.vocabulary import VERDICTS
 from evaluators.policies import describe_policy
 
 from . import selectors
-from .models import EvaluatorBinding, Experiment, GarakImport, GarakReference, Result
+from .models import (
+    EvaluatorBinding,
+    Experiment,
+    GarakImport,
+    GarakReference,
+    GateDecision,
+    Result,
+)
 from .results import gate
 from .scoring.turns import result_turn
 
@@ -92,6 +99,15 @@ class GateQuerySerializer(StrictSerializer):
     min_decided = serializers.IntegerField(required=False, default=gate.DEFAULT_MIN_DECIDED)
     # read by the API's workspace selection (session callers), like on every other endpoint
     workspace = serializers.CharField(required=False, write_only=True)
+
+
+class GateDecisionSerializer(serializers.ModelSerializer):
+    """What a POST to the gate recorded: when, and when its first failure was announced."""
+
+    class Meta:
+        model = GateDecision
+        fields = ["decided_at", "failure_announced_at"]
+        read_only_fields = fields
 
 
 class IntervalDefaultsSerializer(StrictSerializer):

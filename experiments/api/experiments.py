@@ -4,6 +4,7 @@ re-score, the CI gate, garak references; results in `results`, words in `schema`
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -36,6 +37,18 @@ def _baseline(workspace, ref: str, candidate):
             {"baseline": gettext("No completed run on this evalset is marked as a baseline.")}
         )
     return found
+
+
+def validated_gate(request) -> dict:
+    """The gate's options: the query string's, and for a POST its body's over them (a CI
+    script may send either)."""
+    data = request.query_params.dict()
+    if request.method == "POST":
+        body = request.data.dict() if isinstance(request.data, QueryDict) else request.data
+        data = {**data, **body} if isinstance(body, dict) else body
+    query = s.GateQuerySerializer(data=data)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
 
 
 @EXPERIMENT_DOCS
@@ -149,21 +162,26 @@ class ExperimentViewSet(
         experiment = services.experiment_mark_baseline(experiment=experiment, **body)
         return Response(s.ExperimentSerializer(experiment).data)
 
-    @extend_schema(parameters=[GateQuery], responses=OpenApiTypes.OBJECT)
-    @action(detail=False, methods=["get"])
+    @extend_schema(methods=["GET"], parameters=[GateQuery], responses=OpenApiTypes.OBJECT)
+    @extend_schema(methods=["POST"], request=GateQuery, responses=OpenApiTypes.OBJECT)
+    @action(detail=False, methods=["get", "post"])
     def gate(self, request):
         """Does the candidate regress against the baseline? `passed`, a row per evaluator and
-        a Markdown summary (the CLI's `assay gate` exits 1 when `passed` is false)."""
-        query = s.GateQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        params = dict(query.validated_data)
+        a Markdown summary (the CLI's `assay gate` exits 1 when `passed` is false). GET only
+        reads; POST records the decision and announces a first failure (`gate.failed`)."""
+        params = dict(validated_gate(request))
         params.pop("workspace", None)
         candidate = selectors.experiment_get(
             workspace=request.workspace, public_id=params.pop("candidate")
         )
         baseline = _baseline(request.workspace, params.pop("baseline"), candidate)
-        result = gate_check(baseline=baseline, candidate=candidate, **params)
-        return Response(result.to_dict())
+        if request.method == "GET":
+            return Response(gate_check(baseline=baseline, candidate=candidate, **params).to_dict())
+        result, decision = services.gate_decision_record(
+            baseline=baseline, candidate=candidate, options=params, user=request.user
+        )
+        recorded = s.GateDecisionSerializer(decision).data
+        return Response({**result.to_dict(), "recorded": recorded})
 
     @extend_schema(request=s.IntervalDefaultsSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=False, methods=["get", "put"], url_path="interval-defaults")

@@ -105,23 +105,39 @@ EXPERIMENT_DOCS = extend_schema_view(
             "candidate's evalset. 400 when marking a run that has not completed."
         ),
     ),
-    gate=extend_schema(
-        summary=_("Check the CI gate"),
-        description=_(
-            "Decides whether `candidate` regresses against `baseline` (an experiment id, or "
-            "`latest`). For each evaluator both runs have, the paired pass/fail flips go to a "
-            "one-sided McNemar test at `alpha` (default 0.05): it fails when the drop is "
-            "significant and its interval lies beyond `max_drop` (default 0); when the "
-            "decided→unknown flips significantly outnumber the unknown→decided ones (the same "
-            "test); when the candidate's unknown rate is above `max_unknown_rate` (default "
-            "0.5); or when fewer than `min_decided` rows (default 30) were decided on both "
-            "sides. It also fails when no evaluator ran in both runs. Answers `passed`, a row "
-            "per evaluator with its reasons, the options used and a Markdown summary; the "
-            "CLI's `assay gate` exits 1 when `passed` is false. "
-            "400 names the parameter: a run that has not completed, runs on different "
-            "evalsets, no marked baseline for `latest`, or an option out of range."
+    gate=[
+        extend_schema(
+            methods=["GET"],
+            summary=_("Check the CI gate"),
+            description=_(
+                "Decides whether `candidate` regresses against `baseline` (an experiment id, or "
+                "`latest`). For each evaluator both runs have, the paired pass/fail flips go to a "
+                "one-sided McNemar test at `alpha` (default 0.05): it fails when the drop is "
+                "significant and its interval lies beyond `max_drop` (default 0); when the "
+                "decided→unknown flips significantly outnumber the unknown→decided ones (the same "
+                "test); when the candidate's unknown rate is above `max_unknown_rate` (default "
+                "0.5); or when fewer than `min_decided` rows (default 30) were decided on both "
+                "sides. It also fails when no evaluator ran in both runs. Answers `passed`, a row "
+                "per evaluator with its reasons, the options used and a Markdown summary; the "
+                "CLI's `assay gate` exits 1 when `passed` is false. "
+                "400 names the parameter: a run that has not completed, runs on different "
+                "evalsets, no marked baseline for `latest`, or an option out of range."
+            ),
         ),
-    ),
+        extend_schema(
+            methods=["POST"],
+            summary=_("Record the CI gate"),
+            description=_(
+                "Decides the gate as Check the CI gate does, from the same options (in the "
+                "body, or the query string), and records the decision: one record per "
+                "candidate, baseline and options, updated when the same check is posted again "
+                "(`recorded`: `decided_at`, `failure_announced_at`). The first time a check "
+                "fails, the workspace's webhooks subscribed to `gate.failed` are told; posting "
+                "it again tells nobody twice. Editors and owners; a viewer's token may only "
+                "check (GET). The CLI's `assay gate` posts unless given `--no-record`."
+            ),
+        ),
+    ],
     interval_defaults=[
         extend_schema(
             methods=["GET"],

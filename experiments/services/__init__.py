@@ -1,5 +1,6 @@
 """Experiment workflows: runs (create, launch, cancel, retry, clone, correct) and outputs that
-do not come from a worker (pushed by a client, re-used from a finished run)."""
+do not come from a worker (pushed by a client, re-used from a finished run), and the CI
+gate's recorded decisions."""
 
 from .garak import (
     MAX_REFERENCE_BYTES,
@@ -9,6 +10,7 @@ from .garak import (
     max_report_bytes,
 )
 from .garak_jobs import garak_import_claim, garak_import_create, garak_import_run
+from .gate import gate_decision_record
 from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (
     MAX_BINDINGS,
@@ -36,6 +38,7 @@ __all__ = [
     "experiment_rescore",
     "experiment_retry_failed",
     "garak_import_claim",
+    "gate_decision_record",
     "garak_import_create",
     "garak_import_run",
     "garak_reference_upload",
