@@ -28,8 +28,8 @@ from experiments.models import Experiment
 from experiments.runs.bases import ACTIVE_STATUSES, RunStatus
 from online.models import OnlineRule
 
-from .. import filtered
 from ..models import AnnotationQueue, FeedKind, ItemSource, QueueFeed, QueueItem
+from ..selectors import filtered
 from .queues import queue_items_add
 
 logger = logging.getLogger(__name__)

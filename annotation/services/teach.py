@@ -28,8 +28,8 @@ from evaluators.models import EvaluatorTestCase
 from evaluators.services import testcase_create
 from experiments.scoring.turns import result_turn
 
-from ..gold_selectors import gold_items, judge_miss_of
 from ..models import AnnotationQueue, QueueItem, ScoreConfig
+from ..selectors.gold import gold_items, judge_miss_of
 from .gold import human_verdict
 
 TEXT = ContentType.TEXT.value

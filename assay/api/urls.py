@@ -97,7 +97,7 @@ from online.api import OnlineRuleViewSet  # noqa: E402
 
 router.register("online-rules", OnlineRuleViewSet, basename="online-rule")
 
-from annotation.api import AnnotationQueueViewSet, QueueItemViewSet, ScoreConfigViewSet  # noqa: E402
+from annotation.api.queues import AnnotationQueueViewSet, QueueItemViewSet, ScoreConfigViewSet  # noqa: E402
 
 router.register("score-configs", ScoreConfigViewSet, basename="score-config")
 router.register("annotation-queues", AnnotationQueueViewSet, basename="annotation-queue")
@@ -105,11 +105,13 @@ router.register(
     "annotation-queues/<uuid:queue_id>/items", QueueItemViewSet, basename="annotation-queue-item"
 )
 
-from annotation.api_feeds import (  # noqa: E402
-    QueueAssignmentViewSet,
-    QueueFeedViewSet,
-    QueueSourceViewSet,
+from annotation.api.gold import QueueGoldViewSet  # noqa: E402
+
+router.register(
+    "annotation-queues/<uuid:queue_id>/gold", QueueGoldViewSet, basename="annotation-queue-gold"
 )
+
+from annotation.api.feeds import QueueAssignmentViewSet, QueueFeedViewSet, QueueSourceViewSet  # noqa: E402
 
 router.register(
     "annotation-queues/<uuid:queue_id>/sources",
@@ -134,12 +136,6 @@ router.register(
     basename="experiment-template-schedule",
 )
 
-from annotation.api_gold import QueueGoldViewSet  # noqa: E402
-
-router.register(
-    "annotation-queues/<uuid:queue_id>/gold", QueueGoldViewSet, basename="annotation-queue-gold"
-)
-
 from online.api import RuleAlertViewSet  # noqa: E402
 
 router.register(
@@ -149,3 +145,8 @@ router.register(
 from notifications.api import WebhookViewSet  # noqa: E402
 
 router.register("webhooks", WebhookViewSet, basename="webhook")
+
+from imports.api import ImportKindViewSet, ImportRunViewSet  # noqa: E402
+
+router.register("imports", ImportRunViewSet, basename="import")
+router.register("imports/<slug:kind>", ImportKindViewSet, basename="import-kind")

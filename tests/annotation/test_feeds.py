@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.filtered import sample_position
 from annotation.models import QueueFeed, QueueItem
+from annotation.selectors.filtered import sample_position
 from annotation.services.feeds import feed_batch_read, feed_batch_take, feeds_sweep
 from annotation.tasks import sweep_feeds
 from assay.models import Membership, Workspace

@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import pair_sources
 from annotation.models import Label, QueueItem, ReviewSlot
+from annotation.selectors import pairs as pair_sources
 from experiments.models import PairwiseResult
 from experiments.stats.agreement import reviewer_agreement
 from tests.annotation.support import C, Q, client_of

@@ -14,11 +14,12 @@ from rest_framework.response import Response
 from assay.api.base import WorkspaceScopedViewSet, validated
 from assay.selectors import public_or_404
 
-from . import pair_sources, selectors, services
+from .. import selectors, services
+from ..models import AnnotationQueue, QueueItem, ScoreConfig
+from ..selectors import pairs as pair_sources
+from ..selectors.filtered import queue_reviewer_is
+from ..services.pairwise import pairwise_orders
 from . import serializers as s
-from .filtered import queue_reviewer_is
-from .models import AnnotationQueue, QueueItem, ScoreConfig
-from .services.pairwise import pairwise_orders
 
 
 class SlotConflict(exceptions.APIException):

@@ -24,8 +24,8 @@ from online.models import OnlineOutcome, OnlineRule, RuleScope, SkipReason
 from traces.models import Span, TraceSummary
 from traces.selectors import session_turns, spans_filtered
 
-from .models import AnnotationQueue, ItemSource, QueueAccess
-from .selectors import (
+from ..models import AnnotationQueue, ItemSource, QueueAccess
+from . import (
     HEX_TRACE_ID,
     MAX_JUDGE_ENTRIES,
     SMALL_STRING_BYTES,

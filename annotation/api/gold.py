@@ -15,9 +15,10 @@ from assay.api.base import WorkspaceScopedViewSet, validated
 from assay.api.serializers import StrictSerializer
 from assay.selectors import public_or_404
 
-from . import gold_selectors, selectors
-from .models import AnnotationQueue, QueueItem, ScoreConfig
-from .services.teach import gold_evalset_export, judge_miss_test_case
+from .. import selectors
+from ..models import AnnotationQueue, QueueItem, ScoreConfig
+from ..selectors import gold as gold_selectors
+from ..services.teach import gold_evalset_export, judge_miss_test_case
 
 
 class GoldConfigSerializer(StrictSerializer):

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from assay.api.serializers import StrictSerializer
 
-from .models import (
+from ..models import (
     DEFAULT_RESERVATION_MINUTES,
     Adjudication,
     AnnotationQueue,

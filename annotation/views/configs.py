@@ -14,12 +14,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from assay.web.decorators import workspace_view
 
-from . import services
+from .. import services
+from ..models import ScoreConfig
+from ..selectors.configs import score_config_with_use, score_configs_with_use
+from ..services.configs import LABEL_SHAPE
 from .config_forms import ScoreConfigForm
-from .config_selectors import score_config_with_use, score_configs_with_use
-from .models import ScoreConfig
 from .pair_forms import problems_shown
-from .services.configs import LABEL_SHAPE
 
 
 @workspace_view()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import DEFAULT_RESERVATION_MINUTES, QueueKind
+from ..models import DEFAULT_RESERVATION_MINUTES, QueueKind
 
 ROWS_SEPARATORS = ",; \t\r\n"
 # what each source needs chosen, and where a source's problem (by the API's key) is shown

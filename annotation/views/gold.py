@@ -26,11 +26,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from assay.web.decorators import workspace_view
 from experiments.selectors.calibrations import gold_calibrations
 
-from . import gold_selectors, selectors, services
+from .. import selectors, services
+from ..models import AnnotationQueue
+from ..selectors import gold as gold_selectors
+from ..services.teach import gold_evalset_export, judge_miss_test_case
 from .forms import UNKNOWN, ReviewForm, config_choices, field_name
-from .models import AnnotationQueue
-from .services.teach import gold_evalset_export, judge_miss_test_case
-from .views import CHOICE_KINDS, _item_shown, _queue
+from .review import CHOICE_KINDS, _item_shown, _queue
 
 MAX_LISTED = 200  # waiting items linked from the page (the count says how many there are)
 

@@ -22,8 +22,8 @@ from experiments.models import Experiment, PairwiseResult, PairwiseRun, TargetRe
 from experiments.pairwise.rules import FINISHED, judgeable
 from experiments.selectors import evalset_version_for
 
-from .models import ItemSource
-from .selectors import (
+from ..models import ItemSource
+from . import (
     REFERENCE_NAMES,
     SMALL_STRING_BYTES,
     SourceItem,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import ScoreConfig, ScoreKind
-from .services.configs import MAX_LABELS, MAX_RUBRIC_CHARS, number_shown
+from ..models import ScoreConfig, ScoreKind
+from ..services.configs import MAX_LABELS, MAX_RUBRIC_CHARS, number_shown
 
 # the fields each kind uses besides name, kind and rubric
 KIND_FIELDS = {

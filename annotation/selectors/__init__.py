@@ -23,7 +23,7 @@ from online.models import OnlineOutcome
 from traces.models import TraceSummary
 from traces.selectors import session_turns
 
-from .models import (
+from ..models import (
     Adjudication,
     AnnotationQueue,
     ItemSource,

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from assay.api.serializers import StrictSerializer
 from traces.api.serializers import SpanFilterSerializer, TraceFilterSerializer
 
-from .models import FeedKind, QueueAccess, QueueFeed
+from ..models import FeedKind, QueueAccess, QueueFeed
 
 # the keys naming a sources body's source (exactly one is sent)
 SOURCE_KEYS = ("experiment", "rule", "sessions", "spans", "span_filter", "trace_filter")

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from assay.vocabulary import Verdict
 from experiments.models import Result
 
-from .models import AnnotationQueue, ItemSource, QueueItem, ScoreConfig
-from .selectors import gold_labels
-from .services.gold import human_verdict
+from ..models import AnnotationQueue, ItemSource, QueueItem, ScoreConfig
+from ..services.gold import human_verdict
+from . import gold_labels
 
 DECIDED = (Verdict.PASS.value, Verdict.FAIL.value)
 

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import Verdict
 
-from .models import FeedKind, QueueAccess
+from ..models import FeedKind, QueueAccess
 
 EXPERIMENTS_OFFERED = 50  # the newest experiments the form offers (the API takes any)
 

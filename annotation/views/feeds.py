@@ -17,11 +17,12 @@ from assay.web.errors import error_lines
 from experiments.selectors.runs import experiment_find, experiment_list
 from online.selectors import online_rules_list
 
-from . import filtered, selectors
+from .. import selectors
+from ..models import AnnotationQueue, FeedKind, QueueAccess
+from ..selectors import filtered
+from ..services.assignment import queue_assign
+from ..services.feeds import queue_feed_create, queue_feed_delete, queue_feed_update
 from .feed_forms import EXPERIMENTS_OFFERED, AssignmentForm, FeedForm
-from .models import AnnotationQueue, FeedKind, QueueAccess
-from .services.assignment import queue_assign
-from .services.feeds import queue_feed_create, queue_feed_delete, queue_feed_update
 
 FEED_ACTIONS = ("pause", "resume", "stop")
 

@@ -7,7 +7,7 @@ from django.db.models.functions import Coalesce
 
 from assay.models import Workspace
 
-from .models import Label, ScoreConfig
+from ..models import Label, ScoreConfig
 
 
 def score_configs_with_use(*, workspace: Workspace) -> QuerySet[ScoreConfig]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import ScoreConfig, ScoreKind
-from .services.pairwise import LEFT, RIGHT, pairwise_winner
-from .services.reviews import MAX_NOTE, MAX_SKIP_REASON
+from ..models import ScoreConfig, ScoreKind
+from ..services.pairwise import LEFT, RIGHT, pairwise_winner
+from ..services.reviews import MAX_NOTE, MAX_SKIP_REASON
 
 UNKNOWN = "unknown"  # the choice that labels "unknown" (a null label)
 

@@ -18,12 +18,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from assay.web.decorators import workspace_view
 
-from . import rendering, review_selectors, selectors, services
-from .feed_views import feeding_context, review_allowed, review_or_403
+from .. import selectors, services
+from ..models import AnnotationQueue, QueueItem, ScoreKind
+from ..selectors import review as review_selectors
+from ..services.pairwise import reviewer_swapped
+from . import rendering
+from .feeds import feeding_context, review_allowed, review_or_403
 from .forms import ReviewForm, SkipForm, config_choices, field_name
-from .models import AnnotationQueue, QueueItem, ScoreKind
-from .pair_pages import pair_context
-from .services.pairwise import reviewer_swapped
+from .pairs import pair_context
 
 CHOICE_KINDS = (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL, ScoreKind.PAIRWISE)
 

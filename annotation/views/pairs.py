@@ -15,10 +15,11 @@ from django.views.decorators.http import require_http_methods
 from assay.selectors import public_or_404
 from assay.web.decorators import workspace_view
 
-from . import pair_sources, selectors, services
-from .models import AnnotationQueue, QueueItem, QueueKind
+from .. import selectors, services
+from ..models import AnnotationQueue, QueueItem, QueueKind
+from ..selectors import pairs as pair_sources
+from ..services.pairwise import LEFT, RIGHT, reviewer_swapped, shown_sides
 from .pair_forms import PROBLEM_FIELDS, ItemsAddForm, QueueCreateForm, problems_shown
-from .services.pairwise import LEFT, RIGHT, reviewer_swapped, shown_sides
 
 
 def pair_context(*, queue: AnnotationQueue, item: QueueItem | None, reviewer) -> dict:

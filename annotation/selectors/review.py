@@ -10,7 +10,7 @@ from experiments.models import Result, TargetResult
 from traces.models import Span
 from traces.selectors import span_rows
 
-from .models import ItemSource, QueueItem
+from ..models import ItemSource, QueueItem
 
 MAX_SPANS_SHOWN = 200  # a review shows the start of a very long trace, and says so
 

@@ -17,12 +17,12 @@ from assay.selectors import public_or_404
 from experiments.selectors.runs import experiment_find
 from traces.selectors import traces_filtered
 
-from . import feed_serializers as s
-from . import filtered, selectors
-from .models import AnnotationQueue, FeedKind, QueueFeed
-from .services import queue_items_add
-from .services.assignment import queue_assign
-from .services.feeds import (
+from .. import selectors
+from ..models import AnnotationQueue, FeedKind, QueueFeed
+from ..selectors import filtered
+from ..services import queue_items_add
+from ..services.assignment import queue_assign
+from ..services.feeds import (
     Added,
     queue_add_outcomes,
     queue_add_results,
@@ -30,6 +30,7 @@ from .services.feeds import (
     queue_feed_delete,
     queue_feed_update,
 )
+from . import feed_serializers as s
 
 PAGING = ("cursor", "limit")
 
