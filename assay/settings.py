@@ -258,6 +258,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "traces", "description": "Production traces and their spans, as stored."},
         {"name": "online", "description": "Online evaluation: rules that score live traffic."},
         {"name": "annotation", "description": "Human review: score configs, queues, labels."},
+        {"name": "imports", "description": "Importing OpenAI Evals, promptfoo and datasets."},
         {
             "name": "settings",
             "description": "Workspaces, members, tokens, ingest keys, secrets, providers.",

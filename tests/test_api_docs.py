@@ -23,6 +23,7 @@ AREAS = {
     "traces",
     "online",
     "annotation",
+    "imports",
 }
 METHODS = {"get", "post", "put", "patch", "delete"}
 

@@ -40,6 +40,7 @@ AREAS = {
     "members": "settings",
     "invitations": "settings",
     "workspaces": "settings",
+    "imports": "imports",
 }
 
 

@@ -91,5 +91,6 @@ def test_the_schema_tags_every_operation_with_its_area_and_documents_bearer(clie
         "traces",
         "online",
         "annotation",
+        "imports",
     }
     assert schema["components"]["securitySchemes"]["token"]["scheme"] == "bearer"

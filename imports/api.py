@@ -1,0 +1,81 @@
+"""API: /api/v1/imports/ — importing another tool's files with one of the importer kinds, and
+the workspace's imports with their reports."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+
+from assay.api.base import WorkspaceScopedViewSet, validated
+
+from . import selectors
+from .kinds import KINDS, ImportProblem
+from .models import ImportRun
+from .serializers import ImportRequestSerializer, ImportRunSerializer
+from .services import import_run
+
+IMPORT_DOCS = extend_schema_view(
+    list=extend_schema(
+        summary="List imports from other tools",
+        description="The workspace's imports, newest first: the importer, the files' names, "
+        "completed or failed (with why), and each one's report.",
+    ),
+    retrieve=extend_schema(
+        summary="Get an import and its report",
+        description="One import and its report: each source grader, assertion or column and "
+        "what it became (or why not), and the ids of the evalsets, evaluators and experiments "
+        "it created.",
+    ),
+)
+
+
+@IMPORT_DOCS
+class ImportRunViewSet(WorkspaceScopedViewSet, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    serializer_class = ImportRunSerializer
+    queryset = ImportRun.objects.all()
+
+    def scoped_queryset(self):
+        return selectors.imports_list(workspace=self.request.workspace)
+
+
+class ImportKindViewSet(WorkspaceScopedViewSet):
+    serializer_class = ImportRunSerializer
+    queryset = ImportRun.objects.all()
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def scoped_queryset(self):
+        return selectors.imports_list(workspace=self.request.workspace)
+
+    @extend_schema(
+        summary="Import files with an importer",
+        description="Uploads another tool's files (multipart, one field per file the importer "
+        "takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; "
+        "dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the "
+        "import and its report, 200 with the earlier import when the same files were imported "
+        "before, 400 naming the file and the place of a problem (nothing is kept).",
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH)],
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={201: ImportRunSerializer, 200: ImportRunSerializer},
+    )
+    def create(self, request, kind=None):
+        if kind not in KINDS:
+            raise Http404
+        self.get_queryset()  # a workspace is needed
+        body = validated(ImportRequestSerializer, request)
+        uploads = {name: f for name, f in request.FILES.items()}
+        try:
+            run, new = import_run(
+                workspace=request.workspace,
+                user=request.user,
+                kind=kind,
+                files={name: f.read() for name, f in uploads.items()},
+                file_names={name: f.name[:200] for name, f in uploads.items()},
+                options=body["options"],
+            )
+        except ImportProblem as problem:
+            raise serializers.ValidationError({problem.where: [problem.message]}) from None
+        data = ImportRunSerializer(run).data
+        return Response(data, status=status.HTTP_201_CREATED if new else status.HTTP_200_OK)
