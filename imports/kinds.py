@@ -107,13 +107,3 @@ def _register_builtins() -> None:
 
 
 _register_builtins()
-
-
-def _register_builtins() -> None:
-    """The importers Assay ships, one module each (imported here: they import this module)."""
-    from .datasets import DatasetImporter
-
-    register(DatasetImporter())
-
-
-_register_builtins()
