@@ -548,6 +548,13 @@ def baseline(experiment_id: str, unset: bool) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the API's answer as JSON instead of a table."
 )
+@click.option(
+    "--record/--no-record",
+    default=True,
+    show_default=True,
+    help="Record the decision on the server, whose gate.failed webhooks hear of a first "
+    "failure (needs an editor's token); --no-record only reads (a viewer's token may).",
+)
 def gate(
     baseline_ref: str,
     candidate: str,
@@ -557,10 +564,13 @@ def gate(
     min_decided: int,
     junit_path: Path | None,
     as_json: bool,
+    record: bool,
 ) -> None:
     """Does the candidate regress against the baseline? Exits 1 when it does, when its unknown
     rate rose significantly or passed --max-unknown-rate, or when fewer than --min-decided
-    rows were decided.
+    rows were decided. The server records the decision (--no-record: it only reads), so the
+    workspace's gate.failed webhooks hear of a check's first failure; posting it again tells
+    nobody twice.
 
     Writes the Markdown summary to $GITHUB_STEP_SUMMARY when that is set, and prints a
     GitHub `::error` annotation for each failing evaluator (on stderr with --json)."""
@@ -572,6 +582,7 @@ def gate(
             max_drop=max_drop,
             max_unknown_rate=max_unknown_rate,
             min_decided=min_decided,
+            record=record,
         )
     _gate_reports(decision, junit_path)
     if as_json:

@@ -312,13 +312,18 @@ class Client:
         max_drop: float = DEFAULT_MAX_DROP,
         max_unknown_rate: float | None = DEFAULT_MAX_UNKNOWN_RATE,
         min_decided: int = DEFAULT_MIN_DECIDED,
+        record: bool = True,
     ) -> GateResult:
         """Does `candidate` regress against `baseline` (an id, or "latest": the newest
         completed baseline on the candidate's evalset)? It fails on a significant drop of the
         pass rate, a significant rise of the unknown rate, an unknown rate above
         `max_unknown_rate` (None: no cap, as before it had a default), or fewer than
         `min_decided` rows decided. `result.passed`, one row per evaluator, `result.format()`
-        (the printable summary) and `to_junit()`."""
+        (the printable summary) and `to_junit()`.
+
+        With `record` (the default) the server records the decision and tells the
+        workspace's `gate.failed` webhooks the first time this check fails; that needs an
+        editor's token. `record=False` only reads (a viewer's token may)."""
         params: dict[str, Any] = {
             "baseline": baseline,
             "candidate": candidate,
@@ -327,7 +332,11 @@ class Client:
             "max_unknown_rate": 1.0 if max_unknown_rate is None else max_unknown_rate,
             "min_decided": min_decided,
         }
-        return GateResult.from_api(self.request("GET", "experiments/gate/", params=params))
+        if not record:
+            return GateResult.from_api(self.request("GET", "experiments/gate/", params=params))
+        # the same check posted twice is recorded and announced once: safe to retry
+        answer = self.request("POST", "experiments/gate/", json=params, retry=True)
+        return GateResult.from_api(answer)
 
     def mark_baseline(self, experiment_id: str, is_baseline: bool = True) -> dict:
         """Mark (or unmark) a completed run as a baseline for the gate."""

@@ -38,7 +38,7 @@ class GateResult:
 
     @classmethod
     def from_api(cls, data: dict) -> GateResult:
-        """Build from the JSON of `GET /api/v1/experiments/gate/`."""
+        """Build from the JSON of `GET` (or `POST`) `/api/v1/experiments/gate/`."""
         return cls(
             passed=bool(data["passed"]),
             baseline=data["baseline"],
