@@ -6,7 +6,7 @@ assertion that takes a per-test value has its own `expected_…` column. Identic
 are one evaluator: one reading a column scores the rows where that column has a value, one
 holding its value scores the rows tagged with its tag (every row: no filter). The draft
 experiment's target is external: promptfoo's providers are not called here, the team's code
-pushes the outputs (`assay run`). See docs/design/imports.md.
+pushes the outputs (`assay run`). See docs/design/promptfoo-import.md.
 """
 
 from __future__ import annotations

@@ -215,7 +215,7 @@ def _reference_plan(where, base, negate, value, threshold, suite, assertion) -> 
             "metric", f"{_name(base, negate)} ≤ {distance}", config, 0.5, str(value), column, note
         )
     if base in ("similar", "similar:cosine"):
-        return _similar_plan(negate, str(value), threshold, suite, assertion, column)
+        return _similar_plan(where, negate, str(value), threshold, suite, assertion, column)
     metric, options = REFERENCE_METRICS[base]
     config = _metric(metric, dict(options), negate, reference=True)
     label, policy, note = _continuous(base, negate, threshold)
@@ -234,9 +234,9 @@ def _continuous(base: str, negate: bool, threshold: float | None) -> tuple[str, 
     return label, round(1 - t, 6) if negate else t, note.get(base, "cosine of the embeddings")
 
 
-def _similar_plan(negate, value, threshold, suite, assertion, column) -> Plan:
+def _similar_plan(where, negate, value, threshold, suite, assertion, column) -> Plan:
     if suite.provider is None:
-        raise ImportProblem("similar", "needs an embedding model: add a model provider first")
+        raise ImportProblem(where, "similar needs an embedding model: add a model provider first")
     model = str(assertion.get("provider") or "").rsplit(":", 1)[-1] or DEFAULT_EMBEDDING_MODEL
     options = {"provider_id": str(suite.provider.public_id), "model": model}
     config = _metric("embedding_cosine", options, negate, reference=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from assay import services as platform
 from evalsets.models import EvalSet
@@ -188,3 +189,23 @@ def test_importing_the_same_suite_again_reuses_the_first_import(workspace, user)
     assert again.pk == first.pk
     assert EvalSet.objects.filter(workspace=workspace).count() == 1
     assert Evaluator.objects.filter(workspace=workspace).count() == 14
+
+
+@pytest.mark.django_db
+def test_the_api_imports_a_promptfoo_suite_with_its_tests_file(api, workspace):
+    # promptfoo's JSONL test format: one test object a line (docs: configuration/test-cases)
+    files = {
+        "config": SimpleUploadedFile("promptfooconfig.yaml", b"tests: file://cases.jsonl\n"),
+        "tests": SimpleUploadedFile(
+            "cases.jsonl",
+            b'{"vars": {"q": "2+2"}, "assert": [{"type": "equals", "value": "4"}]}\n'
+            b'{"vars": {"q": "3+3"}, "assert": [{"type": "not-equals", "value": "7"}]}\n',
+        ),
+    }
+    response = api.post("/api/v1/imports/promptfoo/", files, format="multipart")
+    assert response.status_code == 201, response.content
+    lines = [line["source"] for line in response.json()["report"]["lines"]]
+    assert lines == [
+        "cases.jsonl, line 1, assert[0] (equals)",
+        "cases.jsonl, line 2, assert[0] (not-equals)",
+    ]
