@@ -43,6 +43,8 @@ def promptfoo_import(*, workspace, user, files: dict, options: dict, report: Rep
     config = config_read(files["config"])
     _report_config(config, report)
     tests = tests_read(config, files)
+    for where in _default_unused(config) + [w for t in tests for w in t.unused]:
+        report.unmapped(where, "not used by the import (options, threshold, provider, …)")
     variables = _var_names(tests)
     prompts = _prompts(config, report)
     suite = _suite(workspace, variables, bool(prompts))
@@ -73,6 +75,12 @@ def _report_config(config: dict, report: Report) -> None:
             "Assay does not call promptfoo's providers: the draft experiment's target is "
             "external; push each row's output (assay run), or choose a target on the page",
         )
+
+
+def _default_unused(config: dict) -> list[str]:
+    default = config.get("defaultTest")
+    keys = default if isinstance(default, dict) else {}
+    return [f"{CONFIG}, defaultTest, {key}" for key in keys if key not in ("vars", "assert")]
 
 
 def _prompts(config: dict, report: Report) -> list[str]:

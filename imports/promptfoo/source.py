@@ -28,6 +28,7 @@ MAX_TESTS = 5000
 ASSERTION_STRING_RE = re.compile(
     r"^(not-)?([a-z][a-z0-9-]*)(?:\((\d+(?:\.\d+)?)\))?(?::\s?(.*))?$", re.S
 )
+TEST_KEYS = {"vars", "assert", "description"}
 STRING_ALIASES = {"fn": "javascript", "eval": "javascript", "grade": "llm-rubric"}
 
 
@@ -40,6 +41,7 @@ class Test:
     description: str = ""
     vars: dict[str, str] = field(default_factory=dict)
     asserts: list[tuple[str, dict]] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)  # other keys, listed in the report
 
 
 def config_read(data: bytes) -> dict:
@@ -198,6 +200,7 @@ def _test(where: str, entry) -> Test:
         description=str(description),
         vars={str(k): _var_text(v) for k, v in variables.items()},
         asserts=[(f"{where}, assert[{i}]", a) for i, a in enumerate(asserts)],
+        unused=[f"{where}, {key}" for key in entry if key not in TEST_KEYS],
     )
 
 
@@ -214,4 +217,5 @@ def _merged(default: Test, test: Test) -> Test:
         description=test.description or default.description,
         vars={**default.vars, **test.vars},
         asserts=[*default.asserts, *test.asserts],
+        unused=test.unused,
     )

@@ -106,6 +106,7 @@ def test_the_report_lists_every_assertion_and_what_it_became(workspace, user):
     assert lines["config, tests[2], assert[3] (latency)"]["problem"].startswith("a latency")
     assert "weight 2 recorded" in lines["config, tests[0], assert[1] (icontains)"]["became"]
     assert lines["config, providers[0] (openai:gpt-4o-mini)"]["problem"]
+    assert lines["config, tests[3], options"]["problem"].startswith("not used")
     # the two icontains assertions are one evaluator reading each row's value from a column
     icontains = Evaluator.objects.get(workspace=workspace, name=SUITE + "icontains")
     assert icontains.latest_version.config["metric"] == "contains"
