@@ -242,8 +242,10 @@ def _expected_column(table: Table, expected: list, report: Report) -> None:
     if keys is not None and len(keys) == 1:
         source = f"expected output.{keys[0]}"
         expected = [(value or {}).get(keys[0]) for value in expected]
-    kind = add_column(table, "reference_output", expected, "The expected output.")
-    report.mapped(source, f"column reference_output ({kind})")
+    taken = [c["name"] for c in table.columns]
+    name = column_names(["reference_output"], taken)["reference_output"]
+    kind = add_column(table, name, expected, "The expected output.")
+    report.mapped(source, f"column {name} ({kind})")
 
 
 def _metadata_columns(table: Table, metadata: list[dict], report: Report) -> None:

@@ -84,7 +84,8 @@ def table_commit(*, workspace, user, name: str, table: Table, note: str, report:
     try:
         evalset = evalset_create(workspace=workspace, user=user, name=name, columns=table.columns)
     except ValidationError as exc:
-        raise ImportProblem("name", _first(exc)) from None
+        key, messages = next(iter(exc.message_dict.items()))
+        raise ImportProblem("name" if key == "name" else "file", messages[0]) from None
     for start in range(0, len(table.rows), MAX_BULK):
         _add_rows(evalset, table, start)
     version = version_commit(evalset=evalset, user=user, version="1.0.0", note=note, inline=True)
@@ -111,9 +112,3 @@ def _place(table: Table, start: int, key: str) -> str:
     column = key.rsplit(".", 1)[-1] if ".data." in key else ""
     place = table.places[start + index]
     return f"{place}, column {column}" if column else place
-
-
-def _first(exc: ValidationError) -> str:
-    return (
-        next(iter(exc.message_dict.values()))[0] if hasattr(exc, "error_dict") else exc.messages[0]
-    )

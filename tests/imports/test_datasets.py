@@ -185,3 +185,12 @@ def test_a_taken_name_is_named(workspace, user):
     _import(workspace, user, "langfuse_items.csv", name="Taken")
     with pytest.raises(ImportProblem, match="^name: An evaluation set named 'Taken'"):
         _import(workspace, user, "phoenix_examples.json", name="Taken")
+
+
+def test_an_input_key_named_like_the_reference_column_keeps_both(workspace, user):
+    item = {"input": {"reference_output": "a draft"}, "expectedOutput": "the answer"}
+    files = {"file": json.dumps([item]).encode()}
+    run, _ = import_run(workspace=workspace, user=user, kind="dataset", files=files)
+    version = _version(run)
+    assert [c["name"] for c in version.columns] == ["reference_output", "reference_output_2"]
+    assert _rows(version) == [{"reference_output": "a draft", "reference_output_2": "the answer"}]
