@@ -79,6 +79,7 @@ workspace_urls = [
     path("traces/", include("traces.urls")),
     path("online/", include("online.urls")),
     path("annotation/", include("annotation.urls")),
+    path("imports/", include("imports.urls")),
 ]
 
 urlpatterns = [

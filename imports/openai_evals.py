@@ -22,6 +22,7 @@ import re
 import uuid
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from .kinds import FileSpec, ImporterKind, ImportProblem, Report
 
@@ -114,14 +115,18 @@ class OpenAIEvalsImporter(ImporterKind):
         FileSpec(
             "definition",
             True,
-            "The eval's definition (JSON: data_source_config, "
-            "testing_criteria), as the Evals API returns it.",
+            _(
+                "The eval's definition (JSON: data_source_config, testing_criteria), as the "
+                "Evals API returns it."
+            ),
         ),
         FileSpec(
             "data",
             True,
-            'The data (JSONL: one {"item": …} a line, with an optional '
-            '"sample" holding output_text or output_json).',
+            _(
+                'The data (JSONL: one {"item": …} a line, with an optional "sample" holding '
+                "output_text or output_json)."
+            ),
         ),
     )
 
@@ -211,7 +216,7 @@ class _Plan:
         """The Assay variable a template path becomes (and the column it reads)."""
         if path == "sample.output_text":
             return OUTPUT
-        head, _, rest = path.partition(".")
+        head, _dot, rest = path.partition(".")
         if head == "item" and rest and "." not in rest:
             return _name(rest)
         column = _name(path.replace(".", "_"))

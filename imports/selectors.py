@@ -18,3 +18,23 @@ def import_get(*, workspace, public_id) -> ImportRun:
     if found is None:
         raise Http404
     return found
+
+
+def import_created(*, run: ImportRun) -> list[dict]:
+    """What the import made that still exists in its workspace: kind, public id and name."""
+    from evalsets.models import EvalSet
+    from evaluators.models import Evaluator
+    from experiments.models import Experiment
+
+    models = {"evalset": EvalSet, "evaluator": Evaluator, "experiment": Experiment}
+    created = (run.report or {}).get("created") or {}
+    found = []
+    for what, model in models.items():
+        ids = created.get(what) or []
+        names = dict(
+            model.objects.filter(workspace=run.workspace, public_id__in=ids).values_list(
+                "public_id", "name"
+            )
+        )
+        found += [{"what": what, "id": pid, "name": names[pid]} for pid in names]
+    return found

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -49,6 +50,7 @@ from evalsets.items.media import media_store
 from experiments.models import Experiment, PairwiseResult
 from experiments.pairwise import work as pairwise_work
 from experiments.pairwise.services import pairwise_run_create
+from imports.services import import_run
 from notifications.services import endpoint_create, endpoint_test_send
 from online.services import online_rule_create, rule_alert_create
 from schedules.services import schedule_create, template_from_experiment
@@ -148,6 +150,8 @@ NEEDS = {  # URL name → (role, why)
 READ_NEEDS = {"annotation:adjudicate": (OWNER, ADJUDICATE + ": the page shows every label")}
 # API routes that refuse every API token (403) before looking anything up, by URL name.
 TOKEN_REFUSED = {"workspace-detail": 403}  # a token acts inside its workspace, never on it
+# URL kwargs that name no object of Acme's: an outsider's own workspace takes them too.
+NOT_IDS = {"ws", "kind"}  # kind: an importer (imports:create, import-kind-list)
 _KWARG = re.compile(r"<(?:\w+:)?(\w+)>")
 
 
@@ -239,6 +243,7 @@ class World:
     queue: str
     webhook: str
     webhook_delivery: str
+    import_run: str
     queue_item: str
     queue_feed: str
     sessions: dict[str, str]  # role / "outsider" → session cookie
@@ -277,6 +282,7 @@ KWARGS = {
     "queue_item_id": "queue_item",
     "rule_id": "online_rule",
     "alert_id": "online_alert",
+    "kind": "openai-evals",
 }
 ID_OF = {
     "evaluators:": "acme.evaluator",
@@ -312,6 +318,8 @@ ID_OF = {
     "experiment-template-schedule-": "schedule",
     "experiment-template-": "template",
     "webhook-": "webhook",
+    "imports:": "import_run",
+    "import-": "import_run",
 }
 # Routes that read ids from the query string as well, by URL name.
 QUERY = {
@@ -330,7 +338,7 @@ VERSION_OF = {
 
 
 def _value(world: World, spec: str):
-    if spec in ("csv", "acme"):
+    if spec in ("csv", "acme", "openai-evals"):
         return spec
     value = world
     for part in spec.split("."):
@@ -454,9 +462,19 @@ def build_world(server) -> World:
         **_template(experiment, owner),
         **_queue(workspace, owner, acme),
         **_webhook(workspace, owner),
+        import_run=_import_run(workspace, owner),
         sessions={**sessions, "outsider": _sign_in(outsider)},
         tokens={VIEWER: viewer_token.key, "outsider": outsider_token.key},
     )
+
+
+def _import_run(workspace, owner) -> str:
+    """An OpenAI Evals import (its definition and data, without samples)."""
+    fixtures = Path(__file__).parent / "fixtures" / "openai_evals"
+    data = (fixtures / "data.jsonl").read_text().splitlines()[0].split(', "sample"')[0] + "}"
+    files = {"definition": (fixtures / "definition.json").read_bytes(), "data": data.encode()}
+    run, _ = import_run(workspace=workspace, user=owner, kind="openai-evals", files=files)
+    return str(run.public_id)
 
 
 def _queue(workspace, owner, acme) -> dict[str, str]:
@@ -563,7 +581,7 @@ def refused(response, route: Route, status: int, served: bool) -> str:
 @pytest.mark.parametrize("route", ROUTES, ids=str)
 def test_each_role_gets_what_the_route_allows(world, route):
     attempts = [("outsider, Acme's URL", {"who": "outsider"}, 404)]
-    if set(route.kwargs) - {"ws"} or route.name in QUERY:
+    if set(route.kwargs) - NOT_IDS or route.name in QUERY:
         own = "outsider, own workspace with Acme's ids"
         attempts.append((own, {"who": "outsider", "ws": "other"}, 404))
         if route.api:  # and with their own token, which acts in their workspace
@@ -600,7 +618,7 @@ def test_a_viewer_reads_every_route_and_an_outsider_none(world, route):
         problems.append(f"viewer: {refusal.status_code}, not 403")
     own = "outsider, own workspace with Acme's ids"
     attempts = [("outsider, Acme's URL", {"who": "outsider"})]
-    if set(route.kwargs) - {"ws"} or route.name in QUERY:
+    if set(route.kwargs) - NOT_IDS or route.name in QUERY:
         attempts.append((own, {"who": "outsider", "ws": "other"}))
         if route.api:
             attempts.append((own + " (token)", {"who": "outsider", "token": True}))

@@ -743,6 +743,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Baseline id.': '基线 id。',
  'Baseline windows': '基线窗口数',
  'Baseline ✓': '基线 ✓',
+ 'Became': '导入为',
  'Between %(low)s and %(high)s.': '介于 %(low)s 和 %(high)s 之间。',
  'Blind': '盲审',
  'Body template': '请求体模板',
@@ -756,6 +757,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                    '实力值；每个条形表示战胜一个平均实力实验的概率，附 '
                                                                                                                                                                                                    'bootstrap '
                                                                                                                                                                                                    '区间（按数据项连同其所有配对重采样）。',
+ 'Bring evals from other tools: each import makes evalsets, evaluators and experiments in one step, or nothing when a file has a problem. Importing the same files again opens the first import. Its report says what each grader, assertion or column became, or why not.': '从其他工具迁入评测：每次导入一步创建评测集、评估器和实验；任一文件有问题时什么都不创建。再次导入相同的文件会打开第一次的导入。导入报告列出每个评分器、断言或列变成了什么，或为何没有导入。',
  'By': '提交人',
  'By default an alert fires when a window (an hour) is significantly worse than the last 24; at most 5 %% of quiet weeks raise a false alert. It needs 30 items in a window, resolves when two windows in a row are back to normal, and then waits 3 windows before it fires again. A raw threshold is the alternative: it fires whenever the value crosses it, which at low traffic is mostly noise.': '默认情况下，当一个窗口（一小时）显著差于之前 '
                                                                                                                                                                                                                                                                                                                                                                                                         '24 '
@@ -1499,6 +1501,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'File %(name)s (%(size)s)': '文件 %(name)s（%(size)s）',
  'File field': '文件字段',
  'File format': '文件格式',
+ 'Files': '文件',
  'Filter': '筛选',
  'Final label': '最终标签',
  'Fires when a window (%(w)s) is significantly different from the last %(n)s in its %(m)s; at most %(p)s of quiet weeks raise a false alert.': '当一个窗口（%(w)s）的%(m)s与之前 '
@@ -1628,6 +1631,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Get the default interval settings': '获取默认区间设置',
  'Give %(what)s.': '请填写%(what)s。',
  'Give a JSON object of header names and values.': '请填写由请求头名称和值组成的 JSON 对象。',
+ 'Give a JSON object.': '请给出一个 JSON 对象。',
  'Give a baseline and at least one candidate.': '请给出一个基线和至少一个候选。',
  'Give a binding id, an evaluator id or an evaluator version id.': '请给出绑定 id、评估器 id 或评估器版本 id。',
  'Give a kind (llm or code) or a template.': '请给出类型（llm 或 code）或模板。',
@@ -1724,6 +1728,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Import garak': '导入 garak',
  'Imported %(n)d run(s) of garak; the workers are scoring them.': '已导入 %(n)d 个 garak '
                                                                   '运行；工作进程正在为它们打分。',
+ 'Imported by': '导入人',
+ 'Importer': '导入器',
+ 'Imports': '导入',
+ 'In the source': '源文件中',
  'Ingest key revoked: the endpoint refuses it from now on.': '采集密钥已撤销：端点从现在起拒绝它。',
  'Ingest keys': '采集密钥',
  'Input': '输入',
@@ -2277,6 +2285,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'None, or an empty cell: the simulated user writes the first message.': '选“无”或单元格为空：由模拟用户写第一条消息。',
  'None: on every gold item the judge agrees.': '无：在每个金标准条目上评估器都一致。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
+ 'Not JSON.': '不是 JSON。',
  'Not a valid JSON Schema: %(error)s.': '不是合法的 JSON Schema：%(error)s。',
  'Not a valid regular expression: %(error)s.': '不是合法的正则表达式：%(error)s。',
  'Not an evaluator version of this rule.': '不是此规则的评估器版本。',
@@ -2286,6 +2295,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not enough history: %(n)s run of this evaluator here; a trend needs two.': ['历史不足：这里此评估器只有 %(n)s '
                                                                               '次运行，趋势至少需要两次。'],
  'Not equal': '不相等',
+ 'Not imported': '未导入',
  'Not in both runs': '不在两次运行中',
  'Not in both runs:': '不在两次运行中：',
  'Not judged (unknown) when it has no tool results:': '没有工具结果时不评判（未知）：',
@@ -2295,6 +2305,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
+ 'Nothing imported yet.': '尚未导入任何内容。',
  'Nothing left to review': '没有待审阅的条目了',
  'Nothing scored yet: spans are swept every few seconds once they are stored.': '尚无评分：span '
                                                                                 '入库后每隔几秒会被扫描一次。',
@@ -2599,8 +2610,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                'https://api.openai.com/v1',
  'Opening message column': '开场消息列',
  'Opening message column (optional)': '开场消息列（可选）',
+ 'Optional settings for this importer, as a JSON object.': '此导入器的可选设置，写成一个 JSON 对象。',
  'Optional: only for endpoints that need one. Write-only: stored encrypted and never shown again.': '可选：仅在端点需要时填写。只写：加密保存，之后不再显示。',
  'Optional: sent before the chat, filled from the row like the system message.': '可选：在对话之前发送，像系统消息一样从该行填充。',
+ 'Options (JSON)': '选项（JSON）',
  'Or a fixed reference': '或固定的参考',
  'Or create their account': '或者为对方创建账号',
  'Or let the Python client run your task': '或者让 Python 客户端运行你的任务',
@@ -2688,6 +2701,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                              '0.05）。',
  'Pass rate with 95%% CI': '通过率及 95%% 置信区间',
  'Password': '密码',
+ 'Past imports': '过往导入',
  'Pattern': '模式',
  'Pause': '暂停',
  'Pause, resume or stop a feed.': '暂停、恢复或停止订阅源。',
@@ -2864,6 +2878,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                           '的默认值。已创建的运行保留其设置。返回 '
                                                                                                                                                                           '400 '
                                                                                                                                                                           '时会指明出错的键。',
+ 'Report': '报告',
  'Request': '请求',
  'Request and answer': '请求与响应',
  'Request body:': '请求体：',
@@ -3439,6 +3454,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The committed versions of one set, highest SemVer first, each with its note, row count and columns. 404 when the set is not in this workspace.': '一个评测集已提交的版本，SemVer '
                                                                                                                                                    '最高的在前，附带备注、行数和列。评测集不在此工作空间时返回 '
                                                                                                                                                    '404。',
+ 'The data (JSONL: one {"item": …} a line, with an optional "sample" holding output_text or output_json).': '数据（JSONL：每行一个 '
+                                                                                                            '{"item": '
+                                                                                                            '…}，可带 '
+                                                                                                            '"sample"，其中含 '
+                                                                                                            'output_text '
+                                                                                                            '或 '
+                                                                                                            'output_json）。',
  'The delivery log, newest first: the event, the request body, the status (pending, sending, succeeded, failed), attempts, the next attempt, and the last answer (status code and the first 2 KB of its body, or the error).': '投递日志，最新的在前：事件、请求体、状态（pending、sending、succeeded、failed）、尝试次数、下次尝试时间，以及最后一次响应（状态码和响应体的前 '
                                                                                                                                                                                                                                '2 '
                                                                                                                                                                                                                                'KB，或错误）。',
@@ -3460,6 +3482,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                     '%(name)s：请重新选择文件并上传。',
  'The encoding is one of %(encodings)s.': '编码须为 %(encodings)s 之一。',
  'The endpoint was disabled.': '端点已停用。',
+ "The eval's definition (JSON: data_source_config, testing_criteria), as the Evals API returns it.": '评测的定义（JSON：data_source_config、testing_criteria），即 '
+                                                                                                     'Evals '
+                                                                                                     'API '
+                                                                                                     '返回的内容。',
  'The evalset has no committed version.': '该评测集没有已提交的版本。',
  'The evalset version has no column %(column)r.': '评测集版本没有列 %(column)r。',
  'The evaluation set was deleted during the import; nothing was imported.': '导入期间评测集被删除了；没有导入任何内容。',
@@ -4290,6 +4316,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Version %(version)s already exists in this set.': '此评测集中已存在版本 %(version)s。',
  'Versions': '版本',
  'Viewer': '查看者',
+ 'Viewers read imports; editors and owners import.': '查看者可以阅读导入；编辑者和所有者可以导入。',
  "Volume is the rule's own.": '流量属于规则本身。',
  'Wait 1 s to 24 h for a trace or session to be idle.': '等待追踪或会话空闲的时间须在 1 秒到 24 小时之间。',
  'Wait 1 s to 24 h for a trace to be idle.': '等待追踪空闲的时间须在 1 秒到 24 小时之间。',
@@ -4304,6 +4331,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Weeks': '按周',
  'Welcome to %(name)s.': '欢迎加入 %(name)s。',
  'What happened': '发生了什么',
+ 'What it made': '导入创建的内容',
  'What it takes, its sampling rate, the items it added, its last sweep.': '它取入什么、抽样比例、已添加的条目和上次扫描。',
  "What reviewers are asked for: yes or no, one of some labels, a number in a range, free text, or the better of two outputs. A config whose labels mean pass and fail makes people's labels comparable with an evaluator's verdicts.": '审阅者要回答的内容：是或否、若干标签之一、某个范围内的数字、自由文本，或两个输出中较好的一个。若配置的标签表示通过和不通过，人的标签即可与评估器的判定相比较。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
