@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evalsets.models import EvalSet, EvalSetItem, EvalSetVersion
 from imports.kinds import ImportProblem
@@ -194,3 +195,19 @@ def test_an_input_key_named_like_the_reference_column_keeps_both(workspace, user
     version = _version(run)
     assert [c["name"] for c in version.columns] == ["reference_output", "reference_output_2"]
     assert _rows(version) == [{"reference_output": "a draft", "reference_output_2": "the answer"}]
+
+
+def test_the_api_call_the_migration_guide_shows(api, workspace):
+    """docs/migrate.md: `-F file=@items.json -F 'options={"name": …}'` to /imports/dataset/."""
+    body = {
+        "file": SimpleUploadedFile("items.json", (FIXTURES / "langfuse_items.json").read_bytes()),
+        "options": json.dumps({"name": "capitals from the API"}),
+    }
+    response = api.post("/api/v1/imports/dataset/", body, format="multipart")
+    assert response.status_code == 201, response.content
+    assert EvalSet.objects.get(workspace=workspace).name == "capitals from the API"
+    bad = {"file": SimpleUploadedFile("bad.jsonl", b'{"input": "a"}\n{"input": \n')}
+    response = api.post("/api/v1/imports/dataset/", bad, format="multipart")
+    assert response.status_code == 400
+    problem = json.dumps(response.json())
+    assert "file, line 2" in problem and "not valid JSON" in problem, problem

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from assay import services as platform
 from evalsets.models import EvalSet, EvalSetItem, EvalSetVersion
@@ -197,3 +198,17 @@ def test_a_bad_file_is_named_by_place_and_keeps_nothing(workspace, user, files, 
         _import(workspace, user, **{"spec": SPEC, "samples": SAMPLES, **files}, **options)
     assert not EvalSet.objects.filter(workspace=workspace).exists()
     assert not Evaluator.objects.filter(workspace=workspace).exists()
+
+
+def test_the_api_call_the_migration_guide_shows(api, workspace):
+    """docs/migrate.md: spec, samples and options={"eval": …} to /imports/openai-evals-registry/."""
+    body = {
+        "spec": SimpleUploadedFile("capitals.yaml", SPEC),
+        "samples": SimpleUploadedFile("samples.jsonl", SAMPLES),
+        "options": json.dumps({"eval": "capitals-fuzzy"}),
+    }
+    response = api.post("/api/v1/imports/openai-evals-registry/", body, format="multipart")
+    assert response.status_code == 201, response.content
+    lines = {line["source"]: line for line in response.json()["report"]["lines"]}
+    assert lines["capitals-fuzzy.dev.v0"]["became"].endswith("1.0.0")
+    assert lines["capitals-custom.dev.v0"]["problem"]
