@@ -20,6 +20,8 @@ import hashlib
 import io
 import json
 
+from django.utils.translation import gettext_lazy as _
+
 from evalsets.importing.readers import FileProblem, read_csv, read_jsonl
 from evalsets.items.problems import problem_text
 
@@ -43,10 +45,10 @@ class Example:
 
 class DatasetImporter(ImporterKind):
     name = "dataset"
-    label = "Langfuse or Phoenix dataset"
+    label = _("Langfuse or Phoenix dataset")
     files = (
         FileSpec(
-            "file", True, "The dataset's export: JSON, JSONL or CSV from Langfuse or Phoenix."
+            "file", True, _("The dataset's export: JSON, JSONL or CSV from Langfuse or Phoenix.")
         ),
     )
 

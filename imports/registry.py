@@ -19,6 +19,7 @@ import json
 
 import yaml
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from assay.models import ModelProvider
 from evalsets.importing.readers import read_jsonl
@@ -50,10 +51,12 @@ IGNORED_ARGS = {
 
 class RegistryImporter(ImporterKind):
     name = "openai-evals-registry"
-    label = "openai/evals registry eval"
+    label = _("openai/evals registry eval")
     files = (
-        FileSpec("spec", True, "The eval's YAML spec from registry/evals.", max_bytes=1024 * 1024),
-        FileSpec("samples", True, "Its samples JSONL: {input, ideal} lines."),
+        FileSpec(
+            "spec", True, _("The eval's YAML spec from registry/evals."), max_bytes=1024 * 1024
+        ),
+        FileSpec("samples", True, _("Its samples JSONL: {input, ideal} lines.")),
     )
 
     def run(self, *, workspace, user, files, options, report):

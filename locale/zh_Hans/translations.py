@@ -1806,6 +1806,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Its link stops working at once (204); 404 for one already used, withdrawn or expired.': '其链接立即失效（204）；已被使用、已撤回或已过期的邀请返回 '
                                                                                           '404。',
  "Its reviewers all labelled it and disagree. You see every label, blind queue or not; your label becomes the item's gold label.": '其审阅者都已标注且意见不一。无论是否为盲审队列，你都能看到所有标签；你的标签将成为该条目的金标准标签。',
+ 'Its samples JSONL: {input, ideal} lines.': '它的样本 JSONL：每行 {input, ideal}。',
  'Its schedules and run history go; the experiments stay.': '其计划和运行历史一并删除；实验保留。',
  'Its session, as one conversation row': '它所属的会话，作为一行对话',
  "Its settings and progress: items, items done (labelled by as many reviewers as it asks), labels given and needed, and each reviewer's reserved, labelled and skipped items.": '队列的设置和进度：条目数、已完成条目数（已由所要求数量的审阅者标注）、已给出和所需的标签数，以及每位审阅者预留、已标注和已跳过的条目数。',
@@ -1914,6 +1915,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Labels or range': '标签或范围',
  'Labels that mean fail': '表示不通过的标签',
  'Labels that mean pass': '表示通过的标签',
+ 'Langfuse or Phoenix dataset': 'Langfuse 或 Phoenix 数据集',
  'Language': '语言',
  'Language (code only)': '语言（仅代码）',
  'Last 24 hours': '最近 24 小时',
@@ -3461,6 +3463,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                             'output_text '
                                                                                                             '或 '
                                                                                                             'output_json）。',
+ "The dataset's export: JSON, JSONL or CSV from Langfuse or Phoenix.": '数据集的导出文件：来自 Langfuse 或 '
+                                                                       'Phoenix 的 JSON、JSONL 或 '
+                                                                       'CSV。',
  'The delivery log, newest first: the event, the request body, the status (pending, sending, succeeded, failed), attempts, the next attempt, and the last answer (status code and the first 2 KB of its body, or the error).': '投递日志，最新的在前：事件、请求体、状态（pending、sending、succeeded、failed）、尝试次数、下次尝试时间，以及最后一次响应（状态码和响应体的前 '
                                                                                                                                                                                                                                '2 '
                                                                                                                                                                                                                                'KB，或错误）。',
@@ -3482,6 +3487,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                     '%(name)s：请重新选择文件并上传。',
  'The encoding is one of %(encodings)s.': '编码须为 %(encodings)s 之一。',
  'The endpoint was disabled.': '端点已停用。',
+ "The eval's YAML spec from registry/evals.": '评测在 registry/evals 中的 YAML 规格文件。',
  "The eval's definition (JSON: data_source_config, testing_criteria), as the Evals API returns it.": '评测的定义（JSON：data_source_config、testing_criteria），即 '
                                                                                                      'Evals '
                                                                                                      'API '
@@ -4787,6 +4793,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'only in candidate': '仅在候选中',
  'open': '公开',
  "open: reviewers see the judge and each other's labels": '公开：审阅者能看到评判结果和彼此的标签',
+ 'openai/evals registry eval': 'openai/evals 注册表评测',
  'optional': '可选',
  'or': '或',
  'ordinal': '有序',
