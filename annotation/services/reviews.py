@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from ..models import AnnotationQueue, ItemSource, Label, QueueItem, ReviewSlot, SlotStatus
 from ..selectors import live
 from .configs import label_problem, label_stored
+from .events import item_disagreement_announce
 from .pairwise import pairwise_swapped
 
 CANDIDATES = 20  # items looked at per try: the ones before are full or locked by others
@@ -134,6 +135,7 @@ def review_label(
             ]
         )
         _slot_finish(slot, SlotStatus.LABELLED, now)
+        item_disagreement_announce(item=item)  # under the item's lock: once per item
     if _complete(item, queue):  # its gold label (if unanimous) may judge a judge now
         from .gold import gold_calibrations_refresh  # gold imports this module's errors
 
