@@ -39,6 +39,7 @@ from .gate import (
 )
 from .results import DEFAULT_MAX_TASK_ERRORS, TaskErrorLimit
 from .runner import run_template
+from .import_cli import import_command
 from .traces_cli import traces
 
 EXIT_FAILED = 1
@@ -371,6 +372,7 @@ def github_output(key: str, value: str) -> None:
 
 
 main.add_command(traces)
+main.add_command(import_command)
 
 
 # -- evaluation sets -------------------------------------------------------------------------
