@@ -140,6 +140,16 @@ class OpenAIEvalsImporter(ImporterKind):
         made = [_evaluator(workspace, user, plan, e, options, report) for e in plan.evaluators]
         if any("sample" in row for row in rows):
             _experiment(workspace, user, definition, version, made, rows, report)
+        report.lines.sort(key=_source_order)
+
+
+def _source_order(line) -> tuple[int, int]:
+    """The report in the definition's order: the item schema, each grader (its parts before
+    it), then the samples."""
+    found = re.match(r"testing_criteria\[(\d+)\]", line.source)
+    if found:
+        return (1, int(found.group(1)))
+    return (0, 0) if line.source.startswith("data_source_config") else (2, 0)
 
 
 # ----------------------------------------------------------------------------- reading

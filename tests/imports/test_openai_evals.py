@@ -64,6 +64,10 @@ def test_every_grader_gets_a_line_and_the_samples_an_experiment(workspace, user,
     run, new = _import(workspace, user)
     lines = run.report["lines"]
     assert new and len(lines) == 13  # item schema, 9 graders (+2 multi parts), the samples
+    sources = [line["source"] for line in lines]
+    assert sources[0] == "data_source_config.item_schema" and sources[-1] == "sample"
+    indices = [int(s.split("[")[1].split("]")[0]) for s in sources[1:-1]]
+    assert indices == sorted(indices)  # in the definition's order
     became = {line["source"]: line["became"] or line["problem"] for line in lines}
     assert (
         "metric exact_match"

@@ -15,7 +15,7 @@ FILE_ORDER = {
     "openai-evals": ("definition", "data"),
     "promptfoo": ("config", "tests"),
     "dataset": ("file",),
-    "registry": ("spec", "samples"),
+    "openai-evals-registry": ("spec", "samples"),
 }
 
 
@@ -94,9 +94,9 @@ def report_lines(run: dict, new: bool) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
 def import_command(kind: str, files: tuple[str, ...], pairs, options_json, as_json) -> None:
     """Import another tool's files with the importer KIND (openai-evals, promptfoo, dataset,
-    registry), all or nothing, and print what each source grader, assertion or column
+    openai-evals-registry), all or nothing, and print what each source grader, assertion or column
     became. FILE is NAME=PATH, or a path filling the importer's files in order:
-    openai-evals DEFINITION DATA; promptfoo CONFIG [TESTS]; dataset FILE; registry SPEC
+    openai-evals DEFINITION DATA; promptfoo CONFIG [TESTS]; dataset FILE; openai-evals-registry SPEC
     SAMPLES. A problem is one line naming the file and place; the exit code is then 2."""
     named = _named_files(kind, files)
     options = _options(pairs, options_json)
