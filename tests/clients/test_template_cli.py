@@ -15,8 +15,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_template_is_launched_by_name_with_and_without_a_task(
-    project, assay_env, contains, client
-):  # noqa: F811
+    project,  # noqa: F811
+    assay_env,
+    contains,
+    client,
+):
     ok("evalset", "push", "words.csv", "--name", "Words")
     first = run_words("answer", "baseline", "--json")
     assert first.exit_code == 0, first.output
