@@ -4,8 +4,9 @@ Langfuse writes dataset items as objects with `id`, `input`, `expectedOutput`, `
 `status` and the trace they came from (the public API's `DatasetItem`; a page of the API is
 `{"data": [items], "meta": …}`), as JSON, JSONL or a CSV with those headers. Phoenix writes
 examples with `input`, `output` and `metadata` objects (the REST API's
-`{"data": {"examples": […]}}`, or JSONL), and its CSV download flattens them into
-`example_id`, `input_<key>`, `output_<key>` and `metadata_<key>` columns.
+`{"data": {"examples": […]}}`, or JSONL), its CSV download flattens them into
+`example_id`, `input_<key>`, `output_<key>` and `metadata_<key>` columns, and its OpenAI
+Evals JSONL download writes `{"messages": […], "ideal": "…"}` lines.
 
 Columns: an input that is an object on every row becomes one column per key (Phoenix's input
 keys), else one `input` column; the expected output becomes `reference_output` (an object
@@ -139,7 +140,7 @@ def _tool(chosen: str, records: list, shape: str) -> str:
     keys = set().union(*(r.keys() for _p, r in records[:50])) if records else set()
     if keys & LANGFUSE_MARKS:
         return "langfuse"
-    if "output" in keys or "example_id" in keys or _prefixed(keys):
+    if "output" in keys or "example_id" in keys or _prefixed(keys) or {"messages", "ideal"} <= keys:
         return "phoenix"
     if "input" in keys:
         return "langfuse"
@@ -183,13 +184,15 @@ def phoenix_examples(records, shape: str, report: Report) -> tuple[list[Example]
         if shape == "csv":
             parts = {p: _split(record, f"{p}_") for p in ("input", "output", "metadata")}
             ident = record.get("example_id")
+        elif "input" not in record and "messages" in record:  # the openai_evals download
+            parts = {"input": {"messages": record["messages"]}, "output": record.get("ideal")}
+            ident = None
         else:
             parts = {p: record.get(p) for p in ("input", "output", "metadata")}
             ident = record.get("id")
         source = {"kind": "phoenix", "id": ident}
-        examples.append(
-            Example(place, parts["input"], parts["output"], parts["metadata"], source=source)
-        )
+        fields = [parts.get(p) for p in ("input", "output", "metadata")]
+        examples.append(Example(place, *fields, source=source))
     report.mapped("id", "each row's source (kept with the row, not a column)")
     return examples, ""
 

@@ -211,3 +211,10 @@ def test_the_api_call_the_migration_guide_shows(api, workspace):
     assert response.status_code == 400
     problem = json.dumps(response.json())
     assert "file, line 2" in problem and "not valid JSON" in problem, problem
+
+
+def test_phoenixs_openai_evals_download(workspace, user):
+    run, _ = _import(workspace, user, "phoenix_openai_evals.jsonl", name="evals download")
+    version = _version(run)
+    assert _columns(version) == [("messages", "Conversation"), ("reference_output", "Text")]
+    assert [row["reference_output"] for row in _rows(version)] == ["Rome", "Madrid"]
