@@ -630,7 +630,7 @@ def _evalset_version(workspace, user, definition, plan: _Plan, rows, report: Rep
         evalset = evalset_create(
             workspace=workspace,
             user=user,
-            name=f"OpenAI eval: {name}",
+            name=_free_name(workspace, f"OpenAI eval: {name}"),
             description="Imported from an OpenAI Evals definition and its data.",
             columns=_columns(plan, rows),
         )
@@ -657,6 +657,23 @@ def _evalset_version(workspace, user, definition, plan: _Plan, rows, report: Rep
     return version
 
 
+def _free_name(workspace, name: str) -> str:
+    """`name`, or `name (2)`, `(3)`…: a set of that name may come from an earlier import of
+    another version of the definition."""
+    from evalsets.models import EvalSet
+
+    taken = set(
+        EvalSet.objects.filter(workspace=workspace, name__startswith=name).values_list(
+            "name", flat=True
+        )
+    )
+    count, free = 1, name
+    while free in taken:
+        count += 1
+        free = f"{name} ({count})"
+    return free
+
+
 def _problem_text(exc: ValidationError) -> str:
     if hasattr(exc, "message_dict"):
         return "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
@@ -664,13 +681,13 @@ def _problem_text(exc: ValidationError) -> str:
 
 
 def _evaluator(workspace, user, plan: _Plan, spec: dict, options: dict, report: Report):
-    """The evaluator of one grader, submitted as 1.0.0; an LLM judge without a provider stays
-    a draft (listed, not run)."""
-    from evaluators.services import evaluator_create, evaluator_submit_version
+    """The evaluator of one grader, submitted as 1.0.0. One that cannot be submitted here (a
+    judge or an embedding metric without a model provider, a check the kind refuses) stays a
+    draft, named in the report with why, and is left out of the experiment."""
+    from evaluators.services import evaluator_create
 
     config = spec["config"]
-    if spec["kind"] == "llm" and not _point_judge(workspace, config, options):
-        spec["version"] = None
+    pointed = _point_model(workspace, spec, options)
     name = (
         f"{plan.definition.get('name') or 'OpenAI'} · {spec['grader'].get('name') or spec['kind']}"
     )
@@ -688,32 +705,63 @@ def _evaluator(workspace, user, plan: _Plan, spec: dict, options: dict, report: 
     except ValidationError as exc:
         raise ImportProblem(f"definition, {spec['label']}", _problem_text(exc)) from None
     report.add_created("evaluator", evaluator.public_id)
-    if "version" in spec:
-        report.mapped(
-            spec["label"],
-            f"{spec['became']} “{evaluator.name}”, a draft: no model "
-            "provider in this workspace (add one, then submit it)",
-        )
+    why = _submitted(evaluator, user, spec) if pointed else NO_PROVIDER
+    if why:
+        report.mapped(spec["label"], f"{spec['became']} “{evaluator.name}”, a draft: {why}")
         return spec
-    try:
-        spec["version"] = evaluator_submit_version(
-            evaluator=evaluator, user=user, version="1.0.0", change_note="OpenAI Evals import"
-        )
-    except ValidationError as exc:
-        raise ImportProblem(f"definition, {spec['label']}", _problem_text(exc)) from None
     mapping = ", ".join(f"{v['name']} ← {_source_of(v['name'])}" for v in config["input_variables"])
     report.mapped(spec["label"], f"{spec['became']} “{evaluator.name}” 1.0.0 ({mapping})")
     return spec
 
 
-def _point_judge(workspace, config: dict, options: dict) -> bool:
-    """Point the judge at the provider named in the options, else the workspace's first; the
-    grader's model unless the options name one."""
+NO_PROVIDER = "no model provider in this workspace (add one, then submit it)"
+
+
+def _submitted(evaluator, user, spec: dict) -> str:
+    """Submit the draft as 1.0.0 (kept in `spec`); why not, when the kind's checks refuse."""
+    from evaluators.services import evaluator_submit_version
+
+    try:
+        spec["version"] = evaluator_submit_version(
+            evaluator=evaluator, user=user, version="1.0.0", change_note="OpenAI Evals import"
+        )
+    except ValidationError as exc:
+        return _problem_text(exc)
+    return ""
+
+
+def _point_model(workspace, spec: dict, options: dict) -> bool:
+    """A judge or an embedding metric pointed at a provider; False when there is none."""
+    config = spec["config"]
+    if spec["kind"] == "llm":
+        return _point_judge(workspace, config, options)
+    if config.get("metric") == "embedding_cosine":
+        provider = _provider(workspace, options)
+        if provider is None:
+            return False
+        model = options.get("embedding_model") or "text-embedding-3-small"
+        config["options"] = {"provider_id": str(provider.public_id), "model": model}
+    return True
+
+
+def _provider(workspace, options: dict):
+    """The provider named in the options, else the workspace's first."""
     from assay.models import ModelProvider
 
     providers = ModelProvider.objects.filter(workspace=workspace).order_by("created_at")
     wanted = options.get("provider_id")
-    provider = providers.filter(public_id=wanted).first() if wanted else providers.first()
+    if not wanted:
+        return providers.first()
+    try:
+        return providers.get(public_id=uuid.UUID(str(wanted)))
+    except (ValueError, ModelProvider.DoesNotExist):
+        raise ImportProblem("options, provider_id", "no such provider in this workspace") from None
+
+
+def _point_judge(workspace, config: dict, options: dict) -> bool:
+    """Point the judge at the provider named in the options, else the workspace's first; the
+    grader's model unless the options name one."""
+    provider = _provider(workspace, options)
     if provider is None:
         return False
     model = options.get("model") or config["model"]["model"] or provider.default_model

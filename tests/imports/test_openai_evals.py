@@ -184,3 +184,48 @@ def test_without_samples_there_is_no_experiment(workspace, user):
     run, _ = _import(workspace, user, data=data)
     assert "experiment" not in run.report["created"] and not Experiment.objects.exists()
     assert Evaluator.objects.filter(workspace=workspace).count() == 10
+
+
+COSINE = {
+    "name": "Cosine",
+    "data_source_config": {"type": "custom", "item_schema": {"properties": {"a": {}}}},
+    "testing_criteria": [
+        {
+            "type": "text_similarity",
+            "name": "Near",
+            "input": "{{sample.output_text}}",
+            "reference": "{{item.a}}",
+            "evaluation_metric": "cosine",
+            "pass_threshold": 0.9,
+        }
+    ],
+}
+
+
+def test_cosine_uses_the_workspaces_provider_or_stays_a_draft(workspace, user, provider):
+    definition = json.dumps(COSINE).encode()
+    data = b'{"item": {"a": "x"}, "sample": {"output_text": "x"}}'
+    run, _ = _import(workspace, user, definition, data)
+    config = Evaluator.objects.get(workspace=workspace, name="Cosine · Near").versions.get().config
+    assert config["metric"] == "embedding_cosine"
+    assert config["options"] == {
+        "provider_id": str(provider.public_id),
+        "model": "text-embedding-3-small",
+    }
+    with pytest.raises(ImportProblem, match="options, provider_id: no such provider"):
+        import_run(
+            workspace=workspace,
+            user=user,
+            kind="openai-evals",
+            files={"definition": definition, "data": data},
+            options={"provider_id": "nope"},
+        )
+
+
+def test_cosine_without_a_provider_is_a_draft_and_no_experiment(workspace, user):
+    data = b'{"item": {"a": "x"}, "sample": {"output_text": "x"}}'
+    run, _ = _import(workspace, user, json.dumps(COSINE).encode(), data)
+    lines = {line["source"]: line["became"] or line["problem"] for line in run.report["lines"]}
+    assert "a draft: no model provider" in lines["testing_criteria[0] text_similarity “Near”"]
+    assert lines["sample"] == "no evaluator could run, so no experiment was made"
+    assert not Evaluator.objects.get(workspace=workspace).versions.exists()
