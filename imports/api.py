@@ -4,6 +4,7 @@ the workspace's imports with their reports."""
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -19,15 +20,19 @@ from .services import import_run
 
 IMPORT_DOCS = extend_schema_view(
     list=extend_schema(
-        summary="List imports from other tools",
-        description="The workspace's imports, newest first: the importer, the files' names, "
-        "completed or failed (with why), and each one's report.",
+        summary=_("List imports from other tools"),
+        description=_(
+            "The workspace's imports, newest first: the importer, the files' names, "
+            "completed or failed (with why), and each one's report."
+        ),
     ),
     retrieve=extend_schema(
-        summary="Get an import and its report",
-        description="One import and its report: each source grader, assertion or column and "
-        "what it became (or why not), and the ids of the evalsets, evaluators and experiments "
-        "it created.",
+        summary=_("Get an import and its report"),
+        description=_(
+            "One import and its report: each source grader, assertion or column and "
+            "what it became (or why not), and the ids of the evalsets, evaluators and experiments "
+            "it created."
+        ),
     ),
 )
 
@@ -50,12 +55,14 @@ class ImportKindViewSet(WorkspaceScopedViewSet):
         return selectors.imports_list(workspace=self.request.workspace)
 
     @extend_schema(
-        summary="Import files with an importer",
-        description="Uploads another tool's files (multipart, one field per file the importer "
-        "takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; "
-        "dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the "
-        "import and its report, 200 with the earlier import when the same files were imported "
-        "before, 400 naming the file and the place of a problem (nothing is kept).",
+        summary=_("Import files with an importer"),
+        description=_(
+            "Uploads another tool's files (multipart, one field per file the importer "
+            "takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; "
+            "dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the "
+            "import and its report, 200 with the earlier import when the same files were imported "
+            "before, 400 naming the file and the place of a problem (nothing is kept)."
+        ),
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH)],
         request={"multipart/form-data": ImportRequestSerializer},
         responses={201: ImportRunSerializer, 200: ImportRunSerializer},
