@@ -37,9 +37,9 @@ from .gate import (
     DEFAULT_MIN_DECIDED,
     GateResult,
 )
+from .import_cli import import_command
 from .results import DEFAULT_MAX_TASK_ERRORS, TaskErrorLimit
 from .runner import run_template
-from .import_cli import import_command
 from .traces_cli import traces
 
 EXIT_FAILED = 1
