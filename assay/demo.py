@@ -54,7 +54,8 @@ def _extra_loaders():
     from importlib import import_module
 
     loaders = []
-    for app in ("evaluators", "evalsets", "experiments", "traces", "online", "annotation"):
+    apps = ("evaluators", "evalsets", "experiments", "traces", "online", "schedules", "annotation")
+    for app in apps:
         try:
             module = import_module(f"{app}.demo")
         except ModuleNotFoundError as exc:
