@@ -365,7 +365,7 @@ def _judge(plan, grader, label, report, instruction: str, threshold: float, beca
     if not messages or not any(m["role"] == "user" for m in messages):
         report.unmapped(label, "a judge needs at least one user message")
         return
-    messages = [*messages, {"role": "system", "content": instruction}]
+    messages = _instructed(messages, instruction)
     config = {
         "input_variables": [_text_var(n) for n in dict.fromkeys(names)],
         "messages": messages,
@@ -383,12 +383,28 @@ def _judge(plan, grader, label, report, instruction: str, threshold: float, beca
     )
 
 
+def _instructed(messages: list[dict], instruction: str) -> list[dict]:
+    """The grader's messages with our instruction at the end of its first system message (one
+    added before the others when it has none): a system message after the user's is refused
+    by some chat templates, and the judge's answer format (reason, score) is asked there too."""
+    for index, message in enumerate(messages):
+        if message["role"] == "system":
+            joined = {
+                "role": "system",
+                "content": f"{message['content'].rstrip()}\n\n{instruction}",
+            }
+            return [*messages[:index], joined, *messages[index + 1 :]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
 def _label_model(plan: _Plan, grader: dict, label: str, report: Report) -> None:
     labels, passing = grader.get("labels") or [], grader.get("passing_labels") or []
+    # the label goes in the reason: the judge's answer is {"reason", "score"}, and a strict
+    # JSON schema (the json_schema mode) refuses any other key
     instruction = (
-        f"Choose exactly one label from {json.dumps(labels, ensure_ascii=False)}. Reply with only "
-        'a JSON object {"reason": "<why>", "label": "<the label>", "score": <1 when the label '
-        f"is one of {json.dumps(passing, ensure_ascii=False)}, else 0>}}."
+        f"Choose exactly one label from {json.dumps(labels, ensure_ascii=False)}. Begin your "
+        "reason with the label you chose. The score is 1 when that label is one of "
+        f"{json.dumps(passing, ensure_ascii=False)}, else 0."
     )
     _judge(
         plan,
@@ -405,8 +421,8 @@ def _score_model(plan: _Plan, grader: dict, label: str, report: Report) -> None:
     low, high = (grader.get("range") or [0, 1])[:2]
     span = (high - low) or 1
     instruction = (
-        f"Grade from {low} to {high}. Reply with only a JSON object "
-        f'{{"reason": "<why>", "grade": <your grade>, "score": <(grade - {low}) / {span}>}}.'
+        f"Grade from {low} to {high}. Begin your reason with your grade. The score is "
+        f"(grade - {low}) / {span}, from 0 to 1."
     )
     threshold = (_threshold(grader, (low + high) / 2) - low) / span
     _judge(

@@ -14,8 +14,9 @@ Answer scripts (content; sent as ``tool_calls`` arguments when the request has t
 ``repairable``, ``out_of_range``, ``score_string``, ``nan``, ``missing_score``,
 ``bool_score``, ``pattern``, ``empty``, ``tool_text`` (content even when tools are requested);
 a pairwise judge's ``verdict:<A|B|tie|anything>`` (``{"reason", "verdict"}``) and
-``verdict_prose:<x>`` (the verdict in a sentence, no JSON). A marker inside a judged output moves
-with it: in a pairwise prompt the output shown first supplies the marker.
+``verdict_prose:<x>`` (the verdict in a sentence, no JSON); ``raw:<text>`` answers the text
+as it is (an answer a test writes whole, given through ``enqueue``). A marker inside a judged
+output moves with it: in a pairwise prompt the output shown first supplies the marker.
 A simulated user's ``say:<first>|<second>|…``: the n-th message of a chat, where n - 1 is the
 number of assistant messages in the request (the simulator's own earlier messages; the last
 one repeats), e.g. ``say:hi|thanks <END>`` — give it as ``default_script``: a simulator's last
@@ -215,6 +216,8 @@ def _content_for(name: str, arg: str, body: Any = None) -> str:
         return json.dumps({"reason": f"Scored {arg}.", "score": float(arg)})
     if name == "tool_text":
         return CLEAN
+    if name == "raw":
+        return arg
     if name == "verdict":
         return json.dumps({"reason": f"Answer {arg} is better.", "verdict": arg})
     if name == "verdict_prose":
