@@ -345,10 +345,8 @@ def _messages(plan: _Plan, grader: dict, label: str, report: Report):
         if not isinstance(message, dict):
             continue
         role = ROLES.get(message.get("role"))
-        content = message.get("content")
-        if isinstance(content, dict):  # {"type": "input_text", "text": …}
-            content = content.get("text")
-        if role is None or not isinstance(content, str):
+        content = _content_text(message.get("content"))
+        if role is None or content is None:
             report.unmapped(
                 f"{label} input[{index}]",
                 "only system, developer and user text messages become judge messages",
@@ -358,6 +356,24 @@ def _messages(plan: _Plan, grader: dict, label: str, report: Report):
         messages.append({"role": role, "content": text})
         names += read
     return messages, names
+
+
+TEXT_PARTS = ("input_text", "output_text", "text")
+
+
+def _content_text(content) -> str | None:
+    """A grader message's text: a string, a text part ({"type": "input_text", "text": …}) or a
+    list of text parts, joined by lines as the model reads them one after the other; None for
+    anything else (an image or audio part)."""
+    parts = content if isinstance(content, list) else [content]
+    texts = []
+    for part in parts:
+        if isinstance(part, dict) and part.get("type", "input_text") in TEXT_PARTS:
+            part = part.get("text")
+        if not isinstance(part, str):
+            return None
+        texts.append(part)
+    return "\n".join(texts) if texts else None
 
 
 def _judge(plan, grader, label, report, instruction: str, threshold: float, became: str):

@@ -157,6 +157,53 @@ def test_score_model_passes_at_its_threshold_after_scaling(workspace, user, prov
     assert at_threshold.verdict == "pass"  # OpenAI passes a score equal to pass_threshold
 
 
+# a grader whose message content is a list of text parts, as the Evals API reference's EvalItem
+# allows (input_text and output_text parts); no range: the documented default [0, 1]
+PARTS_DEFINITION = {
+    "name": "Parts",
+    "data_source_config": {
+        "type": "custom",
+        "item_schema": {"type": "object", "properties": {"question": {"type": "string"}}},
+    },
+    "testing_criteria": [
+        {
+            "type": "score_model",
+            "name": "Helpful",
+            "model": "gpt-4.1",
+            "input": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "input_text", "text": "Question: {{item.question}}"},
+                        {"type": "output_text", "text": "Answer: {{sample.output_text}}"},
+                    ],
+                }
+            ],
+            "pass_threshold": 0.6,
+        }
+    ],
+}
+
+
+def test_a_message_of_text_parts_is_judged_with_every_part(workspace, user, provider, llm_server):  # noqa: F811
+    files = {
+        "definition": json.dumps(PARTS_DEFINITION).encode(),
+        "data": b'{"item": {"question": "Is water wet?"}, "sample": {"output_text": "Yes."}}\n',
+    }
+    import_run(workspace=workspace, user=user, kind="openai-evals", files=files)
+    binding = Experiment.objects.get(workspace=workspace).bindings.get()
+    evaluator = binding.evaluator_version.evaluator
+    [row] = _rows(workspace)
+    assert binding.policy["threshold"] == 0.6  # range [0, 1]: the threshold as written
+    outcome, sent = _judge(
+        llm_server, evaluator, _turn(row, binding.mapping, "Yes."), {"reason": "0.6", "score": 0.6}
+    )
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert sent[1]["content"] == "Question: Is water wet?\nAnswer: Yes."
+    assert "Grade from 0 to 1" in sent[0]["content"]
+    assert outcome.verdict == "pass"
+
+
 # --------------------------------------------------------------------------- promptfoo
 
 
