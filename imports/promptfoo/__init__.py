@@ -11,6 +11,8 @@ pushes the outputs (`assay run`). See docs/design/promptfoo-import.md.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from ..kinds import FileSpec, ImporterKind
 from .build import promptfoo_import
 
@@ -19,8 +21,15 @@ class PromptfooImporter(ImporterKind):
     name = "promptfoo"
     label = "promptfoo"
     files = (
-        FileSpec("config", True, "promptfooconfig.yaml"),
-        FileSpec("tests", False, "the tests file the config names (tests: file://tests.csv)"),
+        FileSpec("config", True, _("The suite's promptfooconfig.yaml.")),
+        FileSpec(
+            "tests",
+            False,
+            _(
+                "The tests file the config names (tests: file://tests.csv): CSV, JSONL, JSON "
+                "or YAML; none when the tests are in the config."
+            ),
+        ),
     )
 
     def run(self, *, workspace, user, files, options, report):

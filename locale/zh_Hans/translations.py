@@ -3717,10 +3717,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The submitted versions of one evaluator, highest SemVer first, each with its frozen config and the result of its test cases. 404 when the evaluator is not in this workspace.': '一个评估器已提交的版本，SemVer '
                                                                                                                                                                                   '最高的在前，每个附带其冻结的配置和测试用例的结果。评估器不在此工作空间时返回 '
                                                                                                                                                                                   '404。',
+ "The suite's promptfooconfig.yaml.": '测试套件的 promptfooconfig.yaml。',
  'The target has not answered this row yet.': '评测对象尚未回答这一行。',
  'The target is %(known)s, not %(name)r.': '评测对象是 %(known)s，不是 %(name)r。',
  'The target is an object with a kind.': '评测对象是一个带有 kind 的对象。',
  'The target needs a user message.': '评测对象需要一条用户消息。',
+ 'The tests file the config names (tests: file://tests.csv): CSV, JSONL, JSON or YAML; none when the tests are in the config.': '配置中指定的测试文件（tests: '
+                                                                                                                                'file://tests.csv）：CSV、JSONL、JSON '
+                                                                                                                                '或 '
+                                                                                                                                'YAML；测试写在配置里时不需要。',
  'The threshold is a number.': '阈值必须是数字。',
  'The threshold must be a number in [0, 1].': '阈值必须是 [0, 1] 内的数字。',
  'The token stops working at once and `revoked_at` is set; revoking it again changes nothing. A revoked token cannot be restored: create a new one.': '令牌立即失效，并设置 '

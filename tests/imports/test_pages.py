@@ -5,11 +5,14 @@ file it names, roles, outsiders, escaping and Chinese."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
 
 from assay.models import Membership
 from imports.kinds import KINDS
@@ -119,6 +122,12 @@ def test_the_pages_speak_chinese(web, workspace):
     )
     html = page.content.decode()
     assert "导入" in html and "过往导入" in html and "Past imports" not in html
+    # every importer's file help is Chinese on the page (promptfoo's were English)
+    with translation.override("zh-hans"):
+        helps = [str(spec.help) for kind in KINDS.values() for spec in kind.files]
+    assert all(re.search("[\u4e00-\u9fff]", help) for help in helps), helps
+    assert all(escape(help) in html for help in helps)
+    assert "the tests file the config names" not in html.lower()
     detail = web.get(
         reverse("imports:detail", kwargs={"ws": workspace.slug, "id": run.public_id}),
         HTTP_ACCEPT_LANGUAGE="zh-hans",
