@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assay.safety.caps import cap_text
+
+# what a stored report keeps: its report is stored and shown whole, and its lines name things
+# out of the uploaded files (a suite of 100,000 tests made 100,000 lines of any length)
+REPORT_LINES = 1000
+REPORT_TEXT_BYTES = 2 * 1024
+
 
 class ImportProblem(Exception):
     """Bad input: names the file (and where in it) and what is wrong; nothing is saved."""
@@ -57,10 +64,18 @@ class Report:
         self.created.setdefault(what, []).append(str(public_id))
 
     def as_json(self) -> dict:
-        return {
-            "lines": [vars(line) for line in self.lines],
-            "created": self.created,
-        }
+        """The report as stored: the first REPORT_LINES lines, each text capped, then one line
+        counting the lines left out."""
+        lines = [_line_capped(line) for line in self.lines[:REPORT_LINES]]
+        left_out = len(self.lines) - REPORT_LINES
+        if left_out > 0:
+            became = f"{left_out:,} more lines were not kept (a report keeps {REPORT_LINES:,})"
+            lines.append({"source": "…", "became": became, "problem": ""})
+        return {"lines": lines, "created": self.created}
+
+
+def _line_capped(line: ReportLine) -> dict:
+    return {name: cap_text(text, REPORT_TEXT_BYTES) for name, text in vars(line).items()}
 
 
 class ImporterKind:

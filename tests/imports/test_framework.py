@@ -7,7 +7,15 @@ import pytest
 
 from evalsets.models import EvalSet
 from evalsets.services import evalset_create
-from imports.kinds import KINDS, FileSpec, ImporterKind, ImportProblem, register
+from imports.kinds import (
+    KINDS,
+    REPORT_LINES,
+    REPORT_TEXT_BYTES,
+    FileSpec,
+    ImporterKind,
+    ImportProblem,
+    register,
+)
 from imports.models import ImportRun, ImportStatus
 from imports.services import import_run
 from notifications.models import Event
@@ -103,3 +111,34 @@ def test_finished_and_failed_imports_are_announced(toy, workspace, user):
         "import.failed",
         "import.finished",
     ]
+
+
+class NoisyImporter(ImporterKind):
+    """Reports one line per row of its file, each as long as the row: a file of many long
+    rows (a promptfoo suite of thousands of tests) makes a report that long."""
+
+    name = "noisy"
+    label = "Noisy"
+    files = (FileSpec("rows", True, "lines"),)
+
+    def run(self, *, workspace, user, files, options, report):
+        for i, row in enumerate(files["rows"].decode().splitlines()):
+            report.unmapped(f"rows, line {i + 1}: {row}", f"not mapped: {row}")
+
+
+@pytest.mark.django_db
+def test_the_stored_report_is_capped(workspace, user):
+    register(NoisyImporter())
+    try:
+        rows = "\n".join(f"{i}" + "x" * 10_000 for i in range(REPORT_LINES + 500))
+        run, _new = import_run(
+            workspace=workspace, user=user, kind="noisy", files={"rows": rows.encode()}
+        )
+    finally:
+        KINDS.pop("noisy", None)
+    lines = run.report["lines"]
+    assert len(lines) == REPORT_LINES + 1
+    assert all(len(line["source"]) < 2 * REPORT_TEXT_BYTES for line in lines)
+    assert all(len(line["problem"]) < 2 * REPORT_TEXT_BYTES for line in lines)
+    assert "truncated" in lines[0]["source"]
+    assert "500" in lines[-1]["became"]
