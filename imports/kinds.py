@@ -27,6 +27,25 @@ class ImportProblem(Exception):
         self.where, self.message = where, message
 
 
+def yaml_bounded(value, *, where: str, text_chars: int):
+    """`value`, as yaml.safe_load read it from `text_chars` characters, refused when it holds
+    far more values than its text could: an alias repeats a node without copying it, so a few
+    hundred bytes of nested aliases stand for a billion values once anything walks them, and
+    an alias inside its own node never ends."""
+    budget = 2 * text_chars + 10_000  # a text without aliases holds fewer values than chars
+    stack = [value]
+    while stack and budget >= 0:
+        node = stack.pop()
+        children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+        if isinstance(node, list | dict):
+            budget -= len(children)
+            stack.extend(children[: max(budget, 0)])
+        budget -= 1
+    if budget < 0:
+        raise ImportProblem(where, "its YAML aliases expand to far more than the file holds")
+    return value
+
+
 @dataclass(frozen=True)
 class FileSpec:
     """A file an importer takes: its form/API field name, whether it is needed, a help text."""

@@ -27,7 +27,7 @@ from evalsets.items.problems import problem_text
 from evaluators.services import evaluator_create, evaluator_submit_version, submit_problems
 
 from . import registry_graders as graders
-from .kinds import FileSpec, ImporterKind, ImportProblem, Report
+from .kinds import FileSpec, ImporterKind, ImportProblem, Report, yaml_bounded
 from .tables import Table, add_column, column_names, table_commit
 
 BASIC = "evals.elsuite.basic."
@@ -101,7 +101,8 @@ class _Context:
 def spec_evals(data: bytes) -> dict[str, dict]:
     """{eval id: {"class", "args"}} of every eval the YAML defines (aliases left out)."""
     try:
-        spec = yaml.safe_load(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        spec = yaml_bounded(yaml.safe_load(text), where="spec", text_chars=len(text))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ImportProblem("spec", f"not a YAML file: {str(exc)[:300]}") from None
     if not isinstance(spec, dict):

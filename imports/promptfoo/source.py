@@ -20,7 +20,7 @@ from pathlib import PurePath
 
 import yaml
 
-from ..kinds import ImportProblem
+from ..kinds import ImportProblem, yaml_bounded
 
 CONFIG, TESTS = "config", "tests"
 MAX_TESTS = 5000
@@ -47,7 +47,8 @@ class Test:
 def config_read(data: bytes) -> dict:
     """The YAML config as a mapping; a parse error named by line."""
     try:
-        config = yaml.safe_load(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        config = yaml_bounded(yaml.safe_load(text), where=CONFIG, text_chars=len(text))
     except UnicodeDecodeError:
         raise ImportProblem(CONFIG, "not UTF-8 text") from None
     except yaml.YAMLError as exc:
@@ -158,7 +159,7 @@ def _json_tests(name: str, text: str) -> list[tuple[str, dict]]:
 
 def _yaml_tests(name: str, text: str) -> list[tuple[str, dict]]:
     try:
-        value = yaml.safe_load(text)
+        value = yaml_bounded(yaml.safe_load(text), where=name, text_chars=len(text))
     except yaml.YAMLError as exc:
         raise ImportProblem(name, f"not valid YAML ({exc})") from None
     return _listed(name, value)

@@ -210,3 +210,25 @@ def test_the_api_imports_a_promptfoo_suite_with_its_tests_file(api, workspace):
         "cases.jsonl, line 1, assert[0] (equals)",
         "cases.jsonl, line 2, assert[0] (not-equals)",
     ]
+
+
+def _aliases_nested(levels: int) -> bytes:
+    """A config of a few hundred bytes whose aliases stand for 10**levels values (a "billion
+    laughs" at levels=9): a var that is the last list."""
+    lines = ['l0: &l0 ["ha","ha","ha","ha","ha","ha","ha","ha","ha","ha"]']
+    for i in range(1, levels + 1):
+        lines.append(f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 10) + "]")
+    lines += ["prompts: ['{{q}}']", "tests:", f"  - vars: {{q: *l{levels}}}"]
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "config",
+    [_aliases_nested(6), b"prompts: ['{{q}}']\ntests:\n  - vars: {q: &loop [*loop]}\n"],
+    ids=["nested aliases", "a recursive alias"],
+)
+def test_yaml_aliases_that_expand_beyond_the_file_are_refused(workspace, user, config):
+    with pytest.raises(ImportProblem, match="aliases"):
+        _import(workspace, user, {"config": config})
+    assert not EvalSet.objects.filter(workspace=workspace).exists()
