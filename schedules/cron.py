@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 from django.utils.translation import gettext as _
 
 MAX_CRON = 120
@@ -28,9 +28,21 @@ def cron_problems(*, cron: str, timezone: str) -> dict[str, list[str]]:
         errors["cron"] = [
             _("A cron expression has five fields: minute hour day month weekday (e.g. 0 2 * * *).")
         ]
+    elif _never_fires(text):
+        errors["cron"] = [_("This expression never fires (a day the month does not have).")]
     if timezone not in _zones():
         errors["timezone"] = [_("Use an IANA time zone, such as UTC or Asia/Shanghai.")]
     return errors
+
+
+def _never_fires(text: str) -> bool:
+    """Valid fields that name no real time ("0 0 30 2 *"): croniter finds no next one, and a
+    schedule could not be given its first time."""
+    try:
+        croniter(text, datetime.now(UTC)).get_next(datetime)
+    except CroniterBadDateError:
+        return True
+    return False
 
 
 @cache

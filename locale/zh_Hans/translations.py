@@ -3836,6 +3836,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'This evaluator version is already in the experiment.': '此评估器版本已在实验中。',
  'This experiment has no evaluator %s.': '此实验没有评估器 %s。',
  "This experiment's outputs are computed by its target.": '此实验的输出由其评测对象计算。',
+ 'This expression never fires (a day the month does not have).': '此表达式永远不会触发（该月没有这一天）。',
  'This garak run is being imported already: here is that import.': '此 garak 运行已在导入中：这是该导入。',
  'This garak run was imported before: nothing new was made. Its experiments:': '此 garak '
                                                                                '运行之前已导入：没有创建新内容。其实验：',

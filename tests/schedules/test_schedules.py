@@ -125,6 +125,7 @@ def test_a_launch_the_setup_no_longer_allows_is_recorded_as_failed(template, use
         ("0 2 * *", "UTC", "cron"),
         ("0 2 * * * *", "UTC", "cron"),
         ("0 2 * * *", "Mars/Base", "timezone"),
+        ("0 0 30 2 *", "UTC", "cron"),  # valid fields, but February has no 30th: never fires
     ],
 )
 def test_a_bad_cron_or_zone_is_named(template, user, cron, zone, field):
