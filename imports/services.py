@@ -38,6 +38,7 @@ def import_run(
     after recording a failed import (with its message) and keeping nothing else."""
     importer = importer_get(kind)
     options = options or {}
+    _check_options(options)
     _check_files(importer, files)
     identity = content_hash(kind=kind, files=files, options=options)
     done = ImportRun.objects.filter(
@@ -52,6 +53,19 @@ def import_run(
     except ImportProblem as problem:
         _failed(record, problem)
         raise
+
+
+OPTION_CHARS = 500
+
+
+def _check_options(options: dict) -> None:
+    """Every importer's options are short texts (a name, a format, an id, a model): anything
+    else is the options' problem, not an error deep in an importer."""
+    for key, value in options.items():
+        if not isinstance(value, str) or len(value) > OPTION_CHARS:
+            raise ImportProblem(
+                "options", f"{str(key)[:100]!r} is not a text of at most {OPTION_CHARS} characters"
+            )
 
 
 def _check_files(importer, files: dict[str, bytes]) -> None:

@@ -218,3 +218,15 @@ def test_phoenixs_openai_evals_download(workspace, user):
     version = _version(run)
     assert _columns(version) == [("messages", "Conversation"), ("reference_output", "Text")]
     assert [row["reference_output"] for row in _rows(version)] == ["Rome", "Madrid"]
+
+
+@pytest.mark.parametrize("options", [{"name": 5}, {"format": ["langfuse"]}, {"name": {}}])
+def test_options_that_are_not_text_are_a_problem_of_the_options(api, workspace, options):
+    body = {
+        "file": SimpleUploadedFile("items.json", (FIXTURES / "langfuse_items.json").read_bytes()),
+        "options": json.dumps(options),
+    }
+    response = api.post("/api/v1/imports/dataset/", body, format="multipart")
+    assert response.status_code == 400, response.content
+    assert "options" in response.json()["error"]["details"]
+    assert not EvalSet.objects.filter(workspace=workspace).exists()
