@@ -16,7 +16,7 @@ from . import selectors
 from .kinds import KINDS, ImportProblem
 from .models import ImportRun
 from .serializers import ImportRequestSerializer, ImportRunSerializer
-from .services import import_run
+from .services import import_run, uploads_read
 
 IMPORT_DOCS = extend_schema_view(
     list=extend_schema(
@@ -78,7 +78,7 @@ class ImportKindViewSet(WorkspaceScopedViewSet):
                 workspace=request.workspace,
                 user=request.user,
                 kind=kind,
-                files={name: f.read() for name, f in uploads.items()},
+                files=uploads_read(kind=kind, uploads=uploads),
                 file_names={name: f.name[:200] for name, f in uploads.items()},
                 options=body["options"],
             )

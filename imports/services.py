@@ -24,6 +24,14 @@ def content_hash(*, kind: str, files: dict[str, bytes], options: dict) -> str:
     return digest.hexdigest()
 
 
+def uploads_read(*, kind: str, uploads: dict) -> dict[str, bytes]:
+    """The uploaded files' bytes by field, each read to one byte past its FileSpec's limit
+    (`import_run` then names the file as too large): an upload of gigabytes is never held in
+    memory whole. A field the importer does not take is read to one byte (it is refused)."""
+    limits = {spec.name: spec.max_bytes for spec in importer_get(kind).files}
+    return {name: upload.read(limits.get(name, 0) + 1) for name, upload in uploads.items()}
+
+
 def import_run(
     *,
     workspace,

@@ -11,7 +11,7 @@ from assay.web.decorators import workspace_view
 from . import selectors
 from .forms import ImportForm
 from .kinds import KINDS, ImportProblem, importer_get
-from .services import import_run
+from .services import import_run, uploads_read
 
 PAGE_ROWS = 50
 
@@ -48,7 +48,7 @@ def _run(request, form: ImportForm):
             workspace=request.workspace,
             user=request.user,
             kind=form.importer.name,
-            files={name: f.read() for name, f in uploads.items()},
+            files=uploads_read(kind=form.importer.name, uploads=uploads),
             file_names={name: f.name[:200] for name, f in uploads.items()},
             options=form.cleaned_data["options"],
         )

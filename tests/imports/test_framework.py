@@ -3,6 +3,8 @@ once per content, files checked by name, events announced."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from evalsets.models import EvalSet
@@ -17,7 +19,7 @@ from imports.kinds import (
     register,
 )
 from imports.models import ImportRun, ImportStatus
-from imports.services import import_run
+from imports.services import import_run, uploads_read
 from notifications.models import Event
 from notifications.services import endpoint_create
 
@@ -142,3 +144,13 @@ def test_the_stored_report_is_capped(workspace, user):
     assert all(len(line["problem"]) < 2 * REPORT_TEXT_BYTES for line in lines)
     assert "truncated" in lines[0]["source"]
     assert "500" in lines[-1]["became"]
+
+
+@pytest.mark.django_db
+def test_an_upload_is_read_only_to_past_its_limit(toy, workspace, user):
+    uploads = {"rows": io.BytesIO(b"A\nB"), "extra": io.BytesIO(b"x" * 1_000_000)}
+    files = uploads_read(kind="toy", uploads=uploads)
+    assert files == {"rows": b"A\nB", "extra": b"x" * 9}  # the spec's 8 bytes and one more
+    assert uploads["extra"].tell() == 9
+    with pytest.raises(ImportProblem, match="extra: larger than 8 bytes"):
+        import_run(workspace=workspace, user=user, kind="toy", files=files)
