@@ -146,12 +146,16 @@ def endpoint_create(
 
 def endpoint_update(*, endpoint: WebhookEndpoint, **fields) -> WebhookEndpoint:
     """Change an endpoint's URL, events, format, description or enabled; enabling it again
-    clears the notice of why Assay disabled it."""
+    clears the notice of why Assay disabled it; disabling it fails its waiting deliveries (a
+    disabled endpoint hears no more retries)."""
+    was_enabled = endpoint.enabled
     _endpoint_assign(endpoint, **fields)
     if endpoint.enabled:
         endpoint.disabled_notice, endpoint.disabled_at = "", None
         endpoint.disabled_facts = {}
     endpoint.save()
+    if was_enabled and not endpoint.enabled:
+        _waiting_fail(endpoint)
     return endpoint
 
 
@@ -375,11 +379,16 @@ def endpoint_disable(
     )
     if updated:
         log.warning("webhook endpoint %s disabled: retries exhausted", endpoint.public_id)
-        endpoint.deliveries.filter(status=DeliveryStatus.PENDING).update(
-            status=DeliveryStatus.FAILED,
-            next_attempt_at=None,
-            error=_("The endpoint was disabled."),
-        )
+        _waiting_fail(endpoint)
+
+
+def _waiting_fail(endpoint: WebhookEndpoint) -> None:
+    """A disabled endpoint's waiting deliveries fail (one being sent finishes its attempt)."""
+    endpoint.deliveries.filter(status=DeliveryStatus.PENDING).update(
+        status=DeliveryStatus.FAILED,
+        next_attempt_at=None,
+        error=_("The endpoint was disabled."),
+    )
 
 
 def deliveries_sweep(*, now: datetime | None = None, limit: int = SWEEP_LIMIT) -> int:

@@ -241,3 +241,19 @@ def test_only_the_head_of_an_endless_answer_is_read(workspace, user):
     delivery.refresh_from_db()
     assert delivery.response_body == "x" * services.RESPONSE_HEAD_CHARS
     assert receiver.written < 32 * 1024 * 1024  # it hung up long before the end
+
+
+def test_disabling_an_endpoint_stops_its_waiting_retries(workspace, user):
+    with Receiver(500, 200, 200) as receiver:
+        endpoint, _ = _endpoint(workspace, user, receiver.url)
+        delivery = _emit(workspace)
+        now = timezone.now()
+        assert delivery_attempt(delivery_id=delivery.pk, now=now) is False  # a retry waits
+        services.endpoint_update(endpoint=endpoint, enabled=False)  # the owner turns it off
+        assert deliveries_sweep(now=now + RETRY_DELAYS[0] + SWEEP_GRACE) == 0
+        delivery.refresh_from_db()
+        assert delivery.status == DeliveryStatus.FAILED and delivery.next_attempt_at is None
+        assert len(receiver.received) == 1
+        # a test event still reaches a disabled endpoint: how an owner checks it again
+        test = services.endpoint_test_send(endpoint=endpoint)
+        assert delivery_attempt(delivery_id=test.pk) is True
