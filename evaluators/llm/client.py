@@ -376,18 +376,30 @@ async def batch_cache(store: ResponseCache | None, keys: list[str]):
         yield store
         return
     view = BatchCache(await _store_call(get_many, store, keys, default={}))
-    writer = asyncio.ensure_future(_write_every(store, view))
+    done = asyncio.Event()
+    writer = asyncio.ensure_future(_write_every(store, view, done))
     try:
         yield view
     finally:
-        writer.cancel()
-        await _write_pending(store, view)
+        # not cancelled: a cancel would drop the await of a write already in a thread, and the
+        # batch (and its run) could end before that write lands; the writer ends on `done`
+        # after its current write and one last one
+        done.set()
+        await writer
 
 
-async def _write_every(store: ResponseCache, view: BatchCache) -> None:
+async def _write_every(store: ResponseCache, view: BatchCache, done: asyncio.Event) -> None:
     while True:
-        await asyncio.sleep(CACHE_FLUSH_S)
+        finished = done.is_set()  # set before this write: it is the last one
+        if not finished:
+            try:
+                await asyncio.wait_for(done.wait(), CACHE_FLUSH_S)
+                finished = True
+            except TimeoutError:
+                pass
         await _write_pending(store, view)
+        if finished:
+            return
 
 
 async def _write_pending(store: ResponseCache, view: BatchCache) -> None:

@@ -40,7 +40,7 @@ def test_the_editor_keeps_the_metric_in_the_config(live_server, page, user, work
     config = json.loads(page.input_value("#id_config_json"))
     assert config["metric"] == "bleu" and config["options"] == {"tokenize": "zh"}
     page.click("#save-draft")
-    page.wait_for_selector("#metric-card")
+    page.wait_for_selector("text=Draft saved")  # the saved page (the card is on both)
     saved = saved_config(evaluator)
     assert saved["metric"] == "bleu" and saved["options"]["tokenize"] == "zh"
     assert saved["reference_variable"] == "reference_output"
