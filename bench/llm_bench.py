@@ -241,7 +241,13 @@ def judge_body(version, judge, concurrency: int) -> dict:
 
 def bench_pipeline(args: argparse.Namespace, port: int) -> None:
     """Launch → completed through the API and a real worker; the median of the runs."""
-    from bench.support import median, platform_with_worker, run_phases, tree_cpu_s
+    from bench.support import (
+        median,
+        platform_with_worker,
+        run_phases,
+        run_timeline,
+        tree_cpu_s,
+    )
 
     concurrency = max(args.concurrency)
     ideal = args.rows / (concurrency / args.latency)
@@ -257,12 +263,14 @@ def bench_pipeline(args: argparse.Namespace, port: int) -> None:
             )
             cpu.append(tree_cpu_s(worker.process.pid) - cpu_before)
             seconds.append(elapsed)
+            stats = server_stats(port)
             print(
                 f"  pipeline run {run + 1}: {experiment.status} in {elapsed:.2f} s = "
                 f"{100 * ideal / elapsed:.1f} % of ideal; worker CPU {cpu[-1]:.2f} s = "
                 f"{1000 * cpu[-1] / args.rows:.2f} ms a row; load {_load()}\n"
                 f"    {run_phases(experiment, elapsed)}\n"
-                f"    server: {in_flight(server_stats(port), concurrency)}"
+                f"    server: {in_flight(stats, concurrency)}\n"
+                f"    {run_timeline(experiment, stats['first_at'], stats['last_at'])}"
             )
         best = median(seconds)
         print(

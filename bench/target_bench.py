@@ -35,7 +35,13 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.support import ENGINE_PHASES, peak_rss_mb, platform_with_worker, run_phases  # noqa: E402
+from bench.support import (  # noqa: E402
+    ENGINE_PHASES,
+    peak_rss_mb,
+    platform_with_worker,
+    run_phases,
+    run_timeline,
+)
 
 
 def main() -> None:
@@ -194,6 +200,7 @@ def http_pipeline(args, worker) -> None:
 
 
 def http_run(args, worker, run: int) -> float:
+    from bench.support import observer_quiet
     from experiments.models import Result, TargetResult
 
     version, check, client = setting_up(f"http{run}", args.rows)
@@ -207,6 +214,7 @@ def http_run(args, worker, run: int) -> float:
             concurrency=args.concurrency,
             chunk_size=args.chunk_size,
         )
+        observer_quiet()
         started = time.perf_counter()
         experiment = launch(client, body)
         wait_finished(experiment)
@@ -225,7 +233,8 @@ def http_run(args, worker, run: int) -> float:
         f"{in_flight} in flight; target rows ok {done:,}; results "
         f"{Result.objects.filter(experiment=experiment).count():,}; "
         f"worker peak RSS {peak_rss_mb(worker.process.pid):.0f} MB\n"
-        f"    {run_phases(experiment, elapsed)}"
+        f"    {run_phases(experiment, elapsed)}\n"
+        f"    {run_timeline(experiment, None, None)}"
     )
     return elapsed
 

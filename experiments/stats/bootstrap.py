@@ -4,6 +4,10 @@ Fail-rate CI, default mode: the fail count of a resample of n binary outcomes wi
 Binomial(n, fails / n), so the B resampled counts are drawn directly — O(B) whatever n is, and
 statistically identical to resampling rows. ``exact_garak=True`` instead replays garak's own
 procedure on ``numpy.random.RandomState(seed)`` so a seeded run gives garak's bounds bit for bit.
+The mean score's bootstrap resamples rows; when the scores take few distinct values (a pass/fail
+check's 0 and 1, a judge's 0, 0.5 and 1) the same holds per value: a resample's mean depends
+only on how often it drew each value, and those counts are Multinomial(n, share of each value),
+drawn directly in O(B·K).
 Every resampled fail rate goes through the Rogan–Gladen correction for the judge's sensitivity
 and specificity, then the percentile method (numpy's default linear interpolation) gives bounds.
 """
@@ -23,6 +27,10 @@ EXACT_BLOCK_ELEMENTS = 1 << 22
 # 2,000 rows. The generator's stream does not depend on how the draws are split, so the means
 # are the same to the last bit whatever the block size.
 MEAN_BLOCK_ELEMENTS = 1 << 17
+# Scores with at most this many distinct values resample their value counts (a multinomial
+# draw per resample, O(K)) instead of n row indices: 10,000 resamples of 2,000 judge scores
+# take ~2 ms instead of ~70 ms, the last step of every finishing run.
+FEW_DISTINCT = 32
 # Above this many rows mean_ci switches from resampling rows to the normal approximation.
 MEAN_CI_BOOTSTRAP_MAX_N = 2_000
 # Below this |Se + Sp - 1| the correction is numerically meaningless; garak falls back too.
@@ -167,7 +175,26 @@ def mean_ci_of_values(
 
 
 def _bootstrap_means(values: np.ndarray, iterations: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of ``iterations`` row resamples, drawn in small blocks (memory and speed)."""
+    """Means of ``iterations`` row resamples: their value counts drawn directly when the
+    values are few, else row indices drawn in small blocks (memory and speed)."""
+    distinct, counts = np.unique(values, return_counts=True)
+    if distinct.size <= FEW_DISTINCT and distinct.size < values.size:
+        return _counted_means(distinct, counts, iterations, rng)
+    return _indexed_means(values, iterations, rng)
+
+
+def _counted_means(
+    distinct: np.ndarray, counts: np.ndarray, iterations: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Resample means from Multinomial(n, counts / n) draws of how often each value is
+    picked: the same distribution as resampling the n rows themselves."""
+    n = int(counts.sum())
+    drawn = rng.multinomial(n, counts / n, size=iterations)
+    return drawn @ distinct / n
+
+
+def _indexed_means(values: np.ndarray, iterations: int, rng: np.random.Generator) -> np.ndarray:
+    """Resample means from row indices, drawn in blocks of about MEAN_BLOCK_ELEMENTS."""
     n = values.size
     means = np.empty(iterations)
     rows_per_block = max(1, MEAN_BLOCK_ELEMENTS // n)

@@ -4,6 +4,7 @@ guarantee: one result per key, corrections kept, stale turns pruned, fair dispat
 Counts are of queries, never of time (tests do not assert on speed; bench/ prints figures).
 """
 
+import gc
 from itertools import count
 
 import pytest
@@ -173,3 +174,22 @@ def test_a_worker_process_starts_its_sandbox_before_its_first_chunk():
     sandbox.host.MANAGER.shutdown()
     worker_process_init.send(sender=None)  # what a freshly forked pool process receives
     assert sandbox.host.MANAGER.zygote is not None and sandbox.host.MANAGER.zygote.alive()
+
+
+def test_a_worker_process_loads_the_url_map_before_its_first_chunk():
+    """A run's end event links to its page: a pool process loads the URL map when it starts,
+    not inside its first finishing transaction."""
+    from celery.signals import worker_process_init
+    from django.urls import clear_url_caches, get_resolver
+
+    import experiments.tasks  # noqa: F401 - connects the handler
+
+    clear_url_caches()
+    assert not get_resolver()._populated
+    try:
+        worker_process_init.send(sender=None)  # what a freshly forked pool process receives
+        assert get_resolver()._populated
+        # and what it loaded is out of the collector's way
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()

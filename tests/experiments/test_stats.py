@@ -318,6 +318,28 @@ def test_mean_bootstrap_in_blocks_equals_one_draw_to_the_last_bit(n):
     assert mean_ci(scores, seed=9) == bootstrap.percentile_bounds(_one_draw_means(scores, 9), 0.95)
 
 
+def test_few_distinct_scores_resample_their_counts_with_the_rows_own_distribution():
+    """Judge scores (0, 0.5, 1): the resample means come from multinomial value counts, and
+    their distribution is the row resampling's (percentiles of 200,000 resamples each)."""
+    scores = np.random.default_rng(3).choice([0.0, 0.5, 1.0], size=400, p=[0.2, 0.3, 0.5])
+    distinct, counts = np.unique(scores, return_counts=True)
+    means = bootstrap._bootstrap_means(scores, 10_000, np.random.default_rng(6))
+    counted = bootstrap._counted_means(distinct, counts, 10_000, np.random.default_rng(6))
+    assert np.array_equal(means, counted)  # the counted path is the one taken
+    by_counts = bootstrap._counted_means(distinct, counts, 200_000, np.random.default_rng(1))
+    by_rows = bootstrap._indexed_means(scores, 200_000, np.random.default_rng(2))
+    for q in (2.5, 50, 97.5):
+        assert np.percentile(by_counts, q) == pytest.approx(np.percentile(by_rows, q), abs=0.002)
+    assert by_counts.mean() == pytest.approx(scores.mean(), abs=0.0005)
+    assert by_counts.std() == pytest.approx(by_rows.std(), rel=0.01)
+
+
+def test_many_distinct_scores_still_resample_rows():
+    scores = np.random.default_rng(8).random(100)
+    means = bootstrap._bootstrap_means(scores, 1_000, np.random.default_rng(4))
+    assert np.array_equal(means, bootstrap._indexed_means(scores, 1_000, np.random.default_rng(4)))
+
+
 def test_mean_bootstrap_holds_a_small_block_of_draws_at_a_time():
     import tracemalloc
 

@@ -101,10 +101,17 @@ class _State:
     # request and the last answer), for benchmarks that check a provider is kept busy
     time_at: dict[int, float] = field(default_factory=dict)
     changed_at: float | None = None
+    # wall-clock times of the first request and the last answer since the last reset, so a
+    # benchmark can place the calls within a run's own timestamps
+    first_at: float | None = None
+    last_at: float | None = None
 
     def in_flight_changed(self, by: int) -> None:
         """Account the time at the old level, then move to the new one (lock held)."""
         now = time.monotonic()
+        self.last_at = time.time()
+        if self.first_at is None:
+            self.first_at = self.last_at
         if self.changed_at is not None:
             spent = now - self.changed_at
             self.time_at[self.in_flight] = self.time_at.get(self.in_flight, 0.0) + spent
@@ -363,10 +370,12 @@ class _Server(ThreadingHTTPServer):
             found = {
                 "max_in_flight": self.state.max_in_flight,
                 "time_at": {str(k): v for k, v in sorted(self.state.time_at.items())},
+                "first_at": self.state.first_at,
+                "last_at": self.state.last_at,
             }
             if reset:
                 self.state.max_in_flight, self.state.time_at = 0, {}
-                self.state.changed_at = None
+                self.state.changed_at = self.state.first_at = self.state.last_at = None
         return found
 
     def choose_script(self, body: Any) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Any
 
 import jmespath
@@ -72,13 +73,14 @@ class HttpTarget(TargetSpec):
 
     def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
         calls = HttpCall.for_items(experiment=experiment, items=items, repeat=repeat)
-        answers = run_calls(
+        # each answer becomes its row's fields as it lands, while the other calls wait
+        return run_calls(
             experiment=experiment,
             calls=calls,
             cancel=cancel,
             run_key=f"experiment:{experiment.public_id}:target",
+            landed=partial(row_fields, experiment.target_config),
         )
-        return [row_fields(experiment.target_config, call, answer) for call, answer in answers]
 
     def summary(self, config: dict) -> str:
         return f"{config.get('method', 'POST')} {config.get('url', '')}"

@@ -264,19 +264,27 @@ def run_calls(
     calls: list[HttpCall],
     cancel: threading.Event | None,
     run_key: str | None = None,
+    landed=None,
 ) -> list:
-    """[(call, Answer)] in order; blocking (for the chunk runner and the test request).
+    """[(call, Answer)] in order, or with `landed` [landed(call, answer)]: each answer turned
+    into what the caller keeps as it lands, while the other calls wait on the network, not
+    all at once after the last one. Blocking (for the chunk runner and the test request).
     A cancel drops the calls in flight and raises RunCancelled, as evaluator batches do.
     Calls of one `run_key` (the run's target) share `concurrency` across every worker."""
     call_settings = CallSettings.for_experiment(experiment)
-    sending = _send_all(calls, call_settings, (experiment.concurrency, run_key), cancel)
+    slots = (experiment.concurrency, run_key)
+    sending = _send_all(calls, call_settings, slots, cancel, landed or _pair)
     try:
         return run_blocking(sending)
     except BatchCancelled:
         raise RunCancelled from None
 
 
-async def _send_all(calls, call_settings, slots, cancel) -> list:
+def _pair(call: HttpCall, answer) -> tuple:
+    return call, answer
+
+
+async def _send_all(calls, call_settings, slots, cancel, landed) -> list:
     from assay.safety.outbound_aio import client_session  # aiohttp: only where rows are sent
     from evaluators.llm.slots import run_slots_open
     from evaluators.providers import llm_backends, run_limit
@@ -292,14 +300,15 @@ async def _send_all(calls, call_settings, slots, cancel) -> list:
 
         async def one(call: HttpCall):
             if call.problem:
-                return call, _answer()
+                return landed(call, _answer())
             async with local:
                 token = await shared.acquire() if shared else None
                 try:
-                    return call, await _send(client, call, call_settings, limiter)
+                    answer = await _send(client, call, call_settings, limiter)
                 finally:
                     if token is not None:
                         await shared.release(token)
+            return landed(call, answer)
 
         try:
             return await gather_cancellable([one(c) for c in calls], cancel)
