@@ -16,6 +16,7 @@ from django.db.models import F, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from assay.celery import worker_queues
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem
@@ -25,6 +26,7 @@ from ..runs.chunks import ChunkStopped, batch_commit
 from ..runs.leases import ChunkLease
 from .evaluator_work import EvaluatorWork
 from .progress import calls_counted, judge_calls_counted
+from .streamed import LandedRows
 from .turns import json_loads
 from .writes import (
     COLUMNS,
@@ -138,14 +140,15 @@ def _flush_later() -> None:
 # ----------------------------------------------------------------------------- evaluators
 
 
-def _evaluator_work(chunk: ExperimentChunk, lease: ChunkLease) -> EvaluatorWork:
-    """Each binding of the chunk's kind on the rows (and repetitions) still lacking a usable
-    result; a mini-batch's rows of every binding commit together."""
+def _evaluator_work(chunk: ExperimentChunk, lease: ChunkLease, kind=None) -> EvaluatorWork:
+    """Each binding of the chunk's kind (or of `kind`: a target chunk scoring its rows as they
+    land) on the rows (and repetitions) still lacking a usable result; a mini-batch's rows of
+    every binding commit together."""
 
     def commit(count: int, rows: list[tuple], pruned: list[tuple]) -> None:
         _commit(chunk, lease, count, partial(_results_commit, rows, pruned))
 
-    return EvaluatorWork(chunk.experiment, chunk.kind, lease.stop, commit)
+    return EvaluatorWork(chunk.experiment, kind or chunk.kind, lease.stop, commit)
 
 
 def _results_commit(rows: list[tuple], pruned: list[tuple]) -> None:
@@ -176,19 +179,59 @@ def _run_target(chunk: ExperimentChunk, lease: ChunkLease, items: list[ItemRow])
             have = have.filter(status=ResultStatus.SUCCESS)
         done = set(have.values_list("item_id", flat=True))
         todo = [item for item in items if item.pk not in done]
-        if not todo:
-            continue
-        counted = len(todo) if spec.calls_are_rows else 0
-        with calls_counted(chunk, lease, rows=counted) as calls:
+        if todo:
+            _target_batch(chunk, lease, todo, repeat)
+
+
+def _target_batch(chunk: ExperimentChunk, lease: ChunkLease, todo: list, repeat: int) -> None:
+    """The target on `todo`; its rows written as they land (`_landed_rows`), or all at the
+    end, with the count of rows the lease keeper did not report while they landed."""
+    experiment = chunk.experiment
+    spec = experiment.target_spec
+    streamed = _landed_rows(chunk, lease, todo, repeat)
+    landing = {"landed": streamed.landed} if streamed else {}
+    with calls_counted(chunk, lease, rows=len(todo) if spec.calls_are_rows else 0) as calls:
+        try:
             outputs = spec.run_batch(
-                experiment=experiment, items=todo, repeat=repeat, cancel=lease.stop
+                experiment=experiment, items=todo, repeat=repeat, cancel=lease.stop, **landing
             )
+        finally:
+            if streamed:
+                streamed.stop()
+    unreported = len(todo) - calls.reported
+    if streamed:
+        streamed.finish()  # raises what a flush raised
+        rows = []  # all written as they landed
+    else:
         rows = [
             target_row(experiment=experiment, item=item, repeat=repeat, fields=out)
             for item, out in zip(todo, outputs, strict=True)
         ]
-        unreported = len(rows) - calls.reported  # the keeper reported the rest as they landed
-        _commit(chunk, lease, 0, lambda rows=rows: _target_upsert(rows), targets=unreported)
+    _commit(chunk, lease, 0, lambda: _target_upsert(rows), targets=unreported)
+
+
+def _landed_rows(chunk, lease, todo: list[ItemRow], repeat: int) -> LandedRows | None:
+    """Rows written and scored by the range's code checks as they land (`streamed`), when the
+    target hands them over and this worker also serves the code chunks' queue (a worker that
+    does not would run their sandboxes where a deployment put only calls); else None."""
+    experiment = chunk.experiment
+    queues = worker_queues() or ()
+    if not experiment.target_spec.streams_rows or ChunkKind.CODE not in queues:
+        return None
+    checks = _evaluator_work(chunk, lease, ChunkKind.CODE)
+    if not checks.bindings:
+        return None
+
+    def flush(landed: list[tuple[int, dict]]) -> None:
+        items = [todo[index] for index, _fields in landed]
+        rows = [
+            target_row(experiment=experiment, item=todo[index], repeat=repeat, fields=fields)
+            for index, fields in landed
+        ]
+        _commit(chunk, lease, 0, lambda: _target_upsert(rows))
+        checks(items, repeats=[repeat])
+
+    return LandedRows(flush)
 
 
 def target_row(*, experiment, item, repeat: int, fields: dict) -> TargetResult:

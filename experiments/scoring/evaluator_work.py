@@ -33,12 +33,12 @@ class EvaluatorWork:
         self.experiment, self.cancel, self.commit = experiment, cancel, commit
         self.bindings = bindings_of(experiment, queue)
 
-    def __call__(self, items: list) -> None:
-        """Score the rows (and repetitions) that still lack a usable result; one commit per
-        repetition for every binding together."""
+    def __call__(self, items: list, repeats: list[int] | None = None) -> None:
+        """Score the rows (in every repetition, or in `repeats`) that still lack a usable
+        result; one commit per repetition for every binding together."""
         if not self.bindings or not items:
             return
-        for repeat in range(self.experiment.repetitions):
+        for repeat in range(self.experiment.repetitions) if repeats is None else repeats:
             targets = target_outputs(
                 experiment=self.experiment, item_ids=[i.pk for i in items], repeat=repeat
             )

@@ -33,6 +33,10 @@ class TargetSpec:
     # Each row is one call of the run's target slots (`experiment:<id>:target`), so the
     # engine counts rows as their calls finish, before the batch commits (progress).
     calls_are_rows: ClassVar[bool] = False
+    # `run_batch` takes `landed(index, fields)` and calls it as each row's fields are ready
+    # (while the batch's other calls are in flight), so the engine can write and score
+    # early rows before the last one lands.
+    streams_rows: ClassVar[bool] = False
     # Service error paths → this kind's form fields, so a problem shows beside its field.
     form_aliases: ClassVar[dict[str, str]] = {}
 

@@ -12,13 +12,19 @@ from tests.conftest import require_service
 from tests.support.app_server import ScriptedApp
 from tests.support.factories import make_code_version
 from tests.support.fixtures import reset_broker_pools
-from tests.support.processes import RedisServer
+from tests.support.processes import RedisServer, Worker
 
 # Short leases and a busy reaper, for every worker: a lease is stamped by the claiming worker.
 FAST_REAPER = {
     "ASSAY_EXPERIMENT_STALE_S": "3",
     "ASSAY_REAPER_INTERVAL_S": "1",
     "ASSAY_CHUNK_LEASE_S": "3",
+}
+# No help from the reaper: cancel alone must stop the work.
+NO_REAPER = {
+    "ASSAY_EXPERIMENT_STALE_S": "600",
+    "ASSAY_CHUNK_LEASE_S": "600",
+    "ASSAY_REAPER_INTERVAL_S": "600",
 }
 
 
@@ -72,3 +78,26 @@ def wait_for(predicate, timeout: float, what: str, workers=()):
         time.sleep(0.05)
     logs = "\n".join(w.output()[-3000:] for w in workers)
     raise AssertionError(f"timed out waiting for {what}\n{logs}")
+
+
+@pytest.fixture
+def worker(postgres_url, redis_server):
+    """Start real worker processes (with beat and a fast reaper) on the test database and a
+    private Redis: `worker(concurrency=2, queues="default,code,llm", **env)`."""
+    started = []
+
+    def start(concurrency=2, queues=None, **env):
+        process = Worker(
+            database_url=postgres_url,
+            redis_url=redis_server.url,
+            beat=True,
+            concurrency=concurrency,
+            extra_env={**FAST_REAPER, **env},
+            **({"queues": queues} if queues else {}),
+        ).start()
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()

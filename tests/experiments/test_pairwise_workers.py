@@ -6,36 +6,10 @@ import pytest
 
 from experiments.models import ExperimentStatus, PairwiseResult, PairwiseRun
 from experiments.pairwise import services
-from tests.experiments.conftest import FAST_REAPER, wait_for
+from tests.experiments.conftest import NO_REAPER, wait_for
 from tests.support.pairwise import N
-from tests.support.processes import Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-NO_REAPER = {
-    "ASSAY_EXPERIMENT_STALE_S": "600",
-    "ASSAY_CHUNK_LEASE_S": "600",
-    "ASSAY_REAPER_INTERVAL_S": "600",
-}
-
-
-@pytest.fixture
-def worker(postgres_url, redis_server):
-    started = []
-
-    def start(concurrency=2, **env):
-        process = Worker(
-            database_url=postgres_url,
-            redis_url=redis_server.url,
-            beat=True,
-            concurrency=concurrency,
-            extra_env={**FAST_REAPER, **env},
-        ).start()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
 
 
 def status_of(run) -> str:

@@ -7,7 +7,7 @@ import pytest
 from experiments import services
 from experiments.models import Experiment, ExperimentChunk, ExperimentStatus, Result
 from experiments.scoring.chunks import CODE_MINI_BATCH
-from tests.experiments.conftest import FAST_REAPER, wait_for
+from tests.experiments.conftest import NO_REAPER, wait_for
 from tests.support.factories import (
     make_code_version,
     make_evalset_version,
@@ -15,7 +15,6 @@ from tests.support.factories import (
     make_provider,
     qa_rows,
 )
-from tests.support.processes import Worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -37,12 +36,6 @@ SLOW_SECOND_HALF = """def exec_evaluation(turn):
             total += i
     return EvalOutput(score=1.0, reason="done")
 """
-# No help from the reaper: cancel alone must stop the work.
-NO_REAPER = {
-    "ASSAY_EXPERIMENT_STALE_S": "600",
-    "ASSAY_CHUNK_LEASE_S": "600",
-    "ASSAY_REAPER_INTERVAL_S": "600",
-}
 
 
 def status_of(experiment) -> str:
@@ -59,27 +52,6 @@ def launch(workspace, user, version, evaluator_version, **options):
         **options,
     )
     return services.experiment_launch(experiment=experiment)
-
-
-@pytest.fixture
-def worker(postgres_url, redis_server):
-    started = []
-
-    def start(concurrency=2, **env):
-        env = {**FAST_REAPER, **env}
-        process = Worker(
-            database_url=postgres_url,
-            redis_url=redis_server.url,
-            beat=True,
-            concurrency=concurrency,
-            extra_env=env,
-        ).start()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
 
 
 def test_a_healthy_slow_chunk_is_never_run_twice(workspace, user, llm_server, worker):

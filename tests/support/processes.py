@@ -99,6 +99,7 @@ class Worker:
         concurrency: int = 2,
         extra_env: dict | None = None,
         supervised: bool = False,
+        queues: str = "default,code,llm",
     ) -> None:
         self.env = {
             **os.environ,
@@ -107,7 +108,7 @@ class Worker:
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }
-        self.beat, self.concurrency = beat, concurrency
+        self.beat, self.concurrency, self.queues = beat, concurrency, queues
         self.process: subprocess.Popen | None = None
         self.log = Path(os.environ.get("TMPDIR", "/tmp")) / f"assay-worker-{free_port()}.log"
         # As compose (restart: unless-stopped) and Kubernetes do: a worker that exits by itself
@@ -139,7 +140,7 @@ class Worker:
             "assay",
             "worker",
             "-Q",
-            "default,code,llm",
+            self.queues,
             "-c",
             str(self.concurrency),
             "--loglevel",

@@ -55,6 +55,7 @@ class HttpTarget(TargetSpec):
     form_template = "experiments/targets/_http.html"
     testable = True
     calls_are_rows = True
+    streams_rows = True
 
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         config = {**DEFAULTS, "max_retries": 3, **config}
@@ -71,7 +72,7 @@ class HttpTarget(TargetSpec):
         _check_limits(config, errors)
         return config
 
-    def run_batch(self, *, experiment, items, repeat, cancel) -> list[dict]:
+    def run_batch(self, *, experiment, items, repeat, cancel, landed=None) -> list[dict]:
         calls = HttpCall.for_items(experiment=experiment, items=items, repeat=repeat)
         # each answer becomes its row's fields as it lands, while the other calls wait
         return run_calls(
@@ -79,7 +80,7 @@ class HttpTarget(TargetSpec):
             calls=calls,
             cancel=cancel,
             run_key=f"experiment:{experiment.public_id}:target",
-            landed=partial(row_fields, experiment.target_config),
+            landed=partial(_fields_landed, experiment.target_config, landed),
         )
 
     def summary(self, config: dict) -> str:
@@ -106,6 +107,13 @@ class HttpTarget(TargetSpec):
 
 
 # ----------------------------------------------------------------------------- answers
+
+
+def _fields_landed(config: dict, landed, index: int, call: HttpCall, answer: Answer) -> dict:
+    fields = row_fields(config, call, answer)
+    if landed is not None:
+        landed(index, fields)
+    return fields
 
 
 def row_fields(config: dict, call: HttpCall, answer: Answer) -> dict:

@@ -266,8 +266,8 @@ def run_calls(
     run_key: str | None = None,
     landed=None,
 ) -> list:
-    """[(call, Answer)] in order, or with `landed` [landed(call, answer)]: each answer turned
-    into what the caller keeps as it lands, while the other calls wait on the network, not
+    """[(call, Answer)] in order, or with `landed` [landed(index, call, answer)]: each answer
+    turned into what the caller keeps as it lands, while the other calls wait on the network, not
     all at once after the last one. Blocking (for the chunk runner and the test request).
     A cancel drops the calls in flight and raises RunCancelled, as evaluator batches do.
     Calls of one `run_key` (the run's target) share `concurrency` across every worker."""
@@ -280,7 +280,7 @@ def run_calls(
         raise RunCancelled from None
 
 
-def _pair(call: HttpCall, answer) -> tuple:
+def _pair(_index: int, call: HttpCall, answer) -> tuple:
     return call, answer
 
 
@@ -298,9 +298,9 @@ async def _send_all(calls, call_settings, slots, cancel, landed) -> list:
     # one session (one connection pool) for the batch, on the batch's own event loop
     async with client_session(policy, limit=size, ssl_context=ssl_context()) as client:
 
-        async def one(call: HttpCall):
+        async def one(index: int, call: HttpCall):
             if call.problem:
-                return landed(call, _answer())
+                return landed(index, call, _answer())
             async with local:
                 token = await shared.acquire() if shared else None
                 try:
@@ -308,10 +308,10 @@ async def _send_all(calls, call_settings, slots, cancel, landed) -> list:
                 finally:
                     if token is not None:
                         await shared.release(token)
-            return landed(call, answer)
+            return landed(index, call, answer)
 
         try:
-            return await gather_cancellable([one(c) for c in calls], cancel)
+            return await gather_cancellable([one(i, c) for i, c in enumerate(calls)], cancel)
         finally:
             if shared is not None:
                 await shared.close()
