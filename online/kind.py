@@ -22,6 +22,7 @@ from experiments.runs.chunks import ChunkStopped, batch_commit
 from experiments.runs.inline import run_inline
 from experiments.runs.kinds import RetryPlan, RunKind, run_kind_register
 from experiments.scoring import MINI_BATCH as EXPERIMENT_MINI_BATCH
+from experiments.scoring.writes import instances_upsert
 from traces.models import Span, TraceSummary
 from traces.services.to_evalset_rows import session_sources, trace_root_fields
 
@@ -285,11 +286,9 @@ def _skip_reason(outcome: RunOutcome, span: Span | None) -> str:
 
 def _upsert(rows: list[OnlineOutcome]) -> None:
     """Insert outcomes, or update the one already there: two runners that both found an item
-    missing leave exactly one row."""
-    OnlineOutcome.objects.bulk_create(
-        rows,
-        batch_size=1000,
-        update_conflicts=True,
+    missing leave exactly one row (COPY and one upsert on PostgreSQL, as experiments write)."""
+    instances_upsert(
+        rows=rows,
         unique_fields=["rule_evaluator", "trace_id", "span_id"],
         update_fields=OUTCOME_FIELDS,
     )
