@@ -113,3 +113,30 @@ def test_rows_stream_only_where_the_code_queue_is_served(
         assert (streamed is not None) == streams
         if streamed:
             streamed.stop()
+
+
+@pytest.mark.integration
+def test_a_retry_round_scores_the_rows_called_again_as_they_land(
+    workspace, user, contains, app, worker
+):
+    worker()
+    flaky = [row(f"flaky{i}", script="500,ok") for i in range(5)]
+    rows = flaky + [row(f"ok{i}") for i in range(5)]
+    experiment = services.experiment_create(
+        workspace=workspace,
+        user=user,
+        name="retried",
+        evalset_version=rows_version(workspace, user, rows),
+        bindings=[{"evaluator_version": contains, "mapping": MAPPING}],
+        target=target(app, headers={}, max_retries=0),
+    )
+    first = finished(services.experiment_launch(experiment=experiment))
+    verdicts = Result.objects.filter(experiment=first).values_list("verdict", flat=True)
+    assert sorted(verdicts) == ["pass"] * 5 + ["unknown"] * 5  # the 500s: no output to check
+
+    services.experiment_retry_failed(experiment=first)  # queued again, in its transaction
+    done = finished(first)
+    assert app.calls == 15  # the five failed rows once more, the others never
+    results = Result.objects.filter(experiment=done)
+    assert results.count() == 10 and set(results.values_list("verdict", flat=True)) == {"pass"}
+    assert (done.results_done, done.targets_done) == (10, 10)
