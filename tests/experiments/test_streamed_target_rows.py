@@ -28,8 +28,10 @@ ROWS = 30  # answered at once, and one more row whose answer takes HANG_S
 HANG_S = 8
 
 
-def launched(workspace, user, contains, app):
-    rows = [row("slow", script=f"hang:{HANG_S}")] + [row(f"q{i}") for i in range(ROWS)]
+def launched(workspace, user, contains, app, rows=None):
+    """A launched run of the app's answers checked by `contains`: by default ROWS answered at
+    once after one whose answer takes HANG_S; no retries."""
+    rows = rows or [row("slow", script=f"hang:{HANG_S}")] + [row(f"q{i}") for i in range(ROWS)]
     experiment = services.experiment_create(
         workspace=workspace,
         user=user,
@@ -122,15 +124,7 @@ def test_a_retry_round_scores_the_rows_called_again_as_they_land(
     worker()
     flaky = [row(f"flaky{i}", script="500,ok") for i in range(5)]
     rows = flaky + [row(f"ok{i}") for i in range(5)]
-    experiment = services.experiment_create(
-        workspace=workspace,
-        user=user,
-        name="retried",
-        evalset_version=rows_version(workspace, user, rows),
-        bindings=[{"evaluator_version": contains, "mapping": MAPPING}],
-        target=target(app, headers={}, max_retries=0),
-    )
-    first = finished(services.experiment_launch(experiment=experiment))
+    first = finished(launched(workspace, user, contains, app, rows))
     verdicts = Result.objects.filter(experiment=first).values_list("verdict", flat=True)
     assert sorted(verdicts) == ["pass"] * 5 + ["unknown"] * 5  # the 500s: no output to check
 
