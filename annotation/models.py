@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from assay.models import Workspace
+from assay.bases import WorkspaceNamed
 
 MAX_REVIEWERS = 10
 DEFAULT_RESERVATION_MINUTES = 15
@@ -73,7 +73,7 @@ class SlotStatus(models.TextChoices):
     SKIPPED = "skipped", _("skipped")
 
 
-class ScoreConfig(models.Model):
+class ScoreConfig(WorkspaceNamed):
     """What reviewers are asked for, and (optionally) which labels mean pass and fail so that a
     human label and an evaluator's verdict are comparable."""
 
@@ -90,9 +90,6 @@ class ScoreConfig(models.Model):
         "fail_labels",
     )
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=160)
     kind = models.CharField(max_length=16, choices=ScoreKind.choices)
     labels = models.JSONField(default=list, blank=True)  # categorical: the labels, in order
     ordered = models.BooleanField(default=False)  # categorical: the order means something
@@ -102,11 +99,6 @@ class ScoreConfig(models.Model):
     rubric = models.TextField(blank=True)
     pass_labels = models.JSONField(default=list, blank=True)  # labels comparable to pass
     fail_labels = models.JSONField(default=list, blank=True)  # labels comparable to fail
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
@@ -114,16 +106,10 @@ class ScoreConfig(models.Model):
         ]
         ordering = ["name"]
 
-    def __str__(self) -> str:
-        return self.name
 
-
-class AnnotationQueue(models.Model):
+class AnnotationQueue(WorkspaceNamed):
     """Items waiting for `reviewers_per_item` reviewers each, scored with its configs."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=160)
     kind = models.CharField(max_length=16, choices=QueueKind.choices, default=QueueKind.SINGLE)
     score_configs = models.ManyToManyField(ScoreConfig, related_name="queues")
     reviewers_per_item = models.PositiveSmallIntegerField(default=1)
@@ -134,20 +120,12 @@ class AnnotationQueue(models.Model):
     # who reviews: a role, or only the assigned members (editors or owners; set by an owner)
     open_to = models.CharField(max_length=16, choices=QueueAccess.choices, default="reviewers")
     assignees = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["workspace", "name"], name="annotation_queue_name_once")
         ]
         ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class QueueItem(models.Model):

@@ -1,6 +1,6 @@
 """Abstract model bases shared by the apps: immutable rows (submitted versions), soft delete,
-the library item (evaluators, evaluation sets), an uploaded file's import job; and the
-migrations' PostgreSQL-only SQL."""
+the library item (evaluators, evaluation sets), authored and workspace-named rows, an uploaded
+file's import job, a hashed key; and the migrations' PostgreSQL-only SQL."""
 
 from __future__ import annotations
 
@@ -62,7 +62,35 @@ class SoftDeleteModel(models.Model):
         return True
 
 
-class LibraryItem(SoftDeleteModel):
+class Authored(models.Model):
+    """Who created a row, and when it was created and last changed."""
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class WorkspaceNamed(Authored):
+    """A workspace's named setting that is not versioned (review score configs and queues,
+    online rules, experiment templates); each names its own name's unique constraint."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey("assay.Workspace", on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=160)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LibraryItem(SoftDeleteModel, Authored):
     """What a workspace keeps in its library and versions: a named, tagged draft whose
     submitted versions (`versions`, SemVer) experiments pin. Names are unique among live ones."""
 
@@ -73,11 +101,6 @@ class LibraryItem(SoftDeleteModel):
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
     tags = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         abstract = True

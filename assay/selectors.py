@@ -81,6 +81,12 @@ def as_uuid(value) -> uuid.UUID | None:
         return None
 
 
+def unknown_named(field: str, wanted, known, message: str) -> dict[str, list[str]]:
+    """{"field[i]": [message]} for each of `wanted` not in `known` (a list's problems as the
+    API names them, by position)."""
+    return {f"{field}[{i}]": [message] for i, value in enumerate(wanted) if value not in known}
+
+
 def by_public_id(queryset: QuerySet, public_id, *, field: str = "public_id"):
     """The row of `queryset` with that public id, or None (also for a missing or malformed id)."""
     ref = as_uuid(public_id)

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import get_language
 
-from assay.bases import ImmutableModel, LibraryItem
+from assay.bases import Authored, ImmutableModel, LibraryItem
 from assay.vocabulary import ScoreMeaning, Verdict
 
 
@@ -146,7 +146,7 @@ class EvaluatorVersion(KindMixin, ImmutableModel):
         return f"{self.evaluator.name}@{self.version}"
 
 
-class EvaluatorTestCase(models.Model):
+class EvaluatorTestCase(Authored):
     """A debug turn kept with the verdict the user expects: the evaluator's regression test."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -155,11 +155,6 @@ class EvaluatorTestCase(models.Model):
     turn = models.JSONField()
     expected_verdict = models.CharField(max_length=8, choices=Verdict.choices)
     note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["created_at", "pk"]

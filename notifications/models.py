@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
+from assay.bases import Authored
 from assay.vocabulary import EventType
 
 
@@ -27,7 +27,7 @@ DISABLED_NOTICE = gettext_noop(
 )
 
 
-class WebhookEndpoint(models.Model):
+class WebhookEndpoint(Authored):
     """A workspace's receiver: where events of the chosen types go, signed with its secret
     (Standard Webhooks). The secret is stored encrypted and shown once; after a rotation the
     previous one signs alongside the new one until `previous_secret_until`."""
@@ -51,11 +51,6 @@ class WebhookEndpoint(models.Model):
     # the notice's numbers, so a page says it in its reader's language: {"n", "last"}
     disabled_facts = models.JSONField(default=dict, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from assay.bases import Authored, WorkspaceNamed
 from assay.models import Workspace
 from assay.vocabulary import ResultStatus, Verdict
 from evaluators.models import EvaluatorVersion
@@ -43,7 +43,7 @@ class SkipReason(models.TextChoices):
     PROVIDER_BLOCKED = "provider_blocked", _("provider blocked")
 
 
-class OnlineRule(models.Model):
+class OnlineRule(WorkspaceNamed):
     """What live traffic a rule scores and how much of it."""
 
     # what a rule's owner sets (the API's body and answer, the services' fields)
@@ -60,9 +60,6 @@ class OnlineRule(models.Model):
         "active",
     )
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=160)
     scope = models.CharField(max_length=8, choices=RuleScope.choices, default=RuleScope.SPAN)
     # the span filter as a tree of conditions (`online.filters`); {} matches every span
     filter = models.JSONField(default=dict, blank=True)
@@ -82,20 +79,12 @@ class OnlineRule(models.Model):
     rate_day = models.DateField(null=True, blank=True)
     # where the spans a backfill scored begin (a later backfill must end there or earlier)
     backfilled_from = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["workspace", "name"], name="online_rule_name_once")
         ]
         ordering = ["name", "pk"]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class RuleEvaluator(models.Model):
@@ -269,7 +258,7 @@ DEFAULT_DIRECTION = {
 NEVER_RESOLVED = 1_000_000  # `quiet_for` of an alert that never resolved: no cooldown to wait
 
 
-class RuleAlert(models.Model):
+class RuleAlert(Authored):
     """An alert on one of a rule's evaluators (the rule itself for volume), with the state
     its evaluation carries from window to window."""
 
@@ -307,11 +296,6 @@ class RuleAlert(models.Model):
     is_open = models.BooleanField(default=False)
     quiet_for = models.PositiveIntegerField(default=NEVER_RESOLVED)
     evaluated_until = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["created_at", "pk"]

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from assay.models import Workspace
+from assay.bases import WorkspaceNamed
 from evalsets.models import EvalSet, EvalSetVersion
 from evaluators.models import Evaluator, EvaluatorVersion
 from experiments.models import Experiment
@@ -23,12 +23,9 @@ from experiments.models import Experiment
 DEFAULT_NAME_PATTERN = "{template} {date}"
 
 
-class ExperimentTemplate(models.Model):
+class ExperimentTemplate(WorkspaceNamed):
     """What a launch creates: the experiment's set-up, with "latest" where it follows."""
 
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=160)
     description = models.TextField(blank=True)
     evalset = models.ForeignKey(EvalSet, on_delete=models.CASCADE, related_name="+")
     # null: each launch takes the set's latest committed version
@@ -49,11 +46,6 @@ class ExperimentTemplate(models.Model):
     saved_from = models.ForeignKey(
         Experiment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
@@ -62,9 +54,6 @@ class ExperimentTemplate(models.Model):
                 fields=["workspace", "name"], name="schedules_template_name_unique"
             )
         ]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class TemplateBinding(models.Model):

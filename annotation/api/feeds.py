@@ -11,9 +11,8 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceScopedViewSet, validated
+from assay.api.base import validated
 from assay.models import Membership
-from assay.selectors import public_or_404
 from experiments.selectors.runs import experiment_find
 from traces.selectors import traces_filtered
 
@@ -31,21 +30,9 @@ from ..services.feeds import (
     queue_feed_update,
 )
 from . import feed_serializers as s
+from .nested import QueueNested
 
 PAGING = ("cursor", "limit")
-
-
-class QueueNested(WorkspaceScopedViewSet):
-    """A route under one queue of the workspace (404 for another's)."""
-
-    def queue(self) -> AnnotationQueue:
-        return self.parent(self._queue_of, "queue_id")
-
-    @staticmethod
-    def _queue_of(*, workspace, public_id):
-        return public_or_404(
-            selectors.annotation_queues_list(workspace=workspace), public_id, "queue"
-        )
 
 
 class QueueSourceViewSet(QueueNested):

@@ -11,14 +11,14 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from assay.api.base import WorkspaceScopedViewSet, validated
+from assay.api.base import validated
 from assay.api.serializers import StrictSerializer
-from assay.selectors import public_or_404
 
 from .. import selectors
 from ..models import AnnotationQueue, QueueItem, ScoreConfig
 from ..selectors import gold as gold_selectors
 from ..services.teach import gold_evalset_export, judge_miss_test_case
+from .nested import QueueNested
 
 
 class GoldConfigSerializer(StrictSerializer):
@@ -42,19 +42,10 @@ def miss_data(miss) -> dict:
     }
 
 
-class QueueGoldViewSet(WorkspaceScopedViewSet):
+class QueueGoldViewSet(QueueNested):
     """A queue's gold labels put to work: judge misses, test cases, an evaluation set."""
 
     queryset = QueueItem.objects.all()
-
-    def queue(self) -> AnnotationQueue:
-        return self.parent(self._queue_of, "queue_id")
-
-    @staticmethod
-    def _queue_of(*, workspace, public_id):
-        return public_or_404(
-            selectors.annotation_queues_list(workspace=workspace), public_id, "queue"
-        )
 
     def config(self, queue: AnnotationQueue, raw: str | None, *, verdicts: bool) -> ScoreConfig:
         """The named config of the queue (its only one when none is named)."""

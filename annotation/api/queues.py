@@ -12,7 +12,6 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from assay.api.base import WorkspaceScopedViewSet, validated
-from assay.selectors import public_or_404
 
 from .. import selectors, services
 from ..models import AnnotationQueue, QueueItem, ScoreConfig
@@ -20,6 +19,7 @@ from ..selectors import pairs as pair_sources
 from ..selectors.filtered import queue_reviewer_is
 from ..services.pairwise import pairwise_orders
 from . import serializers as s
+from .nested import QueueNested
 
 
 class SlotConflict(exceptions.APIException):
@@ -272,20 +272,11 @@ def item_data(
     return s.QueueItemSerializer(items, many=True, context=context).data
 
 
-class QueueItemViewSet(WorkspaceScopedViewSet):
+class QueueItemViewSet(QueueNested):
     """A queue's items: added from experiment results or traces, labelled, skipped."""
 
     serializer_class = s.QueueItemSerializer
     queryset = QueueItem.objects.all()
-
-    def queue(self) -> AnnotationQueue:
-        return self.parent(self._queue_of, "queue_id")
-
-    @staticmethod
-    def _queue_of(*, workspace, public_id):
-        return public_or_404(
-            selectors.annotation_queues_list(workspace=workspace), public_id, "queue"
-        )
 
     def item(self, queue: AnnotationQueue) -> QueueItem:
         found = selectors.queue_item_get(queue=queue, public_id=self.kwargs["id"])

@@ -13,8 +13,9 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from assay.models import Workspace
+from assay.models import Membership, Workspace
 from assay.safety.caps import DISPLAY_STRING_BYTES, cap_json, cap_text
+from assay.selectors import unknown_named
 from experiments.models import JudgeCalibration, Result
 from experiments.scoring.turns import result_turns
 from experiments.selectors.runs import experiment_find
@@ -252,6 +253,17 @@ def queue_disagreements(*, queue: AnnotationQueue) -> list[tuple[QueueItem, list
     return [(item, waiting[item.pk]) for item in items]
 
 
+def writers_named(*, workspace: Workspace, usernames: list[str], field: str):
+    """({username: user id} of the workspace's editors and owners among `usernames`, problems
+    naming each name that is not one, as `field[i]`)."""
+    writers = workspace.memberships.exclude(role=Membership.Role.VIEWER)
+    found = dict(
+        writers.filter(user__username__in=usernames).values_list("user__username", "user_id")
+    )
+    message = _("No editor or owner of this workspace has that name.")
+    return found, unknown_named(field, usernames, found, message)
+
+
 def queue_adjudicator_is(*, queue: AnnotationQueue, user, membership) -> bool:
     """Owners adjudicate every queue of their workspace; other members the queue names."""
     if membership is None:
@@ -302,11 +314,7 @@ def result_items(*, workspace: Workspace, experiment_id, result_ids: list[int]) 
             "binding__evaluator_version__evaluator", "item"
         )
     }
-    missing = {
-        f"results[{i}]": [_("No such result in this experiment.")]
-        for i, pk in enumerate(result_ids)
-        if pk not in results
-    }
+    missing = unknown_named("results", result_ids, results, _("No such result in this experiment."))
     if missing:
         return {"errors": missing}
     turns = result_turns(results=results.values())
@@ -353,11 +361,7 @@ def trace_items(*, workspace: Workspace, trace_ids: list[str]) -> dict:
             workspace=workspace, trace_id__in=[t for t in wanted if HEX_TRACE_ID.match(t)]
         )
     }
-    missing = {
-        f"traces[{i}]": [_("No such trace in this workspace.")]
-        for i, t in enumerate(wanted)
-        if t not in summaries
-    }
+    missing = unknown_named("traces", wanted, summaries, _("No such trace in this workspace."))
     if missing:
         return {"errors": missing}
     ordered = [summaries[t] for t in dict.fromkeys(wanted)]

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.safety.caps import cap_text
+from assay.selectors import unknown_named
 from assay.vocabulary import Verdict
 from evalsets.items.cells import CellError
 from evalsets.items.conversation import conversation_content
@@ -63,11 +64,7 @@ def in_queue_sample(kind: str, ref: str, rate: float) -> bool:
 
 
 def verdicts_problems(verdicts: list[str], field: str = "verdicts") -> dict:
-    return {
-        f"{field}[{i}]": [_("Use pass, fail or unknown.")]
-        for i, v in enumerate(verdicts)
-        if v not in Verdict.values
-    }
+    return unknown_named(field, verdicts, Verdict.values, _("Use pass, fail or unknown."))
 
 
 def results_matching(*, experiment: Experiment, verdicts: list[str], filters: dict) -> QuerySet:
@@ -202,11 +199,7 @@ def span_items(*, workspace: Workspace, refs: list[str], lenient: bool = False) 
             span_id__in={s for _t, s in good},
         ).only("trace_id", "span_id", "name", "kind", "model", "input_text", "output_text")
         spans = {(s.trace_id, s.span_id): s for s in rows}
-    errors = {
-        f"spans[{i}]": [_("No such span in this workspace.")]
-        for i, p in enumerate(parsed)
-        if p not in spans
-    }
+    errors = unknown_named("spans", parsed, spans, _("No such span in this workspace."))
     if errors and not lenient:
         return {"errors": errors}
     keys = [p for p in dict.fromkeys(parsed) if p in spans]
@@ -260,11 +253,7 @@ def sessions_named(*, workspace: Workspace, session_ids: list[str]) -> dict:
         .values_list("session_id", flat=True)
         .distinct()
     )
-    errors = {
-        f"sessions[{i}]": [_("No such session in this workspace.")]
-        for i, s in enumerate(session_ids)
-        if s not in known
-    }
+    errors = unknown_named("sessions", session_ids, known, _("No such session in this workspace."))
     if errors:
         return {"errors": errors}
     return {"items": session_items(workspace=workspace, session_ids=session_ids)}

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.safety.caps import cap_text
-from assay.selectors import as_uuid, by_public_id
+from assay.selectors import as_uuid, by_public_id, unknown_named
 from assay.vocabulary import ResultStatus
 from evalsets.models import EvalSetItem, EvalSetVersion, VersionStatus
 from experiments.models import Experiment, PairwiseResult, PairwiseRun, TargetResult
@@ -83,11 +83,7 @@ def _rows_by_id(rows, row_ids: list[str] | None, field: str = "rows") -> dict:
         return {"rows": list(rows[:MAX_ROWS])}
     wanted = [as_uuid(ref) for ref in row_ids]
     known = {row.item_id: row for row in rows.filter(item_id__in=[u for u in wanted if u])}
-    errors = {
-        f"{field}[{i}]": [_("No such row in this version.")]
-        for i, uid in enumerate(wanted)
-        if uid not in known
-    }
+    errors = unknown_named(field, wanted, known, _("No such row in this version."))
     return {"errors": errors} if errors else {"rows": [known[u] for u in dict.fromkeys(wanted)]}
 
 
@@ -131,11 +127,7 @@ def pairwise_result_items(*, workspace: Workspace, run_id, pair_ids: list[int] |
         "item", "experiment_a", "experiment_b", "run__evaluator_version__evaluator"
     )
     found = {pair.pk: pair for pair in pairs}
-    errors = {
-        f"pairs[{i}]": [_("No such pair in this pairwise run.")]
-        for i, pk in enumerate(pair_ids)
-        if pk not in found
-    }
+    errors = unknown_named("pairs", pair_ids, found, _("No such pair in this pairwise run."))
     if errors:
         return {"errors": errors}
     return {"items": [_pair_result_item(found[pk]) for pk in dict.fromkeys(pair_ids)]}
@@ -186,11 +178,9 @@ def experiment_pair_items(
         return rows
     uids = [row.item_id for row in rows["rows"]]
     outputs = {e.pk: _outputs(e, uids) for e in (a, b)}
-    missing = {
-        f"rows[{i}]": [_("The second experiment did not run this row.")]
-        for i, uid in enumerate(uids)
-        if uid not in outputs[b.pk]
-    }
+    missing = unknown_named(
+        "rows", uids, outputs[b.pk], _("The second experiment did not run this row.")
+    )
     if missing:
         return {"errors": missing}
     return {"items": [_experiment_pair_item(a, b, row, outputs) for row in rows["rows"]]}

@@ -8,9 +8,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from assay.models import Membership
-
 from ..models import AnnotationQueue, QueueAccess
+from ..selectors import writers_named
 
 MAX_ASSIGNEES = 100
 
@@ -19,15 +18,7 @@ def queue_assign(*, queue: AnnotationQueue, open_to: str, assignees: list[str]) 
     """Open the queue to a role, or assign it to named members (usernames of its workspace's
     editors and owners; at least one when `open_to` is "assigned"). Problems are named by
     field (`assignees[1]`) and nothing changes when there is one."""
-    writers = queue.workspace.memberships.exclude(role=Membership.Role.VIEWER)
-    found = dict(
-        writers.filter(user__username__in=assignees).values_list("user__username", "user_id")
-    )
-    errors = {
-        f"assignees[{i}]": [_("No editor or owner of this workspace has that name.")]
-        for i, name in enumerate(assignees)
-        if name not in found
-    }
+    found, errors = writers_named(workspace=queue.workspace, usernames=assignees, field="assignees")
     if open_to not in QueueAccess.values:
         errors["open_to"] = [_("Open to reviewers, owners, or the assigned members.")]
     elif open_to == QueueAccess.ASSIGNED and not assignees:

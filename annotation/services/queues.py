@@ -7,11 +7,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from assay.models import Membership, Workspace
+from assay.models import Workspace
 from experiments.results.calibration import gold_calibrations_drop
 
 from ..models import MAX_REVIEWERS, AnnotationQueue, QueueItem, ScoreConfig
-from ..selectors import SourceItem
+from ..selectors import SourceItem, writers_named
 from .gold import gold_calibrations_refresh
 from .pairwise import items_kind_problems, queue_kind_problems
 
@@ -64,15 +64,9 @@ def _adjudicators_found(queue: AnnotationQueue, usernames: list[str] | None):
     """(user ids of the named members, problems naming each name that is not a member)."""
     if usernames is None:
         return None, {}
-    writers = queue.workspace.memberships.exclude(role=Membership.Role.VIEWER)
-    members = dict(
-        writers.filter(user__username__in=usernames).values_list("user__username", "user_id")
+    members, errors = writers_named(
+        workspace=queue.workspace, usernames=usernames, field="adjudicators"
     )
-    errors = {
-        f"adjudicators[{i}]": [_("No editor or owner of this workspace has that name.")]
-        for i, name in enumerate(usernames)
-        if name not in members
-    }
     return list(members.values()), errors
 
 

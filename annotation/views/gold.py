@@ -30,8 +30,8 @@ from .. import selectors, services
 from ..models import AnnotationQueue
 from ..selectors import gold as gold_selectors
 from ..services.teach import gold_evalset_export, judge_miss_test_case
-from .forms import UNKNOWN, ReviewForm, config_choices, field_name
-from .review import CHOICE_KINDS, _item_shown, _queue
+from .forms import ReviewForm
+from .review import _item_shown, _queue, config_field
 
 MAX_LISTED = 200  # waiting items linked from the page (the count says how many there are)
 
@@ -120,7 +120,7 @@ def _adjudicate_page(request, queue, waiting, chosen, *, form=None, status=200):
         form = form or ReviewForm(initial={"item": item.public_id}, configs=configs)
         context |= {
             "form": form,
-            "fields": [_field(form, c) for c in configs],
+            "fields": [config_field(form, c, known_only=True) for c in configs],
             **_item_shown(request.workspace, queue, item),  # as reviewers see it
             "judge": item.judge,
             "labels": _labels_table(queue, item),
@@ -128,24 +128,6 @@ def _adjudicate_page(request, queue, waiting, chosen, *, form=None, status=200):
             "following": waiting[(position + 1) % len(waiting)][0] if len(waiting) > 1 else None,
         }
     return render(request, "annotation/adjudicate.html", context, status=status)
-
-
-def _field(form: ReviewForm, config) -> dict:
-    """A disputed config's field: its known labels numbered for keys 1-9 (no "unknown": a
-    final label is known)."""
-    bound = form[field_name(config)]
-    chosen = str(bound.value() or "")
-    choices = config_choices(config) if config.kind in CHOICE_KINDS else []
-    known = [(v, label) for v, label in choices if v != UNKNOWN]
-    return {
-        "config": config,
-        "name": field_name(config),
-        "bound": bound,
-        "choices": [
-            {"key": i + 1, "value": v, "label": label, "checked": v == chosen}
-            for i, (v, label) in enumerate(known)
-        ],
-    }
 
 
 def _cell(values: dict, config) -> dict:

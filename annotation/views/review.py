@@ -24,7 +24,7 @@ from ..selectors import review as review_selectors
 from ..services.pairwise import reviewer_swapped
 from . import rendering
 from .feeds import feeding_context, review_allowed, review_or_403
-from .forms import ReviewForm, SkipForm, config_choices, field_name
+from .forms import UNKNOWN, ReviewForm, SkipForm, config_choices, field_name
 from .pairs import pair_context
 
 CHOICE_KINDS = (ScoreKind.BOOLEAN, ScoreKind.CATEGORICAL, ScoreKind.PAIRWISE)
@@ -139,7 +139,7 @@ def _review_page(request, queue, *, item, form=None, status=200):
         "can_review": review_allowed(request, queue),
         "form": form,
         "skip_form": skip_form,
-        "fields": [_field(form, c) for c in configs] if item is not None else [],
+        "fields": [config_field(form, c) for c in configs] if item is not None else [],
         **_item_shown(request.workspace, queue, item),
         "judge": None if item is None or queue.blind else item.judge,
         "others": _others(queue, item, request.user),
@@ -163,18 +163,20 @@ def _my_progress(queue: AnnotationQueue, reader) -> dict:
     return {**progress, "mine": mine[0] if mine else {"labelled": 0, "skipped": 0}}
 
 
-def _field(form: ReviewForm, config) -> dict:
-    """What the template shows of a config's field: its choices numbered for keys 1-9."""
+def config_field(form: ReviewForm, config, *, known_only: bool = False) -> dict:
+    """What the template shows of a config's field: its choices numbered for keys 1-9;
+    `known_only` leaves out "unknown" (an adjudicator's final label is known)."""
     bound = form[field_name(config)]
     chosen = str(bound.value() or "")
     choices = config_choices(config) if config.kind in CHOICE_KINDS else []
+    shown = [(v, label) for v, label in choices if not (known_only and v == UNKNOWN)]
     return {
         "config": config,
         "name": field_name(config),
         "bound": bound,
         "choices": [
             {"key": i + 1, "value": v, "label": label, "checked": v == chosen}
-            for i, (v, label) in enumerate(choices)
+            for i, (v, label) in enumerate(shown)
         ],
     }
 
