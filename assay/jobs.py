@@ -1,14 +1,19 @@
 """Background jobs kept as rows (an evalset import, a garak import): a task is given the row's
-id and claims it with one conditional UPDATE, so a message delivered twice runs the job once."""
+id and claims it with one conditional UPDATE, so a message delivered twice runs the job once.
+And the beat's sweeps over many rows, each row on its own."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 
 def job_claim(*, model: type[models.Model], pk: int, queued: str, running: str):
@@ -20,3 +25,16 @@ def job_claim(*, model: type[models.Model], pk: int, queued: str, running: str):
     claimable = Q(status=queued) | Q(status=running, started_at__lt=stale)
     claimed = model.objects.filter(claimable, pk=pk).update(status=running, started_at=now)
     return model.objects.get(pk=pk) if claimed else None
+
+
+def each_apart(pks: Iterable[int], work: Callable, *, what: str) -> list:
+    """`work(pk)` for each of `pks`, in turn; one that raises is logged with its id and left
+    for the next sweep while the others go on (one broken rule, alert or feed must not starve
+    the rest). What each call returned, for those that did."""
+    done = []
+    for pk in pks:
+        try:
+            done.append(work(pk))
+        except Exception:  # noqa: BLE001 - whatever broke, it is this row's alone
+            logger.exception("%s %s failed", what, pk)
+    return done

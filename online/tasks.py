@@ -5,18 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from .models import OnlineRule
-from .services import online_sweep
+from .services import rules_sweep
 
 
 @shared_task(ignore_result=True)
 def sweep_rules() -> int:
-    """Sweep every active rule (each in its own transaction, a rule another worker is sweeping
-    is skipped); the number of online runs launched."""
-    now = timezone.now()
-    rules = OnlineRule.objects.filter(active=True)
-    launched = [online_sweep(rule_id=pk, now=now) for pk in rules.values_list("pk", flat=True)]
-    return sum(run is not None for run in launched)
+    """Sweep every active rule (`online.services.rules_sweep`); the online runs launched."""
+    return rules_sweep(now=timezone.now())
 
 
 @shared_task(ignore_result=True)

@@ -12,7 +12,6 @@ never pushes into a queue (it does not import annotation).
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -24,6 +23,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from assay.jobs import each_apart
 from experiments.models import Experiment
 from experiments.runs.bases import ACTIVE_STATUSES, RunStatus
 from online.models import OnlineRule
@@ -31,8 +31,6 @@ from online.models import OnlineRule
 from ..models import AnnotationQueue, FeedKind, ItemSource, QueueFeed, QueueItem
 from ..selectors import filtered
 from .queues import queue_items_add
-
-logger = logging.getLogger(__name__)
 
 FEED_BATCH = 2000  # outcomes or results one sweep of a feed reads
 # Outcomes younger than this wait for the next sweep: an outcome with a lower id may still be
@@ -182,13 +180,9 @@ def feeds_sweep(*, now=None) -> int:
     """Sweep every active feed that has more to read; the items they added. A feed that fails
     is logged and left for the next sweep (its cursor did not move)."""
     now = now or timezone.now()
-    total = 0
-    for pk in QueueFeed.objects.filter(active=True, done=False).values_list("pk", flat=True):
-        try:
-            total += feed_sweep(feed_id=pk, now=now)
-        except Exception:  # one broken feed must not starve the others
-            logger.exception("annotation feed %s failed to sweep", pk)
-    return total
+    feeds = QueueFeed.objects.filter(active=True, done=False).values_list("pk", flat=True)
+    added = each_apart(feeds, lambda pk: feed_sweep(feed_id=pk, now=now), what="annotation feed")
+    return sum(added)
 
 
 def feed_sweep(*, feed_id: int, now=None) -> int:

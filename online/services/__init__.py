@@ -11,7 +11,7 @@ from .alerts import (
 )
 from .backfill import BackfillEstimate, online_backfill
 from .rules import online_rule_create, online_rule_delete, online_rule_update
-from .sweep import online_sweep, rate_in_force
+from .sweep import online_sweep, rate_in_force, rules_sweep
 
 __all__ = [
     "rule_alert_create",
@@ -26,4 +26,5 @@ __all__ = [
     "online_rule_update",
     "online_sweep",
     "rate_in_force",
+    "rules_sweep",
 ]

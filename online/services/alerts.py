@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from assay.jobs import each_apart
 from assay.safety.caps import cap_text
 from assay.vocabulary import EventType
 from experiments.stats import alerts as stats
@@ -153,21 +154,25 @@ def alert_settings(*, alert: RuleAlert) -> stats.Settings:
 
 def rule_alerts_evaluate(*, now: datetime) -> int:
     """Evaluate every enabled alert of the active rules (each window in its own transaction);
-    the number of events recorded."""
+    the number of events recorded. An alert that fails is logged and the others go on."""
     alerts = RuleAlert.objects.filter(enabled=True, rule__active=True)
-    return sum(
-        len(rule_alert_evaluate(alert_id=pk, now=now)) for pk in alerts.values_list("pk", flat=True)
+    decided = each_apart(
+        alerts.values_list("pk", flat=True),
+        lambda pk: rule_alert_evaluate(alert_id=pk, now=now),
+        what="online alert",
     )
+    return sum(len(events) for events in decided)
 
 
 def rule_alert_evaluate(*, alert_id: int, now: datetime) -> list[AlertEvent]:
     """Decide each window of the alert that closed (and whose late items are in) since its
-    last decided window; a new alert starts from the last closed one. The events recorded."""
-    alert = RuleAlert.objects.select_related("rule").get(pk=alert_id)
+    last decided window; a new alert starts from the last closed one. The events recorded
+    (none for an alert deleted meanwhile)."""
+    alert = RuleAlert.objects.select_related("rule").filter(pk=alert_id).first()
     events = []
-    for start in _due_windows(alert, now):
+    for start in _due_windows(alert, now) if alert else []:
         outcome = _window_decide(alert_id=alert_id, start=start)
-        if outcome is False:  # another worker holds the alert's windows
+        if outcome is False:  # another worker holds the alert's windows, or it is gone
             break
         events += [outcome] if outcome else []
     return events
@@ -196,9 +201,11 @@ def window_floor(at: datetime, window: str) -> datetime:
 
 def _window_decide(*, alert_id: int, start: datetime) -> AlertEvent | None | bool:
     """One window decided in one transaction: the claim, the state and the event. False when
-    another worker moved the alert on first."""
+    another worker moved the alert on first, or the alert was deleted."""
     with transaction.atomic():
-        alert = RuleAlert.objects.select_related("rule__workspace").get(pk=alert_id)
+        alert = RuleAlert.objects.select_related("rule__workspace").filter(pk=alert_id).first()
+        if alert is None:
+            return False
         end = start + WINDOW_SIZE[alert.window]
         if not _claimed(alert, start, end):
             return False

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Max, Min, Q, Sum
 
+from assay.jobs import each_apart
 from assay.vocabulary import EXPERIMENT_MARKER, ResultStatus
 from evaluators.kinds import kind_get
 from experiments.runs.services import run_launched
@@ -53,6 +54,14 @@ class SweepPlan:
     over: Counter = field(default_factory=Counter)
     items: list[dict] = field(default_factory=list)
     over_budget: list[dict] = field(default_factory=list)
+
+
+def rules_sweep(*, now: datetime) -> int:
+    """Sweep every active rule (each in its own transaction; a rule another worker is sweeping
+    is skipped, one that fails is logged and the others go on); the online runs launched."""
+    rules = OnlineRule.objects.filter(active=True).values_list("pk", flat=True)
+    runs = each_apart(rules, lambda pk: online_sweep(rule_id=pk, now=now), what="online rule")
+    return sum(run is not None for run in runs)
 
 
 def online_sweep(
