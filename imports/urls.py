@@ -1,8 +1,8 @@
-"""The imports pages, under /w/<workspace>/imports/."""
+"""The imports pages, under /w/<workspace>/imports/ (`views.pages`)."""
 
 from django.urls import path
 
-from . import views
+from .views import pages as views
 
 app_name = "imports"
 

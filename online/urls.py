@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from .views import pages as views
 
 app_name = "online"
 

@@ -184,7 +184,7 @@ def test_a_worker_imports_the_async_http_client_only_when_a_batch_sends():
     probe = (
         "import sys, django; django.setup()\n"
         "from assay.celery import app; app.loader.import_default_modules()\n"
-        "import experiments.scoring.chunks, evaluators.runner, evalsets.views\n"
+        "import experiments.scoring.chunks, evaluators.runner, evalsets.views.pages\n"
         "print('aiohttp' in sys.modules)\n"
     )
     env = {"DJANGO_SETTINGS_MODULE": "assay.settings", "PATH": "/usr/bin:/bin"}

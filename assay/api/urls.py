@@ -5,7 +5,12 @@ view runs."""
 from django.urls import URLPattern, path
 from rest_framework.routers import DefaultRouter
 
-from evaluators.api import EvaluatorViewSet, TemplateViewSet, TestCaseViewSet, VersionViewSet
+from evaluators.api.library import (
+    EvaluatorViewSet,
+    TemplateViewSet,
+    TestCaseViewSet,
+    VersionViewSet,
+)
 
 from . import views
 
@@ -50,12 +55,10 @@ router.register(
 )
 router.register("evaluator-templates", TemplateViewSet, basename="evaluator-template")
 
-from evalsets.api import (  # noqa: E402
-    EvalSetViewSet,
-    ImportViewSet,
-    ItemViewSet,
-)
-from evalsets.api import VersionViewSet as EvalSetVersionViewSet  # noqa: E402
+from evalsets.api.imports import ImportViewSet  # noqa: E402
+from evalsets.api.items import ItemViewSet  # noqa: E402
+from evalsets.api.sets import EvalSetViewSet  # noqa: E402
+from evalsets.api.versions import VersionViewSet as EvalSetVersionViewSet  # noqa: E402
 
 router.register("evalsets", EvalSetViewSet, basename="evalset")
 router.register("evalsets/<uuid:evalset_id>/items", ItemViewSet, basename="evalset-item")
@@ -93,7 +96,7 @@ router.register("traces", TraceViewSet, basename="trace")
 router.register("spans", SpanViewSet, basename="span")
 router.register("sessions", SessionViewSet, basename="session")
 
-from online.api import OnlineRuleViewSet  # noqa: E402
+from online.api.rules import OnlineRuleViewSet  # noqa: E402
 
 router.register("online-rules", OnlineRuleViewSet, basename="online-rule")
 
@@ -136,7 +139,7 @@ router.register(
     basename="experiment-template-schedule",
 )
 
-from online.api import RuleAlertViewSet  # noqa: E402
+from online.api.rules import RuleAlertViewSet  # noqa: E402
 
 router.register(
     "online-rules/<uuid:rule_id>/alerts", RuleAlertViewSet, basename="online-rule-alert"
@@ -146,7 +149,7 @@ from notifications.api import WebhookViewSet  # noqa: E402
 
 router.register("webhooks", WebhookViewSet, basename="webhook")
 
-from imports.api import ImportKindViewSet, ImportRunViewSet  # noqa: E402
+from imports.api.runs import ImportKindViewSet, ImportRunViewSet  # noqa: E402
 
 router.register("imports", ImportRunViewSet, basename="import")
 router.register("imports/<slug:kind>", ImportKindViewSet, basename="import-kind")

@@ -15,11 +15,11 @@ from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
 
 from .. import selectors, services, turns
-from ..forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
 from ..kinds import KINDS, kind_choices
 from ..panels import version_panels_render
 from ..policies import describe_policy
 from ..turns import sample_turn
+from .forms import EvaluatorDraftForm, NewEvaluatorForm, SubmitVersionForm
 
 
 @workspace_view()

@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, viewsets
 from rest_framework.response import Response
 
-from evaluators.api import EvaluatorChildMixin
+from evaluators.api.library import EvaluatorChildMixin
 
 from ..selectors.calibrations import evaluator_calibrations
 

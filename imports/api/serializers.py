@@ -6,7 +6,7 @@ import json
 
 from rest_framework import serializers
 
-from .models import ImportRun
+from ..models import ImportRun
 
 
 class ImportRunSerializer(serializers.ModelSerializer):

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from assay.api.serializers import AuthoredSerializer, StrictSerializer
 from assay.vocabulary import ScoreMeaning, Verdict
 
-from .models import Evaluator, EvaluatorTemplate, EvaluatorTestCase, EvaluatorVersion
+from ..models import Evaluator, EvaluatorTemplate, EvaluatorTestCase, EvaluatorVersion
 
 
 class EvaluatorSerializer(AuthoredSerializer):
@@ -43,7 +43,7 @@ class EvaluatorSerializer(AuthoredSerializer):
         read_only_fields = fields
 
     def get_latest_version(self, obj) -> str | None:
-        from .services import latest_version
+        from ..services import latest_version
 
         latest = latest_version(obj)
         return latest.version if latest else None

@@ -20,8 +20,12 @@ from assay.selectors import library_versions
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
 
-from . import importing, selectors, services
-from .export import errors_csv, export_response
+from .. import importing, selectors, services
+from ..export import errors_csv, export_response
+from ..items.content import MEDIA_KEYS
+from ..items.media import media_mime, media_store, workspace_prefix
+from ..models import ImportStatus
+from ..panels import panels_render
 from .forms import (
     ColumnFormSet,
     CommitForm,
@@ -31,10 +35,6 @@ from .forms import (
     RowForm,
     column_initial,
 )
-from .items.content import MEDIA_KEYS
-from .items.media import media_mime, media_store, workspace_prefix
-from .models import ImportStatus
-from .panels import panels_render
 
 ROWS_PER_PAGE = 25
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assay.api.serializers import AuthoredSerializer, StrictSerializer
 from assay.vocabulary import CONTENT_TYPES
 
-from .items.media import with_urls
-from .items.problems import report_rows
-from .models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
+from ..items.media import with_urls
+from ..items.problems import report_rows
+from ..models import EvalSet, EvalSetImport, EvalSetItem, EvalSetVersion, ImportFormat
 
 
 class JSONValueField(serializers.JSONField):
@@ -23,7 +24,9 @@ class JSONValueField(serializers.JSONField):
             try:
                 return json.loads(data)
             except json.JSONDecodeError as exc:
-                raise serializers.ValidationError(f"Not valid JSON: {exc.msg}.") from None
+                raise serializers.ValidationError(
+                    gettext("Not valid JSON: %(error)s.") % {"error": exc.msg}
+                ) from None
         return super().to_internal_value(data)
 
 
@@ -60,7 +63,7 @@ class EvalSetSerializer(AuthoredSerializer):
         """Annotated by the list's selector; counted for a single set."""
         if hasattr(obj, "draft_rows"):
             return obj.draft_rows
-        from .selectors import draft_count
+        from ..selectors import draft_count
 
         return draft_count(obj)
 

@@ -8,10 +8,10 @@ from django.views.decorators.http import require_POST
 
 from assay.web.decorators import workspace_view
 
-from . import selectors
+from .. import selectors
+from ..kinds import KINDS, ImportProblem, importer_get
+from ..services import import_run, uploads_read
 from .forms import ImportForm
-from .kinds import KINDS, ImportProblem, importer_get
-from .services import import_run, uploads_read
 
 PAGE_ROWS = 50
 

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from assay.api.serializers import StrictSerializer
 from assay.vocabulary import ResultStatus, Verdict
 
-from .models import (
+from ..models import (
     AlertEvent,
     AlertMetric,
     AlertMode,

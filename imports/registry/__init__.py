@@ -26,9 +26,9 @@ from evalsets.importing.readers import read_jsonl
 from evalsets.items.problems import problem_text
 from evaluators.services import evaluator_create, evaluator_submit_version, submit_problems
 
-from . import registry_graders as graders
-from .kinds import FileSpec, ImporterKind, ImportProblem, Report, yaml_bounded
-from .tables import Table, add_column, column_names, table_commit
+from ..kinds import FileSpec, ImporterKind, ImportProblem, Report, yaml_bounded
+from ..tables import Table, add_column, column_names, table_commit
+from . import graders
 
 BASIC = "evals.elsuite.basic."
 MATCH, INCLUDES, FUZZY = (

@@ -16,9 +16,9 @@ from rest_framework.response import Response
 from assay.api.base import WorkspaceScopedViewSet, validated
 from experiments.selectors.resolving import evaluator_version_for
 
-from . import selectors, services
+from .. import selectors, services
+from ..models import OnlineRule, RuleAlert
 from . import serializers as s
-from .models import OnlineRule, RuleAlert
 
 
 @extend_schema_view(

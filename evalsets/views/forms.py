@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.vocabulary import ContentType, Verdict, column_label
 
-from .items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
-from .items.conversation import MESSAGES
-from .items.problems import problem_text
-from .items.rows import SPECIAL_TARGETS, column_name_problem
+from ..items.content import CONVERSATION, IMAGE, MEDIA_KEYS, MULTIPART, TEXT, content_cell
+from ..items.conversation import MESSAGES
+from ..items.problems import problem_text
+from ..items.rows import SPECIAL_TARGETS, column_name_problem
 
 TYPE_CHOICES = ContentType.choices  # the codes, labelled in the page's language
 NEW, IGNORE = "__new__", "__ignore__"
@@ -95,7 +96,8 @@ class RowForm(forms.Form):
                 try:
                     value = json.loads(value)
                 except json.JSONDecodeError as exc:
-                    self.add_error(f"col_{column['name']}", f"Not valid JSON: {exc.msg}")
+                    problem = gettext("Not valid JSON: %(error)s.") % {"error": exc.msg}
+                    self.add_error(f"col_{column['name']}", problem)
                     continue
             if value not in (None, ""):
                 values[column["name"]] = value

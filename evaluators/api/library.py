@@ -10,9 +10,9 @@ from rest_framework.response import Response
 
 from assay.api.base import LibraryVersionViewSet, WorkspaceMixin, WorkspaceScopedViewSet, validated
 
-from . import selectors, services
+from .. import selectors, services
+from ..models import Evaluator
 from . import serializers as s
-from .models import Evaluator
 
 
 @extend_schema_view(

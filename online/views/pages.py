@@ -15,16 +15,9 @@ from django.views.decorators.http import require_POST
 from assay.web.decorators import workspace_view
 from assay.web.errors import add_errors, form_service
 
-from . import selectors, services
-from .forms import (
-    AlertForm,
-    BackfillForm,
-    OnlineRuleForm,
-    mapping_rows,
-    posted_evaluators,
-    prefill,
-)
-from .models import SkipReason
+from .. import selectors, services
+from ..models import SkipReason
+from .forms import AlertForm, BackfillForm, OnlineRuleForm, mapping_rows, posted_evaluators, prefill
 
 WINDOW_COUNTS = {"hour": 24, "day": 14, "week": 8}
 OUTCOMES_PAGE = 25

@@ -12,11 +12,11 @@ from rest_framework.response import Response
 
 from assay.api.base import WorkspaceScopedViewSet, validated
 
-from . import selectors
-from .kinds import KINDS, ImportProblem
-from .models import ImportRun
+from .. import selectors
+from ..kinds import KINDS, ImportProblem
+from ..models import ImportRun
+from ..services import import_run, uploads_read
 from .serializers import ImportRequestSerializer, ImportRunSerializer
-from .services import import_run, uploads_read
 
 IMPORT_DOCS = extend_schema_view(
     list=extend_schema(

@@ -9,8 +9,8 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .mapping import ATTRIBUTE_PREFIX, sources_for, suggest_mapping
-from .models import (
+from ..mapping import ATTRIBUTE_PREFIX, sources_for, suggest_mapping
+from ..models import (
     DEFAULT_ENVIRONMENT,
     DEFAULT_IDLE_SECONDS,
     AlertDirection,
