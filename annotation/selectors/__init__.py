@@ -381,20 +381,23 @@ def _online_verdicts(workspace: Workspace, trace_ids: list[str]) -> dict[str, li
     ).select_related("rule_evaluator__evaluator_version__evaluator")
     found: dict[str, list[dict]] = {}
     for outcome in outcomes.order_by("created_at"):
-        version = outcome.rule_evaluator.evaluator_version
         if len(found.get(outcome.trace_id, ())) >= MAX_JUDGE_ENTRIES:
             continue
-        found.setdefault(outcome.trace_id, []).append(
-            {
-                "evaluator": version.evaluator.name,
-                "version": version.version,
-                "span_id": outcome.span_id,
-                "verdict": outcome.verdict,
-                "score": outcome.score,
-                "reason": cap_text(outcome.reason, SMALL_STRING_BYTES),
-            }
-        )
+        found.setdefault(outcome.trace_id, []).append(outcome_verdict(outcome))
     return found
+
+
+def outcome_verdict(outcome: OnlineOutcome) -> dict:
+    """What an online evaluator said of an item, as a queue item's judge entry."""
+    version = outcome.rule_evaluator.evaluator_version
+    return {
+        "evaluator": version.evaluator.name,
+        "version": version.version,
+        "span_id": outcome.span_id,
+        "verdict": outcome.verdict,
+        "score": outcome.score,
+        "reason": cap_text(outcome.reason, SMALL_STRING_BYTES),
+    }
 
 
 def snapshot_capped(snapshot: dict) -> dict:

@@ -13,7 +13,6 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
-from assay.safety.caps import cap_text
 from assay.selectors import unknown_named
 from assay.vocabulary import Verdict
 from evalsets.items.cells import CellError
@@ -29,8 +28,8 @@ from ..models import AnnotationQueue, ItemSource, QueueAccess
 from . import (
     HEX_TRACE_ID,
     MAX_JUDGE_ENTRIES,
-    SMALL_STRING_BYTES,
     SourceItem,
+    outcome_verdict,
     result_items,
     snapshot_capped,
     trace_items,
@@ -152,16 +151,7 @@ def _rule_verdicts(rule: OnlineRule, outcomes: list[OnlineOutcome]) -> dict[str,
 
 
 def _verdict(rule: OnlineRule, outcome: OnlineOutcome) -> dict:
-    version = outcome.rule_evaluator.evaluator_version
-    return {
-        "rule": rule.name,
-        "evaluator": version.evaluator.name,
-        "version": version.version,
-        "span_id": outcome.span_id,
-        "verdict": outcome.verdict,
-        "score": outcome.score,
-        "reason": cap_text(outcome.reason, SMALL_STRING_BYTES),
-    }
+    return {"rule": rule.name, **outcome_verdict(outcome)}
 
 
 def online_rule_find(*, workspace: Workspace, public_id) -> OnlineRule | None:
