@@ -231,7 +231,9 @@ def applies_to_problems(value: Any, columns: list[dict]) -> list[str]:
     tags) and/or {"column": name} (rows where that column has a value)."""
     if not isinstance(value, dict):
         return [_("applies_to is an object with tags and/or column.")]
-    problems = [f"Unknown field {k!r}." for k in sorted(set(value) - APPLIES_KEYS)]
+    problems = [
+        _("Unknown field %(field)r.") % {"field": k} for k in sorted(set(value) - APPLIES_KEYS)
+    ]
     tags = value.get("tags")
     if tags is not None and (
         not isinstance(tags, list) or not tags or not all(isinstance(t, str) and t for t in tags)

@@ -131,7 +131,7 @@ def _check_size(name: str, size: int) -> None:
             }
         )
     if size == 0:
-        raise ValidationError({"file": f"{name} is empty."})
+        raise ValidationError({"file": _("%(name)s is empty.") % {"name": name}})
 
 
 def _checked_encoding(upload, encoding: str) -> str:
@@ -326,7 +326,7 @@ def _check_mapping(job: EvalSetImport, mapping, new_columns: list[dict]) -> None
                 % {"field": field, "target": target}
             )
         elif target != IGNORE and targets[target] > 1:
-            problems.append(f"more than one field maps to {target!r}")
+            problems.append(_("more than one field maps to %(target)r") % {"target": target})
     for column in columns.values():
         if column.get("required") and column["name"] not in targets:
             problems.append(

@@ -95,7 +95,7 @@ def _record(payload, where: str, errors: dict) -> dict | None:
         return None
     extra = set(payload) - {"item_id", "data", "tags", "human_verdict", "label"}
     if extra:
-        errors[where] = [f"Unknown field {sorted(extra)[0]!r}."]
+        errors[where] = [_("Unknown field %(field)r.") % {"field": sorted(extra)[0]}]
         return None
     record = {k: v for k, v in data.items()}
     for key in ("tags", "human_verdict", "label"):

@@ -179,7 +179,9 @@ def evalset_set_columns(*, evalset: EvalSet, columns: list[dict]) -> EvalSet:
     old = {c["name"]: c for c in evalset.columns}
     unknown = [n for n in renames if n not in old]
     if unknown:
-        raise ValidationError({"columns": [f"No column {unknown[0]!r} to rename."]})
+        raise ValidationError(
+            {"columns": [_("No column %(name)r to rename.") % {"name": unknown[0]}]}
+        )
     kept = set(renames) | {c["name"] for c in cleaned if c["name"] in old}
     dropped = [n for n in old if n not in kept]
     with transaction.atomic():

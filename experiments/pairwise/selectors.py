@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from assay.selectors import as_uuid, by_public_id, public_or_404
@@ -25,7 +26,7 @@ def pairwise_run_list(*, workspace: Workspace, status: str = "") -> QuerySet:
     runs = PairwiseRun.objects.filter(workspace=workspace)
     if status:
         if status not in ExperimentStatus.values:
-            raise ValidationError({"status": f"Unknown status {status!r}."})
+            raise ValidationError({"status": _("Unknown status %(status)r.") % {"status": status}})
         runs = runs.filter(status=status)
     runs = runs.select_related("evalset", "evaluator_version__evaluator", "created_by")
     return runs.annotate(experiment_count=Count("entries")).order_by("-created_at", "-pk")
@@ -105,7 +106,7 @@ def pairwise_results_list(
     rows = _choice(rows, "outcome", outcome, PairOutcome.values, errors)
     rows = _choice(rows, "status", status, ResultStatus.values, errors)
     if inconsistent not in ("", "true", "false", "1", "0"):
-        errors["inconsistent"] = ["Use true or false."]
+        errors["inconsistent"] = [_("Use true or false.")]
     elif inconsistent:
         rows = rows.filter(position_inconsistent=inconsistent in ("true", "1"))
     if pair:
@@ -125,17 +126,21 @@ def _choice(rows, name: str, value: str, allowed, errors: dict):
     if not value:
         return rows
     if value not in allowed:
-        errors[name] = [f"Unknown {name} {value!r}; use {', '.join(allowed)}."]
+        unknown = {
+            "outcome": _("Unknown outcome %(value)r; use %(allowed)s."),
+            "status": _("Unknown status %(value)r; use %(allowed)s."),
+        }
+        errors[name] = [unknown[name] % {"value": value, "allowed": ", ".join(allowed)}]
         return rows
     return rows.filter(**{name: value})
 
 
 def _by_pair(rows, run: PairwiseRun, value: str, errors: dict):
-    a, _, b = value.partition(":")
+    a, _sep, b = value.partition(":")
     ids = {str(e.public_id): e.pk for e in run_experiments(run=run)}
     uid_a, uid_b = as_uuid(a), as_uuid(b)
     if uid_a is None or uid_b is None or str(uid_a) not in ids or str(uid_b) not in ids:
-        errors["pair"] = ["Give two experiments of this run as <A's id>:<B's id>."]
+        errors["pair"] = [_("Give two experiments of this run as <A's id>:<B's id>.")]
         return rows
     return rows.filter(experiment_a_id=ids[str(uid_a)], experiment_b_id=ids[str(uid_b)])
 
@@ -148,7 +153,7 @@ def pairwise_result_get(*, run: PairwiseRun, result_id: int) -> PairwiseResult:
         .first()
     )
     if found is None:
-        raise Http404("No such pair")
+        raise Http404(_("No such pair"))
     return found
 
 

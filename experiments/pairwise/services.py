@@ -14,6 +14,7 @@ from itertools import combinations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from assay.models import Workspace
 from evalsets.models import EvalSetItem
@@ -58,7 +59,7 @@ def pairwise_run_create(
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name:
-        errors["name"] = ["A pairwise run needs a name."]
+        errors["name"] = [_("A pairwise run needs a name.")]
     chosen = _experiments(workspace, experiments, errors)
     judge = _judge(workspace, evaluator_version, errors)
     mapping = _mapping(judge, chosen, mapping, errors) if judge and chosen else {}
@@ -97,10 +98,12 @@ def pairwise_run_create(
 def _experiments(workspace, experiments, errors: dict) -> list[Experiment]:
     """The experiments to judge, every problem named by its place; [] when any is wrong."""
     if not isinstance(experiments, list | tuple) or len(experiments) < MIN_EXPERIMENTS:
-        errors["experiments"] = ["Choose at least two experiments to judge against each other."]
+        errors["experiments"] = [_("Choose at least two experiments to judge against each other.")]
         return []
     if len(experiments) > MAX_EXPERIMENTS:
-        errors["experiments"] = [f"At most {MAX_EXPERIMENTS} experiments per pairwise run."]
+        errors["experiments"] = [
+            _("At most %(n)s experiments per pairwise run.") % {"n": MAX_EXPERIMENTS}
+        ]
         return []
     found = [_experiment_problem(workspace, e, experiments[:i]) for i, e in enumerate(experiments)]
     for i, problem in enumerate(found):
@@ -113,16 +116,18 @@ def _experiments(workspace, experiments, errors: dict) -> list[Experiment]:
 
 def _experiment_problem(workspace, experiment, earlier) -> str:
     if not isinstance(experiment, Experiment) or experiment.workspace_id != workspace.pk:
-        return "No such experiment in this workspace."
+        return _("No such experiment in this workspace.")
     if any(isinstance(e, Experiment) and e.pk == experiment.pk for e in earlier):
-        return f"{experiment.name!r} is already in the run."
+        return _("%(name)r is already in the run.") % {"name": experiment.name}
     if experiment.status not in FINISHED:
-        return f"{experiment.name!r} is {experiment.status}: judge it once it has finished."
+        return _("%(name)r is %(status)s: judge it once it has finished.") % {
+            "name": experiment.name,
+            "status": experiment.get_status_display(),
+        }
     if not experiment.target_spec.produces_output:
-        return (
-            f"{experiment.name!r} has no target outputs to judge (it scored the evalset's own "
-            "columns)."
-        )
+        return _(
+            "%(name)r has no target outputs to judge (it scored the evalset's own columns)."
+        ) % {"name": experiment.name}
     return ""
 
 
@@ -132,21 +137,27 @@ def _same_evalset(experiments: list[Experiment], errors: dict) -> list[Experimen
         evalset = experiment.evalset_version.evalset
         if evalset.pk != first.pk:
             errors[f"experiments[{i}]"] = [
-                f"{experiment.name!r} runs on {evalset.name!r}, not {first.name!r}: the "
-                "experiments of a pairwise run share one evalset (any versions of it)."
+                _(
+                    "%(name)r runs on %(evalset)r, not %(first)r: the experiments of a pairwise "
+                    "run share one evalset (any versions of it)."
+                )
+                % {"name": experiment.name, "evalset": evalset.name, "first": first.name}
             ]
     return [] if errors else experiments
 
 
 def _judge(workspace, version, errors: dict) -> EvaluatorVersion | None:
     if not isinstance(version, EvaluatorVersion) or version.evaluator.workspace_id != workspace.pk:
-        errors["evaluator_version"] = ["No such evaluator version in this workspace."]
+        errors["evaluator_version"] = [_("No such evaluator version in this workspace.")]
         return None
     kind = kind_get(version.kind)
     if not kind.pairwise:
         errors["evaluator_version"] = [
-            f"{version} is a {kind.label}, not a pairwise judge: choose one that compares two "
-            "outputs."
+            _(
+                "%(version)s is a %(kind)s, not a pairwise judge: choose one that compares two "
+                "outputs."
+            )
+            % {"version": version, "kind": kind.label}
         ]
         return None
     return version
@@ -196,7 +207,9 @@ def _shared_items(experiments: list[Experiment], errors: dict) -> dict:
     }
     shared = {(a.pk, b.pk): ids[a.pk] & ids[b.pk] for a, b in combinations(experiments, 2)}
     if not any(shared.values()):
-        errors["experiments"] = ["These experiments share no rows (by item id): nothing to judge."]
+        errors["experiments"] = [
+            _("These experiments share no rows (by item id): nothing to judge.")
+        ]
     return shared
 
 

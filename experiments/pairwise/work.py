@@ -21,6 +21,7 @@ from functools import partial
 from itertools import combinations
 
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from assay.safety.caps import ANSWER_BYTES, ERROR_BYTES, cap_json, cap_text
 from assay.vocabulary import RETRYABLE_STATUSES, ResultStatus
@@ -61,10 +62,10 @@ class PairwiseRuns(RunKind):
     kept = "the judged pairs"
     claim_related = ("run__evaluator_version", "run__workspace")
     messages = {
-        "cannot_cancel": "A %(status)s pairwise run cannot be cancelled.",
-        "not_finished": "Retry once the pairwise run has finished.",
-        "nothing_to_retry": "There are no failed pairs to retry.",
-        "changed": "The pairwise run changed meanwhile; reload it.",
+        "cannot_cancel": _("A %(status)s pairwise run cannot be cancelled."),
+        "not_finished": _("Retry once the pairwise run has finished."),
+        "nothing_to_retry": _("There are no failed pairs to retry."),
+        "changed": _("The pairwise run changed meanwhile; reload it."),
     }
 
     def work(self, chunk, lease, *, judge: Judge | None = None) -> None:

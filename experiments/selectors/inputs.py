@@ -38,7 +38,9 @@ def bindings_resolved(*, workspace: Workspace, bindings: list[dict]) -> list[dic
     for i, raw in enumerate(bindings):
         unknown = set(raw) - BINDING_KEYS
         if unknown:
-            errors[f"bindings[{i}]"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+            errors[f"bindings[{i}]"] = [
+                gettext("Unknown field(s): %(names)s.") % {"names": ", ".join(sorted(unknown))}
+            ]
         found = evaluator_version_for(workspace=workspace, public_id=raw.get("evaluator_version"))
         resolved.append({**raw, "evaluator_version": found})
     if errors:

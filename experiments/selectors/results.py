@@ -52,7 +52,7 @@ def results_list(
         qs = qs.filter(Q(human_verdict=verdict) | Q(human_verdict="", verdict=verdict))
     if status:
         if status not in ResultStatus.values:
-            errors["status"] = f"Unknown status {status!r}."
+            errors["status"] = gettext("Unknown status %(status)r.") % {"status": status}
         qs = qs.filter(status=status)
     if tag:
         qs = qs.filter(_has_tag(tag))

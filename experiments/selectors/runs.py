@@ -43,7 +43,9 @@ def experiment_list(
     qs = Experiment.objects.filter(workspace=workspace)
     if status:
         if status not in ExperimentStatus.values:
-            raise ValidationError({"status": f"Unknown status {status!r}."})
+            raise ValidationError(
+                {"status": gettext("Unknown status %(status)r.") % {"status": status}}
+            )
         qs = qs.filter(status=status)
     if evalset:
         qs = qs.filter(_evalset_filter(workspace, evalset))

@@ -484,7 +484,7 @@ def garak_reference_upload(*, workspace, name: str, data: bytes):
     try:
         parsed = json.loads(data)
     except ValueError:
-        raise ValidationError({"file": "The file is not JSON."}) from None
+        raise ValidationError({"file": _("The file is not JSON.")}) from None
     kind, entries = _reference_entries(parsed)
     return GarakReference.objects.create(
         workspace=workspace, kind=kind, name=(name or "garak")[:200], entries=entries
@@ -509,7 +509,11 @@ def _reference_entries(parsed) -> tuple[str, dict]:
         if distributions:
             return GarakReference.Kind.CALIBRATION, distributions
     raise ValidationError(
-        {"file": "Neither a garak calibration (probe/detector → mu, sigma) nor detector metrics."}
+        {
+            "file": _(
+                "Neither a garak calibration (probe/detector → mu, sigma) nor detector metrics."
+            )
+        }
     )
 
 

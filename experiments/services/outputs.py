@@ -199,7 +199,8 @@ def _entry(entry, items, repetitions) -> tuple[str, Any, int, dict]:
         return _("Each output is an object with item_id and actual_output."), None, 0, {}
     unknown = set(entry) - PUSH_KEYS
     if unknown:
-        return f"Unknown field(s): {', '.join(sorted(unknown))}.", None, 0, {}
+        names = ", ".join(sorted(unknown))
+        return _("Unknown field(s): %(names)s.") % {"names": names}, None, 0, {}
     item = items.get(str(as_uuid(entry.get("item_id"))))
     if item is None:
         return _("item_id is not a row of this experiment's evalset version."), None, 0, {}

@@ -36,7 +36,9 @@ class PromptTarget(TargetSpec):
     def clean(self, *, workspace, config, evalset_version, errors) -> dict:
         unknown = set(config) - KEYS
         if unknown:
-            errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+            errors["target"] = [
+                gettext("Unknown field(s): %(names)s.") % {"names": ", ".join(sorted(unknown))}
+            ]
         if provider_find(workspace=workspace, public_id=config.get("provider_id")) is None:
             errors["target.provider_id"] = [gettext("Choose a model provider of this workspace.")]
         messages = config.get("messages")

@@ -113,14 +113,18 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(n)s trace, in the order they started': ['%(n)s 条追踪，按开始时间排列'],
  '%(n)s turn': ['%(n)s 轮'],
  '%(n)s unknown not counted': ['%(n)s 行未知不计入'],
+ "%(name)r has no target outputs to judge (it scored the evalset's own columns).": '%(name)r '
+                                                                                   '没有可评判的评测对象输出（它评分的是评测集自身的列）。',
  '%(name)r is %(content_type)s; the target output is %(output_type)s.': '%(name)r 的类型是 '
                                                                         '%(content_type)s；评测对象的输出是 '
                                                                         '%(output_type)s。',
  '%(name)r is %(content_type)s; the target output is Text.': '%(name)r 的类型是 '
                                                              '%(content_type)s；评测对象的输出是 Text。',
+ '%(name)r is %(status)s: judge it once it has finished.': '%(name)r 当前状态为“%(status)s”：请在它结束后再评判。',
  '%(name)r is %(status)s; gate completed runs.': '%(name)r 处于 %(status)s 状态；门禁只检查已完成的运行。',
  '%(name)r is %(wanted)s but %(source)s is %(kind)s.': '%(name)r 是 %(wanted)s，但 %(source)s 是 '
                                                        '%(kind)s。',
+ '%(name)r is already in the run.': '%(name)r 已在此运行中。',
  '%(name)r is mapped to a column the evalset does not have: %(source)r.': '%(name)r '
                                                                           '映射到了评测集没有的列：%(source)r。',
  '%(name)r is mapped to the target output, but the experiment has no target.': '%(name)r '
@@ -128,6 +132,11 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(name)r is not a header name.': '%(name)r 不是合法的请求头名称。',
  '%(name)r is not a variable of this evaluator.': '%(name)r 不是此评估器的变量。',
  '%(name)r must be required: both outputs count.': '%(name)r 必须为必填：两个输出都要计入。',
+ '%(name)r runs on %(evalset)r, not %(first)r: the experiments of a pairwise run share one evalset (any versions of it).': '%(name)r '
+                                                                                                                           '运行在 '
+                                                                                                                           '%(evalset)r '
+                                                                                                                           '上，而不是 '
+                                                                                                                           '%(first)r：成对运行的实验须使用同一个评测集（版本不限）。',
  '%(name)r runs on another evalset; only runs on the same evalset can be paired.': '%(name)r '
                                                                                    '运行在另一个评测集上；只有同一评测集上的运行才能成对对比。',
  '%(name)r: a %(scope)s rule has no %(source)r.': '%(name)r：%(scope)s 规则没有 %(source)r。',
@@ -171,6 +180,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                    '字节。',
  '%(name)s is an %(kind)s file; this column holds %(expected)s.': '%(name)s 是 %(kind)s 文件；此列存放的是 '
                                                                   '%(expected)s。',
+ '%(name)s is empty.': '%(name)s 为空。',
  '%(name)s is not a valid column name: start with a letter or _, then letters, digits or _, at most 64 characters': '%(name)s '
                                                                                                                     '不是有效的列名：请以字母或 '
                                                                                                                     '_ '
@@ -238,6 +248,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '%(url)r: give scheme://host[:port] with http or https.': '%(url)r：请按 scheme://host[:port] '
                                                            '填写，scheme 为 http 或 https。',
  '%(username)r is already a member.': '%(username)r 已是成员。',
+ '%(version)s is a %(kind)s, not a pairwise judge: choose one that compares two outputs.': '%(version)s '
+                                                                                           '的类型是“%(kind)s”，不是成对评估器：请选择一个比较两个输出的评估器。',
  '%(version)s is not greater than the latest version %(latest)s.': '%(version)s 不大于最新版本 '
                                                                    '%(latest)s。',
  '%(version)s is not greater than the latest version %(version2)s.': '%(version)s 不大于最新版本 '
@@ -276,6 +288,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  '1 to 500, default 25.': '1 到 500，默认 25。',
  'A %(kind)s target has no request to test.': '%(kind)s 评测对象没有可测试的请求。',
  'A %(status)s experiment cannot be cancelled.': '处于 %(status)s 状态的实验不能取消。',
+ 'A %(status)s pairwise run cannot be cancelled.': '处于 %(status)s 状态的成对运行不能取消。',
  "A Conversation variable whose messages are sent before the judge's own user message, as chat messages. A Conversation placeholder in a message gives its transcript instead.": '一个 '
                                                                                                                                                                                  'Conversation '
                                                                                                                                                                                  '变量，其消息作为对话消息在评判模型自己的用户消息之前发送。在消息中使用 '
@@ -378,6 +391,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'A pairwise queue asks at least one A, B or tie config.': '成对队列至少需要一个“A、B 或平局”评分配置。',
  "A pairwise queue takes pairs: a pairwise run's or two experiments'.": '成对队列只接受配对：来自成对运行或两个实验。',
  "A pairwise queue takes pairs: the pairs a pairwise run judged (its first repetition), or two finished experiments' outputs on the rows both ran.": '成对队列接受配对：成对运行评判过的配对（第一次重复），或两个已结束实验在双方都运行过的行上的输出。',
+ 'A pairwise run needs a name.': '成对运行需要名称。',
  'A pairwise run needs two finished experiments with target outputs on one evalset.': '成对运行需要同一评测集上两个有评测对象输出的已结束实验。',
  'A person who already signs in to Assay can be added by their username.': '已能登录 Assay '
                                                                            '的用户可以按用户名直接添加。',
@@ -707,6 +721,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'At most %(max_tags)s tags of at most %(max_tag_len)s characters.': '最多 %(max_tags)s 个标签，每个最多 '
                                                                      '%(max_tag_len)s 个字符。',
  'At most %(max_tags)s tags of at most 40 characters.': '最多 %(max_tags)s 个标签，每个最多 40 个字符。',
+ 'At most %(n)s experiments per pairwise run.': '每个成对运行最多 %(n)s 个实验。',
  'At most %(n)s gold items go to a set at once.': '一次最多将 %(n)s 个金标准条目导出到评测集。',
  'At most 160 characters.': '最多 160 个字符。',
  'Attach to the focused message as a content part': '作为内容片段附加到当前聚焦的消息',
@@ -774,6 +789,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'By tag': '按标签',
  'By turn': '按轮次',
  'By verdict': '按判定',
+ 'CI gate checks': 'CI 门禁检查',
  'CI gate failed': 'CI 门禁未通过',
  'CLI': 'CLI',
  'CSV for Excel': 'Excel 用 CSV',
@@ -882,6 +898,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Choose an evaluation set.': '请选择一个评测集。',
  'Choose at least one candidate experiment.': '请至少选择一个候选实验。',
  'Choose at least one event.': '请至少选择一个事件。',
+ 'Choose at least two experiments to judge against each other.': '请至少选择两个实验进行相互评判。',
  'Choose evaluator versions above, then “Choose the mapping”.': '先在上方选择评估器版本，再点击“选择映射”。',
  'Choose one.': '请选择一个。',
  'Choose the column of the scenario.': '请选择场景所在的列。',
@@ -1281,6 +1298,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  '400 '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  '时会指明参数：运行未完成、运行在不同的评测集上、`latest` '
                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                  '找不到标记的基线，或某个选项超出范围。',
+ 'Decision': '判定',
  'Default all.': '默认全部。',
  'Default model': '默认模型',
  'Default verdict policy': '默认判定策略',
@@ -1643,6 +1661,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Get or commit a version from a rows file': '从行文件获取或提交版本',
  'Get the default interval settings': '获取默认区间设置',
  'Give %(what)s.': '请填写%(what)s。',
+ 'Give 1–1,000,000.': '请给出 1–1,000,000 之间的数。',
+ 'Give a JMESPath expression (at most 500 characters).': '请给出 JMESPath 表达式（最多 500 个字符）。',
  'Give a JSON object of header names and values.': '请填写由请求头名称和值组成的 JSON 对象。',
  'Give a JSON object.': '请给出一个 JSON 对象。',
  'Give a baseline and at least one candidate.': '请给出一个基线和至少一个候选。',
@@ -1652,11 +1672,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Give a list of 1 to %(max_push)s outputs.': '请给出 1 到 %(max_push)s 个输出的列表。',
  'Give a name of letters, digits and _ (e.g. APP_TOKEN), at most 64.': '名称只能包含字母、数字和 _（例如 '
                                                                        'APP_TOKEN），最多 64 个字符。',
+ 'Give a number of seconds, 1–600.': '请给出秒数，1–600。',
  'Give a number, e.g. 0.5.': '请填写数字，例如 0.5。',
  'Give a time range or a start, not both.': '请给出时间范围或开始时间，不要同时给出。',
  'Give a value of at most 8 KB.': '值最多 8 KB。',
  'Give a version such as 1.0.0, or draft (the default).': '请给出版本号（例如 1.0.0）或 draft（默认）。',
  'Give a whole number from 1 to 500.': '请填写 1 到 500 之间的整数。',
+ 'Give a whole number, 0–10.': '请给出整数，0–10。',
  'Give actual_output as text or a Text content object (or an error).': 'actual_output 应为文本或 Text '
                                                                        '内容对象（或给出 error）。',
  'Give an evaluator id.': '请给出评估器 id。',
@@ -1694,6 +1716,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Give the score config a name.': '请为评分配置命名。',
  "Give the secret's value.": '请填写密钥的值。',
  "Give the simulated user's instructions (16 KB).": '请填写模拟用户的指令（最多 16 KB）。',
+ "Give two experiments of this run as <A's id>:<B's id>.": '请以 <A 的 ID>:<B 的 ID> 的形式给出此运行中的两个实验。',
  'Go to the evalsets': '前往评测集',
  'Go to the evaluators': '前往评估器',
  'Goal column': '目标列',
@@ -1998,6 +2021,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "List a queue's items": '列出队列的条目',
  "List a rule's alerts": '列出规则的告警',
  "List a rule's outcomes": '列出规则的结果',
+ "List a run's recorded gate checks": '列出运行已记录的门禁检查',
  "List a template's schedules": '列出模板的计划',
  "List a webhook's deliveries": '列出 Webhook 的投递',
  "List an alert's history": '列出告警的历史',
@@ -2169,6 +2193,10 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Need a mapping': '需要映射',
  'Needs tool results': '需要工具结果',
  'Negate: score 1 − s (passes when the metric does not hold)': '取反：得分为 1 − s（指标不成立时通过）',
+ 'Neither a garak calibration (probe/detector → mu, sigma) nor detector metrics.': '既不是 garak '
+                                                                                   '校准文件（probe/detector '
+                                                                                   '→ mu, '
+                                                                                   'sigma），也不是检测器指标文件。',
  'Neither run scored this item.': '两次运行都没有为这个数据项打分。',
  'New annotation queue': '新建标注队列',
  'New column': '新列',
@@ -2201,6 +2229,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No alerts on this rule yet.': '此规则还没有告警。',
  'No annotation queues yet': '还没有标注队列',
  'No calibration yet: run this version on an evaluation set whose rows carry human verdicts, or review its results in an annotation queue whose score config maps labels to pass and fail.': '尚无校准：在行带有人工判定的评测集上运行此版本，或在评分配置将标签映射为通过和失败的标注队列中审阅其结果。',
+ 'No column %(name)r to rename.': '没有可重命名的列 %(name)r。',
  'No column of this set matches a span field by name; give a mapping.': '评测集中没有与 Span '
                                                                         '字段同名的列；请给出映射。',
  'No columns yet': '还没有列',
@@ -2266,6 +2295,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'No such file': '没有这个文件',
  'No such filter.': '没有这个筛选条件。',
  'No such item in this queue.': '此队列中没有该条目。',
+ 'No such pair': '没有这个配对',
  'No such pair in this pairwise run.': '此成对运行中没有这个配对。',
  'No such pairwise run in this workspace.': '本工作区中没有这个成对运行。',
  'No such queue in this workspace.': '此工作区中没有这个队列。',
@@ -2303,6 +2333,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'None: on every gold item the judge agrees.': '无：在每个金标准条目上评估器都一致。',
  'None: the outputs are already in a column': '无：输出已在某一列中',
  'Not JSON.': '不是 JSON。',
+ 'Not a JMESPath expression: %(error)s': '不是有效的 JMESPath 表达式：%(error)s',
  'Not a valid JSON Schema: %(error)s.': '不是合法的 JSON Schema：%(error)s。',
  'Not a valid regular expression: %(error)s.': '不是合法的正则表达式：%(error)s。',
  'Not an evaluator version of this rule.': '不是此规则的评估器版本。',
@@ -2320,6 +2351,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Not scored yet.': '尚未打分。',
  'Not valid JSON yet.': '还不是合法的 JSON。',
  'Not valid JSON: %(error)s': '不是有效的 JSON：%(error)s',
+ 'Not valid JSON: %(error)s.': '不是合法的 JSON：%(error)s。',
  'Note': '备注',
  'Nothing deleted': '没有已删除的内容',
  'Nothing imported yet.': '尚未导入任何内容。',
@@ -2632,6 +2664,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Optional settings for this importer, as a JSON object.': '此导入器的可选设置，写成一个 JSON 对象。',
  'Optional: only for endpoints that need one. Write-only: stored encrypted and never shown again.': '可选：仅在端点需要时填写。只写：加密保存，之后不再显示。',
  'Optional: sent before the chat, filled from the row like the system message.': '可选：在对话之前发送，像系统消息一样从该行填充。',
+ 'Options': '选项',
  'Options (JSON)': '选项（JSON）',
  'Or a fixed reference': '或固定的参考',
  'Or create their account': '或者为对方创建账号',
@@ -2858,6 +2891,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Reading the file…': '正在读取文件…',
  'Ready': '就绪',
  'Reason': '理由',
+ 'Reasons': '原因',
  'Recent imports': '最近的导入',
  'Recently created': '最近创建',
  'Recently updated': '最近更新',
@@ -2926,6 +2960,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Retry failed pairs': '重试失败的配对',
  'Retry failed rows': '重试失败的行',
  'Retry once the experiment has finished.': '请在实验结束后再重试。',
+ 'Retry once the pairwise run has finished.': '请在成对运行结束后再重试。',
  'Retrying %(n)d failed rows.': '正在重试 %(n)d 个失败行。',
  'Retrying %(n)d failed rows: %(target)d target rows are called again, then scored; %(evaluator)d evaluator rows are scored again.': '正在重试 '
                                                                                                                                      '%(n)d '
@@ -3457,6 +3492,15 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "The %(n)s rows' target outputs of this run are scored again; the target is not called. The new run uses the same evalset version and repetitions, so it compares paired with this one.": '此运行 '
                                                                                                                                                                                            '%(n)s '
                                                                                                                                                                                            '行的评测对象输出将重新打分；不会调用评测对象。新运行使用相同的评测集版本和重复次数，因此可以与本运行成对对比。',
+ "The CI gate's checks recorded with this run as the candidate (Record the CI gate), newest first, at most 100: the baseline, the options, `passed` and the reasons, when and by whom each was last posted, and when its failure was announced.": '以此运行为候选记录的 '
+                                                                                                                                                                                                                                                  'CI '
+                                                                                                                                                                                                                                                  '门禁检查（记录 '
+                                                                                                                                                                                                                                                  'CI '
+                                                                                                                                                                                                                                                  '门禁），最新的在前，最多 '
+                                                                                                                                                                                                                                                  '100 '
+                                                                                                                                                                                                                                                  '条：基线、选项、`passed` '
+                                                                                                                                                                                                                                                  '及原因，每条最后一次由谁、何时提交，以及其失败何时已通知。',
+ 'The JMESPath expression is nested too deeply.': 'JMESPath 表达式嵌套过深。',
  'The JSON body is nested more than %(max_depth)s levels deep.': 'JSON 请求体的嵌套超过 %(max_depth)s 层。',
  'The alert goes with its history. Editors.': '告警连同其历史一并删除。需编辑者。',
  "The app's templates may also use {{message}} (the user's latest message) and {{conversation}} (the chat so far); a prompt app sends its messages, then the chat.": '应用的模板还可以使用 '
@@ -3545,6 +3589,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The file is not %(upper)s text.%(looks)s Choose its encoding (%(encodings)s) and upload it again.': '该文件不是 '
                                                                                                       '%(upper)s '
                                                                                                       '文本。%(looks)s请选择它的编码（%(encodings)s）后重新上传。',
+ 'The file is not JSON.': '该文件不是 JSON。',
  "The final label of score configs on an item whose reviewers have all labelled (score config id → a known label), with a note; it becomes the item's gold label and replaces an earlier adjudication. Owners, and members the queue names as adjudicators. 409 while labels are missing.": '为所有审阅者都已标注的条目设定评分配置的最终标签（评分配置 '
                                                                                                                                                                                                                                                                                             'id '
                                                                                                                                                                                                                                                                                             '→ '
@@ -3588,6 +3633,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                             '<a '
                                                                                                                                             'href="%(source_url)s">%(name)s</a>；没有进行任何调用（不消耗 '
                                                                                                                                             'Token，不产生成本）。',
+ 'The pairwise run changed meanwhile; reload it.': '成对运行在此期间已被修改；请重新加载。',
  "The pass rate above counts rows: a row's verdict is its turns' (%(rule)s).": '上面的通过率按行计数：一行的判定由其各轮决定（%(rule)s）。',
  "The preset catalogue, the same in every workspace: each template's kind, inputs, score meaning, default policy, languages and starter configs. Filter with `kind` (llm or code). Create an evaluator from one with `template: <slug>`.": '预置模板目录，在所有工作空间中相同：每个模板的类型、输入、分数含义、默认策略、语言和初始配置。用 '
                                                                                                                                                                                                                                            '`kind`（llm '
@@ -3818,10 +3864,13 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                 'Assay '
                                                                                                                                                                                                                                                                 '在重试用尽后将其停用时的说明。所有者可看到完整 '
                                                                                                                                                                                                                                                                 'URL，其他成员只看到主机。密钥从不返回。',
+ 'There are no failed pairs to retry.': '没有可重试的失败配对。',
  'There are no failed rows to retry.': '没有可重试的失败行。',
  'There were too many wrong passwords for this account from your address, so signing in from here is paused for 15 minutes. Other accounts are not affected.': '你的地址对该账号输错密码的次数过多，因此从这里登录已暂停 '
                                                                                                                                                                '15 '
                                                                                                                                                                '分钟。其他账号不受影响。',
+ 'These experiments share no rows (by item id): nothing to judge.': '这些实验没有共同的行（按数据项 ID）：没有可评判的内容。',
+ 'These files are large: a worker imports them, all or nothing. This page follows it until it has finished.': '这些文件较大：由工作进程导入，全部导入或全部不导入。此页面会持续跟进，直到导入结束。',
  "These intervals treat each repetition as an independent row, so they are narrower than the card's clustered one; they are clustered by row once the run's numbers are recomputed.": '这些区间把每次重复当作独立的行，因此比卡片上按行聚类的区间窄；重新计算运行的数据后，它们也会按行聚类。',
  "They compare two experiments' outputs: use them in a pairwise run, not here.": '它们比较两个实验的输出：请在成对运行中使用，不要在这里使用。',
  "They read a whole conversation: a Conversation column or the simulated user's chat.": '它们读取整段对话：对话类型的列，或模拟用户的对话。',
@@ -3999,12 +4048,14 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                        '%(content_types)s 之一。',
  'Unknown event types: %(types)s.': '未知的事件类型：%(types)s。',
  'Unknown export format': '未知的导出格式',
+ 'Unknown field %(field)r.': '未知字段 %(field)r。',
  'Unknown field(s): %(f)s.': '未知字段：%(f)s。',
  'Unknown field(s): %(names)s.': '未知字段：%(names)s。',
  'Unknown field.': '未知字段。',
  'Unknown format %(file_format)r; use csv or jsonl.': '未知格式 %(file_format)r；请使用 csv 或 jsonl。',
  'Unknown metric %(metric)r.': '未知的指标 %(metric)r。',
  'Unknown or read-only field.': '未知字段或只读字段。',
+ 'Unknown outcome %(value)r; use %(allowed)s.': '未知的评判结果 %(value)r；请使用 %(allowed)s 之一。',
  "Unknown part type %(type)r; expected 'text' or 'multi_part_variable'.": '未知的片段类型 %(type)r；应为 '
                                                                           "'text' 或 "
                                                                           "'multi_part_variable'。",
@@ -4015,6 +4066,8 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Unknown role %(role)r; use owner, editor or viewer.': '未知角色 %(role)r；请使用 owner、editor 或 viewer。',
  'Unknown score meaning %(score_meaning)r; use quality or risk.': '未知的分数含义 %(score_meaning)r；请使用 '
                                                                   'quality 或 risk。',
+ 'Unknown status %(status)r.': '未知状态 %(status)r。',
+ 'Unknown status %(value)r; use %(allowed)s.': '未知状态 %(value)r；请使用 %(allowed)s 之一。',
  'Unknown value %(value)r; expected one of %(allowed)s.': '未知的取值 %(value)r；应为以下之一：%(allowed)s。',
  'Unknown verdict %(verdict)r; use pass, fail or unknown.': '未知的判定 %(verdict)r；请使用 pass、fail 或 '
                                                             'unknown。',
@@ -4245,6 +4298,34 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                                                                                                                                                                                                                                                                 '时拒绝另一种），返回其内容对象，可放入某行的 '
                                                                                                                                                                                                                                                                                                                                                 'data（201）。类型由文件字节判断，而不是文件名。文件超过大小上限、不是已知的图片或音频格式，或不是所要求的类型时返回 '
                                                                                                                                                                                                                                                                                                                                                 '400。',
+ "Uploads another tool's files (multipart, one field per file the importer takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the import and its report, 200 with the earlier import when the same files were imported before (or are being imported), 400 naming the file and the place of a problem (nothing is kept). Files larger than ASSAY_IMPORT_INLINE_BYTES in all (1 MB by default) are imported by a worker: 202 with the import `queued` and `poll_url` (Get an import and its report) until its `status` is completed or failed.": '上传其他工具的文件（multipart，导入器接收的每个文件一个字段：openai-evals '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`definition` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '和 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`data`；promptfoo '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`config` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '及其测试文件；dataset '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '的 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`file`），`options` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'JSON，全部导入或全部不导入：新导入返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '201 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '及导入和报告；相同文件之前已导入（或正在导入）时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '200 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '及先前的导入；有问题时返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '400，指出文件和位置（什么都不保留）。文件总大小超过 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'ASSAY_IMPORT_INLINE_BYTES（默认 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '1 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'MB）时由工作进程导入：返回 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '202，导入为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`queued`，并附 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`poll_url`（获取一次导入及其报告），轮询直到 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '`status` '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '为 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'completed '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   '或 '
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   'failed。',
  "Uploads another tool's files (multipart, one field per file the importer takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the import and its report, 200 with the earlier import when the same files were imported before, 400 naming the file and the place of a problem (nothing is kept).": '上传其他工具的文件（multipart，导入器接收的每个文件一个字段：openai-evals '
                                                                                                                                                                                                                                                                                                                                                                                                                       '的 '
                                                                                                                                                                                                                                                                                                                                                                                                                       '`definition` '
@@ -4275,6 +4356,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Use pass, fail or unknown.': '请使用 pass、fail 或 unknown。',
  'Use pass, fail, unknown (or empty to undo).': '请使用 pass、fail、unknown（或留空以撤销）。',
  'Use the latest committed version at each launch': '每次启动时使用最新提交的版本',
+ 'Use true or false.': '请使用 true 或 false。',
  'Use zh for Chinese.': '中文请用 zh。',
  'Use {{%(name)s}} in a message: the judge must see it.': '请在消息中使用 {{%(name)s}}：评判模型必须看到它。',
  'Use {{column}} to insert a Text column of the row, e.g. {{input}}.': '用 {{列名}} 插入该行的一个 Text 列，例如 '
@@ -4384,6 +4466,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  "What reviewers are asked for: yes or no, one of some labels, a number in a range, free text, or the better of two outputs. A config whose labels mean pass and fail makes people's labels comparable with an evaluator's verdicts.": '审阅者要回答的内容：是或否、若干标签之一、某个范围内的数字、自由文本，或两个输出中较好的一个。若配置的标签表示通过和不通过，人的标签即可与评估器的判定相比较。',
  'What reviewers may be asked for in this workspace, by name.': '本工作区中可以要求审阅者回答的内容，按名称排列。',
  "What reviewers see of each item (input, output, reference or conversation; untrusted text, capped), where it came from and, outside blind mode, the judges' verdicts and the labels given.": '审阅者看到的每个条目内容（输入、输出、参考或对话；不可信文本，已截断）、其来源，以及非盲审模式下评审的判定和已给出的标签。',
+ 'What the gate decided each time it was recorded with this run as the candidate (assay gate, or a POST to the gate), newest first.': '每次以此运行为候选记录门禁（assay '
+                                                                                                                                      'gate，或向门禁 '
+                                                                                                                                      'POST）时门禁的判定，最新的在前。',
  "What the rule's evaluators made of each sampled span, newest first: a verdict, score and reason, or why there is none (`skip_reason`). Filters: `verdict`, `skip_reason`, `status`, `trace_id`, `evaluator_version`.": '规则的评估器对每个被采样 '
                                                                                                                                                                                                                          'span '
                                                                                                                                                                                                                          '的判定，最新的在前：判定、分数和理由，或者没有判定的原因（`skip_reason`）。过滤参数：`verdict`、`skip_reason`、`status`、`trace_id`、`evaluator_version`。',
@@ -4538,6 +4623,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'an item is held for %(n)s min': '每个条目为审阅者保留 %(n)s 分钟',
  'an object': '对象',
  'an output is neither text nor a message.': '有一个输出既不是文本也不是消息。',
+ 'and %(n)s more': ['另有 %(n)s 条'],
  'any': '任意',
  'any change': '有变化的行',
  'applies_to is an object with tags and/or column.': 'applies_to 是一个带有 tags 和/或 column 的对象。',
@@ -4760,6 +4846,9 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                           '格式错误：有一个带引号的单元格没有闭合（数据意外结束）',
  'mapping could not be filled': '映射无法填充',
  'mapping is an object {file field: target}.': 'mapping 是一个对象 {文件字段: 目标}。',
+ 'max drop %(drop)s · unknown ≤ %(unknown)s · decided ≥ %(decided)s': '最大下降 %(drop)s · 未知 ≤ '
+                                                                      '%(unknown)s · 已判定 ≥ '
+                                                                      '%(decided)s',
  'max_drop is a pass-rate drop in [0, 1) (e.g. 0.02 for 2 points).': 'max_drop 是 [0, 1) 内的通过率下降（例如 '
                                                                      '0.02 表示 2 个百分点）。',
  'max_unknown_rate is a share in [0, 1].': 'max_unknown_rate 是 [0, 1] 内的比例。',
@@ -4771,6 +4860,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'messages (input and output)': '消息（输入和输出）',
  'min_decided is a number of rows, 0 or more.': 'min_decided 是行数，须为 0 或更大。',
  'model': '模型',
+ 'more than one field maps to %(target)r': '有多个字段映射到 %(target)r',
  'moves either way': '任一方向变化',
  'n &lt; %(m)s': 'n &lt; %(m)s',
  'n = %(n)s < %(min)s: no interval': 'n = %(n)s < %(min)s：无区间',
@@ -4865,6 +4955,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                              '%(drop)s（%(p)s；差值最多为 '
                                                                                              '%(bound)s，低于 '
                                                                                              '%(limit)s）',
+ 'passed': '通过',
  'paused': '已暂停',
  'pending': '待处理',
  'per assistant turn: %(label)s': '按助手轮次：%(label)s',

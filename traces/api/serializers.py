@@ -1,6 +1,7 @@
 """API shapes of traces: ingest keys (the key itself only in the answer to its creation),
 spans, traces and the lists' filters."""
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -239,7 +240,7 @@ class SpanFilterSerializer(PagingSerializer):
     def validate_attribute(self, value: str) -> tuple[str, str]:
         key, equals, wanted = value.partition("=")
         if not equals or not key.strip():
-            raise serializers.ValidationError("Give key=value.")
+            raise serializers.ValidationError(gettext("Give key=value."))
         return key.strip(), wanted
 
     def validate(self, attrs: dict) -> dict:

@@ -61,7 +61,9 @@ class HttpTarget(TargetSpec):
         config = {**DEFAULTS, "max_retries": 3, **config}
         unknown = set(config) - KEYS
         if unknown:
-            errors["target"] = [f"Unknown field(s): {', '.join(sorted(unknown))}."]
+            errors["target"] = [
+                gettext("Unknown field(s): %(names)s.") % {"names": ", ".join(sorted(unknown))}
+            ]
         columns = {c["name"]: c for c in evalset_version.columns}
         _check_url(config.get("url"), columns, errors)
         _check_method(config, errors)
@@ -323,26 +325,39 @@ def _check_extracts(config, errors) -> None:
             config.pop(key, None)
             continue
         if not isinstance(expression, str) or len(expression) > 500:
-            errors[f"target.{key}"] = ["Give a JMESPath expression (at most 500 characters)."]
+            errors[f"target.{key}"] = [
+                gettext("Give a JMESPath expression (at most 500 characters).")
+            ]
             continue
         if expression:
             try:
                 jmespath.compile(expression)
             except jmespath.exceptions.JMESPathError as exc:
-                errors[f"target.{key}"] = [f"Not a JMESPath expression: {exc}"]
+                errors[f"target.{key}"] = [
+                    gettext("Not a JMESPath expression: %(error)s") % {"error": exc}
+                ]
             except RecursionError:  # the library's parser recurses once a nesting level
-                errors[f"target.{key}"] = ["The JMESPath expression is nested too deeply."]
+                errors[f"target.{key}"] = [gettext("The JMESPath expression is nested too deeply.")]
 
 
 def _check_limits(config, errors) -> None:
     checks = {
-        "timeout_s": (lambda v: _number(v) and 1 <= v <= 600, "a number of seconds, 1–600"),
-        "max_retries": (lambda v: _whole(v) and 0 <= v <= 10, "a whole number, 0–10"),
-        "rpm_limit": (lambda v: v is None or (_number(v) and 1 <= v <= 1_000_000), "1–1,000,000"),
+        "timeout_s": (
+            lambda v: _number(v) and 1 <= v <= 600,
+            lambda: gettext("Give a number of seconds, 1–600."),
+        ),
+        "max_retries": (
+            lambda v: _whole(v) and 0 <= v <= 10,
+            lambda: gettext("Give a whole number, 0–10."),
+        ),
+        "rpm_limit": (
+            lambda v: v is None or (_number(v) and 1 <= v <= 1_000_000),
+            lambda: gettext("Give 1–1,000,000."),
+        ),
     }
-    for key, (ok, what) in checks.items():
+    for key, (ok, message) in checks.items():
         if not ok(config.get(key)):
-            errors[f"target.{key}"] = [f"Give {what}."]
+            errors[f"target.{key}"] = [message()]
 
 
 def _number(value) -> bool:
