@@ -109,6 +109,12 @@ VARIABLES: list[tuple[str, str, str]] = [
         "another workspace's run.",
     ),
     (
+        "ASSAY_IMPORT_INLINE_BYTES",
+        "`1048576` (1 MB)",
+        "Imports from other tools whose files are larger in all run on a worker, not in the "
+        "request.",
+    ),
+    (
         "ASSAY_EVALSET_MAX_IMPORT_BYTES",
         "`536870912` (512 MB)",
         "Largest evalset import file.",

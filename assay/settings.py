@@ -335,6 +335,10 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "evalsets.tasks.resume_commits",
         "schedule": float(ASSAY_REAPER_INTERVAL_S),
     },
+    "resume-imports": {
+        "task": "imports.tasks.resume_imports",
+        "schedule": float(ASSAY_REAPER_INTERVAL_S),
+    },
     "resume-span-batches": {
         "task": "traces.tasks.resume_batches",
         "schedule": float(ASSAY_REAPER_INTERVAL_S),
@@ -411,6 +415,9 @@ LOGGING = {
     },
 }
 
+# Imports from other tools (`/imports/`) whose files are larger than this in all run on a
+# worker; smaller ones in the request (a 1 MB OpenAI eval of 5,000 rows takes about 2 s).
+ASSAY_IMPORT_INLINE_BYTES = env_int("ASSAY_IMPORT_INLINE_BYTES", 1024 * 1024)
 ASSAY_EVALSET_MAX_IMPORT_BYTES = env_int("ASSAY_EVALSET_MAX_IMPORT_BYTES", 512 * 1024 * 1024)
 ASSAY_EVALSET_MAX_MEDIA_BYTES = env_int("ASSAY_EVALSET_MAX_MEDIA_BYTES", 25 * 1024 * 1024)
 # A rows file (`assay run --rows`) is imported and committed inside the request.

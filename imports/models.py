@@ -1,5 +1,6 @@
 """An import: which importer, the files' content hash (importing the same files again reuses
-the first import), its outcome and its report."""
+the first import), its outcome and its report. Large files are imported by a worker: the
+import waits `queued` with its files in storage, then runs, then ends completed or failed."""
 
 from __future__ import annotations
 
@@ -11,8 +12,14 @@ from django.utils.translation import gettext_lazy as _
 
 
 class ImportStatus(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
     COMPLETED = "completed", _("Completed")
     FAILED = "failed", _("Failed")
+
+
+# an import of these files is under way or done: the same files again get this one
+UNFAILED = (ImportStatus.QUEUED, ImportStatus.RUNNING, ImportStatus.COMPLETED)
 
 
 class ImportRun(models.Model):
@@ -24,6 +31,11 @@ class ImportRun(models.Model):
     status = models.CharField(max_length=16, choices=ImportStatus.choices)
     report = models.JSONField(default=dict)  # Report.as_json()
     error = models.TextField(blank=True, default="")
+    # a worker's import: the options and the stored files (field → path) until it has run
+    options = models.JSONField(default=dict, blank=True)
+    file_paths = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -42,3 +54,7 @@ class ImportRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} import {self.public_id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)

@@ -3,7 +3,9 @@ the workspace's imports with their reports."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status
@@ -61,11 +63,14 @@ class ImportKindViewSet(WorkspaceScopedViewSet):
             "takes: openai-evals `definition` and `data`; promptfoo `config` and its test files; "
             "dataset `file`) with `options` as JSON, and imports them all or nothing: 201 with the "
             "import and its report, 200 with the earlier import when the same files were imported "
-            "before, 400 naming the file and the place of a problem (nothing is kept)."
+            "before (or are being imported), 400 naming the file and the place of a problem "
+            "(nothing is kept). Files larger than ASSAY_IMPORT_INLINE_BYTES in all (1 MB by "
+            "default) are imported by a worker: 202 with the import `queued` and `poll_url` (Get "
+            "an import and its report) until its `status` is completed or failed."
         ),
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH)],
         request={"multipart/form-data": ImportRequestSerializer},
-        responses={201: ImportRunSerializer, 200: ImportRunSerializer},
+        responses={201: ImportRunSerializer, 200: ImportRunSerializer, 202: ImportRunSerializer},
     )
     def create(self, request, kind=None):
         if kind not in KINDS:
@@ -81,8 +86,15 @@ class ImportKindViewSet(WorkspaceScopedViewSet):
                 files=uploads_read(kind=kind, uploads=uploads),
                 file_names={name: f.name[:200] for name, f in uploads.items()},
                 options=body["options"],
+                queue_over=settings.ASSAY_IMPORT_INLINE_BYTES,
             )
         except ImportProblem as problem:
             raise serializers.ValidationError({problem.where: [problem.message]}) from None
         data = ImportRunSerializer(run).data
-        return Response(data, status=status.HTTP_201_CREATED if new else status.HTTP_200_OK)
+        if not new:
+            return Response(data, status=status.HTTP_200_OK)
+        if run.is_active:
+            poll = reverse("import-detail", kwargs={"id": run.public_id})
+            data["poll_url"] = request.build_absolute_uri(poll)
+            return Response(data, status=status.HTTP_202_ACCEPTED)
+        return Response(data, status=status.HTTP_201_CREATED)

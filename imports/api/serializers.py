@@ -24,6 +24,8 @@ class ImportRunSerializer(serializers.ModelSerializer):
             "error",
             "created_by",
             "created_at",
+            "started_at",
+            "finished_at",
         ]
         read_only_fields = fields
 

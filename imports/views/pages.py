@@ -3,6 +3,7 @@ importer kind, and an import's report."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -51,6 +52,7 @@ def _run(request, form: ImportForm):
             files=uploads_read(kind=form.importer.name, uploads=uploads),
             file_names={name: f.name[:200] for name, f in uploads.items()},
             options=form.cleaned_data["options"],
+            queue_over=settings.ASSAY_IMPORT_INLINE_BYTES,
         )
     except ImportProblem as problem:
         field = problem.where.split(",")[0].strip()

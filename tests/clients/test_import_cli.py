@@ -1,6 +1,6 @@
 """`assay import` against a live server: an OpenAI Evals definition and data imported, the
 report printed line by line, the same files again reusing the import, a problem one line
-naming the file and place with exit code 2."""
+naming the file and place with exit code 2; large files imported by a worker, waited for."""
 
 from __future__ import annotations
 
@@ -57,3 +57,18 @@ def test_a_problem_is_one_line_and_exit_2(assay_env, tmp_path):
     assert missing.exit_code == 2 and "data: this file is required" in missing.output
     unnamed = assay("import", "nothing", DEFINITION)
     assert unnamed.exit_code == 2 and "NAME=PATH" in unnamed.output
+
+
+def test_the_client_waits_for_a_workers_import(assay_env, workspace, settings, tmp_path):
+    settings.ASSAY_IMPORT_INLINE_BYTES = 100  # bytes: these files are imported by the worker
+    args = ["import", "openai-evals", DEFINITION]
+    done = CliRunner().invoke(main, [*args, DATA])
+    assert done.exit_code == 0, done.output
+    run = ImportRun.objects.get(workspace=workspace)
+    assert run.status == "completed" and run.started_at is not None  # a worker's claim
+    assert done.output.splitlines()[0] == f"openai-evals imported {run.public_id}"
+    bad = tmp_path / "data.jsonl"
+    bad.write_bytes(b'{"item": {"ticket_text": "x"}}\nnot json\n' * 20)
+    failed = CliRunner().invoke(main, [*args, str(bad)])
+    assert failed.exit_code == 2
+    assert failed.output.startswith("Error: data, line 2: not JSON")

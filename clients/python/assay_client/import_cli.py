@@ -4,11 +4,13 @@ Phoenix dataset, an openai/evals registry eval) imported all or nothing, its rep
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import click
 
 from .client import Client
+from .errors import AssayError
 
 # Each importer's files in the order bare paths fill them; NAME=PATH names any file.
 FILE_ORDER = {
@@ -54,7 +56,9 @@ def _options(pairs: tuple[str, ...], text: str | None) -> dict:
 
 def import_files(client: Client, kind: str, files: dict[str, Path], options: dict):
     """POST the files to /imports/{kind}/: (the import, whether it is new). The same files
-    again reuse the first import, so a retry after a lost answer is safe."""
+    again reuse the first import, so a retry after a lost answer is safe. Large files are
+    imported by a worker (202): this waits for it, and a failure is raised as the server's
+    answer to a problem would be."""
     uploads = {name: (path.name, path.read_bytes()) for name, path in files.items()}
     response = client._send(
         "POST",
@@ -63,7 +67,25 @@ def import_files(client: Client, kind: str, files: dict[str, Path], options: dic
         data={"options": json.dumps(options)},
         files=uploads,
     )
-    return response.json(), response.status_code == 201
+    run = response.json()
+    if run["status"] in WORKING:
+        run = _waited(client, run)
+    if run["status"] == "failed":
+        raise AssayError(0, "import_failed", run.get("error") or "The import failed.")
+    return run, response.status_code in (201, 202)
+
+
+WORKING = ("queued", "running")
+
+
+def _waited(client: Client, run: dict) -> dict:
+    """The import once a worker has finished it (polled, more slowly as it goes on)."""
+    delay = 0.3
+    while run["status"] in WORKING:
+        time.sleep(delay)
+        delay = min(delay * 1.5, 3.0)
+        run = client.request("GET", f"imports/{run['id']}/")
+    return run
 
 
 def report_lines(run: dict, new: bool) -> list[str]:
@@ -100,7 +122,7 @@ def import_command(kind: str, files: tuple[str, ...], pairs, options_json, as_js
     SAMPLES. A problem is one line naming the file and place; the exit code is then 2."""
     named = _named_files(kind, files)
     options = _options(pairs, options_json)
-    with Client(timeout=300.0) as client:  # a large import runs in the request
+    with Client(timeout=300.0) as client:
         run, new = import_files(client, kind, named, options)
     if as_json:
         click.echo(json.dumps(run, ensure_ascii=False, indent=2))
