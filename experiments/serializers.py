@@ -110,6 +110,33 @@ class GateDecisionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class GateCheckSerializer(serializers.ModelSerializer):
+    """A recorded check of a run by the CI gate: against which baseline, at which options, the
+    decision and its reasons, when and by whom it was last posted."""
+
+    baseline = serializers.SerializerMethodField()
+    decided_by = serializers.CharField(source="decided_by.username", default=None)
+
+    class Meta:
+        model = GateDecision
+        fields = [
+            "baseline",
+            "alpha",
+            "max_drop",
+            "max_unknown_rate",
+            "min_decided",
+            "passed",
+            "reasons",
+            "decided_at",
+            "decided_by",
+            "failure_announced_at",
+        ]
+        read_only_fields = fields
+
+    def get_baseline(self, obj) -> dict:
+        return {"id": str(obj.baseline.public_id), "name": obj.baseline.name}
+
+
 class IntervalDefaultsSerializer(StrictSerializer):
     interval = serializers.JSONField()
 

@@ -25,6 +25,8 @@ from .results import ExperimentResultsMixin
 from .runs import RunActionsMixin
 from .schema import EXPERIMENT_DOCS
 
+GATE_CHECKS_SHOWN = 100  # one a baseline and options: a run has a few
+
 GateQuery = s.GateQuerySerializer
 
 
@@ -182,6 +184,12 @@ class ExperimentViewSet(
         )
         recorded = s.GateDecisionSerializer(decision).data
         return Response({**result.to_dict(), "recorded": recorded})
+
+    @extend_schema(responses=s.GateCheckSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="gate-decisions")
+    def gate_decisions(self, request, id=None):
+        decisions = selectors.gate_decisions(experiment=self.get_object())[:GATE_CHECKS_SHOWN]
+        return Response(s.GateCheckSerializer(decisions, many=True).data)
 
     @extend_schema(request=s.IntervalDefaultsSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=False, methods=["get", "put"], url_path="interval-defaults")

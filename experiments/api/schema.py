@@ -105,6 +105,14 @@ EXPERIMENT_DOCS = extend_schema_view(
             "candidate's evalset. 400 when marking a run that has not completed."
         ),
     ),
+    gate_decisions=extend_schema(
+        summary=_("List a run's recorded gate checks"),
+        description=_(
+            "The CI gate's checks recorded with this run as the candidate (Record the CI "
+            "gate), newest first, at most 100: the baseline, the options, `passed` and the "
+            "reasons, when and by whom each was last posted, and when its failure was announced."
+        ),
+    ),
     gate=[
         extend_schema(
             methods=["GET"],

@@ -8,6 +8,7 @@ from .garak import (  # noqa: F401
     garak_reference,
     garak_references,
 )
+from .gate import gate_decisions  # noqa: F401
 from .inputs import (  # noqa: F401
     BINDING_KEYS,
     bindings_resolved,

@@ -48,6 +48,7 @@ RESULT_FILTERS = (
     "item",
 )
 GRID_PAGE = 50
+GATE_CHECKS_SHOWN = 20  # the newest; the API lists up to 100
 
 
 # ----------------------------------------------------------------------------- list
@@ -338,6 +339,7 @@ def detail(request, id):
             "clone_form": _clone_form(request, experiment),
             "cards": dashboard_cards(experiment),
             "actions": actions_render(request=request, experiment=experiment),
+            "gate_checks": selectors.gate_decisions(experiment=experiment)[:GATE_CHECKS_SHOWN],
         }
     )
     context["usage"] = usage_overview(experiment, context["cards"])

@@ -57,3 +57,36 @@ def test_an_openai_eval_is_imported_on_the_page_and_its_experiment_opened(
             fits(page, too_wide, f"imports-report-{language}-{width}")
     assert not too_wide, too_wide
     assert page.console_errors == []
+
+
+def test_a_large_import_is_followed_until_a_worker_has_finished_it(
+    live_server, page, user, workspace, settings
+):
+    from imports.services import import_execute
+
+    settings.ASSAY_IMPORT_INLINE_BYTES = 100  # bytes: the fixture's files go to a worker
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/{workspace.slug}/imports/")
+    form = "#import-openai-evals"
+    page.set_input_files(
+        f"{form} input[name=openai-evals-definition]", FIXTURES / "definition.json"
+    )
+    page.set_input_files(f"{form} input[name=openai-evals-data]", FIXTURES / "data.jsonl")
+    page.click("#import-openai-evals-submit")
+    page.wait_for_selector("#import-waiting")
+    run = ImportRun.objects.get(workspace=workspace)
+    assert run.status == "queued" and page.inner_text("#import-status") == "Queued"
+    too_wide = []
+    for language in ("en", "zh-hans"):
+        UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+        for width in (390, 1440):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.reload()
+            page.wait_for_selector("#import-waiting")
+            fits(page, too_wide, f"imports-waiting-{language}-{width}")
+    assert not too_wide, too_wide
+    import_execute(run_id=run.pk)  # what the worker does; the page polls until it is done
+    page.wait_for_selector("#import-report", timeout=10_000)
+    assert page.query_selector("#import-waiting") is None
+    assert page.inner_text("#import-status") == "已完成"
+    assert page.console_errors == []
