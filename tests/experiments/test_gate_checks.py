@@ -53,7 +53,8 @@ def test_the_experiment_page_shows_the_checks_with_reasons_escaped(web, checked,
     failing.reasons = ["<script>alert(1)</script> dropped", *failing.reasons]
     failing.save(update_fields=["reasons"])
     page = web.get(f"/w/{workspace.slug}/experiments/{candidate.public_id}/").content.decode()
-    card = page[page.index('id="gate-checks"') : page.index("</section>", page.index("gate-checks"))]
+    start = page.index('id="gate-checks"')
+    card = page[start : page.index("</section>", start)]
     assert card.count('class="gate-check"') == 2
     assert card.count("badge fail") == 1 and card.count("badge pass") == 1
     assert f"/experiments/{baseline.public_id}/" in card
