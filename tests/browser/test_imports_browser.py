@@ -25,18 +25,23 @@ def fits(page, too_wide: list, name: str) -> None:
     screenshot(page, name)
 
 
-def test_an_openai_eval_is_imported_on_the_page_and_its_experiment_opened(
-    live_server, page, user, workspace
-):
-    sign_in(page, live_server)
-    page.goto(f"{live_server.url}/w/{workspace.slug}/experiments/")
-    page.click("#imports-link")
+def upload_openai_eval(page) -> None:
+    """Send the fixture's definition and data through the imports page's OpenAI Evals form."""
     form = "#import-openai-evals"
     page.set_input_files(
         f"{form} input[name=openai-evals-definition]", FIXTURES / "definition.json"
     )
     page.set_input_files(f"{form} input[name=openai-evals-data]", FIXTURES / "data.jsonl")
     page.click("#import-openai-evals-submit")
+
+
+def test_an_openai_eval_is_imported_on_the_page_and_its_experiment_opened(
+    live_server, page, user, workspace
+):
+    sign_in(page, live_server)
+    page.goto(f"{live_server.url}/w/{workspace.slug}/experiments/")
+    page.click("#imports-link")
+    upload_openai_eval(page)
     page.wait_for_selector("#import-report")
     run = ImportRun.objects.get(workspace=workspace)
     assert run.status == "completed"
@@ -67,12 +72,7 @@ def test_a_large_import_is_followed_until_a_worker_has_finished_it(
     settings.ASSAY_IMPORT_INLINE_BYTES = 100  # bytes: the fixture's files go to a worker
     sign_in(page, live_server)
     page.goto(f"{live_server.url}/w/{workspace.slug}/imports/")
-    form = "#import-openai-evals"
-    page.set_input_files(
-        f"{form} input[name=openai-evals-definition]", FIXTURES / "definition.json"
-    )
-    page.set_input_files(f"{form} input[name=openai-evals-data]", FIXTURES / "data.jsonl")
-    page.click("#import-openai-evals-submit")
+    upload_openai_eval(page)
     page.wait_for_selector("#import-waiting")
     run = ImportRun.objects.get(workspace=workspace)
     assert run.status == "queued" and page.inner_text("#import-status") == "Queued"
