@@ -27,14 +27,14 @@ def job_claim(*, model: type[models.Model], pk: int, queued: str, running: str):
     return model.objects.get(pk=pk) if claimed else None
 
 
-def each_apart(pks: Iterable[int], work: Callable, *, what: str) -> list:
-    """`work(pk)` for each of `pks`, in turn; one that raises is logged with its id and left
-    for the next sweep while the others go on (one broken rule, alert or feed must not starve
-    the rest). What each call returned, for those that did."""
+def each_apart(items: Iterable, work: Callable, *, what: str) -> list:
+    """`work(item)` for each of `items` (ids or rows), in turn; one that raises is logged with
+    its id and left for the next sweep while the others go on (one broken rule, alert, feed or
+    schedule must not starve the rest). What each call returned, for those that did."""
     done = []
-    for pk in pks:
+    for item in items:
         try:
-            done.append(work(pk))
+            done.append(work(item))
         except Exception:  # noqa: BLE001 - whatever broke, it is this row's alone
-            logger.exception("%s %s failed", what, pk)
+            logger.exception("%s %s failed", what, getattr(item, "pk", item))
     return done

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from assay.jobs import each_apart
 from assay.vocabulary import EventType
 from experiments.models import Experiment, ExperimentStatus
 from experiments.results.gate import (
@@ -33,11 +34,14 @@ from ..selectors import previous_completed, runs_to_compare
 
 
 def schedule_runs_compare(*, now: datetime) -> int:
-    """Compare every launched run that has finished since the last look; how many were."""
-    runs = runs_to_compare()
-    for run in runs:
-        schedule_run_compare(run=run, now=now)
-    return len(runs)
+    """Compare every launched run that has finished since the last look; how many were (one
+    that fails is logged and stays pending, the others go on)."""
+    compared = each_apart(
+        runs_to_compare(),
+        lambda run: schedule_run_compare(run=run, now=now),
+        what="schedule run comparison",
+    )
+    return len(compared)
 
 
 def schedule_run_compare(*, run: ScheduleRun, now: datetime) -> ScheduleRun:

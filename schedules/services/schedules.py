@@ -16,6 +16,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from assay.jobs import each_apart
+
 from ..cron import cron_missed, cron_next, cron_problems
 from ..models import ExperimentTemplate, RunOutcome, Schedule, ScheduleRun
 from ..selectors import schedules_due, unfinished_run
@@ -78,16 +80,21 @@ def schedule_next_times(*, schedule: Schedule, now: datetime, count: int = 5) ->
 
 
 def schedules_run_due(*, now: datetime) -> list[ScheduleRun]:
-    """Launch (or skip) every due schedule that this caller claims; the runs recorded."""
-    recorded = []
-    for schedule in schedules_due(now=now):
-        due_at = schedule.next_run_at
-        if _claimed(schedule, now):
-            missed = cron_missed(
-                cron=schedule.cron, timezone=schedule.timezone, since=due_at, until=now
-            )
-            recorded.append(schedule_fire(schedule=schedule, now=now, due_at=due_at, missed=missed))
-    return recorded
+    """Launch (or skip) every due schedule that this caller claims; the runs recorded (one
+    that fails is logged and the others go on)."""
+    fired = each_apart(
+        schedules_due(now=now), lambda schedule: _fired(schedule, now), what="schedule"
+    )
+    return [run for run in fired if run is not None]
+
+
+def _fired(schedule: Schedule, now: datetime) -> ScheduleRun | None:
+    """The due time fired, when this caller claims it; None when another did."""
+    due_at = schedule.next_run_at
+    if not _claimed(schedule, now):
+        return None
+    missed = cron_missed(cron=schedule.cron, timezone=schedule.timezone, since=due_at, until=now)
+    return schedule_fire(schedule=schedule, now=now, due_at=due_at, missed=missed)
 
 
 def _claimed(schedule: Schedule, now: datetime) -> bool:

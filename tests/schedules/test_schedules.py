@@ -1,7 +1,9 @@
 """Schedules on templates with time passed in: a due schedule launches its template once (two
 beats do not launch twice), a run still going makes the next time a recorded skip, a schedule
-missed for hours runs once on recovery, and a paused one does not run."""
+missed for hours runs once on recovery, a paused one does not run, and one that breaks does
+not hold up the others."""
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,7 +12,7 @@ from django.core.exceptions import ValidationError
 from experiments import scoring as engine
 from experiments.models import ExperimentStatus
 from schedules import services
-from schedules.models import RunOutcome, ScheduleRun
+from schedules.models import RunOutcome, Schedule, ScheduleRun
 from schedules.selectors import schedules_due
 from schedules.services.schedules import _claimed
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
@@ -132,3 +134,19 @@ def test_a_bad_cron_or_zone_is_named(template, user, cron, zone, field):
     with pytest.raises(ValidationError) as raised:
         services.schedule_create(template=template, user=user, cron=cron, timezone=zone, now=START)
     assert list(raised.value.message_dict) == [field]
+
+
+def test_a_schedule_that_breaks_does_not_hold_up_the_others(template, user, caplog):
+    broken, sound = (
+        services.schedule_create(
+            template=template, user=user, cron="0 * * * *", timezone="UTC", now=START
+        )
+        for _ in range(2)
+    )
+    # an expression this version's croniter refuses, as a row written by another might hold
+    Schedule.objects.filter(pk=broken.pk).update(cron="61 * * * *")
+    with caplog.at_level(logging.ERROR, logger="assay.jobs"):
+        [run] = services.schedules_run_due(now=START + timedelta(hours=1))
+    assert run.schedule == sound and run.outcome == RunOutcome.LAUNCHED
+    assert [r.getMessage() for r in caplog.records] == [f"schedule {broken.pk} failed"]
+    assert not ScheduleRun.objects.filter(schedule=broken).exists()
