@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 
 from assay.models import Workspace
@@ -115,6 +115,31 @@ def outcome_key(outcome: OnlineOutcome, scope: str) -> tuple[str, str]:
     if scope == RuleScope.TRACE or not outcome.span_id:
         return ItemSource.TRACE, outcome.trace_id
     return ItemSource.SPAN, f"{outcome.trace_id}:{outcome.span_id}"
+
+
+TRAFFIC = (ItemSource.SPAN, ItemSource.TRACE, ItemSource.SESSION)
+
+
+def traffic_verdicts(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
+    """Item pk → {evaluator version: its newest verdict}, for the queue's items of live traffic
+    (spans, traces, sessions) that the workspace's online rules judged as that same subject: a
+    span rule's verdict on one span never stands for its trace, nor a trace rule's for a span."""
+    items = queue.items.filter(pk__in=list(item_pks), source_kind__in=TRAFFIC)
+    keys = {
+        (kind, ref): pk for pk, kind, ref in items.values_list("pk", "source_kind", "source_ref")
+    }
+    traces = {ref.split(":")[0] for kind, ref in keys if kind != ItemSource.SESSION}
+    sessions = {ref for kind, ref in keys if kind == ItemSource.SESSION}
+    outcomes = OnlineOutcome.objects.filter(
+        Q(trace_id__in=traces) | Q(session_id__in=sessions), rule__workspace=queue.workspace
+    ).exclude(skip_reason__in=NOT_JUDGED)
+    found: dict[int, dict] = {}
+    related = outcomes.select_related("rule", "rule_evaluator__evaluator_version")
+    for outcome in related.order_by("created_at", "pk"):  # the newest verdict last, and kept
+        pk = keys.get(outcome_key(outcome, outcome.rule.scope))
+        if pk is not None:
+            found.setdefault(pk, {})[outcome.rule_evaluator.evaluator_version] = outcome.verdict
+    return found
 
 
 def outcome_items(*, rule: OnlineRule, outcomes: list[OnlineOutcome]) -> list[SourceItem]:

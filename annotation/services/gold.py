@@ -3,6 +3,7 @@
 An adjudicator (an owner, or a member the queue names) sets the final label of a config on an
 item whose reviewers disagreed. Gold labels (adjudicated or unanimous: `selectors.gold_labels`)
 of items from experiment results are then compared with the evaluator's verdict on the result,
+and those of spans, traces and sessions with the online rules' verdicts on that same subject,
 for the configs that map labels to pass and fail, and recorded as that evaluator version's
 calibration (`experiments.results.calibration.gold_calibrations_replace`), which experiments
 and online monitors use to correct their fail rates.
@@ -28,6 +29,7 @@ from ..selectors import (
     config_units,
     gold_labels,
 )
+from ..selectors.filtered import traffic_verdicts
 from .configs import label_problem, label_stored
 from .reviews import MAX_NOTE, SlotRefused
 
@@ -81,9 +83,9 @@ def _adjudication_problems(queue: AnnotationQueue, values: dict) -> dict[str, li
 
 
 def gold_calibrations_refresh(*, queue: AnnotationQueue) -> None:
-    """Record the calibration of every evaluator version whose results the queue's gold labels
-    judge, per config mapping labels to pass and fail (none for a queue of traces); those of
-    configs the queue no longer has, or that no longer map, go."""
+    """Record the calibration of every evaluator version whose results or online verdicts the
+    queue's gold labels judge, per config mapping labels to pass and fail; those of configs the
+    queue no longer has, or that no longer map, go."""
     mapped = [c for c in comparable_configs(queue=queue) if c.pass_labels or c.fail_labels]
     gold_calibrations_drop(
         source_prefix=f"{queue.public_id}/", keep={_source_key(queue, c) for c in mapped}
@@ -110,6 +112,10 @@ def _config_calibrations(queue: AnnotationQueue, config: ScoreConfig) -> None:
     for result in results:  # results gone (retention) judge nothing
         human = human_verdict(config, gold[refs[str(result.pk)]])
         pairs.setdefault(result.binding.evaluator_version, []).append((result.verdict, human))
+    for pk, verdicts in traffic_verdicts(queue=queue, item_pks=gold).items():
+        human = human_verdict(config, gold[pk])
+        for version, verdict in verdicts.items():
+            pairs.setdefault(version, []).append((verdict, human))
     gold_calibrations_replace(
         source_key=_source_key(queue, config),
         pairs=pairs,

@@ -143,9 +143,13 @@ def review_label(
     return labels
 
 
+# what a gold label can judge: an evaluator's result, or an online rule's verdict on a subject
+CALIBRATING = (ItemSource.EXPERIMENT_RESULT, ItemSource.SPAN, ItemSource.TRACE, ItemSource.SESSION)
+
+
 def _complete(item: QueueItem, queue: AnnotationQueue) -> bool:
     labelled = item.slots.filter(status=SlotStatus.LABELLED).count()
-    return labelled >= queue.reviewers_per_item and item.source_kind == ItemSource.EXPERIMENT_RESULT
+    return labelled >= queue.reviewers_per_item and item.source_kind in CALIBRATING
 
 
 def review_skip(*, item: QueueItem, reviewer: AbstractBaseUser, reason: str) -> None:

@@ -1,0 +1,64 @@
+"""Gold labels on live traffic calibrate the online judge: spans an online rule judged, added to
+a queue and labelled, are compared with the rule's verdict on each same span (a table counted
+by hand), so the rule's monitor corrects its fail rate; a label on a whole trace does not count
+against a span rule's verdict on one of its spans."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import AnnotationQueue, ItemSource
+from annotation.selectors import SourceItem
+from annotation.services import queue_items_add
+from annotation.services.feeds import queue_add_outcomes
+from online.kind import online_run_inline
+from online.selectors import rule_calibration
+from online.services import online_sweep
+from tests.annotation.support import C, Q
+from tests.online.support import code_rule, llm_span, store
+
+pytestmark = pytest.mark.django_db
+
+LATER = timezone.timedelta(minutes=1)  # past the sweep's lag
+
+
+def test_gold_labels_on_live_spans_calibrate_the_online_judge(api, workspace, user):
+    rule = code_rule(workspace, user)
+    # the judge passes an output that contains the expected answer: 20 pass, 20 fail
+    answers = [("Paris is the capital", "Paris")] * 20 + [("Lyon", "Paris")] * 20
+    spans = store([llm_span(workspace, output=out, expected=exp) for out, exp in answers])
+    run = online_sweep(rule_id=rule.pk, now=timezone.now() + LATER)
+    assert online_run_inline(run_id=run.pk).results_done == 40
+    config = api.post(
+        C,
+        {"name": "Right?", "kind": "boolean", "pass_labels": [True], "fail_labels": [False]},
+        format="json",
+    ).json()
+    made = api.post(Q, {"name": "Live", "score_configs": [config["id"]]}, format="json").json()
+    queue = AnnotationQueue.objects.get(public_id=made["id"])
+    assert queue_add_outcomes(queue=queue, rule=rule, verdicts=[]).added == 40
+    # a whole trace, labelled fail: the span rule judged one of its spans, not the trace
+    trace = SourceItem(ItemSource.TRACE, spans[0].trace_id, {"output": "the trace"})
+    assert queue_items_add(queue=queue, items=[trace]) == 1
+    # the reviewer: against the judge on 3 of its passes (fn) and 4 of its fails (fp)
+    flips = {"Paris is the capital": 3, "Lyon": 4}
+    for _ in range(41):
+        held = api.post(f"{Q}{made['id']}/next/").json()
+        output = held["snapshot"]["output"]
+        right = output.startswith("Paris")  # the judge's own verdict
+        if flips.get(output):
+            flips[output] -= 1
+            right = not right
+        url = f"{Q}{made['id']}/items/{held['id']}/labels/"
+        answer = api.post(url, {"values": {config["id"]: right}}, format="json")
+        assert answer.status_code == 201, answer.content[:300]
+    calibration = rule_calibration(rule_evaluator=rule.evaluators.get())
+    # fail is the positive class: tp = both fail, fn = judge pass / human fail
+    assert (calibration.tp, calibration.fn, calibration.fp, calibration.tn) == (16, 3, 4, 17)
+    monitor = api.get(f"/api/v1/online-rules/{rule.public_id}/monitor/?window=day&count=1")
+    window = monitor.json()["evaluators"][0]["windows"][-1]
+    assert window["raw"]["fail_rate"] == pytest.approx(0.5)
+    sensitivity, specificity = 16 / 19, 17 / 21  # Rogan–Gladen corrects 0.5 with them
+    corrected = (0.5 + specificity - 1) / (sensitivity + specificity - 1)
+    assert window["calibrated"]["fail_rate"] == pytest.approx(corrected)
