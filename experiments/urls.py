@@ -2,6 +2,7 @@ from django.urls import path
 
 from .views import garak as garak_views
 from .views import results as result_views
+from .views import run_page as page_views
 from .views import runs as views
 
 app_name = "experiments"
@@ -19,15 +20,15 @@ urlpatterns = [
         garak_views.import_garak_progress,
         name="import_garak_progress",
     ),
-    path("<uuid:id>/", views.detail, name="detail"),
-    path("<uuid:id>/progress/", views.progress, name="progress"),
-    path("<uuid:id>/launch/", views.launch, name="launch"),
-    path("<uuid:id>/cancel/", views.cancel, name="cancel"),
-    path("<uuid:id>/retry/", views.retry, name="retry"),
-    path("<uuid:id>/clone/", views.clone, name="clone"),
-    path("<uuid:id>/rescore/", views.rescore, name="rescore"),
-    path("<uuid:id>/baseline/", views.baseline, name="baseline"),
-    path("<uuid:id>/target-test/", views.detail_target_test, name="detail_target_test"),
+    path("<uuid:id>/", page_views.detail, name="detail"),
+    path("<uuid:id>/progress/", page_views.progress, name="progress"),
+    path("<uuid:id>/launch/", page_views.launch, name="launch"),
+    path("<uuid:id>/cancel/", page_views.cancel, name="cancel"),
+    path("<uuid:id>/retry/", page_views.retry, name="retry"),
+    path("<uuid:id>/clone/", page_views.clone, name="clone"),
+    path("<uuid:id>/rescore/", page_views.rescore, name="rescore"),
+    path("<uuid:id>/baseline/", page_views.baseline, name="baseline"),
+    path("<uuid:id>/target-test/", page_views.detail_target_test, name="detail_target_test"),
     path("<uuid:id>/dashboard/", result_views.dashboard, name="dashboard"),
     path("<uuid:id>/items/<uuid:item_id>/", result_views.item_drawer, name="item"),
     path("<uuid:id>/results/<int:result_id>/", result_views.result_drawer, name="result"),
