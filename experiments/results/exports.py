@@ -1,5 +1,5 @@
 """Streamed exports of an experiment: results as CSV / JSONL, and garak's report and hit log
-(`experiments/results/garak.py`)."""
+(`experiments/results/garak/`)."""
 
 from __future__ import annotations
 
