@@ -7,7 +7,7 @@ import math
 import pytest
 
 from experiments.results.exports import export_stream
-from experiments.results.garak import _conversation_json, _message_json, _value
+from experiments.results.garak.hitlog import _conversation_json, _message_json, _value
 from tests.experiments.test_garak_formats import reader, rows_of, scan  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
