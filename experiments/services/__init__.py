@@ -2,14 +2,9 @@
 do not come from a worker (pushed by a client, re-used from a finished run), and the CI
 gate's recorded decisions."""
 
-from .garak import (
-    MAX_REFERENCE_BYTES,
-    garak_reference_upload,
-    garak_scan_import,
-    garak_upload_bytes,
-    max_report_bytes,
-)
+from .garak import garak_scan_import, garak_upload_bytes, max_report_bytes
 from .garak_jobs import garak_import_claim, garak_import_create, garak_import_run
+from .garak_references import MAX_REFERENCE_BYTES, garak_reference_upload
 from .gate import gate_decision_record
 from .outputs import experiment_close, experiment_rescore, outputs_push, target_test
 from .runs import (

@@ -17,7 +17,8 @@ from experiments.models import Experiment, GarakImport
 from experiments.results.console import garak_lines, garak_rows
 from experiments.results.exports import export_stream
 from experiments.services import garak_import_claim, garak_import_run
-from experiments.services.garak import garak_reference_upload, garak_scan_import
+from experiments.services.garak import garak_scan_import
+from experiments.services.garak_references import garak_reference_upload
 
 pytestmark = pytest.mark.django_db
 

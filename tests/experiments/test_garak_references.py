@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from experiments import scoring as engine
 from experiments.models import GarakReference
 from experiments.results.console import garak_lines, garak_rows
-from experiments.services.garak import garak_reference_upload, garak_scan_import
+from experiments.services.garak import garak_scan_import
+from experiments.services.garak_references import garak_reference_upload
 from experiments.stats.bootstrap import bootstrap_ci
 
 pytestmark = pytest.mark.django_db
