@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+EXIT_FAILED = 1  # the run did not complete, had too many task errors, or the gate failed
+EXIT_ERROR = 2  # a usage error, a missing configuration or an error answer of the API
+
 
 class AssayError(Exception):
     """An error answer of the Assay API, or a call that could not be made (status 0).
