@@ -9,7 +9,8 @@ whose outputs a client "pushed" (three repetitions of a model that is right more
 questions, with latency, tokens and cost), so the page shows pass@k / pass^k, clustered
 intervals and the cost and latency cards; a fourth re-scores its outputs with the stricter check
 without calling anything. The baseline is marked as one, so `assay gate --baseline latest`
-has something to compare against.
+has something to compare against, and the gate's check of the stricter run against it is
+recorded, as a CI job's `assay gate` records it.
 
 Two more apps pushed the same way and a pairwise run judging the three against each other make
 the pairwise pages' three-way leaderboard (`experiments/pairwise/demo.py`).
@@ -135,6 +136,7 @@ def demo_load(*, workspace, user) -> None:
     baseline.refresh_from_db()
     if not baseline.is_baseline:
         services.experiment_mark_baseline(experiment=baseline, is_baseline=True)
+    _gate_checked(workspace, user, baseline)
     pushed = demo_existing(Experiment, workspace, PUSHED) or _pushed(workspace, user, version, v1)
     if demo_existing(Experiment, workspace, RESCORED) is None:
         rescored = services.experiment_rescore(
@@ -152,6 +154,14 @@ def demo_load(*, workspace, user) -> None:
         ):
             engine.experiment_run_inline(experiment_id=scan.pk)
     simulated_demo_load(workspace=workspace, user=user)
+
+
+def _gate_checked(workspace, user, baseline: Experiment) -> None:
+    """The CI gate's check of the stricter run against the baseline, recorded as `assay gate`
+    records it in CI (once: posting it again only updates it)."""
+    stricter = demo_existing(Experiment, workspace, STRICTER)
+    if not stricter.gate_decisions.exists():
+        services.gate_decision_record(baseline=baseline, candidate=stricter, options={}, user=user)
 
 
 def _pairwise_demo(workspace, user) -> None:

@@ -90,6 +90,9 @@ class GateDecision(models.Model):
     passed = models.BooleanField()
     # the gate's own reasons, then "<evaluator>: <reason>" per failing test (the API's words)
     reasons = models.JSONField(default=list, blank=True)
+    # the failing evaluators' rows (`asdict(GateEvaluator)`), so pages word the reasons in
+    # each reader's language (null: recorded before they were kept)
+    failing = models.JSONField(null=True, blank=True)
     decided_at = models.DateTimeField()
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

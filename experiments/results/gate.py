@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from assay.vocabulary import Verdict
 
-from ..models import Experiment, ExperimentStatus, Result
+from ..models import Experiment, ExperimentStatus, GateDecision, Result
 from ..stats import compare_paired
 from ..stats.compare import mcnemar_worse
 from .compare import bindings_by_evaluator, check_comparable, evaluator_side
@@ -114,7 +114,7 @@ def gate_check(
         for e, b in bindings.items()
         if e not in shared
     ]
-    reasons = [] if rows else [_("no evaluator ran in both runs, so nothing was compared")]
+    reasons = [] if rows else [nothing_compared()]
     return GateResult(
         passed=not reasons and not any(r.failed for r in rows),
         baseline=_run(baseline),
@@ -201,13 +201,46 @@ def pass_rate_dropped(row: GateEvaluator, *, alpha: float, max_drop: float) -> b
     return row.p_worse < alpha and ci is not None and ci[1] < -max_drop
 
 
-def evaluator_reasons(row: dict) -> list[str]:
-    """Why a stored gate row (`asdict(GateEvaluator)`) fails at the default options, worded
-    in the active language (schedules store the numbers and word them for each reader)."""
-    options = _Options(
-        DEFAULT_ALPHA, DEFAULT_MAX_DROP, DEFAULT_MAX_UNKNOWN_RATE, DEFAULT_MIN_DECIDED, 0
-    )
+def evaluator_reasons(
+    row: dict,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    max_drop: float = DEFAULT_MAX_DROP,
+    max_unknown_rate: float = DEFAULT_MAX_UNKNOWN_RATE,
+    min_decided: int = DEFAULT_MIN_DECIDED,
+) -> list[str]:
+    """Why a stored gate row (`asdict(GateEvaluator)`) fails at these options (the defaults:
+    schedules'), worded in the active language: pages store the numbers and word them for
+    each reader."""
+    options = _Options(alpha, max_drop, max_unknown_rate, min_decided, 0)
     return _reasons(GateEvaluator(**row), options)
+
+
+def nothing_compared() -> str:
+    """The gate's own reason, in the active language."""
+    return _("no evaluator ran in both runs, so nothing was compared")
+
+
+def decision_reasons(decision: GateDecision) -> list[str]:
+    """A recorded check's reasons worded in the active language from the rows it stored: the
+    gate's own, then "<evaluator>: <why>" per failing evaluator (the stored sentences for a
+    check recorded before the rows were kept)."""
+    if decision.passed:
+        return []
+    if decision.failing is None:
+        return list(decision.reasons)
+    if not decision.failing:  # no evaluator failed, yet the gate did: it compared nothing
+        return [nothing_compared()]
+    options = {
+        "alpha": decision.alpha,
+        "max_drop": decision.max_drop,
+        "max_unknown_rate": decision.max_unknown_rate,
+        "min_decided": decision.min_decided,
+    }
+    return [
+        f"{row['evaluator']}: {'; '.join(evaluator_reasons(row, **options))}"
+        for row in decision.failing
+    ]
 
 
 def drop_summary(row: GateEvaluator) -> str:

@@ -1,4 +1,5 @@
-"""Reads of the CI gate's recorded checks."""
+"""Reads of the CI gate's recorded checks (their reasons, worded for the reader:
+`results.gate.decision_reasons`)."""
 
 from __future__ import annotations
 

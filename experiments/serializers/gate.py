@@ -9,6 +9,7 @@ from assay.api.serializers import StrictSerializer
 
 from ..models import GateDecision
 from ..results import gate
+from ..results.gate import decision_reasons
 
 
 class GateQuerySerializer(StrictSerializer):
@@ -39,6 +40,7 @@ class GateCheckSerializer(serializers.ModelSerializer):
     decision and its reasons, when and by whom it was last posted."""
 
     baseline = serializers.SerializerMethodField()
+    reasons = serializers.SerializerMethodField()
     decided_by = serializers.CharField(source="decided_by.username", default=None)
 
     class Meta:
@@ -56,6 +58,10 @@ class GateCheckSerializer(serializers.ModelSerializer):
             "failure_announced_at",
         ]
         read_only_fields = fields
+
+    def get_reasons(self, obj) -> list[str]:
+        """Worded in the request's language from the rows the check stored."""
+        return decision_reasons(obj)
 
     def get_baseline(self, obj) -> dict:
         return {"id": str(obj.baseline.public_id), "name": obj.baseline.name}

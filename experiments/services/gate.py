@@ -8,6 +8,8 @@ same check posted twice, or by two CI jobs at once, is announced once.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.urls import reverse
@@ -44,6 +46,7 @@ def gate_decision_record(
                 "workspace": candidate.workspace,
                 "passed": result.passed,
                 "reasons": gate_reasons(result),
+                "failing": [asdict(r) for r in result.evaluators if r.failed][:MAX_REASONS],
                 "decided_at": now,
                 "decided_by": user,
             },

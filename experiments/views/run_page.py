@@ -20,6 +20,7 @@ from ..forms import (
 )
 from ..panels import actions_render
 from ..results.dashboard import dashboard_cards, usage_overview
+from ..results.gate import decision_reasons
 from ..results.grid import GRID_COLUMNS, grid_page, grid_rows, sort_choices
 from ..results.grid_pages import GridPage
 from ..results.trends import evalset_trends
@@ -58,7 +59,7 @@ def detail(request, id):
             "clone_form": _clone_form(request, experiment),
             "cards": dashboard_cards(experiment),
             "actions": actions_render(request=request, experiment=experiment),
-            "gate_checks": selectors.gate_decisions(experiment=experiment)[:GATE_CHECKS_SHOWN],
+            "gate_checks": _gate_checks(experiment),
         }
     )
     context["usage"] = usage_overview(experiment, context["cards"])
@@ -70,6 +71,14 @@ def detail(request, id):
     context["target_facts"] = config_facts(context["target_config"])
     context["target_text"] = spec.summary(config)
     return render(request, "experiments/detail.html", context)
+
+
+def _gate_checks(experiment) -> list:
+    """The newest recorded gate checks, each with its reasons in the reader's language."""
+    checks = list(selectors.gate_decisions(experiment=experiment)[:GATE_CHECKS_SHOWN])
+    for check in checks:
+        check.worded = decision_reasons(check)
+    return checks
 
 
 @require_POST

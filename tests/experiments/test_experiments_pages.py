@@ -401,6 +401,8 @@ def test_demo_loads_finished_runs_a_baseline_a_pushed_run_and_a_rescore(workspac
     assert runs[BASELINE].results_done == runs[STRICTER].results_done == 60
     assert runs[STRICTER].cloned_from_id == runs[BASELINE].pk
     assert runs[BASELINE].is_baseline and not runs[STRICTER].is_baseline
+    [check] = runs[STRICTER].gate_decisions.all()  # recorded once, as `assay gate` records
+    assert check.baseline == runs[BASELINE] and check.passed is False
     lines = {
         name: Aggregate.objects.get(experiment=e).summary
         for name, e in runs.items()

@@ -6,8 +6,9 @@ Acme's checks never show in theirs."""
 from __future__ import annotations
 
 import pytest
+from django.utils.html import escape
 
-from assay.models import Workspace
+from assay.models import UserPreference, Workspace
 from experiments.models import GateDecision
 from tests.support.gate_runs import pairs, verdict_runs
 
@@ -50,17 +51,36 @@ def test_a_candidates_checks_are_listed_newest_first(api, checked, user):
 def test_the_experiment_page_shows_the_checks_with_reasons_escaped(web, checked, workspace):
     baseline, candidate = checked
     failing = GateDecision.objects.get(passed=False)
-    failing.reasons = ["<script>alert(1)</script> dropped", *failing.reasons]
-    failing.save(update_fields=["reasons"])
+    failing.failing[0]["evaluator"] = "<script>alert(1)</script>"  # an evaluator's name
+    failing.save(update_fields=["failing"])
     page = web.get(f"/w/{workspace.slug}/experiments/{candidate.public_id}/").content.decode()
     start = page.index('id="gate-checks"')
     card = page[start : page.index("</section>", start)]
     assert card.count('class="gate-check"') == 2
     assert card.count("badge fail") == 1 and card.count("badge pass") == 1
     assert f"/experiments/{baseline.public_id}/" in card
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; dropped" in card and "<script>" not in card
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;: pass rate dropped 11.5 pts" in card
+    assert "<script>" not in card
     base_page = web.get(f"/w/{workspace.slug}/experiments/{baseline.public_id}/").content.decode()
     assert 'id="gate-checks"' not in base_page
+
+
+def test_the_reasons_are_worded_in_the_readers_language(api, web, checked, workspace, user):
+    _baseline, candidate = checked
+    chinese = api.get(
+        f"/api/v1/experiments/{candidate.public_id}/gate-decisions/", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).json()
+    stored = GateDecision.objects.get(passed=False).reasons
+    assert stored[0].startswith("Reader: pass rate dropped 11.5 pts")  # the poster's words
+    [reason] = chinese[1]["reasons"]
+    assert reason.startswith("Reader: ") and "11.5" in reason and "pass rate" not in reason
+    UserPreference.objects.update_or_create(user=user, defaults={"language": "zh-hans"})
+    page = web.get(f"/w/{workspace.slug}/experiments/{candidate.public_id}/").content.decode()
+    assert escape(reason) in page  # "p < 0.001", escaped as all text is
+    # a check recorded before the rows were kept shows its stored sentences
+    GateDecision.objects.filter(passed=False).update(failing=None, reasons=["as it was posted"])
+    page = web.get(f"/w/{workspace.slug}/experiments/{candidate.public_id}/").content.decode()
+    assert "as it was posted" in page
 
 
 def test_outsiders_get_404_and_see_none_of_acmes_checks(checked, outsider, outsider_api, web):
