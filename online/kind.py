@@ -27,7 +27,7 @@ from traces.models import Span, TraceSummary
 from traces.services.to_evalset_rows import session_sources, trace_root_fields
 
 from .mapping import ATTRIBUTE_PREFIX
-from .models import OnlineChunk, OnlineOutcome, OnlineRun, SkipReason
+from .models import OnlineChunk, OnlineOutcome, OnlineRule, OnlineRun, RuleScope, SkipReason
 
 # items between progress bumps and writes: an experiment's (a judge batch keeps `concurrency`
 # calls in flight until its last items, so small batches leave the run's slots idle)
@@ -128,8 +128,9 @@ def _key(item: dict) -> tuple[str, str]:
     return item["trace_id"], item["span_id"]
 
 
-def _subjects(run: OnlineRun, items: list[dict]) -> dict[tuple[str, str], Subject]:
-    """The items' spans (span items) and traces (items with no span id) still stored."""
+def _subjects(run: OnlineRun | OnlineRule, items: list[dict]) -> dict[tuple[str, str], Subject]:
+    """The items' spans (span items) and traces (items with no span id) still stored, in the
+    workspace of `run` (a run, or its rule)."""
     wanted = {_key(item) for item in items if item["span_id"]}
     traces = {trace_id for trace_id, _span in wanted}
     spans = Span.objects.filter(workspace_id=run.workspace_id, trace_id__in=traces)
@@ -171,6 +172,16 @@ def _traces(run: OnlineRun, trace_ids: list[str]) -> dict[tuple[str, str], Subje
 
 def _root(spans: list[Span]) -> Span:
     return next((s for s in spans if not s.parent_span_id), spans[0])
+
+
+def outcome_turn(*, outcome: OnlineOutcome) -> dict | None:
+    """The turn the rule's evaluator received for this outcome's item, rebuilt from the stored
+    spans as its run built it; None when retention dropped them."""
+    item = {"trace_id": outcome.trace_id, "span_id": outcome.span_id}
+    if outcome.rule.scope == RuleScope.SESSION:
+        item["session_id"] = outcome.session_id
+    subject = _subjects(outcome.rule, [item]).get(_key(item))
+    return None if subject is None else subject_turn(outcome.rule_evaluator.mapping, subject)
 
 
 def subject_turn(mapping: dict, subject: Subject) -> dict:

@@ -28,10 +28,11 @@ class GoldConfigSerializer(StrictSerializer):
 
 
 def miss_data(miss) -> dict:
-    version = miss.result.binding.evaluator_version
+    version, outcome = miss.version, miss.outcome
     return {
         "item": str(miss.item.public_id),
-        "result": miss.result.pk,
+        "result": None if miss.result is None else miss.result.pk,
+        "online_rule": None if outcome is None else str(outcome.rule.public_id),
         "row_number": miss.item.snapshot.get("row_number"),
         "gold": miss.gold,
         "human_verdict": miss.human,
@@ -68,9 +69,10 @@ class QueueGoldViewSet(QueueNested):
         summary=_lazy("List the items where the judge and the gold label disagree"),
         description=_lazy(
             "For a score config mapping labels to pass and fail (`score_config`, default: "
-            "the queue's only one): the items of experiment results whose gold label "
-            "(adjudicated, or unanimous) means a pass or a fail the evaluator's verdict on "
-            "the result does not match; each may become a test case of the evaluator."
+            "the queue's only one): the items whose gold label (adjudicated, or unanimous) "
+            "means a pass or a fail a judge's verdict does not match: an evaluator's on an "
+            "experiment's result (`result`), or an online rule's on a span, trace or session "
+            "of live traffic (`online_rule`); each may become a test case of the evaluator."
         ),
         parameters=[OpenApiParameter("score_config", str, required=False)],
         responses={200: dict},
@@ -86,7 +88,9 @@ class QueueGoldViewSet(QueueNested):
         summary=_lazy("Make an item a test case of its evaluator"),
         description=_lazy(
             "An item where the judge and the gold label disagree becomes a test case of the "
-            "evaluator that judged its result: the turn the evaluator received, and the gold "
+            "evaluator that judged it (its result, or the live traffic an online rule scored; "
+            "the first judge by version when several missed): the turn the evaluator received, "
+            "rebuilt from the stored spans for live traffic, and the gold "
             "label's verdict as the expected one (the evaluator's test-gated submit runs it). "
             "201 with the case, 200 with the case made before for the same item; 400 when "
             "they do not disagree. Editors."

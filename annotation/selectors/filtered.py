@@ -120,8 +120,8 @@ def outcome_key(outcome: OnlineOutcome, scope: str) -> tuple[str, str]:
 TRAFFIC = (ItemSource.SPAN, ItemSource.TRACE, ItemSource.SESSION)
 
 
-def traffic_verdicts(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
-    """Item pk → {evaluator version: its newest verdict}, for the queue's items of live traffic
+def traffic_outcomes(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
+    """Item pk → {evaluator version: its newest outcome}, for the queue's items of live traffic
     (spans, traces, sessions) that the workspace's online rules judged as that same subject: a
     span rule's verdict on one span never stands for its trace, nor a trace rule's for a span."""
     items = queue.items.filter(pk__in=list(item_pks), source_kind__in=TRAFFIC)
@@ -134,11 +134,11 @@ def traffic_verdicts(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
         Q(trace_id__in=traces) | Q(session_id__in=sessions), rule__workspace=queue.workspace
     ).exclude(skip_reason__in=NOT_JUDGED)
     found: dict[int, dict] = {}
-    related = outcomes.select_related("rule", "rule_evaluator__evaluator_version")
+    related = outcomes.select_related("rule", "rule_evaluator__evaluator_version__evaluator")
     for outcome in related.order_by("created_at", "pk"):  # the newest verdict last, and kept
         pk = keys.get(outcome_key(outcome, outcome.rule.scope))
         if pk is not None:
-            found.setdefault(pk, {})[outcome.rule_evaluator.evaluator_version] = outcome.verdict
+            found.setdefault(pk, {})[outcome.rule_evaluator.evaluator_version] = outcome
     return found
 
 

@@ -29,7 +29,7 @@ from ..selectors import (
     config_units,
     gold_labels,
 )
-from ..selectors.filtered import traffic_verdicts
+from ..selectors.filtered import traffic_outcomes
 from .configs import label_problem, label_stored
 from .reviews import MAX_NOTE, SlotRefused
 
@@ -112,10 +112,10 @@ def _config_calibrations(queue: AnnotationQueue, config: ScoreConfig) -> None:
     for result in results:  # results gone (retention) judge nothing
         human = human_verdict(config, gold[refs[str(result.pk)]])
         pairs.setdefault(result.binding.evaluator_version, []).append((result.verdict, human))
-    for pk, verdicts in traffic_verdicts(queue=queue, item_pks=gold).items():
+    for pk, outcomes in traffic_outcomes(queue=queue, item_pks=gold).items():
         human = human_verdict(config, gold[pk])
-        for version, verdict in verdicts.items():
-            pairs.setdefault(version, []).append((verdict, human))
+        for version, outcome in outcomes.items():
+            pairs.setdefault(version, []).append((outcome.verdict, human))
     gold_calibrations_replace(
         source_key=_source_key(queue, config),
         pairs=pairs,

@@ -27,6 +27,7 @@ from evalsets.services import (
 from evaluators.models import EvaluatorTestCase
 from evaluators.services import testcase_create
 from experiments.scoring.turns import result_turn
+from online.kind import outcome_turn
 
 from ..models import AnnotationQueue, QueueItem, ScoreConfig
 from ..selectors.gold import gold_items, judge_miss_of
@@ -41,15 +42,16 @@ MAX_EXPORT_ROWS = 5000  # one bulk write of the draft (evalsets' MAX_BULK)
 def judge_miss_test_case(
     *, item: QueueItem, config: ScoreConfig, user: AbstractBaseUser
 ) -> tuple[EvaluatorTestCase, bool]:
-    """A test case of the evaluator that judged the item's result: the turn it received and
-    the gold label's verdict as the expected one; `(case, created)` (the same item twice
-    gives the case made the first time). ValidationError when judge and gold agree."""
+    """A test case of the evaluator that judged the item (its result, or the span, trace or
+    session an online rule scored): the turn it received and the gold label's verdict as the
+    expected one; `(case, created)` (the same item twice gives the case made the first time).
+    ValidationError when judge and gold agree, or the spans it judged are gone."""
     miss = judge_miss_of(queue=item.queue, config=config, item=item)
     if miss is None:
         raise ValidationError(
             {"item": [_("The judge and the gold label of this item do not disagree.")]}
         )
-    evaluator = miss.result.binding.evaluator_version.evaluator
+    evaluator = miss.version.evaluator
     name = _case_name(item)
     found = evaluator.test_cases.filter(name=name).first()
     if found is not None:
@@ -63,11 +65,21 @@ def judge_miss_test_case(
         "label": json.dumps(miss.gold, ensure_ascii=False),
         "judge": miss.judge or "-",
     }
-    turn = result_turn(result=miss.result)
+    turn = _miss_turn(miss)
     case = testcase_create(
         evaluator=evaluator, user=user, name=name, turn=turn, expected_verdict=miss.human, note=note
     )
     return case, True
+
+
+def _miss_turn(miss) -> dict:
+    """The turn the judge received: rebuilt from the result, or from the stored spans."""
+    if miss.result is not None:
+        return result_turn(result=miss.result)
+    turn = outcome_turn(outcome=miss.outcome)
+    if turn is None:
+        raise ValidationError({"item": [_("The spans this item's judge scored are gone.")]})
+    return turn
 
 
 def _case_name(item: QueueItem) -> str:

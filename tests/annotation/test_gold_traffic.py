@@ -1,7 +1,8 @@
 """Gold labels on live traffic calibrate the online judge: spans an online rule judged, added to
 a queue and labelled, are compared with the rule's verdict on each same span (a table counted
 by hand), so the rule's monitor corrects its fail rate; a label on a whole trace does not count
-against a span rule's verdict on one of its spans."""
+against a span rule's verdict on one of its spans; and where the gold label and the online
+judge disagree, the span becomes a test case of the judge's evaluator with the turn it got."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from annotation.models import AnnotationQueue, ItemSource
 from annotation.selectors import SourceItem
 from annotation.services import queue_items_add
 from annotation.services.feeds import queue_add_outcomes
+from evaluators.models import EvaluatorTestCase
 from online.kind import online_run_inline
 from online.selectors import rule_calibration
 from online.services import online_sweep
@@ -62,3 +64,44 @@ def test_gold_labels_on_live_spans_calibrate_the_online_judge(api, workspace, us
     sensitivity, specificity = 16 / 19, 17 / 21  # Rogan–Gladen corrects 0.5 with them
     corrected = (0.5 + specificity - 1) / (sensitivity + specificity - 1)
     assert window["calibrated"]["fail_rate"] == pytest.approx(corrected)
+
+
+def test_a_miss_on_live_traffic_becomes_a_test_case_of_the_online_judge(api, workspace, user):
+    rule = code_rule(workspace, user)
+    spans = store(
+        [llm_span(workspace, output=out, expected="Paris") for out in ("Paris!", "Lyon", "Nice")]
+    )
+    run = online_sweep(rule_id=rule.pk, now=timezone.now() + LATER)
+    online_run_inline(run_id=run.pk)
+    config = api.post(
+        C,
+        {"name": "Right?", "kind": "boolean", "pass_labels": [True], "fail_labels": [False]},
+        format="json",
+    ).json()
+    made = api.post(Q, {"name": "Live", "score_configs": [config["id"]]}, format="json").json()
+    queue = AnnotationQueue.objects.get(public_id=made["id"])
+    queue_add_outcomes(queue=queue, rule=rule, verdicts=[])
+    # the reviewer passes "Nice" (the judge failed it) and agrees on the other two
+    for _ in range(3):
+        held = api.post(f"{Q}{made['id']}/next/").json()
+        right = held["snapshot"]["output"] in ("Paris!", "Nice")
+        url = f"{Q}{made['id']}/items/{held['id']}/labels/"
+        assert api.post(url, {"values": {config["id"]: right}}, format="json").status_code == 201
+    misses = api.get(f"{Q}{made['id']}/gold/misses/").json()["results"]
+    [miss] = misses
+    nice = spans[2]
+    item = queue.items.get(source_ref=f"{nice.trace_id}:{nice.span_id}")
+    assert (miss["item"], miss["result"], miss["online_rule"]) == (
+        str(item.public_id),
+        None,
+        str(rule.public_id),
+    )
+    assert (miss["judge_verdict"], miss["human_verdict"]) == ("fail", "pass")
+    made_case = api.post(f"{Q}{made['id']}/gold/{item.public_id}/test-case/", {}, format="json")
+    assert made_case.status_code == 201, made_case.content
+    case = EvaluatorTestCase.objects.get()
+    assert case.evaluator == rule.evaluators.get().evaluator_version.evaluator
+    assert case.expected_verdict == "pass"
+    turn = case.turn  # as the online run built it from the span
+    assert turn["evaluate_target_output_fields"]["actual_output"]["text"] == "Nice"
+    assert turn["evaluate_dataset_fields"]["reference_output"]["text"] == "Paris"
