@@ -25,13 +25,11 @@ pytestmark = pytest.mark.django_db
 LATER = timezone.timedelta(minutes=1)  # past the sweep's lag
 
 
-def test_gold_labels_on_live_spans_calibrate_the_online_judge(api, workspace, user):
-    rule = code_rule(workspace, user)
-    # the judge passes an output that contains the expected answer: 20 pass, 20 fail
-    answers = [("Paris is the capital", "Paris")] * 20 + [("Lyon", "Paris")] * 20
-    spans = store([llm_span(workspace, output=out, expected=exp) for out, exp in answers])
+def judged_into_a_queue(api, rule):
+    """The rule's stored spans swept and judged, then added to a new queue of one reviewer
+    with a boolean config (true: pass): (config, queue as the API made it, the queue)."""
     run = online_sweep(rule_id=rule.pk, now=timezone.now() + LATER)
-    assert online_run_inline(run_id=run.pk).results_done == 40
+    online_run_inline(run_id=run.pk)
     config = api.post(
         C,
         {"name": "Right?", "kind": "boolean", "pass_labels": [True], "fail_labels": [False]},
@@ -39,7 +37,17 @@ def test_gold_labels_on_live_spans_calibrate_the_online_judge(api, workspace, us
     ).json()
     made = api.post(Q, {"name": "Live", "score_configs": [config["id"]]}, format="json").json()
     queue = AnnotationQueue.objects.get(public_id=made["id"])
-    assert queue_add_outcomes(queue=queue, rule=rule, verdicts=[]).added == 40
+    queue_add_outcomes(queue=queue, rule=rule, verdicts=[])
+    return config, made, queue
+
+
+def test_gold_labels_on_live_spans_calibrate_the_online_judge(api, workspace, user):
+    rule = code_rule(workspace, user)
+    # the judge passes an output that contains the expected answer: 20 pass, 20 fail
+    answers = [("Paris is the capital", "Paris")] * 20 + [("Lyon", "Paris")] * 20
+    spans = store([llm_span(workspace, output=out, expected=exp) for out, exp in answers])
+    config, made, queue = judged_into_a_queue(api, rule)
+    assert queue.items.count() == 40
     # a whole trace, labelled fail: the span rule judged one of its spans, not the trace
     trace = SourceItem(ItemSource.TRACE, spans[0].trace_id, {"output": "the trace"})
     assert queue_items_add(queue=queue, items=[trace]) == 1
@@ -71,16 +79,7 @@ def test_a_miss_on_live_traffic_becomes_a_test_case_of_the_online_judge(api, wor
     spans = store(
         [llm_span(workspace, output=out, expected="Paris") for out in ("Paris!", "Lyon", "Nice")]
     )
-    run = online_sweep(rule_id=rule.pk, now=timezone.now() + LATER)
-    online_run_inline(run_id=run.pk)
-    config = api.post(
-        C,
-        {"name": "Right?", "kind": "boolean", "pass_labels": [True], "fail_labels": [False]},
-        format="json",
-    ).json()
-    made = api.post(Q, {"name": "Live", "score_configs": [config["id"]]}, format="json").json()
-    queue = AnnotationQueue.objects.get(public_id=made["id"])
-    queue_add_outcomes(queue=queue, rule=rule, verdicts=[])
+    config, made, queue = judged_into_a_queue(api, rule)
     # the reviewer passes "Nice" (the judge failed it) and agrees on the other two
     for _ in range(3):
         held = api.post(f"{Q}{made['id']}/next/").json()
