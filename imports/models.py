@@ -44,10 +44,10 @@ class ImportRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            # one completed import per set of files: a second import of them reuses it
+            # one import per set of files under way or done: a second import of them gets it
             models.UniqueConstraint(
                 fields=["workspace", "kind", "content_hash"],
-                condition=models.Q(status="completed"),
+                condition=models.Q(status__in=["queued", "running", "completed"]),
                 name="import_once_per_content",
             )
         ]

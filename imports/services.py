@@ -71,17 +71,22 @@ def import_run(
     record = {"workspace": workspace, "kind": kind, "content_hash": identity}
     record |= {"file_names": file_names or {}, "created_by": user}
     if queue_over is not None and sum(map(len, files.values())) > queue_over:
-        return _queued(record, files, options), True
+        return _queued(record, files, options)
     run = ImportRun(**record)
     try:
-        return _imported(importer, run, files, options), True
+        done = _imported(importer, run, files, options)
     except ImportProblem as problem:
-        _failed(run, problem)
+        _announce(_failed(run, problem))
         raise
+    if done is run:
+        _announce(run)
+    return done, done is run
 
 
-def _queued(record: dict, files: dict[str, bytes], options: dict) -> ImportRun:
-    """The files stored and the import queued; its task is sent once the row is committed."""
+def _queued(record: dict, files: dict[str, bytes], options: dict) -> tuple[ImportRun, bool]:
+    """The files stored and the import queued, (it, True); its task is sent once the row is
+    committed (a broker that fails then is logged: `resume_imports` sends it later). The same
+    files queued by another request at the same moment: (theirs, False)."""
     folder = f"imports/{record['workspace'].public_id.hex}/{uuid.uuid4().hex}"
     paths = {
         name: default_storage.save(f"{folder}/{name}", ContentFile(data))
@@ -92,11 +97,14 @@ def _queued(record: dict, files: dict[str, bytes], options: dict) -> ImportRun:
             run = ImportRun.objects.create(
                 **record, status=ImportStatus.QUEUED, options=options, file_paths=paths
             )
-            transaction.on_commit(lambda: _enqueue(run.pk))
+    except IntegrityError:  # one import of these files is under way or done: theirs stands
+        _files_drop(paths)
+        return _same_files(record["workspace"].pk, record["kind"], record["content_hash"]), False
     except BaseException:
         _files_drop(paths)  # nothing may outlive a request that failed
         raise
-    return run
+    transaction.on_commit(lambda: _enqueue(run.pk), robust=True)
+    return run, True
 
 
 def _enqueue(run_id: int) -> None:
@@ -115,15 +123,33 @@ def import_execute(*, run_id: int) -> ImportRun | None:
     if run is None:
         return None
     try:
-        files = {name: _file_read(path) for name, path in run.file_paths.items()}
-        run = _imported(importer_get(run.kind), run, files, run.options)
-    except ImportProblem as problem:
-        _failed(run, problem)
-    except Exception:  # noqa: BLE001 - a bug must not leave the import running forever
-        logger.exception("import %s failed", run.public_id)
-        _failed(run, ImportProblem("import", "it failed unexpectedly (the worker's log has why)"))
+        run = _executed(run)
+    except Superseded:  # its claim ran out and another worker took the import over
+        return None
     _files_drop(run.file_paths)
+    _announce(run)
     return run
+
+
+class Superseded(Exception):
+    """A worker's claim on an import was taken over (it ran past the claim's time): what it
+    made is rolled back, and its outcome is not recorded."""
+
+
+def _executed(run: ImportRun) -> ImportRun:
+    """The claimed import run and its outcome recorded on its row: a problem, or a bug, fails
+    it (a bug must not leave it running forever)."""
+    try:
+        files = {name: _file_read(path) for name, path in run.file_paths.items()}
+        return _imported(importer_get(run.kind), run, files, run.options)
+    except ImportProblem as problem:
+        return _failed(run, problem)
+    except Superseded:
+        raise
+    except Exception:  # noqa: BLE001 - whatever broke, the import ends failed
+        logger.exception("import %s failed", run.public_id)
+        problem = ImportProblem("import", "it failed unexpectedly (the worker's log has why)")
+        return _failed(run, problem)
 
 
 def imports_stalled() -> list[int]:
@@ -185,43 +211,46 @@ def _imported(importer, run: ImportRun, files: dict[str, bytes], options: dict) 
                 report=report,
             )
             _finished(run, ImportStatus.COMPLETED, report=report.as_json())
-    except IntegrityError:  # the same files imported at the same moment: theirs stands
-        return _imported_meanwhile(run)
-    _announce(run, EventType.IMPORT_FINISHED)
+    except IntegrityError:
+        if run.pk is not None:  # a worker's row is its files' one import: nothing else clashes
+            raise
+        # a request's, while another import of the same files got under way: theirs stands
+        return _same_files(run.workspace_id, run.kind, run.content_hash)
     return run
 
 
-def _imported_meanwhile(run: ImportRun) -> ImportRun:
-    """A request gets the import that won; a worker's import fails, naming it."""
-    done = ImportRun.objects.get(
-        workspace_id=run.workspace_id,
-        kind=run.kind,
-        content_hash=run.content_hash,
-        status=ImportStatus.COMPLETED,
+def _same_files(workspace_id: int, kind: str, content_hash: str) -> ImportRun:
+    """The import of these files that is under way or done (one at a time: a constraint)."""
+    return ImportRun.objects.get(
+        workspace_id=workspace_id, kind=kind, content_hash=content_hash, status__in=UNFAILED
     )
-    if run.pk is None:
-        return done
-    return _failed(run, ImportProblem("files", f"imported meanwhile by import {done.public_id}"))
 
 
 def _failed(run: ImportRun, problem: ImportProblem) -> ImportRun:
     _finished(run, ImportStatus.FAILED, report={}, error=cap_text(str(problem), ERROR_BYTES))
-    _announce(run, EventType.IMPORT_FAILED)
     return run
 
 
 def _finished(run: ImportRun, status: str, **fields) -> None:
-    """Record the outcome: a request's import is inserted now, a worker's row updated."""
+    """Record the outcome: a request's import is inserted now; a worker's row is updated only
+    while its claim holds (still running since the moment it claimed it), else Superseded."""
     run.status, run.finished_at = status, timezone.now()
     for name, value in fields.items():
         setattr(run, name, value)
     if run.pk is None:
         run.save(force_insert=True)
-    else:
-        run.save(update_fields=["status", "finished_at", *fields])
+        return
+    held = ImportRun.objects.filter(
+        pk=run.pk, status=ImportStatus.RUNNING, started_at=run.started_at
+    )
+    if not held.update(status=status, finished_at=run.finished_at, **fields):
+        raise Superseded
 
 
-def _announce(run: ImportRun, event_type: str) -> None:
+def _announce(run: ImportRun) -> None:
+    """`import.finished` or `import.failed` to the workspace's webhooks."""
+    finished = run.status == ImportStatus.COMPLETED
+    event_type = EventType.IMPORT_FINISHED if finished else EventType.IMPORT_FAILED
     data = {"import": str(run.public_id), "kind": run.kind, "status": run.status}
     if run.error:
         data["error"] = run.error

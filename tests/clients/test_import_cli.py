@@ -72,3 +72,11 @@ def test_the_client_waits_for_a_workers_import(assay_env, workspace, settings, t
     failed = CliRunner().invoke(main, [*args, str(bad)])
     assert failed.exit_code == 2
     assert failed.output.startswith("Error: data, line 2: not JSON")
+
+
+def test_the_wait_for_a_worker_ends_at_the_timeout(assay_env, workspace, settings):
+    settings.ASSAY_IMPORT_INLINE_BYTES = 100  # bytes: these files are imported by the worker
+    done = CliRunner().invoke(main, ["import", "openai-evals", DEFINITION, DATA, "--timeout", "0"])
+    run = ImportRun.objects.get(workspace=workspace)
+    assert done.exit_code == 2
+    assert f"The import {run.public_id} is still queued after 0 s" in done.output

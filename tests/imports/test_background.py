@@ -118,3 +118,33 @@ def test_the_page_follows_a_queued_import(web, workspace, user, settings):
     text = web.get(f"/w/{workspace.slug}/imports/{run.public_id}/").content.decode()
     assert 'id="import-waiting"' not in text and "hx-trigger" not in text
     assert 'id="import-report"' in text
+
+
+@pytest.mark.django_db
+def test_one_import_of_the_same_files_is_under_way_at_a_time(workspace, user):
+    from imports.services import _queued as queued_now
+    from imports.services import content_hash
+
+    run, _ = _queued(workspace, user)
+    # a second request that read "none under way" just before the first one's row committed
+    record = {"workspace": workspace, "kind": "openai-evals", "created_by": user}
+    record |= {"content_hash": content_hash(kind="openai-evals", files=FILES, options={})}
+    again, new = queued_now(record, FILES, {})
+    assert (again.pk, new) == (run.pk, False)
+    assert ImportRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_worker_whose_claim_was_taken_over_records_nothing(workspace, user):
+    from assay.jobs import job_claim
+    from imports.services import Superseded, _executed
+
+    run, _ = _queued(workspace, user)
+    claimed = job_claim(model=ImportRun, pk=run.pk, queued="queued", running="running")
+    # its claim ran out and a second worker claimed the import again
+    ImportRun.objects.filter(pk=run.pk).update(started_at=timezone.now() + timedelta(seconds=1))
+    with pytest.raises(Superseded):
+        _executed(claimed)
+    assert ImportRun.objects.get(pk=run.pk).status == ImportStatus.RUNNING
+    assert not EvalSet.objects.filter(workspace=workspace).exists()  # rolled back
+    assert import_execute(run_id=run.pk) is None  # the second worker holds it

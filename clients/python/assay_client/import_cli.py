@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .client import Client
-from .errors import AssayError
+from .errors import AssayError, AssayTimeout
 
 # Each importer's files in the order bare paths fill them; NAME=PATH names any file.
 FILE_ORDER = {
@@ -54,11 +54,13 @@ def _options(pairs: tuple[str, ...], text: str | None) -> dict:
     return options
 
 
-def import_files(client: Client, kind: str, files: dict[str, Path], options: dict):
+def import_files(
+    client: Client, kind: str, files: dict[str, Path], options: dict, *, timeout: float = 3600
+):
     """POST the files to /imports/{kind}/: (the import, whether it is new). The same files
     again reuse the first import, so a retry after a lost answer is safe. Large files are
-    imported by a worker (202): this waits for it, and a failure is raised as the server's
-    answer to a problem would be."""
+    imported by a worker (202): this waits for it, at most `timeout` seconds, and a failure is
+    raised as the server's answer to a problem would be."""
     uploads = {name: (path.name, path.read_bytes()) for name, path in files.items()}
     response = client._send(
         "POST",
@@ -69,7 +71,7 @@ def import_files(client: Client, kind: str, files: dict[str, Path], options: dic
     )
     run = response.json()
     if run["status"] in WORKING:
-        run = _waited(client, run)
+        run = _waited(client, run, timeout)
     if run["status"] == "failed":
         raise AssayError(0, "import_failed", run.get("error") or "The import failed.")
     return run, response.status_code in (201, 202)
@@ -78,10 +80,16 @@ def import_files(client: Client, kind: str, files: dict[str, Path], options: dic
 WORKING = ("queued", "running")
 
 
-def _waited(client: Client, run: dict) -> dict:
-    """The import once a worker has finished it (polled, more slowly as it goes on)."""
-    delay = 0.3
+def _waited(client: Client, run: dict, timeout: float) -> dict:
+    """The import once a worker has finished it (polled, more slowly as it goes on);
+    AssayTimeout after `timeout` seconds (the import goes on on the server)."""
+    deadline, delay = time.monotonic() + timeout, 0.3
     while run["status"] in WORKING:
+        if time.monotonic() >= deadline:
+            raise AssayTimeout(
+                f"The import {run['id']} is still {run['status']} after {timeout:g} s; it goes "
+                f"on on the server (GET /api/v1/imports/{run['id']}/)."
+            )
         time.sleep(delay)
         delay = min(delay * 1.5, 3.0)
         run = client.request("GET", f"imports/{run['id']}/")
@@ -114,7 +122,16 @@ def report_lines(run: dict, new: bool) -> list[str]:
 )
 @click.option("--options", "options_json", metavar="JSON", help="The importer's options as JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
-def import_command(kind: str, files: tuple[str, ...], pairs, options_json, as_json) -> None:
+@click.option(
+    "--timeout",
+    default=3600.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="Seconds to wait for a worker's import of large files.",
+)
+def import_command(
+    kind: str, files: tuple[str, ...], pairs, options_json, as_json, timeout: float
+) -> None:
     """Import another tool's files with the importer KIND (openai-evals, promptfoo, dataset,
     openai-evals-registry), all or nothing, and print what each source grader, assertion or column
     became. FILE is NAME=PATH, or a path filling the importer's files in order:
@@ -123,7 +140,7 @@ def import_command(kind: str, files: tuple[str, ...], pairs, options_json, as_js
     named = _named_files(kind, files)
     options = _options(pairs, options_json)
     with Client(timeout=300.0) as client:
-        run, new = import_files(client, kind, named, options)
+        run, new = import_files(client, kind, named, options, timeout=timeout)
     if as_json:
         click.echo(json.dumps(run, ensure_ascii=False, indent=2))
         return
