@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -34,7 +35,14 @@ def each_apart(items: Iterable, work: Callable, *, what: str) -> list:
     done = []
     for item in items:
         try:
-            done.append(work(item))
+            with _apart():
+                done.append(work(item))
         except Exception:  # noqa: BLE001 - whatever broke, it is this row's alone
             logger.exception("%s %s failed", what, getattr(item, "pk", item))
     return done
+
+
+def _apart():
+    """Inside a transaction, a savepoint, so that one row's database error does not break the
+    transaction for the rows after it (the beat's callers have none: each row's own)."""
+    return transaction.atomic() if connection.in_atomic_block else nullcontext()

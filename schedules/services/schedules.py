@@ -10,10 +10,12 @@ the times in between are counted on the run (`missed`), not launched.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from assay.jobs import each_apart
@@ -22,6 +24,8 @@ from ..cron import cron_missed, cron_next, cron_problems
 from ..models import ExperimentTemplate, RunOutcome, Schedule, ScheduleRun
 from ..selectors import schedules_due, unfinished_run
 from .templates import template_launch
+
+logger = logging.getLogger(__name__)
 
 
 def schedule_create(
@@ -94,7 +98,16 @@ def _fired(schedule: Schedule, now: datetime) -> ScheduleRun | None:
     if not _claimed(schedule, now):
         return None
     missed = cron_missed(cron=schedule.cron, timezone=schedule.timezone, since=due_at, until=now)
-    return schedule_fire(schedule=schedule, now=now, due_at=due_at, missed=missed)
+    try:
+        with transaction.atomic():
+            return schedule_fire(schedule=schedule, now=now, due_at=due_at, missed=missed)
+    except Exception:  # noqa: BLE001 - the claim moved on: the time is recorded failed, not lost
+        logger.exception("schedule %s failed to launch", schedule.pk)
+        reason = _("The launch failed unexpectedly; the worker's log has why.")
+        record = {"template": schedule.template, "schedule": schedule, "due_at": due_at}
+        return ScheduleRun.objects.create(
+            **record, missed=missed, outcome=RunOutcome.FAILED, reason=reason
+        )
 
 
 def _claimed(schedule: Schedule, now: datetime) -> bool:

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from experiments import scoring as engine
 from experiments.models import ExperimentStatus
 from schedules import services
-from schedules.models import RunOutcome, Schedule, ScheduleRun
+from schedules.models import ExperimentTemplate, RunOutcome, Schedule, ScheduleRun
 from schedules.selectors import schedules_due
 from schedules.services.schedules import _claimed
 from tests.support.factories import make_code_version, make_evalset_version, qa_rows
@@ -150,3 +150,18 @@ def test_a_schedule_that_breaks_does_not_hold_up_the_others(template, user, capl
     assert run.schedule == sound and run.outcome == RunOutcome.LAUNCHED
     assert [r.getMessage() for r in caplog.records] == [f"schedule {broken.pk} failed"]
     assert not ScheduleRun.objects.filter(schedule=broken).exists()
+
+
+def test_a_launch_that_breaks_after_the_claim_is_recorded_failed(template, user, caplog):
+    services.schedule_create(
+        template=template, user=user, cron="0 * * * *", timezone="UTC", now=START
+    )
+    # a target set-up no version of the form writes: the launch raises past its checks
+    ExperimentTemplate.objects.filter(pk=template.pk).update(target_config="not an object")
+    with caplog.at_level(logging.ERROR, logger="schedules.services.schedules"):
+        [run] = services.schedules_run_due(now=START + timedelta(hours=1))
+    assert run.outcome == RunOutcome.FAILED and "failed unexpectedly" in run.reason
+    assert ScheduleRun.objects.get() == run  # the due time is not lost, nor launched twice
+    assert services.schedules_run_due(now=START + timedelta(hours=1)) == []
+    [logged] = caplog.records
+    assert logged.getMessage() == f"schedule {run.schedule_id} failed to launch"
