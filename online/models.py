@@ -183,6 +183,12 @@ class OnlineOutcome(models.Model):
         indexes = [
             models.Index(fields=["rule", "item_time"], name="online_outcome_window"),
             models.Index(fields=["trace_id"], name="online_outcome_trace"),
+            # a session's outcomes, for gold labels on sessions (annotation)
+            models.Index(
+                fields=["session_id"],
+                name="online_outcome_session",
+                condition=~models.Q(session_id=""),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -128,10 +128,8 @@ def traffic_outcomes(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
     keys = {
         (kind, ref): pk for pk, kind, ref in items.values_list("pk", "source_kind", "source_ref")
     }
-    traces = {ref.split(":")[0] for kind, ref in keys if kind != ItemSource.SESSION}
-    sessions = {ref for kind, ref in keys if kind == ItemSource.SESSION}
     outcomes = OnlineOutcome.objects.filter(
-        Q(trace_id__in=traces) | Q(session_id__in=sessions), rule__workspace=queue.workspace
+        _subjects_q(keys), rule__workspace=queue.workspace
     ).exclude(skip_reason__in=NOT_JUDGED)
     found: dict[int, dict] = {}
     related = outcomes.select_related("rule", "rule_evaluator__evaluator_version__evaluator")
@@ -140,6 +138,16 @@ def traffic_outcomes(*, queue: AnnotationQueue, item_pks) -> dict[int, dict]:
         if pk is not None:
             found.setdefault(pk, {})[outcome.rule_evaluator.evaluator_version] = outcome
     return found
+
+
+def _subjects_q(keys) -> Q:
+    """The outcomes that may have judged these subjects, each kind by its own index: a span's
+    (trace and span id), a trace's (no span id), a session's (its id)."""
+    refs = {kind: [ref for k, ref in keys if k == kind] for kind in TRAFFIC}
+    spans = [ref.split(":") for ref in refs[ItemSource.SPAN]]
+    query = Q(trace_id__in=refs[ItemSource.TRACE], span_id="")
+    query |= Q(trace_id__in=[t for t, _ in spans], span_id__in=[s for _, s in spans])
+    return query | Q(session_id__in=refs[ItemSource.SESSION])
 
 
 def outcome_items(*, rule: OnlineRule, outcomes: list[OnlineOutcome]) -> list[SourceItem]:

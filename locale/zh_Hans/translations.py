@@ -3630,6 +3630,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'The judges read only the two outputs.': '评判模型只读取这两个输出。',
  "The labels' order means something (worst to best)": '标签的顺序有意义（从差到好）',
  "The language of the judge's prompt in the new draft; you can edit it afterwards.": '新草稿中评判模型提示词的语言，之后仍可编辑。',
+ "The launch failed unexpectedly; the worker's log has why.": '启动意外失败；原因见工作进程的日志。',
  "The link was used already, withdrawn or has expired. Ask the workspace's owner for a new one.": '该链接已被使用、已撤回或已过期。请向工作空间的所有者索取新的链接。',
  "The list's filters are not valid.": '列表的筛选条件无效。',
  'The mapping must be an object of variable → source.': '映射必须是“变量 → 来源”形式的对象。',

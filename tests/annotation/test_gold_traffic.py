@@ -11,10 +11,12 @@ from django.utils import timezone
 
 from annotation.models import AnnotationQueue, ItemSource
 from annotation.selectors import SourceItem
+from annotation.selectors.filtered import traffic_outcomes
 from annotation.services import queue_items_add
 from annotation.services.feeds import queue_add_outcomes
 from evaluators.models import EvaluatorTestCase
 from online.kind import online_run_inline
+from online.models import OnlineOutcome, OnlineRule, RuleScope
 from online.selectors import rule_calibration
 from online.services import online_sweep
 from tests.annotation.support import C, Q
@@ -104,3 +106,32 @@ def test_a_miss_on_live_traffic_becomes_a_test_case_of_the_online_judge(api, wor
     turn = case.turn  # as the online run built it from the span
     assert turn["evaluate_target_output_fields"]["actual_output"]["text"] == "Nice"
     assert turn["evaluate_dataset_fields"]["reference_output"]["text"] == "Paris"
+
+
+def test_a_session_item_takes_only_a_session_rules_verdict(workspace, user):
+    span_rule = code_rule(workspace, user, name="spans")
+    session_rule = code_rule(workspace, user, name="sessions")
+    OnlineRule.objects.filter(pk=session_rule.pk).update(scope=RuleScope.SESSION)
+    common = {"item_time": timezone.now(), "rate": 1.0, "status": "success"}
+    judged = [  # (rule, trace, span, session, verdict)
+        (session_rule, "a" * 32, "", "chat-1", "fail"),
+        (span_rule, "a" * 32, "b" * 16, "chat-1", "pass"),  # one span of the same session
+        (session_rule, "c" * 32, "", "chat-2", "pass"),  # another session
+    ]
+    for rule, trace, span, session, verdict in judged:
+        OnlineOutcome.objects.create(
+            rule=rule,
+            rule_evaluator=rule.evaluators.get(),
+            trace_id=trace,
+            span_id=span,
+            session_id=session,
+            verdict=verdict,
+            **common,
+        )
+    queue = AnnotationQueue.objects.create(workspace=workspace, name="Chats")
+    item = SourceItem(ItemSource.SESSION, "chat-1", {"output": "the chat"})
+    queue_items_add(queue=queue, items=[item])
+    [pk] = queue.items.values_list("pk", flat=True)
+    found = traffic_outcomes(queue=queue, item_pks=[pk])
+    version = session_rule.evaluators.get().evaluator_version
+    assert {v: o.verdict for v, o in found[pk].items()} == {version: "fail"}
