@@ -1734,6 +1734,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'Gold items exported as version %(v)s.': '金标准条目已导出为版本 %(v)s。',
  'Gold items to an evaluation set': '金标准条目导出到评测集',
  'Gold label': '金标准标签',
+ 'Gold labels (adjudicated, or unanimous once every reviewer has labelled) judge the judges: for score configs whose labels mean pass or fail, each evaluator version is compared with them on the results it scored and the live traffic its online rules judged. Experiments and online rules correct their fail rates with these numbers.': '金标准标签（已裁决的，或所有审阅者都标注后意见一致的）用来评判评估器：对标签表示通过或失败的评分配置，每个评估器版本都在其评分的结果及其在线规则评判过的线上流量上与之比较。实验和在线规则用这些数字校正其失败率。',
  'Gold labels (adjudicated, or unanimous once every reviewer has labelled) judge the judges: for score configs whose labels mean pass or fail, each evaluator version is compared with them on the results it scored. Experiments and online rules correct their fail rates with these numbers.': '金标准标签（已裁决的，或所有审阅者都标注后意见一致的）用来评判评估器：对标签表示通过或失败的评分配置，每个评估器版本都在其评分的结果上与之比较。实验和在线规则用这些数字校正其失败率。',
  'Gold labels of %(queue)s (%(config)s)': '%(queue)s 的金标准标签（%(config)s）',
  "HTTP: your application's endpoint answers each row": 'HTTP：由你的应用端点回答每一行',
