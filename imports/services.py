@@ -72,7 +72,12 @@ def import_run(
     record |= {"file_names": file_names or {}, "created_by": user}
     if queue_over is not None and sum(map(len, files.values())) > queue_over:
         return _queued(record, files, options)
-    run = ImportRun(**record)
+    return _inline(importer, ImportRun(**record), files, options)
+
+
+def _inline(importer, run: ImportRun, files: dict[str, bytes], options: dict):
+    """The import run in this request: (it, True); (theirs, False) when another request's
+    import of the same files got there first."""
     try:
         done = _imported(importer, run, files, options)
     except ImportProblem as problem:
