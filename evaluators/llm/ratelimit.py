@@ -19,6 +19,8 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from .spawn import spawned
+
 _REDIS_KEY_PREFIX = "assay:ratelimit:"
 
 # KEYS[1]: schedule key. ARGV: interval per unit (µs), cost (units), tolerance (µs).
@@ -226,7 +228,7 @@ class _Bookings:
         self._waiting.append((asked, future))
         if not self._sending:
             self._sending = True
-            asyncio.ensure_future(self._send())
+            spawned(self._send())
         return await future
 
     async def _send(self) -> None:

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .spawn import spawned
+
 LEASE_S = 30.0
 WAIT_S = 0.05  # the longest blocking wait for a notification before trying again
 # A batch that waits for a slot is seen by the run's other batches for this long (it renews
@@ -226,7 +228,7 @@ class RedisRunSlots(RunSlots):
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         if self._taker is None or self._taker.done():
-            self._taker = asyncio.ensure_future(self._take())
+            self._taker = spawned(self._take())
         return await waiter
 
     async def release(self, token: str) -> None:
@@ -235,7 +237,7 @@ class RedisRunSlots(RunSlots):
         if self._over_share() or not self._hand(token):
             self._freed.append(token)
             if self._giver is None or self._giver.done():
-                self._giver = asyncio.ensure_future(self._give_back())
+                self._giver = spawned(self._give_back())
 
     async def close(self) -> None:
         """Stop renewing, give back what is still held and close the connections."""
@@ -313,7 +315,7 @@ class RedisRunSlots(RunSlots):
         (they kept leased slots unused for a whole chunk: 16-30 s runs of a 7 s pipeline)."""
         self._reuse_freed()
         if self._freed and (self._giver is None or self._giver.done()):
-            self._giver = asyncio.ensure_future(self._give_back())
+            self._giver = spawned(self._give_back())
 
     async def _watch(self) -> None:
         """While this batch holds slots: does another batch of the run wait for one?"""
@@ -327,9 +329,9 @@ class RedisRunSlots(RunSlots):
 
     def _start_renewing(self) -> None:
         if self._renewer is None or self._renewer.done():
-            self._renewer = asyncio.ensure_future(self._renew_forever())
+            self._renewer = spawned(self._renew_forever())
         if self._watcher is None or self._watcher.done():
-            self._watcher = asyncio.ensure_future(self._watch())
+            self._watcher = spawned(self._watch())
 
     async def _renew_forever(self) -> None:
         # leases outlive the calls they cover however long they take, as long as we are alive
