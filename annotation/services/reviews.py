@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from ..models import AnnotationQueue, ItemSource, Label, QueueItem, ReviewSlot, SlotStatus
 from ..selectors import live
+from ..selectors.filtered import TRAFFIC
 from .configs import label_problem, label_stored
 from .events import item_disagreement_announce
 from .pairwise import pairwise_swapped
@@ -144,7 +145,7 @@ def review_label(
 
 
 # what a gold label can judge: an evaluator's result, or an online rule's verdict on a subject
-CALIBRATING = (ItemSource.EXPERIMENT_RESULT, ItemSource.SPAN, ItemSource.TRACE, ItemSource.SESSION)
+CALIBRATING = (ItemSource.EXPERIMENT_RESULT, *TRAFFIC)
 
 
 def _complete(item: QueueItem, queue: AnnotationQueue) -> bool:
