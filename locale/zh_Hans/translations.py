@@ -4701,6 +4701,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
  'current: %(name)s': '当前：%(name)s',
  'data is an object {column: value}.': 'data 是一个对象 {列: 值}。',
  'day': '天',
+ 'decided ≥ %(decided)s': '已判定 ≥ %(decided)s',
  'deleted': '已删除',
  'description': '描述',
  'description is text of at most %(description_cap)s characters': '描述是最多 %(description_cap)s '
@@ -4859,6 +4860,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                           '格式错误：有一个带引号的单元格没有闭合（数据意外结束）',
  'mapping could not be filled': '映射无法填充',
  'mapping is an object {file field: target}.': 'mapping 是一个对象 {文件字段: 目标}。',
+ 'max drop %(drop)s': '最大下降 %(drop)s',
  'max drop %(drop)s · unknown ≤ %(unknown)s · decided ≥ %(decided)s': '最大下降 %(drop)s · 未知 ≤ '
                                                                       '%(unknown)s · 已判定 ≥ '
                                                                       '%(decided)s',
@@ -5137,6 +5139,7 @@ TRANSLATIONS = {' Paged by cursor: follow `next` (no total is counted, so a page
                                                                                                              '行变为已判定；%(p)s）',
  'unknown rows': '未知的行',
  'unknown rows: %(why)s': '未知的行：%(why)s',
+ 'unknown ≤ %(unknown)s': '未知 ≤ %(unknown)s',
  'unset': '未设置',
  'user': 'user',
  'variable name': '变量名',
